@@ -1,0 +1,3 @@
+bin_PROGRAMS += micactl
+micactl_SOURCES = client/micactl.c
+micactl_LDADD = libmicad.a $(MICA_LIBS) $(AX_PTHREAD_LIBS)

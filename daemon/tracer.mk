@@ -1,0 +1,1 @@
+## Tracer sources (issue 3) are listed here.

@@ -1,0 +1,154 @@
+/*
+ * Error reporting and allocation helpers.
+ */
+#include "config.h"
+#include "util.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char *program_name = "micad";
+
+static void
+vmsg(const char *prefix, const char *fmt, va_list ap, int err)
+{
+	fflush(stdout);
+	fprintf(stderr, "%s: %s", program_name, prefix);
+	vfprintf(stderr, fmt, ap);
+	if (err)
+		fprintf(stderr, ": %s", strerror(err));
+	fputc('\n', stderr);
+}
+
+void
+error_msg(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vmsg("", fmt, ap, 0);
+	va_end(ap);
+}
+
+void
+warning_msg(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vmsg("warning: ", fmt, ap, 0);
+	va_end(ap);
+}
+
+void
+perror_msg(const char *fmt, ...)
+{
+	int err = errno;
+	va_list ap;
+
+	va_start(ap, fmt);
+	vmsg("", fmt, ap, err);
+	va_end(ap);
+	errno = err;
+}
+
+void
+error_msg_and_die(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vmsg("", fmt, ap, 0);
+	va_end(ap);
+	exit(1);
+}
+
+void
+perror_msg_and_die(const char *fmt, ...)
+{
+	int err = errno;
+	va_list ap;
+
+	va_start(ap, fmt);
+	vmsg("", fmt, ap, err);
+	va_end(ap);
+	exit(1);
+}
+
+static void ATTR_NORETURN
+die_out_of_memory(size_t n, size_t size)
+{
+	error_msg_and_die("out of memory allocating %zu x %zu bytes", n, size);
+}
+
+void *
+xmalloc(size_t size)
+{
+	void *p = malloc(size ? size : 1);
+
+	if (!p)
+		die_out_of_memory(1, size);
+	return p;
+}
+
+void *
+xcalloc(size_t n, size_t size)
+{
+	void *p = calloc(n ? n : 1, size ? size : 1);
+
+	if (!p)
+		die_out_of_memory(n, size);
+	return p;
+}
+
+void *
+xreallocarray(void *p, size_t n, size_t size)
+{
+	if (size && n > (size_t)-1 / size)
+		die_out_of_memory(n, size);
+	p = realloc(p, n && size ? n * size : 1);
+	if (!p)
+		die_out_of_memory(n, size);
+	return p;
+}
+
+char *
+xstrdup(const char *s)
+{
+	char *p = strdup(s);
+
+	if (!p)
+		die_out_of_memory(1, strlen(s) + 1);
+	return p;
+}
+
+char *
+xasprintf(const char *fmt, ...)
+{
+	va_list ap;
+	char *s;
+	int n;
+
+	va_start(ap, fmt);
+	n = vasprintf(&s, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		die_out_of_memory(1, 0);
+	return s;
+}
+
+int
+parse_u64(const char *s, unsigned long long *out)
+{
+	char *end;
+
+	if (!s || *s < '0' || *s > '9')
+		return -1;
+	errno = 0;
+	*out = strtoull(s, &end, 10);
+	if (errno || *end)
+		return -1;
+	return 0;
+}

@@ -1,0 +1,36 @@
+/*
+ * Error reporting and allocation helpers shared by micad, micactl and the
+ * tests (the strace way: a few printf-style reporters, errno saved first).
+ */
+#ifndef MICAD_UTIL_H
+#define MICAD_UTIL_H
+
+#include <stdarg.h>
+#include <stddef.h>
+
+#define ATTR_PRINTF(f, a) __attribute__((format(printf, f, a)))
+#define ATTR_NORETURN __attribute__((noreturn))
+
+extern const char *program_name;
+
+/* "PROG: message\n" on stderr. */
+void error_msg(const char *fmt, ...) ATTR_PRINTF(1, 2);
+/* "PROG: message: strerror(errno)\n"; errno is saved on entry. */
+void perror_msg(const char *fmt, ...) ATTR_PRINTF(1, 2);
+/* "PROG: warning: message\n" */
+void warning_msg(const char *fmt, ...) ATTR_PRINTF(1, 2);
+void error_msg_and_die(const char *fmt, ...) ATTR_PRINTF(1, 2) ATTR_NORETURN;
+void perror_msg_and_die(const char *fmt, ...) ATTR_PRINTF(1, 2) ATTR_NORETURN;
+
+/* Allocation that cannot fail: on failure, say how much and exit. */
+void *xmalloc(size_t size);
+void *xcalloc(size_t n, size_t size);
+void *xreallocarray(void *p, size_t n, size_t size);
+char *xstrdup(const char *s);
+char *xasprintf(const char *fmt, ...) ATTR_PRINTF(1, 2);
+
+/* Parse a whole decimal string into an unsigned 64-bit value; -1 on any
+ * junk, sign or overflow. */
+int parse_u64(const char *s, unsigned long long *out);
+
+#endif /* MICAD_UTIL_H */

@@ -1,0 +1,6 @@
+## Tests: each test program prints TAP.  Test data and expected outputs
+## live beside them in tests/.
+EXTRA_DIST += tests/tap.h
+include tests/decoder.mk
+include tests/mica.mk
+include tests/tracer.mk
