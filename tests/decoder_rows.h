@@ -1,0 +1,35 @@
+/*
+ * Rows of the decoder table test (tests/decoder_table.c explains the
+ * fields).  Default pc: 0x401000.
+ */
+static const struct row rows[] = {
+{ .name = "push rax", .hex = "50", .regs = "rsp=0x7ff0 rax=5",
+  .cat = "PUSH", .iclass = "PUSH", .rr = "rax rsp", .rw = "rsp", .rrf = "rax rsp", .rwf = "rsp",
+  .mem = "W:0x7fe8:8", .br = "-", .next = "0x401001", .ops = "2", .flags = "memw" },
+{ .name = "pop rbx", .hex = "5b", .regs = "rsp=0x7fe8",
+  .cat = "POP", .iclass = "POP", .rr = "rsp", .rw = "rbx rsp",
+  .mem = "R:0x7fe8:8", .br = "-", .ops = "2", .flags = "memr" },
+{ .name = "call rel32", .hex = "e8 10 00 00 00", .regs = "rsp=0x8000",
+  .cat = "CALL", .iclass = "CALL_NEAR", .rr = "rsp", .rw = "rsp",
+  .mem = "W:0x7ff8:8", .br = "T", .next = "0x401015", .flags = "memw" },
+{ .name = "ret", .hex = "c3", .regs = "rsp=0x7ff8",
+  .cat = "RET", .iclass = "RET_NEAR", .rr = "rsp", .rw = "rsp",
+  .mem = "R:0x7ff8:8", .br = "T", .next = "?", .flags = "memr" },
+{ .name = "rep movsb, rcx=3", .hex = "f3 a4", .regs = "rcx=3 rsi=0x9000 rdi=0xa000",
+  .cat = "STRINGOP", .iclass = "REP_MOVSB", .rr = "rdi rsi rcx", .rw = "rcx rdi rsi",
+  .mem = "R:0x9000:1 W:0xa000:1", .next = "0x401000", .flags = "rep memr memw" },
+{ .name = "rep stosb, rcx=0 (phantom)", .hex = "f3 aa", .regs = "rcx=0 rdi=0xb000",
+  .cat = "STRINGOP", .iclass = "REP_STOSB",
+  .mem = "W:0xb000:1+Z", .next = "0x401002", .flags = "rep memw" },
+{ .name = "mov eax, fs:[0x28]", .hex = "64 8b 04 25 28 00 00 00", .regs = "fs_base=0x7f0000001000",
+  .cat = "DATAXFER", .iclass = "MOV", .rr = "", .rw = "eax", .rwf = "rax",
+  .mem = "R:0x7f0000001028:4", .flags = "memr" },
+{ .name = "jnz taken", .hex = "75 10", .regs = "eflags=0x202",
+  .cat = "COND_BR", .iclass = "JNZ", .br = "T", .next = "0x401012" },
+{ .name = "jnz not taken", .hex = "75 10", .regs = "eflags=0x242",
+  .cat = "COND_BR", .iclass = "JNZ", .br = "N", .next = "0x401002" },
+{ .name = "vpgatherdd ymm0, [rdi+ymm2*4], ymm1", .hex = "c4 e2 75 90 04 97",
+  .regs = "rdi=0x10000 ymm2.d=0,1,2,3,-1,5,6,7 ymm1.d=-1,0,-1,0,-1,0,-1,-1",
+  .cat = "AVX2GATHER", .iclass = "VPGATHERDD",
+  .mem = "R:0x10000:4+E R:0x10008:4+E R:0xfffc:4+E R:0x10018:4+E R:0x1001c:4+E" },
+};
