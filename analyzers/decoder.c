@@ -464,6 +464,72 @@ memory_operand(struct insn_info *ii, const ZydisDecodedInstruction *in,
 	add_template(ii, &t);
 }
 
+/*
+ * Implicit register effects that Zydis 4.0 leaves out:
+ *  - string instructions advance the pointer register of every string
+ *    operand (SDM CMPS/SCAS/INS/OUTS: RSI/RDI are incremented or
+ *    decremented; Zydis lists them as read only);
+ *  - SSE/AVX instructions that can raise SIMD floating-point exceptions
+ *    (exception types 2 and 3) read MXCSR (rounding control, masks), as XED
+ *    lists it (mica.md §1.3); like XED, the sticky status bits are not
+ *    modelled as a write, which would chain every FP operation;
+ *  - FNSTCW/FNSTENV read and FLDCW/FLDENV write the x87 control word,
+ *    FNSTSW stores (reads) the status word.
+ */
+static void
+implicit_reg(struct insn_info *ii, const ZydisDecodedInstruction *in,
+	     const ZydisDecodedOperand *ops, ZydisRegister r, bool read, bool write)
+{
+	bool listed = false;
+
+	for (unsigned i = 0; i < in->operand_count; i++)
+		listed |= ops[i].type == ZYDIS_OPERAND_TYPE_REGISTER && ops[i].reg.value == r;
+	/* XED lists these as suppressed operands: Pin counts them in
+	 * regOperandCount (mica.md §1.2). */
+	if (!listed)
+		ii->reg_operand_count++;
+	note_reg(ii, r, read, write);
+}
+
+static void
+implicit_regs(struct insn_info *ii, const ZydisDecodedInstruction *in,
+	      const ZydisDecodedOperand *ops)
+{
+	if (in->meta.category == ZYDIS_CATEGORY_STRINGOP ||
+	    in->meta.category == ZYDIS_CATEGORY_IOSTRINGOP) {
+		for (unsigned i = 0; i < in->operand_count; i++)
+			if (ops[i].type == ZYDIS_OPERAND_TYPE_MEMORY)
+				implicit_reg(ii, in, ops, ops[i].mem.base, true, true);
+	}
+	switch (in->meta.exception_class) {
+	case ZYDIS_EXCEPTION_CLASS_SSE2:
+	case ZYDIS_EXCEPTION_CLASS_SSE3:
+	case ZYDIS_EXCEPTION_CLASS_AVX2:
+	case ZYDIS_EXCEPTION_CLASS_AVX3:
+	case ZYDIS_EXCEPTION_CLASS_E2:
+	case ZYDIS_EXCEPTION_CLASS_E3:
+		implicit_reg(ii, in, ops, ZYDIS_REGISTER_MXCSR, true, false);
+		break;
+	default:
+		break;
+	}
+	switch (in->mnemonic) {
+	case ZYDIS_MNEMONIC_FNSTCW:
+	case ZYDIS_MNEMONIC_FNSTENV:
+		implicit_reg(ii, in, ops, ZYDIS_REGISTER_X87CONTROL, true, false);
+		break;
+	case ZYDIS_MNEMONIC_FLDCW:
+	case ZYDIS_MNEMONIC_FLDENV:
+		implicit_reg(ii, in, ops, ZYDIS_REGISTER_X87CONTROL, false, true);
+		break;
+	case ZYDIS_MNEMONIC_FNSTSW:
+		implicit_reg(ii, in, ops, ZYDIS_REGISTER_X87STATUS, true, false);
+		break;
+	default:
+		break;
+	}
+}
+
 int
 insn_decode(const uint8_t *bytes, size_t n, uint64_t pc, struct insn_info *out)
 {
@@ -494,7 +560,10 @@ insn_decode(const uint8_t *bytes, size_t n, uint64_t pc, struct insn_info *out)
 
 	rep_prefix = in.attributes & (ZYDIS_ATTRIB_HAS_REP | ZYDIS_ATTRIB_HAS_REPE |
 				      ZYDIS_ATTRIB_HAS_REPNE);
-	if (rep_prefix && in.meta.category == ZYDIS_CATEGORY_STRINGOP)
+	/* INS/OUTS (IOSTRINGOP) repeat like the other string instructions:
+	 * Pin/XED's REP_INSB, REP_OUTSD are real REPs. */
+	if (rep_prefix && (in.meta.category == ZYDIS_CATEGORY_STRINGOP ||
+			   in.meta.category == ZYDIS_CATEGORY_IOSTRINGOP))
 		out->flags |= INSN_REP;
 
 	for (unsigned i = 0; i < in.operand_count; i++) {
@@ -505,6 +574,14 @@ insn_decode(const uint8_t *bytes, size_t n, uint64_t pc, struct insn_info *out)
 		switch (op->type) {
 		case ZYDIS_OPERAND_TYPE_REGISTER:
 			out->reg_operand_count++;
+			/* An EVEX writemask field of 0 means "no masking":
+			 * k0 is not read (SDM 2.7.3).  Zydis still lists it. */
+			if (op->encoding == ZYDIS_OPERAND_ENCODING_MASK &&
+			    op->reg.value == ZYDIS_REGISTER_K0)
+				break;
+			/* LEAVE sets RSP from RBP; the old RSP is not read. */
+			if (in.mnemonic == ZYDIS_MNEMONIC_LEAVE && op->reg.value == ZYDIS_REGISTER_RSP)
+				read = false;
 			note_reg(out, op->reg.value, read, write);
 			break;
 		case ZYDIS_OPERAND_TYPE_MEMORY:
@@ -521,6 +598,7 @@ insn_decode(const uint8_t *bytes, size_t n, uint64_t pc, struct insn_info *out)
 			break;
 		}
 	}
+	implicit_regs(out, &in, ops);
 	if (in.cpu_flags) {
 		out->flags_read = in.cpu_flags->tested;
 		out->flags_written = in.cpu_flags->modified | in.cpu_flags->set_0 |
@@ -590,16 +668,17 @@ insn_decode(const uint8_t *bytes, size_t n, uint64_t pc, struct insn_info *out)
 
 	if (out->flags & INSN_REP) {
 		rep = ICLASS_REP;
-		if (in.attributes & ZYDIS_ATTRIB_HAS_REPNE) {
-			rep = ICLASS_REPNE;
-			out->flags |= INSN_REP_COND;
-		} else if (is_compare_string(in.mnemonic)) {
-			rep = ICLASS_REPE;
+		/* Only CMPS/SCAS test ZF; F2 on MOVS/STOS/LODS/INS/OUTS
+		 * repeats exactly like F3 (XED: REP_MOVSB). */
+		if (is_compare_string(in.mnemonic)) {
+			rep = (in.attributes & ZYDIS_ATTRIB_HAS_REPNE) ? ICLASS_REPNE : ICLASS_REPE;
 			out->flags |= INSN_REP_COND;
 		}
 	}
 	out->iclass = iclass_of(out->mnemonic, rep, is_far_transfer(&in, ops),
 				in.meta.category != ZYDIS_CATEGORY_STRINGOP);
+	if (out->flags & INSN_LOCK)
+		out->iclass = iclass_locked(out->iclass);
 
 	fold_full(out->regs_read, out->n_regs_read, out->regs_read_full,
 		  &out->n_regs_read_full, &out->flags);
@@ -636,7 +715,10 @@ finish_address(const struct insn_info *ii, const struct mem_template *t,
 {
 	uint64_t segbase = 0;
 
-	if (ii->flags & INSN_ADDR32)
+	/* 0x67 truncates explicit addresses (their base is then a 32-bit
+	 * register, EIP or none), not stack accesses: in 64-bit mode the
+	 * stack pointer is always RSP (SDM vol. 1 §3.3.7, vol. 3 §6.2). */
+	if ((ii->flags & INSN_ADDR32) && !(t->base && regs_desc[t->base].bytes == 8))
 		ea = (uint32_t)ea;
 	if (t->seg)
 		reg_value(regs, t->seg, &segbase);

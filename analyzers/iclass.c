@@ -24,7 +24,8 @@
 enum {
 	X_CALL_NEAR = N_MNEMONICS, X_CALL_FAR, X_RET_NEAR, X_RET_FAR, X_JMP_FAR,
 	X_MOVSD_XMM, X_CMPSD_XMM,
-	X_STRING_BASE		/* then 4 prefixes x string mnemonics */
+	X_LOCK_BASE,		/* then one per lockable mnemonic */
+	X_STRING_BASE = X_LOCK_BASE + 18		/* then 4 prefixes x string mnemonics */
 };
 
 static const uint16_t string_mnemonics[] = {
@@ -36,6 +37,16 @@ static const uint16_t string_mnemonics[] = {
 	ZYDIS_MNEMONIC_INSB, ZYDIS_MNEMONIC_INSW, ZYDIS_MNEMONIC_INSD,
 	ZYDIS_MNEMONIC_OUTSB, ZYDIS_MNEMONIC_OUTSW, ZYDIS_MNEMONIC_OUTSD,
 };
+/* XED's *_LOCK iclasses (LOCK prefix on a memory destination). */
+static const uint16_t lock_mnemonics[] = {
+	ZYDIS_MNEMONIC_ADC, ZYDIS_MNEMONIC_ADD, ZYDIS_MNEMONIC_AND, ZYDIS_MNEMONIC_BTC,
+	ZYDIS_MNEMONIC_BTR, ZYDIS_MNEMONIC_BTS, ZYDIS_MNEMONIC_CMPXCHG,
+	ZYDIS_MNEMONIC_CMPXCHG16B, ZYDIS_MNEMONIC_CMPXCHG8B, ZYDIS_MNEMONIC_DEC,
+	ZYDIS_MNEMONIC_INC, ZYDIS_MNEMONIC_NEG, ZYDIS_MNEMONIC_NOT, ZYDIS_MNEMONIC_OR,
+	ZYDIS_MNEMONIC_SBB, ZYDIS_MNEMONIC_SUB, ZYDIS_MNEMONIC_XADD, ZYDIS_MNEMONIC_XOR,
+};
+#define N_LOCK (sizeof(lock_mnemonics) / sizeof(lock_mnemonics[0]))
+_Static_assert(N_LOCK == 18, "X_STRING_BASE reserves 18 _LOCK iclasses");
 #define N_STRING (sizeof(string_mnemonics) / sizeof(string_mnemonics[0]))
 #define N_ICLASS (X_STRING_BASE + 4 * N_STRING)
 
@@ -71,6 +82,11 @@ build_names(void)
 	strcpy(names[X_JMP_FAR], "JMP_FAR");
 	strcpy(names[X_MOVSD_XMM], "MOVSD_XMM");
 	strcpy(names[X_CMPSD_XMM], "CMPSD_XMM");
+	for (unsigned i = 0; i < N_LOCK; i++) {
+		upcase(names[X_LOCK_BASE + i], sizeof(names[0]), "",
+		       ZydisMnemonicGetString((ZydisMnemonic)lock_mnemonics[i]));
+		strcat(names[X_LOCK_BASE + i], "_LOCK");
+	}
 	for (unsigned p = 0; p < 4; p++)
 		for (unsigned i = 0; i < N_STRING; i++)
 			upcase(names[X_STRING_BASE + p * N_STRING + i], sizeof(names[0]),
@@ -114,6 +130,15 @@ iclass_of(uint16_t mnemonic, enum iclass_prefix rep, bool far, bool sse_form)
 	if (si >= 0)
 		return (uint16_t)(X_STRING_BASE + rep * N_STRING + (unsigned)si);
 	return mnemonic;
+}
+
+uint16_t
+iclass_locked(uint16_t iclass)
+{
+	for (unsigned i = 0; i < N_LOCK; i++)
+		if (lock_mnemonics[i] == iclass)
+			return (uint16_t)(X_LOCK_BASE + i);
+	return iclass;
 }
 
 const char *

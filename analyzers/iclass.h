@@ -23,6 +23,11 @@ enum iclass_prefix {
  * the string instructions of the same mnemonic). */
 uint16_t iclass_of(uint16_t mnemonic, enum iclass_prefix rep, bool far, bool sse_form);
 
+/* The XED iclass of the LOCK-prefixed form: ADD -> ADD_LOCK,
+ * CMPXCHG -> CMPXCHG_LOCK (XED names locked forms apart); unchanged for
+ * instructions without a _LOCK iclass. */
+uint16_t iclass_locked(uint16_t iclass);
+
 /* The XED spelling: "CALL_NEAR", "REP_MOVSB", "ADD". */
 const char *iclass_name(uint16_t iclass);
 

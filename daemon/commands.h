@@ -11,4 +11,8 @@ struct micad_command {
 	int (*run)(int argc, char **argv);	/* argv[0] is the subcommand */
 };
 
+int cmd_run(int argc, char **argv);
+int cmd_attach(int argc, char **argv);
+int cmd_replay(int argc, char **argv);
+
 #endif /* MICAD_COMMANDS_H */

@@ -3,6 +3,7 @@
 noinst_LIBRARIES += libmicad.a
 libmicad_a_SOURCES = \
 	daemon/util.h daemon/util.c
+libmicad_a_SOURCES += daemon/mica_files.h daemon/mica_files.c daemon/replay.c
 include daemon/tracer.mk
 bin_PROGRAMS += micad
 micad_SOURCES = daemon/micad.c

@@ -12,6 +12,9 @@
 #include "util.h"
 
 static const struct micad_command commands[] = {
+	{ "run", "launch a program and trace every instruction", cmd_run },
+	{ "attach", "trace a running process until it exits or Ctrl-C", cmd_attach },
+	{ "replay", "analyze a recorded trace without tracing again", cmd_replay },
 	{ NULL, NULL, NULL }
 };
 

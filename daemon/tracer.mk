@@ -1,1 +1,8 @@
 ## Tracer sources (issue 3) are listed here.
+libmicad_a_SOURCES += \
+	daemon/ring.h daemon/ring.c \
+	daemon/tracer.h daemon/tracer.c \
+	daemon/trace_analysis.h daemon/trace_analysis.c \
+	daemon/trace_mica.h daemon/trace_mica.c \
+	daemon/tracefile.h daemon/tracefile.c \
+	daemon/trace_cmd.c

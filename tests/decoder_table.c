@@ -11,8 +11,15 @@
  *          vector state: "ymm2.d=1,2,3,4" (dword elements), "zmm2.q=...",
  *          "k1=0xff"
  *   cat    XED category          iclass  XED iclass
- *   rr/rw  registers read / written as written (MICA ids), in order
+ *   rr/rw  registers read / written as written (MICA ids), as a set (the
+ *          order is the decoder's business; MICA treats the lists as sets)
  *   rrf/rwf the same folded to full registers
+ *   fr/fw  RFLAGS bits read / written (tested; modified, set, cleared or
+ *          left undefined): "cf pf af zf sf tf if df of ..." as a set
+ *   seg    FS/GS segment registers read (kept apart from the MICA lists)
+ *   rip    "r", "w", "rw" or "": RIP read / written (kept apart)
+ *   len    instruction length (for invalid rows: the bytes kept)
+ *   rc     EV_REP: count register (low 32 bits) reported in the event
  *   mem    accesses in order: "R:0x1000:8 W:0x2000:4" (+P prefetch,
  *          +E gather/scatter element, +Z phantom, e.g. "R:0x10:1+P")
  *   br     "T" taken / "N" not taken / "-" no branch; next: next_pc or "?"
@@ -39,6 +46,7 @@ struct row {
 	const char *cat, *iclass, *rr, *rw, *rrf, *rwf, *mem, *br, *next;
 	const char *ops;
 	const char *flags;
+	const char *fr, *fw, *seg, *rip, *len, *rc;
 };
 
 #include "decoder_rows.h"
@@ -144,6 +152,57 @@ fmt_regs(const reg_id *list, unsigned n, char *buf, size_t size)
 		len += (size_t)snprintf(buf + len, size - len, "%s%s", i ? " " : "", reg_name(list[i]));
 }
 
+static int
+cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* Sort the space separated words of s in place (a canonical set form). */
+static void
+sort_words(const char *s, char *out, size_t size)
+{
+	char buf[512], *save = NULL, *w[64];
+	size_t n = 0, len = 0;
+
+	snprintf(buf, sizeof(buf), "%s", s);
+	for (char *tok = strtok_r(buf, " ", &save); tok && n < 64; tok = strtok_r(NULL, " ", &save))
+		w[n++] = tok;
+	qsort(w, n, sizeof(w[0]), cmp_str);
+	out[0] = '\0';
+	for (size_t i = 0; i < n && len < size; i++)
+		len += (size_t)snprintf(out + len, size - len, "%s%s", i ? " " : "", w[i]);
+}
+
+static const char *const cpu_flag_names[32] = {
+	[0] = "cf", [2] = "pf", [4] = "af", [6] = "zf", [7] = "sf", [8] = "tf", [9] = "if",
+	[10] = "df", [11] = "of", [12] = "iopl", [14] = "nt", [16] = "rf", [17] = "vm",
+	[18] = "ac", [19] = "vif", [20] = "vip", [21] = "id",
+};
+
+static void
+fmt_cpu_flags(uint32_t f, char *buf, size_t size)
+{
+	size_t len = 0;
+
+	buf[0] = '\0';
+	f &= ~(1u << 13);	/* IOPL is two bits; name it once */
+	for (unsigned i = 0; i < 32 && len < size; i++)
+		if (f >> i & 1)
+			len += (size_t)snprintf(buf + len, size - len, "%s%s", len ? " " : "",
+						cpu_flag_names[i] ? cpu_flag_names[i] : "?");
+}
+
+static void
+is_set(const char *got, const char *want, const char *name, const char *what)
+{
+	char g[512], w[512];
+
+	sort_words(got, g, sizeof(g));
+	sort_words(want, w, sizeof(w));
+	is_str(g, w, "%s: %s", name, what);
+}
+
 static void
 fmt_mem(const struct insn_event *ev, char *buf, size_t size)
 {
@@ -225,19 +284,41 @@ run_row(const struct row *r)
 		is_str(insn_iclass_name(&ii), r->iclass, "%s: iclass", r->name);
 	if (r->rr) {
 		fmt_regs(ii.regs_read, ii.n_regs_read, got, sizeof(got));
-		is_str(got, r->rr, "%s: registers read", r->name);
+		is_set(got, r->rr, r->name, "registers read");
 	}
 	if (r->rw) {
 		fmt_regs(ii.regs_written, ii.n_regs_written, got, sizeof(got));
-		is_str(got, r->rw, "%s: registers written", r->name);
+		is_set(got, r->rw, r->name, "registers written");
 	}
 	if (r->rrf) {
 		fmt_regs(ii.regs_read_full, ii.n_regs_read_full, got, sizeof(got));
-		is_str(got, r->rrf, "%s: registers read (full)", r->name);
+		is_set(got, r->rrf, r->name, "registers read (full)");
 	}
 	if (r->rwf) {
 		fmt_regs(ii.regs_written_full, ii.n_regs_written_full, got, sizeof(got));
-		is_str(got, r->rwf, "%s: registers written (full)", r->name);
+		is_set(got, r->rwf, r->name, "registers written (full)");
+	}
+	if (r->fr) {
+		fmt_cpu_flags(ii.flags_read, got, sizeof(got));
+		is_set(got, r->fr, r->name, "flags read");
+	}
+	if (r->fw) {
+		fmt_cpu_flags(ii.flags_written, got, sizeof(got));
+		is_set(got, r->fw, r->name, "flags written");
+	}
+	if (r->seg) {
+		fmt_regs(ii.seg_read, ii.n_seg_read, got, sizeof(got));
+		is_set(got, r->seg, r->name, "segment registers read");
+	}
+	if (r->rip) {
+		snprintf(got, sizeof(got), "%s%s", ii.reads_rip ? "r" : "", ii.writes_rip ? "w" : "");
+		is_str(got, r->rip, "%s: rip read/written", r->name);
+	}
+	if (r->len)
+		is_u64(ii.len, strtoull(r->len, NULL, 0), "%s: length", r->name);
+	if (r->rc) {
+		ok(ev.flags & EV_REP, "%s: event is a REP iteration", r->name);
+		is_u64(ev.rep_count, strtoull(r->rc, NULL, 0), "%s: rep count", r->name);
 	}
 	if (r->mem) {
 		fmt_mem(&ev, got, sizeof(got));
@@ -263,6 +344,24 @@ run_row(const struct row *r)
 		ok(good, "%s: flags {%s}", r->name, r->flags);
 		if (!good)
 			diag("  %s", why);
+		if (ii.flags & INSN_INVALID) {
+			char buf[64];
+
+			ok(ev.flags == EV_INVALID && ev.n_mem == 0 && ev.pc == pc &&
+			   memcmp(ii.bytes, bytes, ii.len) == 0,
+			   "%s: invalid event keeps pc and bytes, no accesses", r->name);
+			is_str(insn_mnemonic_name(&ii), "(bad)", "%s: mnemonic", r->name);
+			ok(insn_format(&ii, false, buf, sizeof(buf)) < 0 && strcmp(buf, "(bad)") == 0,
+			   "%s: formats as (bad)", r->name);
+		}
+	}
+	{
+		/* Every row must also format without overflowing a small buffer. */
+		char small[8];
+
+		memset(small, 'x', sizeof(small));
+		insn_format(&ii, true, small, sizeof(small));
+		ok(memchr(small, '\0', sizeof(small)) != NULL, "%s: formats into 8 bytes", r->name);
 	}
 }
 

@@ -1,0 +1,104 @@
+/*
+ * reg: register traffic (spec mica.md §3.4): register operands per
+ * instruction, degree of use of each value, and dependency distance of
+ * each register read, measured in DEs with the global count E.
+ *
+ * Kept from MICA: width-specific register ids (Q11), reads of never
+ * written registers aged by the DE index, values alive at exit never
+ * recorded.  Fixed: the operand-count histogram has a slot for every
+ * count (MICA: 7 slots, written out of bounds from 7 on, bug B6), and
+ * those instructions count in totOps.
+ */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "mica.h"
+
+#define REG_IDS		65536
+
+struct reg {
+	uint64_t *prod;		/* E of the last write, 0 = never */
+	uint64_t *uses;		/* reads since that write */
+	uint8_t *ref;		/* read or written before */
+	struct mica_reg_result cur;
+};
+
+static void
+reg_destroy(void *p)
+{
+	struct reg *r = p;
+
+	if (!r)
+		return;
+	free(r->prod);
+	free(r->uses);
+	free(r->ref);
+	free(r);
+}
+
+static void *
+reg_create(const struct mica_config *cfg, char *err, size_t errsz)
+{
+	struct reg *r = calloc(1, sizeof(*r));
+
+	(void)cfg;
+	if (!r || !(r->prod = calloc(REG_IDS, sizeof(uint64_t))) ||
+	    !(r->uses = calloc(REG_IDS, sizeof(uint64_t))) || !(r->ref = calloc(REG_IDS, 1))) {
+		reg_destroy(r);
+		if (errsz)
+			strncpy(err, "reg: out of memory", errsz - 1), err[errsz - 1] = '\0';
+		return NULL;
+	}
+	return r;
+}
+
+static int
+reg_event(void *p, const struct insn_event *ev, const struct mica_ctx *ctx)
+{
+	struct reg *r = p;
+	const struct insn_info *ii = ev->info;
+	uint64_t e = ctx->total_ins;
+	unsigned i;
+
+	for (i = 0; i < ii->n_regs_read; i++) {
+		reg_id id = ii->regs_read[i];
+		uint64_t age = e - r->prod[id];
+
+		r->cur.age_dist[age < MICA_REG_HIST - 1 ? age : MICA_REG_HIST - 1]++;
+		r->uses[id]++;
+		r->ref[id] = 1;
+	}
+	for (i = 0; i < ii->n_regs_written; i++) {
+		reg_id id = ii->regs_written[i];
+
+		if (r->ref[id]) {
+			uint64_t u = r->uses[id];
+
+			r->cur.use_dist[u < MICA_REG_HIST - 1 ? u : MICA_REG_HIST - 1]++;
+		}
+		r->prod[id] = e;
+		r->uses[id] = 0;
+		r->ref[id] = 1;
+	}
+	r->cur.op_count[ii->reg_operand_count]++;
+	return 0;
+}
+
+static void
+reg_close(void *p, struct mica_interval *out)
+{
+	struct reg *r = p;
+
+	out->reg = r->cur;
+	memset(&r->cur, 0, sizeof(r->cur));
+}
+
+const struct mica_analyzer_ops mica_reg_ops = {
+	.id = MICA_REG,
+	.create = reg_create,
+	.event = reg_event,
+	.close = reg_close,
+	.destroy = reg_destroy,
+};

@@ -1,0 +1,327 @@
+/*
+ * MICA analyses throughput: events per second for each analysis and for
+ * `all` on a generated stream with a realistic mix (loads, stores,
+ * branches, stack traffic, REP strings), memstackdist's LRU stack alone on
+ * small and large footprints, and peak memory.  Built by 'make bench'.
+ *
+ * The raw single-step rate of the tracer is measured by bench/step_bench
+ * (make bench-tracer) in the same 'make bench' run: the analyses must stay
+ * far above it.
+ *
+ * Usage: mica_bench [EVENTS [ANALYSIS]]   (default 10^7, every analysis)
+ */
+#include "config.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+
+#include "lru_stack.h"
+#include "mica_run.h"
+
+#define N_STATIC	4096
+#define BLOCK_LEN	6	/* instructions per basic block, the last a branch */
+
+static const char *const cat_names[] = {
+	"DATAXFER", "BINARY", "LOGICAL", "PUSH", "POP", "COND_BR", "STRINGOP", "SSE", "SHIFT",
+	"MISC",
+};
+enum { C_DATAXFER, C_BINARY, C_LOGICAL, C_PUSH, C_POP, C_COND_BR, C_STRINGOP, C_SSE, C_SHIFT,
+       C_MISC, N_CATS };
+
+static const char *
+cat_name(void *ctx, const struct insn_info *ii)
+{
+	(void)ctx;
+	return cat_names[ii->category];
+}
+
+static const char *
+iclass_name(void *ctx, const struct insn_info *ii)
+{
+	(void)ctx;
+	return ii->category == C_STRINGOP ? "REP_MOVSB" : "X";
+}
+
+static const struct mica_names names = { cat_name, iclass_name, NULL };
+
+static struct insn_info prog[N_STATIC];
+static uint8_t kind[N_STATIC];	/* 0 alu, 1 load, 2 store, 3 rmw, 4 push, 5 pop, 6 rep */
+static uint8_t bias[N_STATIC];
+
+static uint64_t rng = 0x9e3779b97f4a7c15ull;
+
+static inline uint64_t
+xorshift(void)
+{
+	rng ^= rng << 13;
+	rng ^= rng >> 7;
+	rng ^= rng << 17;
+	return rng;
+}
+
+static void
+make_program(void)
+{
+	for (unsigned i = 0; i < N_STATIC; i++) {
+		struct insn_info *ii = &prog[i];
+		uint64_t r = xorshift();
+
+		memset(ii, 0, sizeof(*ii));
+		ii->pc = 0x400000 + i * 4;
+		ii->len = 4;
+		ii->n_regs_read = 1 + r % 2;
+		ii->regs_read[0] = 1 + (r >> 8) % 16;
+		ii->regs_read[1] = 1 + (r >> 12) % 16;
+		ii->n_regs_written = 1;
+		ii->regs_written[0] = 1 + (r >> 16) % 16;
+		ii->reg_operand_count = 1 + (r >> 20) % 3;
+		if (i % BLOCK_LEN == BLOCK_LEN - 1) {
+			ii->category = C_COND_BR;
+			ii->branch = BR_COND;
+			ii->n_regs_written = 0;
+			bias[i] = (r >> 24) % 100;
+			continue;
+		}
+		unsigned k = (r >> 24) % 100;
+
+		if (k < 30) {		/* load */
+			kind[i] = 1;
+			ii->category = C_DATAXFER;
+			ii->flags = INSN_HAS_MEM_READ;
+		} else if (k < 42) {	/* store */
+			kind[i] = 2;
+			ii->category = C_DATAXFER;
+			ii->flags = INSN_HAS_MEM_WRITE;
+		} else if (k < 47) {	/* read-modify-write */
+			kind[i] = 3;
+			ii->category = C_BINARY;
+			ii->flags = INSN_HAS_MEM_READ | INSN_HAS_MEM_WRITE;
+		} else if (k < 52) {
+			kind[i] = 4;
+			ii->category = C_PUSH;
+			ii->flags = INSN_HAS_MEM_WRITE;
+		} else if (k < 57) {
+			kind[i] = 5;
+			ii->category = C_POP;
+			ii->flags = INSN_HAS_MEM_READ;
+		} else if (k < 58) {
+			kind[i] = 6;
+			ii->category = C_STRINGOP;
+			ii->flags = INSN_HAS_MEM_READ | INSN_HAS_MEM_WRITE | INSN_REP;
+		} else {
+			kind[i] = 0;
+			ii->category = (uint8_t)(k < 75 ? C_BINARY : k < 85 ? C_LOGICAL :
+						 k < 92 ? C_SSE : k < 97 ? C_SHIFT : C_MISC);
+		}
+	}
+}
+
+/* The generator: walks basic blocks; data from the stack (hot), array
+ * walks (sequential) and a heap (random: 39 in 40 within a hot 256 KiB,
+ * the rest over 64 MiB). */
+struct gen {
+	unsigned pc_idx;
+	uint64_t sp, walk;
+	unsigned rep_left;
+	uint32_t rep_count;
+};
+
+static inline void
+gen_next(struct gen *g, struct insn_event *ev)
+{
+	unsigned i = g->pc_idx;
+	const struct insn_info *ii = &prog[i];
+	uint64_t r = xorshift();
+
+	ev->info = ii;
+	ev->pc = ii->pc;
+	ev->flags = 0;
+	ev->n_mem = 0;
+	switch (ii->branch == BR_COND ? 7 : kind[i]) {
+	case 1:
+	case 3: {
+		uint64_t a = r % 4 == 0 ? 0x10000000 + (r % 40 ? (r >> 8) % (256 << 10)
+							     : (r >> 8) % (64 << 20))
+			: r % 4 == 1 ? (g->walk += 8) % (8 << 20) + 0x20000000
+			: g->sp + (r >> 8) % 256;
+
+		ev->mem[ev->n_mem++] = (struct mem_access){ a & ~7ull, 8, MEM_READ, 0, 0 };
+		if (kind[i] == 3)
+			ev->mem[ev->n_mem++] = (struct mem_access){ a & ~7ull, 8, MEM_WRITE, 0, 0 };
+		break;
+	}
+	case 2: {
+		uint64_t a = r % 2 ? g->sp + (r >> 8) % 256
+			: 0x10000000 + (r % 40 ? (r >> 8) % (256 << 10) : (r >> 8) % (64 << 20));
+
+		ev->mem[ev->n_mem++] = (struct mem_access){ a & ~7ull, 8, MEM_WRITE, 0, 0 };
+		break;
+	}
+	case 4:
+		g->sp -= 8;
+		ev->mem[ev->n_mem++] = (struct mem_access){ g->sp, 8, MEM_WRITE, 0, 0 };
+		break;
+	case 5:
+		ev->mem[ev->n_mem++] = (struct mem_access){ g->sp, 8, MEM_READ, 0, 0 };
+		g->sp += 8;
+		break;
+	case 6:
+		if (!g->rep_left) {
+			g->rep_left = g->rep_count = 1 + (uint32_t)(r % 16);
+			ev->flags = EV_REP | EV_REP_FIRST;
+		} else {
+			ev->flags = EV_REP;
+		}
+		ev->rep_count = g->rep_left;
+		ev->mem[ev->n_mem++] = (struct mem_access){ 0x30000000 + g->rep_left, 1, MEM_READ, 0, 0 };
+		ev->mem[ev->n_mem++] = (struct mem_access){ 0x38000000 + g->rep_left, 1, MEM_WRITE, 0, 0 };
+		if (--g->rep_left)
+			return;	/* next iteration of the same instruction */
+		break;
+	case 7:
+		if ((r >> 8) % 100 < bias[i]) {
+			ev->flags = EV_TAKEN;
+			g->pc_idx = (unsigned)((i / BLOCK_LEN + (r >> 20) % 9 + N_STATIC) % (N_STATIC / BLOCK_LEN)) *
+				BLOCK_LEN;
+			if (g->sp < 0x7fff0000 - 4096)
+				g->sp = 0x7fff0000;
+			return;
+		}
+		break;
+	}
+	g->pc_idx = (i + 1) % (N_STATIC / BLOCK_LEN * BLOCK_LEN);
+}
+
+static double
+now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static long
+peak_kib(void)
+{
+	struct rusage ru;
+
+	getrusage(RUSAGE_SELF, &ru);
+	return ru.ru_maxrss;
+}
+
+static int
+count_interval(void *arg, const struct mica_interval *iv)
+{
+	(void)iv;
+	++*(uint64_t *)arg;
+	return 0;
+}
+
+static double
+gen_only(uint64_t n)
+{
+	struct gen g = { .sp = 0x7fff0000 };
+	struct insn_event ev;
+	uint64_t sink = 0;
+	double t0 = now();
+
+	rng = 0x9e3779b97f4a7c15ull;
+	for (uint64_t i = 0; i < n; i++) {
+		gen_next(&g, &ev);
+		sink += ev.n_mem;
+	}
+	if (sink == 42)
+		puts("");
+	return now() - t0;
+}
+
+static void
+bench_analysis(const char *type, uint64_t n, double t_gen)
+{
+	struct mica_config cfg;
+	char conf[128], err[256];
+	struct mica_run *run;
+	struct gen g = { .sp = 0x7fff0000 };
+	struct insn_event ev;
+	uint64_t intervals = 0;
+
+	snprintf(conf, sizeof(conf), "analysis_type: %s\ninterval_size: 1000000\nilp_size: 64\n", type);
+	mica_config_init(&cfg);
+	if (mica_config_parse(&cfg, "bench", conf, strlen(conf), err, sizeof(err)) < 0) {
+		fprintf(stderr, "%s\n", err);
+		exit(1);
+	}
+	run = mica_run_new(&cfg, &names, 1, count_interval, &intervals, err, sizeof(err));
+	if (!run) {
+		fprintf(stderr, "%s\n", err);
+		exit(1);
+	}
+	rng = 0x9e3779b97f4a7c15ull;
+	double t0 = now();
+
+	for (uint64_t i = 0; i < n; i++) {
+		gen_next(&g, &ev);
+		if (mica_run_event(run, &ev) < 0) {
+			fprintf(stderr, "mica_run_event failed\n");
+			exit(1);
+		}
+	}
+	mica_run_finish(run);
+	double t = now() - t0, ta = t - t_gen > 1e-9 ? t - t_gen : 1e-9;
+
+	printf("%-14s %8.2f M events/s (analysis only: %8.2f M/s)  %3" PRIu64
+	       " intervals  peak RSS %ld MiB\n", type, n / t / 1e6, n / ta / 1e6, intervals,
+	       peak_kib() / 1024);
+	mica_run_free(run);
+	mica_config_free(&cfg);
+}
+
+static void
+bench_lru(const char *what, uint64_t n, uint64_t footprint)
+{
+	struct lru_stack *s = lru_stack_new();
+	uint64_t cold = 0;
+	double t0;
+
+	rng = 12345;
+	t0 = now();
+	for (uint64_t i = 0; i < n; i++)
+		cold += lru_stack_access(s, xorshift() % footprint) == LRU_STACK_COLD;
+	double t = now() - t0;
+
+	printf("memstackdist stack, %-26s %8.2f M accesses/s  (%" PRIu64 " cold, %.1f MiB held)"
+	       "  peak RSS %ld MiB\n", what, n / t / 1e6, cold, lru_stack_bytes(s) / 1048576.0,
+	       peak_kib() / 1024);
+	lru_stack_free(s);
+}
+
+int
+main(int argc, char **argv)
+{
+	static const char *const types[] = {
+		"ilp", "ilp_one", "itypes", "ppm", "reg", "stride", "memfootprint", "memstackdist",
+		"all",
+	};
+	uint64_t n = argc > 1 ? strtoull(argv[1], NULL, 10) : 10000000;
+
+	make_program();
+	double t_gen = gen_only(n);
+
+	printf("MICA analyses on %" PRIu64 " generated events (interval_size 1000000); "
+	       "generator alone: %.2f M events/s\n", n, n / t_gen / 1e6);
+	for (size_t i = 0; i < sizeof(types) / sizeof(types[0]); i++)
+		if (argc <= 2 || strcmp(argv[2], types[i]) == 0)
+			bench_analysis(types[i], n, t_gen);
+	if (argc > 2)
+		return 0;
+	bench_lru("1 K blocks random:", 20000000, 1024);
+	bench_lru("64 K blocks random:", 20000000, 65536);
+	bench_lru("4 M blocks uniform:", 20000000, 4u << 20);
+	printf("(raw single-step rate of the tracer: bench/step_bench, 'make bench-tracer')\n");
+	return 0;
+}

@@ -1,0 +1,361 @@
+/*
+ * The analysis thread and the instruction-count consumer
+ * (trace_analysis.h).
+ */
+#include "config.h"
+#include "trace_analysis.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+
+#include "util.h"
+
+struct ta_thread {
+	int32_t tid;
+	void *state[TRACE_MAX_CONSUMERS];
+	struct ta_thread *next;
+};
+
+#define TA_HASH 256
+
+struct trace_analysis {
+	struct trace_consumer c[TRACE_MAX_CONSUMERS];
+	int n;
+	struct ta_thread *threads[TA_HASH];
+	struct ta_thread *last;
+	struct ring *ring;
+	int avoid_cpu;
+	pthread_t thread;
+	bool started, finished;
+};
+
+struct trace_analysis *
+trace_analysis_new(void)
+{
+	return xcalloc(1, sizeof(struct trace_analysis));
+}
+
+void
+trace_analysis_free(struct trace_analysis *ta)
+{
+	if (!ta)
+		return;
+	for (int i = 0; i < TA_HASH; i++)
+		for (struct ta_thread *t = ta->threads[i], *n; t; t = n) {
+			n = t->next;
+			free(t);
+		}
+	free(ta);
+}
+
+void
+trace_analysis_add(struct trace_analysis *ta, const struct trace_consumer *c)
+{
+	if (ta->n == TRACE_MAX_CONSUMERS)
+		error_msg_and_die("internal error: too many trace consumers");
+	ta->c[ta->n++] = *c;
+}
+
+static struct ta_thread *
+ta_find(struct trace_analysis *ta, int32_t tid)
+{
+	if (ta->last && ta->last->tid == tid)
+		return ta->last;
+	for (struct ta_thread *t = ta->threads[(uint32_t)tid % TA_HASH]; t; t = t->next)
+		if (t->tid == tid)
+			return ta->last = t;
+	return NULL;
+}
+
+static struct ta_thread *
+ta_start(struct trace_analysis *ta, const struct trace_thread_rec *r)
+{
+	struct ta_thread *t = xcalloc(1, sizeof(*t));
+	unsigned h = (uint32_t)r->tid % TA_HASH;
+
+	t->tid = r->tid;
+	t->next = ta->threads[h];
+	ta->threads[h] = t;
+	for (int i = 0; i < ta->n; i++)
+		t->state[i] = ta->c[i].thread_start ? ta->c[i].thread_start(ta->c[i].arg, r) : NULL;
+	return ta->last = t;
+}
+
+static void
+ta_remove(struct trace_analysis *ta, struct ta_thread *t)
+{
+	struct ta_thread **pp = &ta->threads[(uint32_t)t->tid % TA_HASH];
+
+	while (*pp != t)
+		pp = &(*pp)->next;
+	*pp = t->next;
+	if (ta->last == t)
+		ta->last = NULL;
+	free(t);
+}
+
+void
+trace_analysis_feed_thread(struct trace_analysis *ta, const struct trace_thread_rec *r)
+{
+	struct ta_thread *t = ta_find(ta, r->tid);
+
+	if (r->kind == TT_START) {
+		if (t) {
+			/* A tid reused: the old thread is gone. */
+			struct trace_thread_rec end = *r;
+
+			end.kind = TT_EXIT;
+			end.status = 0;
+			trace_analysis_feed_thread(ta, &end);
+		}
+		ta_start(ta, r);
+		return;
+	}
+	if (!t)
+		return;
+	for (int i = 0; i < ta->n; i++)
+		if (ta->c[i].thread_rec)
+			ta->c[i].thread_rec(ta->c[i].arg, t->state[i], r);
+	if (r->kind == TT_EXIT || r->kind == TT_DETACH)
+		ta_remove(ta, t);
+}
+
+void
+trace_analysis_feed_event(struct trace_analysis *ta, const struct insn_event *ev)
+{
+	struct ta_thread *t = ta_find(ta, (int32_t)ev->tid);
+
+	if (!t) {
+		/* A stream without thread records (a text trace). */
+		struct trace_thread_rec r = { TT_START, (int32_t)ev->tid, (int32_t)ev->tid, 0, 0, 0 };
+
+		t = ta_start(ta, &r);
+	}
+	for (int i = 0; i < ta->n; i++)
+		ta->c[i].event(ta->c[i].arg, t->state[i], ev);
+}
+
+void
+trace_analysis_finish(struct trace_analysis *ta)
+{
+	if (ta->finished)
+		return;
+	ta->finished = true;
+	/* Threads the stream never ended (a truncated trace) end here. */
+	for (int i = 0; i < TA_HASH; i++)
+		while (ta->threads[i]) {
+			struct trace_thread_rec r = { TT_DETACH, 0, ta->threads[i]->tid, 0, 0, 0 };
+
+			trace_analysis_feed_thread(ta, &r);
+		}
+	for (int i = 0; i < ta->n; i++)
+		if (ta->c[i].finish)
+			ta->c[i].finish(ta->c[i].arg);
+}
+
+static void *
+ta_main(void *arg)
+{
+	struct trace_analysis *ta = arg;
+	/* Events are copied out of the ring: a record's slot may be reused
+	 * as soon as it is released, and it need not be aligned for the
+	 * consumers. */
+	struct insn_event ev;
+
+	if (ta->avoid_cpu >= 0) {
+		cpu_set_t set;
+
+		if (sched_getaffinity(0, sizeof(set), &set) == 0 && CPU_COUNT(&set) > 1) {
+			CPU_CLR(ta->avoid_cpu, &set);
+			sched_setaffinity(0, sizeof(set), &set);
+		}
+	}
+	for (;;) {
+		const void *data;
+		size_t len;
+		uint32_t type = ring_peek(ta->ring, &data, &len);
+
+		if (type == RING_END)
+			break;
+		if (type == TREC_EVENT) {
+			memcpy(&ev, data, len < sizeof(ev) ? len : sizeof(ev));
+			ring_release(ta->ring);
+			trace_analysis_feed_event(ta, &ev);
+		} else if (type == TREC_THREAD) {
+			struct trace_thread_rec r;
+
+			memcpy(&r, data, sizeof(r));
+			ring_release(ta->ring);
+			trace_analysis_feed_thread(ta, &r);
+		} else {
+			ring_release(ta->ring);
+		}
+	}
+	return NULL;
+}
+
+int
+trace_analysis_start(struct trace_analysis *ta, struct ring *ring, int avoid_cpu)
+{
+	int e;
+
+	ta->ring = ring;
+	ta->avoid_cpu = avoid_cpu;
+	e = pthread_create(&ta->thread, NULL, ta_main, ta);
+	if (e) {
+		errno = e;
+		perror_msg("cannot start the analysis thread");
+		return -1;
+	}
+	ta->started = true;
+	return 0;
+}
+
+void
+trace_analysis_join(struct trace_analysis *ta)
+{
+	if (ta->started) {
+		pthread_join(ta->thread, NULL);
+		ta->started = false;
+	}
+	trace_analysis_finish(ta);
+}
+
+/* ---- instruction counts ---- */
+
+enum ic_end { IC_RUNNING, IC_EXITED, IC_DETACHED };
+
+struct ic_thread {
+	int32_t pid, tid;
+	uint64_t e, h;
+	enum ic_end end;
+	int status;
+	struct ic_thread *next;
+};
+
+struct insn_counts {
+	struct ic_thread *first, **tail;
+};
+
+struct insn_counts *
+insn_counts_new(void)
+{
+	struct insn_counts *ic = xcalloc(1, sizeof(*ic));
+
+	ic->tail = &ic->first;
+	return ic;
+}
+
+void
+insn_counts_free(struct insn_counts *ic)
+{
+	if (!ic)
+		return;
+	for (struct ic_thread *t = ic->first, *n; t; t = n) {
+		n = t->next;
+		free(t);
+	}
+	free(ic);
+}
+
+static void *
+ic_thread_start(void *arg, const struct trace_thread_rec *r)
+{
+	struct insn_counts *ic = arg;
+	struct ic_thread *t = xcalloc(1, sizeof(*t));
+
+	t->pid = r->pid;
+	t->tid = r->tid;
+	*ic->tail = t;
+	ic->tail = &t->next;
+	return t;
+}
+
+static void
+ic_event(void *arg, void *tstate, const struct insn_event *ev)
+{
+	struct ic_thread *t = tstate;
+
+	(void)arg;
+	t->e++;
+	if (!(ev->flags & EV_REP) || ((ev->flags & EV_REP_FIRST) && ev->rep_count > 0))
+		t->h++;
+}
+
+static void
+ic_thread_rec(void *arg, void *tstate, const struct trace_thread_rec *r)
+{
+	struct ic_thread *t = tstate;
+
+	(void)arg;
+	if (r->kind == TT_EXIT) {
+		t->end = IC_EXITED;
+		t->status = r->status;
+	} else if (r->kind == TT_DETACH) {
+		t->end = IC_DETACHED;
+	}
+}
+
+struct trace_consumer
+insn_counts_consumer(struct insn_counts *ic)
+{
+	struct trace_consumer c = { ic_thread_start, ic_event, ic_thread_rec, NULL, ic };
+
+	return c;
+}
+
+void
+insn_counts_print(const struct insn_counts *ic, FILE *f, const char *prefix)
+{
+	for (const struct ic_thread *t = ic->first; t; t = t->next) {
+		fprintf(f, "%spid %d tid %d: %llu instructions (E), %llu (H); ", prefix,
+			t->pid, t->tid, (unsigned long long)t->e, (unsigned long long)t->h);
+		if (t->end == IC_DETACHED)
+			fprintf(f, "detached\n");
+		else if (t->end == IC_RUNNING)
+			fprintf(f, "still running\n");
+		else if (WIFSIGNALED(t->status))
+			fprintf(f, "killed by signal %d\n", WTERMSIG(t->status));
+		else
+			fprintf(f, "exited with status %d\n", WEXITSTATUS(t->status));
+	}
+}
+
+void
+insn_counts_total(const struct insn_counts *ic, uint64_t *e, uint64_t *h)
+{
+	*e = *h = 0;
+	for (const struct ic_thread *t = ic->first; t; t = t->next) {
+		*e += t->e;
+		*h += t->h;
+	}
+}
+
+/* ---- event dump ---- */
+
+static void
+dump_event(void *arg, void *tstate, const struct insn_event *ev)
+{
+	FILE *f = arg;
+
+	(void)tstate;
+	fprintf(f, "%u %llx %llx %u %u", ev->tid, (unsigned long long)ev->pc,
+		(unsigned long long)ev->next_pc, ev->flags, ev->rep_count);
+	for (unsigned i = 0; i < ev->n_mem; i++)
+		fprintf(f, " %c=%llx:%u%s", ev->mem[i].dir == MEM_WRITE ? 'w' : 'r',
+			(unsigned long long)ev->mem[i].addr, ev->mem[i].size,
+			ev->mem[i].flags & MEMF_PHANTOM ? "p" : "");
+	fputc('\n', f);
+}
+
+struct trace_consumer
+event_dump_consumer(FILE *f)
+{
+	struct trace_consumer c = { NULL, dump_event, NULL, NULL, f };
+
+	return c;
+}

@@ -1,0 +1,73 @@
+/*
+ * The analysis side of tracing: a thread that drains the tracer's event
+ * ring and hands each event to the consumers (instruction counts, the
+ * trace recorder, the MICA analyses), with one state per traced thread and
+ * consumer.  The same dispatch serves a trace file replay (feed the records
+ * in order with trace_analysis_feed_*()).
+ */
+#ifndef MICAD_TRACE_ANALYSIS_H
+#define MICAD_TRACE_ANALYSIS_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "event.h"
+#include "ring.h"
+#include "tracer.h"
+
+/*
+ * A consumer.  thread_start returns its state for a new thread (may be
+ * NULL); event gets every event of that thread in order; thread_rec gets
+ * the thread's TT_EXEC, and finally its TT_EXIT or TT_DETACH, after which
+ * the state is not used again.  finish runs once after the last record.
+ */
+struct trace_consumer {
+	void *(*thread_start)(void *arg, const struct trace_thread_rec *r);
+	void (*event)(void *arg, void *tstate, const struct insn_event *ev);
+	void (*thread_rec)(void *arg, void *tstate, const struct trace_thread_rec *r);
+	void (*finish)(void *arg);
+	void *arg;
+};
+
+#define TRACE_MAX_CONSUMERS 4
+
+struct trace_analysis;
+
+struct trace_analysis *trace_analysis_new(void);
+void trace_analysis_free(struct trace_analysis *ta);
+void trace_analysis_add(struct trace_analysis *ta, const struct trace_consumer *c);
+
+/* Start the analysis thread on ring (pinned away from avoid_cpu when it is
+ * >= 0); join waits until the ring is closed and drained, then runs the
+ * consumers' finish. */
+int trace_analysis_start(struct trace_analysis *ta, struct ring *ring, int avoid_cpu);
+void trace_analysis_join(struct trace_analysis *ta);
+
+/* Synchronous feeding (replay). */
+void trace_analysis_feed_thread(struct trace_analysis *ta, const struct trace_thread_rec *r);
+void trace_analysis_feed_event(struct trace_analysis *ta, const struct insn_event *ev);
+void trace_analysis_finish(struct trace_analysis *ta);
+
+/*
+ * The instruction-count consumer: E and H of mica.md §1.5 per thread
+ * (E: +1 per event; H: +1 per non-REP event and per first iteration of a
+ * REP with a non-zero count).  Its summary, one line per thread in the
+ * order threads started:
+ *   pid P tid T: E instructions (E), H (H); exited with status N
+ * ("killed by signal N", "detached", "still running").
+ */
+struct insn_counts;
+struct insn_counts *insn_counts_new(void);
+void insn_counts_free(struct insn_counts *ic);
+struct trace_consumer insn_counts_consumer(struct insn_counts *ic);
+void insn_counts_print(const struct insn_counts *ic, FILE *f, const char *prefix);
+void insn_counts_total(const struct insn_counts *ic, uint64_t *e, uint64_t *h);
+
+/*
+ * The event-dump consumer: one line per event, for tests and debugging:
+ *   tid pc next_pc flags rep_count [r|w=addr:size ...]
+ * (numbers in hex except tid, flags and the count; accesses in order).
+ */
+struct trace_consumer event_dump_consumer(FILE *f);
+
+#endif /* MICAD_TRACE_ANALYSIS_H */

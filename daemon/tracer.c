@@ -1,0 +1,987 @@
+/*
+ * The step-mode tracer (tracer.h): ptrace single-stepping of every thread,
+ * one event per executed instruction.
+ *
+ * How a stop is read.  Each thread carries a "pending" event: the
+ * instruction at its RIP, evaluated from the registers before it runs.
+ * When the thread stops again the pending event is committed (pushed to
+ * the ring, with next_pc = the new RIP) if the instruction did execute,
+ * and the next pending event is built from the same registers, so one
+ * PTRACE_GETREGS serves two events.  Whether the instruction executed:
+ *  - a SIGTRAP after a step is the trap flag firing (si_code TRAP_TRACE),
+ *    or, after a syscall instruction, the kernel's syscall-exit report
+ *    (SI_USER): both mean "executed";
+ *  - after an event stop (a new thread, an attach interrupt, the first
+ *    exec) the first SIGTRAP may be a syscall-exit report for a syscall we
+ *    never saw: there, and only there, PTRACE_GETSIGINFO tells the two
+ *    apart;
+ *  - a signal-delivery stop means the instruction has not run yet: the
+ *    signal is injected with the next step; if the program catches it the
+ *    kernel stops again at the handler's first instruction (si_code
+ *    SIGTRAP) and the pending event is rebuilt there;
+ *  - a syscall interrupted and about to be restarted (rax = -ERESTART*)
+ *    will run again from RIP - 2: the pending event is built there.
+ */
+#include "config.h"
+#include "tracer.h"
+
+#include <dirent.h>
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ptrace.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <sys/user.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "decode_cache.h"
+#include "decoder.h"
+#include "util.h"
+
+#ifndef TRAP_TRACE
+# define TRAP_TRACE 2
+#endif
+#define ERESTARTSYS_		512
+#define ERESTARTNOINTR_		513
+#define ERESTARTNOHAND_		514
+#define ERESTART_RESTARTBLOCK_	516
+
+struct tproc {
+	pid_t pid;
+	struct decode_cache *dc;
+	int mem_fd;		/* /proc/PID/mem, opened if process_vm_readv fails */
+	int nthreads;
+	cpu_set_t orig_mask;	/* affinity before micad pinned it (attach) */
+	bool mask_saved;
+	struct tproc *next;
+};
+
+enum thread_state {
+	TS_RUNNING,		/* resumed by us; a stop will come */
+	TS_LISTENING,		/* in group-stop, PTRACE_LISTEN */
+	TS_DETACHED,
+};
+
+struct tthread {
+	pid_t tid;
+	struct tproc *proc;
+	enum thread_state state;
+	bool have_pending;
+	bool check_next_trap;	/* next SIGTRAP: ask the kernel why */
+	bool skip_build;	/* resume without a pending event (handler entry) */
+	bool regs_valid;
+	bool last_rep;
+	int inject_sig;
+	uint64_t last_pc, last_next_pc;
+	struct user_regs_struct regs;
+	struct insn_event pending;
+	struct tthread *hnext;
+};
+
+#define THREAD_HASH 1024
+
+struct tracer {
+	struct tracer_options opt;
+	struct ring *ring;
+	struct tthread *threads[THREAD_HASH];
+	struct tthread *last;	/* lookup cache */
+	struct tproc *procs;
+	int nthreads;
+	int cpu;		/* pinned CPU or -1 */
+	unsigned long options;
+	pid_t main_pid;
+	bool main_done;
+	int main_status;
+	struct tracer_stats st;
+	struct timespec t0, last_progress;
+	uint64_t progress_steps;
+	bool progress_shown;
+	struct vec_state vec;
+};
+
+static volatile sig_atomic_t detach_requested;
+
+void
+tracer_request_detach(void)
+{
+	detach_requested = 1;
+}
+
+static double
+ts_diff(const struct timespec *a, const struct timespec *b)
+{
+	return (double)(a->tv_sec - b->tv_sec) + (a->tv_nsec - b->tv_nsec) / 1e9;
+}
+
+struct tracer *
+tracer_new(const struct tracer_options *opt, struct ring *ring)
+{
+	struct tracer *t = xcalloc(1, sizeof(*t));
+
+	t->opt = *opt;
+	t->ring = ring;
+	t->cpu = -1;
+	if (opt->pin) {
+		cpu_set_t set;
+		int cpu = opt->pin_cpu >= 0 ? opt->pin_cpu : sched_getcpu();
+
+		CPU_ZERO(&set);
+		CPU_SET(cpu, &set);
+		if (sched_setaffinity(0, sizeof(set), &set) == 0)
+			t->cpu = cpu;
+		else
+			perror_msg("cannot pin the tracer to CPU %d (tracing unpinned, about 3x slower)", cpu);
+	}
+	t->options = PTRACE_O_TRACECLONE | PTRACE_O_TRACEEXEC | PTRACE_O_TRACESYSGOOD |
+		     PTRACE_O_TRACEEXIT;
+	if (opt->follow_forks)
+		t->options |= PTRACE_O_TRACEFORK | PTRACE_O_TRACEVFORK;
+	return t;
+}
+
+int
+tracer_cpu(const struct tracer *t)
+{
+	return t->cpu;
+}
+
+void
+tracer_free(struct tracer *t)
+{
+	if (!t)
+		return;
+	for (int i = 0; i < THREAD_HASH; i++) {
+		struct tthread *th = t->threads[i], *n;
+
+		for (; th; th = n) {
+			n = th->hnext;
+			free(th);
+		}
+	}
+	/* Decode caches die last: events in the ring point into them, and
+	 * the caller frees the tracer only after the consumer is done. */
+	for (struct tproc *p = t->procs, *n; p; p = n) {
+		n = p->next;
+		decode_cache_free(p->dc);
+		if (p->mem_fd >= 0)
+			close(p->mem_fd);
+		free(p);
+	}
+	free(t);
+}
+
+/* ---- bookkeeping ---- */
+
+static struct tthread *
+thread_find(struct tracer *t, pid_t tid)
+{
+	if (t->last && t->last->tid == tid)
+		return t->last;
+	for (struct tthread *th = t->threads[tid % THREAD_HASH]; th; th = th->hnext)
+		if (th->tid == tid)
+			return t->last = th;
+	return NULL;
+}
+
+static void
+push_thread_rec(struct tracer *t, enum trace_thread_kind kind, pid_t pid, pid_t tid,
+		pid_t parent, int status)
+{
+	struct trace_thread_rec *r = ring_reserve(t->ring, TREC_THREAD, sizeof(*r));
+
+	r->kind = kind;
+	r->pid = pid;
+	r->tid = tid;
+	r->parent = parent;
+	r->status = status;
+	r->reserved = 0;
+	ring_commit(t->ring);
+}
+
+static struct tproc *
+proc_find(struct tracer *t, pid_t pid)
+{
+	for (struct tproc *p = t->procs; p; p = p->next)
+		if (p->pid == pid && p->nthreads > 0)
+			return p;
+	return NULL;
+}
+
+static struct tproc *
+proc_new(struct tracer *t, pid_t pid)
+{
+	struct tproc *p = xcalloc(1, sizeof(*p));
+
+	p->pid = pid;
+	p->dc = decode_cache_new();
+	p->mem_fd = -1;
+	p->next = t->procs;
+	t->procs = p;
+	return p;
+}
+
+static struct tthread *
+thread_new(struct tracer *t, struct tproc *p, pid_t tid, pid_t parent)
+{
+	struct tthread *th = xcalloc(1, sizeof(*th));
+
+	th->tid = tid;
+	th->proc = p;
+	th->state = TS_RUNNING;
+	th->hnext = t->threads[tid % THREAD_HASH];
+	t->threads[tid % THREAD_HASH] = th;
+	p->nthreads++;
+	t->nthreads++;
+	push_thread_rec(t, TT_START, p->pid, tid, parent, 0);
+	return th;
+}
+
+static void
+thread_del(struct tracer *t, struct tthread *th)
+{
+	struct tthread **pp = &t->threads[th->tid % THREAD_HASH];
+
+	while (*pp != th)
+		pp = &(*pp)->hnext;
+	*pp = th->hnext;
+	if (t->last == th)
+		t->last = NULL;
+	th->proc->nthreads--;
+	t->nthreads--;
+	free(th);
+}
+
+/* Thread group id of tid from /proc, or -1. */
+static pid_t
+read_tgid(pid_t tid)
+{
+	char path[64], line[256];
+	pid_t tgid = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", tid);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "Tgid: %d", &tgid) == 1)
+			break;
+	fclose(f);
+	return tgid;
+}
+
+/* A hexadecimal signal mask field ("SigCgt:", "SigPnd:") of a thread. */
+static uint64_t
+read_sigmask(pid_t pid, pid_t tid, const char *field)
+{
+	char path[96], line[256];
+	unsigned long long mask = 0;
+	size_t flen = strlen(field);
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/status", pid, tid);
+	f = fopen(path, "r");
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (strncmp(line, field, flen) == 0) {
+			mask = strtoull(line + flen, NULL, 16);
+			break;
+		}
+	fclose(f);
+	return mask;
+}
+
+static void
+pin_task(struct tracer *t, struct tproc *p, pid_t tid)
+{
+	cpu_set_t set;
+
+	if (t->cpu < 0)
+		return;
+	if (!p->mask_saved && sched_getaffinity(tid, sizeof(p->orig_mask), &p->orig_mask) == 0)
+		p->mask_saved = true;
+	CPU_ZERO(&set);
+	CPU_SET(t->cpu, &set);
+	sched_setaffinity(tid, sizeof(set), &set);
+}
+
+/* ---- reading the tracee ---- */
+
+/* Read up to n bytes of code at addr; a read that stops at the end of a
+ * mapping returns what could be read.  Returns the byte count, or -1. */
+static ssize_t
+read_code(struct tproc *p, pid_t tid, uint64_t addr, uint8_t *buf, size_t n)
+{
+	uint64_t page_end = (addr | 4095) + 1;
+	size_t first = page_end - addr < n ? page_end - addr : n;
+	struct iovec local = { buf, n };
+	struct iovec remote[2] = {
+		{ (void *)addr, first },
+		{ (void *)page_end, n - first },
+	};
+	ssize_t r = process_vm_readv(tid, &local, 1, remote, first < n ? 2 : 1, 0);
+
+	if (r > 0)
+		return r;
+	if (p->mem_fd < 0) {
+		char path[64];
+
+		snprintf(path, sizeof(path), "/proc/%d/mem", p->pid);
+		p->mem_fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (p->mem_fd < 0)
+			return -1;
+	}
+	r = pread(p->mem_fd, buf, n, (off_t)addr);
+	if (r <= 0 && first < n)
+		r = pread(p->mem_fd, buf, first, (off_t)addr);
+	return r > 0 ? r : -1;
+}
+
+/* Fill t->vec from the XSAVE area (standard format: XMM at 160, YMM upper
+ * halves at 576, opmask at 1088, ZMM upper halves at 1152, ZMM16-31 at
+ * 1664). */
+static const struct vec_state *
+read_vec_state(struct tracer *t, pid_t tid)
+{
+	static uint8_t xs[8192];
+	struct iovec iov = { xs, sizeof(xs) };
+	uint64_t bv;
+
+	memset(&t->vec, 0, sizeof(t->vec));
+	if (ptrace(PTRACE_GETREGSET, tid, NT_X86_XSTATE, &iov) < 0)
+		return &t->vec;
+	memcpy(&bv, xs + 512, 8);
+	for (int i = 0; i < 16; i++) {
+		memcpy(t->vec.zmm[i], xs + 160 + 16 * i, 16);
+		if ((bv & 4) && iov.iov_len >= 576 + 256)
+			memcpy(t->vec.zmm[i] + 16, xs + 576 + 16 * i, 16);
+		if ((bv & 0x40) && iov.iov_len >= 1152 + 512)
+			memcpy(t->vec.zmm[i] + 32, xs + 1152 + 32 * i, 32);
+	}
+	if ((bv & 0x80) && iov.iov_len >= 1664 + 1024)
+		for (int i = 16; i < 32; i++)
+			memcpy(t->vec.zmm[i], xs + 1664 + 64 * (i - 16), 64);
+	if ((bv & 0x20) && iov.iov_len >= 1088 + 64)
+		memcpy(t->vec.k, xs + 1088, 64);
+	return &t->vec;
+}
+
+/* ---- events ---- */
+
+static void
+show_progress(struct tracer *t, bool final)
+{
+	struct timespec now;
+	double dt, el;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	dt = ts_diff(&now, &t->last_progress);
+	if (!final && dt < 1.0)
+		return;
+	el = ts_diff(&now, &t->t0);
+	if (!final || t->progress_shown) {
+		fprintf(stderr, "\rmicad: %llu instructions, %.1f K/s, %.1f s elapsed%s",
+			(unsigned long long)t->st.steps,
+			el > 0 ? t->st.steps / el / 1000.0 : 0.0, el,
+			final ? "\n" : "  ");
+		fflush(stderr);
+		t->progress_shown = !final;
+	}
+	t->last_progress = now;
+}
+
+static void
+commit(struct tracer *t, struct tthread *th, uint64_t next_pc)
+{
+	struct insn_event *ev = &th->pending;
+	struct decode_cache *dc = th->proc->dc;
+	size_t sz;
+	void *p;
+
+	th->have_pending = false;
+	ev->next_pc = next_pc;
+	ev->flags &= ~EV_NEXT_UNKNOWN;
+	if ((ev->flags & EV_REP) &&
+	    !(th->last_rep && th->last_pc == ev->pc && th->last_next_pc == ev->pc))
+		ev->flags |= EV_REP_FIRST;
+	th->last_rep = (ev->flags & EV_REP) != 0;
+	th->last_pc = ev->pc;
+	th->last_next_pc = next_pc;
+	for (unsigned i = 0; i < ev->n_mem; i++)
+		if (ev->mem[i].dir == MEM_WRITE && !(ev->mem[i].flags & MEMF_PHANTOM) &&
+		    decode_cache_overlaps(dc, ev->mem[i].addr, ev->mem[i].size))
+			decode_cache_invalidate(dc, ev->mem[i].addr, ev->mem[i].size);
+	sz = insn_event_size(ev);
+	p = ring_reserve(t->ring, TREC_EVENT, sz);
+	memcpy(p, ev, sz);
+	ring_commit(t->ring);
+	if ((++t->st.steps & 4095) == 0 && !t->opt.quiet)
+		show_progress(t, false);
+}
+
+static int
+get_regs(struct tthread *th)
+{
+	if (th->regs_valid)
+		return 0;
+	if (ptrace(PTRACE_GETREGS, th->tid, NULL, &th->regs) < 0)
+		return -1;
+	th->regs_valid = true;
+	return 0;
+}
+
+/* Build the pending event from th->regs. */
+static void
+build_pending(struct tracer *t, struct tthread *th)
+{
+	struct user_regs_struct *regs = &th->regs;
+	struct decode_cache *dc = th->proc->dc;
+	const struct insn_info *ii;
+	const struct vec_state *vec = NULL;
+	long long rax = (long long)regs->rax;
+
+	/* At a stop inside the kernel's signal handling an interrupted
+	 * syscall has not been restarted yet: without a handler to run it
+	 * will be, from the syscall instruction. */
+	if ((long long)regs->orig_rax >= 0 &&
+	    (rax == -ERESTARTSYS_ || rax == -ERESTARTNOINTR_ ||
+	     rax == -ERESTARTNOHAND_ || rax == -ERESTART_RESTARTBLOCK_)) {
+		regs->rip -= 2;
+		regs->rax = rax == -ERESTART_RESTARTBLOCK_ ? SYS_restart_syscall : regs->orig_rax;
+	}
+	ii = decode_cache_lookup(dc, regs->rip);
+	if (!ii) {
+		uint8_t buf[INSN_MAX_BYTES + 1];
+		ssize_t n = read_code(th->proc, th->tid, regs->rip, buf, INSN_MAX_BYTES);
+
+		if (n < 0)
+			n = 0;
+		ii = decode_cache_insert(dc, regs->rip, buf, (size_t)n);
+		t->st.decode_misses++;
+	}
+	if (insn_needs_vector_state(ii))
+		vec = read_vec_state(t, th->tid);
+	insn_eval(ii, regs, vec, (uint32_t)th->tid, &th->pending);
+	th->have_pending = true;
+	if (ii->flags & INSN_SYSCALL) {
+		/* Code may go away or change protection: forget it first. */
+		switch (regs->rax) {
+		case SYS_munmap:
+		case SYS_mprotect:
+		case SYS_mremap:
+		case SYS_pkey_mprotect:
+		case SYS_madvise:
+			decode_cache_invalidate(dc, regs->rdi, regs->rsi);
+			break;
+		}
+	}
+}
+
+/* Resume a stopped thread for one step. */
+static void
+resume(struct tracer *t, struct tthread *th)
+{
+	int sig = th->inject_sig;
+
+	if (th->skip_build) {
+		th->skip_build = false;
+		th->have_pending = false;
+	} else if (!th->have_pending && get_regs(th) == 0) {
+		build_pending(t, th);
+	}
+	th->inject_sig = 0;
+	th->regs_valid = false;
+	th->state = TS_RUNNING;
+	if (sig)
+		t->st.signals++;
+	if (ptrace(PTRACE_SINGLESTEP, th->tid, NULL, (void *)(long)sig) < 0 && errno != ESRCH)
+		perror_msg("PTRACE_SINGLESTEP of thread %d", th->tid);
+}
+
+static bool
+is_int_insn(const struct insn_info *ii)
+{
+	return ii->bytes[0] == 0xcc || ii->bytes[0] == 0xcd || ii->bytes[0] == 0xf1;
+}
+
+/* A SIGTRAP stop: the step finished, or a syscall-exit report, or the
+ * program's own breakpoint. */
+static void
+on_sigtrap(struct tracer *t, struct tthread *th)
+{
+	bool check = th->check_next_trap;
+
+	th->check_next_trap = false;
+	if (get_regs(th) < 0)
+		return;
+	if (th->have_pending) {
+		const struct insn_info *ii = th->pending.info;
+		bool executed = true;
+
+		if (ii->flags & INSN_SYSCALL) {
+			executed = true;
+		} else if (check || is_int_insn(ii)) {
+			siginfo_t si;
+
+			if (ptrace(PTRACE_GETSIGINFO, th->tid, NULL, &si) < 0)
+				return;
+			if (si.si_code == TRAP_TRACE) {
+				executed = true;
+			} else if (si.si_code == SI_KERNEL && is_int_insn(ii)) {
+				th->inject_sig = SIGTRAP;	/* the program's own int3 */
+			} else {
+				executed = false;
+			}
+		}
+		if (executed)
+			commit(t, th, th->regs.rip);
+		th->have_pending = false;
+	}
+	resume(t, th);
+}
+
+static void
+on_signal(struct tracer *t, struct tthread *th, int sig)
+{
+	uint64_t caught = read_sigmask(th->proc->pid, th->tid, "SigCgt:");
+
+	th->inject_sig = sig;
+	if (caught & (1ULL << (sig - 1))) {
+		/* The handler runs first; the kernel stops at its entry. */
+		th->skip_build = true;
+	} else if (th->have_pending) {
+		/* Not yet run; still the next instruction (the signal is
+		 * ignored, stops the process, or kills it). */
+	}
+	resume(t, th);
+}
+
+static void
+on_event(struct tracer *t, struct tthread *th, int event)
+{
+	unsigned long msg = 0;
+
+	ptrace(PTRACE_GETEVENTMSG, th->tid, NULL, &msg);
+	switch (event) {
+	case PTRACE_EVENT_CLONE:
+	case PTRACE_EVENT_FORK:
+	case PTRACE_EVENT_VFORK: {
+		pid_t ntid = (pid_t)msg;
+		struct tthread *nt = thread_find(t, ntid);
+
+		if (!nt) {
+			pid_t tgid = event == PTRACE_EVENT_CLONE ? read_tgid(ntid) : ntid;
+			struct tproc *p = tgid == th->proc->pid ? th->proc : proc_new(t, ntid);
+
+			nt = thread_new(t, p, ntid, th->tid);
+			nt->check_next_trap = true;
+		}
+		break;
+	}
+	case PTRACE_EVENT_EXEC: {
+		pid_t former = (pid_t)msg;
+
+		if (former != th->tid) {
+			/* A non-leader thread exec'd and took the leader's
+			 * tid: its state moves to the leader's entry. */
+			struct tthread *ft = thread_find(t, former);
+
+			if (ft) {
+				th->have_pending = ft->have_pending;
+				th->pending = ft->pending;
+				th->pending.tid = (uint32_t)th->tid;
+				push_thread_rec(t, TT_EXIT, ft->proc->pid, former, 0, 0);
+				thread_del(t, ft);
+			}
+		}
+		decode_cache_flush(th->proc->dc);
+		if (th->proc->mem_fd >= 0) {
+			close(th->proc->mem_fd);
+			th->proc->mem_fd = -1;
+		}
+		push_thread_rec(t, TT_EXEC, th->proc->pid, th->tid, 0, 0);
+		th->check_next_trap = true;
+		break;
+	}
+	case PTRACE_EVENT_EXIT:
+		/* A syscall that entered the kernel (exit, exit_group, or one
+		 * another thread's exit_group cut short) did run. */
+		if (th->have_pending && (th->pending.info->flags & INSN_SYSCALL) &&
+		    get_regs(th) == 0 && (long long)th->regs.orig_rax >= 0 &&
+		    th->regs.rip == th->pending.pc + th->pending.info->len)
+			commit(t, th, th->regs.rip);
+		th->have_pending = false;
+		th->state = TS_RUNNING;
+		ptrace(PTRACE_CONT, th->tid, NULL, NULL);
+		return;
+	case PTRACE_EVENT_STOP:
+		th->check_next_trap = true;
+		break;
+	}
+	resume(t, th);
+}
+
+static void
+thread_exited(struct tracer *t, struct tthread *th, int status)
+{
+	struct tproc *p = th->proc;
+
+	if (th->tid == t->main_pid) {
+		t->main_done = true;
+		t->main_status = status;
+	}
+	push_thread_rec(t, TT_EXIT, p->pid, th->tid, 0, status);
+	thread_del(t, th);
+}
+
+static bool
+is_stop_signal(int sig)
+{
+	return sig == SIGSTOP || sig == SIGTSTP || sig == SIGTTIN || sig == SIGTTOU;
+}
+
+static void
+handle_stop(struct tracer *t, pid_t pid, int status)
+{
+	struct tthread *th = thread_find(t, pid);
+
+	t->st.stops++;
+	if (!th) {
+		/* A new thread reporting before its creator's clone event. */
+		pid_t tgid = read_tgid(pid);
+		struct tproc *p = proc_find(t, tgid);
+
+		if (!p)
+			p = proc_new(t, pid);
+		th = thread_new(t, p, pid, 0);
+		th->check_next_trap = true;
+	}
+	if (WIFEXITED(status) || WIFSIGNALED(status)) {
+		thread_exited(t, th, status);
+		return;
+	}
+	if (!WIFSTOPPED(status))
+		return;
+	th->regs_valid = false;
+
+	int sig = WSTOPSIG(status);
+	int event = status >> 16;
+
+	if (event == PTRACE_EVENT_STOP && is_stop_signal(sig)) {
+		/* Group-stop: stay stopped, but keep reporting. */
+		th->state = TS_LISTENING;
+		ptrace(PTRACE_LISTEN, pid, NULL, NULL);
+		return;
+	}
+	if (event) {
+		on_event(t, th, event);
+	} else if (sig == SIGTRAP) {
+		on_sigtrap(t, th);
+	} else if (sig == (SIGTRAP | 0x80)) {
+		resume(t, th);
+	} else {
+		on_signal(t, th, sig);
+	}
+}
+
+/* ---- launch and attach ---- */
+
+int
+tracer_launch(struct tracer *t, char *const argv[])
+{
+	int go[2], err[2];
+	pid_t pid;
+	char c = 0;
+	int e = 0;
+	ssize_t n;
+
+	if (pipe2(go, O_CLOEXEC) < 0 || pipe2(err, O_CLOEXEC) < 0) {
+		perror_msg("pipe");
+		return -1;
+	}
+	pid = fork();
+	if (pid < 0) {
+		perror_msg("fork");
+		return -1;
+	}
+	if (pid == 0) {
+		close(go[1]);
+		close(err[0]);
+		if (t->cpu >= 0) {
+			cpu_set_t set;
+
+			CPU_ZERO(&set);
+			CPU_SET(t->cpu, &set);
+			sched_setaffinity(0, sizeof(set), &set);
+		}
+		signal(SIGINT, SIG_DFL);
+		signal(SIGTERM, SIG_DFL);
+		if (read(go[0], &c, 1) != 1)
+			_exit(127);
+		execvp(argv[0], argv);
+		e = errno;
+		if (write(err[1], &e, sizeof(e)) < 0)
+			_exit(127);
+		_exit(127);
+	}
+	close(go[0]);
+	close(err[1]);
+	if (ptrace(PTRACE_SEIZE, pid, NULL, (void *)(t->options | PTRACE_O_EXITKILL)) < 0) {
+		perror_msg("cannot trace the program started (PTRACE_SEIZE of pid %d)", pid);
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+		return -1;
+	}
+	t->main_pid = pid;
+	thread_new(t, proc_new(t, pid), pid, 0);
+	if (write(go[1], &c, 1) != 1)
+		perror_msg("pipe write");
+	close(go[1]);
+	n = read(err[0], &e, sizeof(e));
+	close(err[0]);
+	if (n == sizeof(e)) {
+		int status;
+
+		errno = e;
+		perror_msg("cannot run '%s'", argv[0]);
+		while (waitpid(pid, &status, __WALL) == pid && !WIFEXITED(status) && !WIFSIGNALED(status))
+			ptrace(PTRACE_CONT, pid, NULL, NULL);
+		return -1;
+	}
+	return 0;
+}
+
+/* Why PTRACE_SEIZE of pid failed with EPERM, the way strace says it. */
+static void
+explain_eperm(pid_t pid)
+{
+	char path[64], line[256];
+	int tracer = 0;
+	unsigned uid = 0;
+	bool have_uid = false;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", pid);
+	f = fopen(path, "r");
+	if (f) {
+		while (fgets(line, sizeof(line), f)) {
+			sscanf(line, "TracerPid: %d", &tracer);
+			if (sscanf(line, "Uid: %u", &uid) == 1)
+				have_uid = true;
+		}
+		fclose(f);
+	}
+	if (tracer > 0) {
+		error_msg("attach to pid %d: Operation not permitted: it is already traced by "
+			  "pid %d (a process has only one tracer: stop the other one first)", pid, tracer);
+		return;
+	}
+	if (have_uid && uid != geteuid() && geteuid() != 0) {
+		error_msg("attach to pid %d: Operation not permitted: it belongs to uid %u and micad "
+			  "runs as uid %u (run micad as that user, or as root)", pid, uid, (unsigned)geteuid());
+		return;
+	}
+	f = fopen("/proc/sys/kernel/yama/ptrace_scope", "r");
+	if (f) {
+		int scope = 0;
+
+		if (fscanf(f, "%d", &scope) == 1 && scope > 0) {
+			fclose(f);
+			error_msg("attach to pid %d: Operation not permitted: kernel.yama.ptrace_scope is %d, "
+				  "which %s (as root: sysctl -w kernel.yama.ptrace_scope=0, or launch the "
+				  "program with 'micad run')", pid, scope,
+				  scope == 1 ? "allows tracing only descendants" :
+				  scope == 2 ? "allows tracing only with CAP_SYS_PTRACE" : "forbids all tracing");
+			return;
+		}
+		fclose(f);
+	}
+	error_msg("attach to pid %d: Operation not permitted: micad lacks CAP_SYS_PTRACE for this "
+		  "process (run micad as root, or with CAP_SYS_PTRACE)", pid);
+}
+
+int
+tracer_attach(struct tracer *t, pid_t pid)
+{
+	struct tproc *p;
+	bool found_new;
+
+	if (kill(pid, 0) < 0 && errno == ESRCH) {
+		error_msg("attach to pid %d: no such process", pid);
+		return -ESRCH;
+	}
+	if (ptrace(PTRACE_SEIZE, pid, NULL, (void *)t->options) < 0) {
+		int e = errno;
+
+		if (e == EPERM)
+			explain_eperm(pid);
+		else if (e == ESRCH)
+			error_msg("attach to pid %d: no such process", pid);
+		else
+			perror_msg("attach to pid %d", pid);
+		return -e;
+	}
+	t->main_pid = pid;
+	p = proc_new(t, pid);
+	pin_task(t, p, pid);
+	thread_new(t, p, pid, 0)->check_next_trap = true;
+	ptrace(PTRACE_INTERRUPT, pid, NULL, NULL);
+	/* Threads may be created while we look: list until nothing is new. */
+	do {
+		char path[64];
+		struct dirent *de;
+		DIR *d;
+
+		found_new = false;
+		snprintf(path, sizeof(path), "/proc/%d/task", pid);
+		d = opendir(path);
+		if (!d)
+			break;
+		while ((de = readdir(d))) {
+			pid_t tid = atoi(de->d_name);
+
+			if (tid <= 0 || thread_find(t, tid))
+				continue;
+			if (ptrace(PTRACE_SEIZE, tid, NULL, (void *)t->options) < 0)
+				continue;	/* it exited meanwhile */
+			pin_task(t, p, tid);
+			thread_new(t, p, tid, 0)->check_next_trap = true;
+			ptrace(PTRACE_INTERRUPT, tid, NULL, NULL);
+			found_new = true;
+		}
+		closedir(d);
+	} while (found_new);
+	return 0;
+}
+
+/* ---- detach ---- */
+
+static void
+detach_thread(struct tracer *t, struct tthread *th, int sig)
+{
+	struct tproc *p = th->proc;
+
+	if (ptrace(PTRACE_DETACH, th->tid, NULL, (void *)(long)sig) < 0 && errno != ESRCH)
+		perror_msg("PTRACE_DETACH of thread %d", th->tid);
+	if (p->mask_saved)
+		sched_setaffinity(th->tid, sizeof(p->orig_mask), &p->orig_mask);
+	push_thread_rec(t, TT_DETACH, p->pid, th->tid, 0, 0);
+	thread_del(t, th);
+}
+
+/*
+ * Stop every thread and detach it, delivering any signal it was about to
+ * get.  A step trap that fired while we interrupted would reach the
+ * program as a real SIGTRAP and kill it: such a queued trap is drained
+ * (PTRACE_CONT, then its signal-delivery stop is suppressed) first.
+ */
+static void
+detach_all(struct tracer *t)
+{
+	for (int i = 0; i < THREAD_HASH; i++)
+		for (struct tthread *th = t->threads[i]; th; th = th->hnext)
+			ptrace(PTRACE_INTERRUPT, th->tid, NULL, NULL);
+	while (t->nthreads > 0) {
+		int status;
+		pid_t pid = waitpid(-1, &status, __WALL);
+		struct tthread *th;
+
+		if (pid < 0) {
+			if (errno == EINTR)
+				continue;
+			break;
+		}
+		th = thread_find(t, pid);
+		if (!th) {
+			/* A thread born during the detach: traced already. */
+			struct tproc *p = proc_find(t, read_tgid(pid));
+
+			if (!p)
+				p = proc_new(t, pid);
+			th = thread_new(t, p, pid, 0);
+		}
+		if (WIFEXITED(status) || WIFSIGNALED(status)) {
+			thread_exited(t, th, status);
+			continue;
+		}
+		int sig = WSTOPSIG(status);
+		int event = status >> 16;
+
+		if (event == PTRACE_EVENT_STOP || (event && event != PTRACE_EVENT_EXIT)) {
+			if (read_sigmask(th->proc->pid, th->tid, "SigPnd:") & (1ULL << (SIGTRAP - 1))) {
+				ptrace(PTRACE_CONT, th->tid, NULL, NULL);
+				continue;
+			}
+			detach_thread(t, th, th->inject_sig);
+		} else if (event == PTRACE_EVENT_EXIT) {
+			ptrace(PTRACE_CONT, th->tid, NULL, NULL);
+		} else if (sig == SIGTRAP) {
+			detach_thread(t, th, th->inject_sig);
+		} else {
+			detach_thread(t, th, sig);
+		}
+	}
+}
+
+/* ---- the loop ---- */
+
+int
+tracer_loop(struct tracer *t)
+{
+	struct timespec end;
+
+	clock_gettime(CLOCK_MONOTONIC, &t->t0);
+	t->last_progress = t->t0;
+	while (t->nthreads > 0) {
+		int status;
+		pid_t pid;
+
+		if (detach_requested) {
+			detach_all(t);
+			break;
+		}
+		pid = waitpid(-1, &status, __WALL);
+		if (pid < 0) {
+			if (errno == EINTR)
+				continue;
+			if (errno != ECHILD)
+				perror_msg("waitpid");
+			break;
+		}
+		handle_stop(t, pid, status);
+	}
+	clock_gettime(CLOCK_MONOTONIC, &end);
+	t->st.seconds = ts_diff(&end, &t->t0);
+	if (!t->opt.quiet && t->progress_shown)
+		show_progress(t, true);
+	ring_close(t->ring);
+	return 0;
+}
+
+bool
+tracer_main_status(const struct tracer *t, int *status)
+{
+	*status = t->main_status;
+	return t->main_done;
+}
+
+void
+tracer_get_stats(const struct tracer *t, struct tracer_stats *st)
+{
+	*st = t->st;
+}
+
+pid_t
+tracer_main_pid(const struct tracer *t)
+{
+	return t->main_pid;
+}

@@ -1,0 +1,103 @@
+/*
+ * The step-mode tracer: every instruction of every thread of a traced
+ * process, one struct insn_event per dynamic execution (event.h), pushed
+ * into an SPSC ring (ring.h) for the analysis thread.
+ *
+ * ptrace is used the strace way: PTRACE_SEIZE with TRACECLONE, TRACEEXEC,
+ * TRACESYSGOOD (and TRACEFORK/TRACEVFORK to follow forks, EXITKILL for
+ * processes micad launched), one waitpid(-1, __WALL) loop, and
+ * PTRACE_SINGLESTEP with one PTRACE_GETREGS per step.  Instruction bytes
+ * are read only when the decode cache misses.  Signals are delivered
+ * unchanged, group-stops go through PTRACE_LISTEN, and a detach (SIGINT or
+ * SIGTERM to micad) leaves every thread running as if nothing happened.
+ *
+ * Besides events the ring carries thread records (struct trace_thread_rec)
+ * so the consumer knows when a thread starts, execs and ends.
+ */
+#ifndef MICAD_TRACER_H
+#define MICAD_TRACER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "event.h"
+#include "ring.h"
+
+/* Ring record types. */
+enum trace_rec_type {
+	TREC_EVENT = 1,		/* struct insn_event, insn_event_size() bytes */
+	TREC_THREAD = 2,	/* struct trace_thread_rec */
+};
+
+enum trace_thread_kind {
+	TT_START = 1,		/* first record of a thread (before its events) */
+	TT_EXEC = 2,		/* the process of this thread exec'd a new image */
+	TT_EXIT = 3,		/* last record of a thread */
+	TT_DETACH = 4,		/* micad stopped tracing it; it keeps running */
+};
+
+struct trace_thread_rec {
+	uint32_t kind;		/* enum trace_thread_kind */
+	int32_t pid;		/* thread group (process) id */
+	int32_t tid;
+	int32_t parent;		/* TT_START: the tid that created it, 0 if none */
+	int32_t status;		/* TT_EXIT: wait status (WIFEXITED / WIFSIGNALED) */
+	uint32_t reserved;
+};
+
+struct tracer_options {
+	bool follow_forks;
+	bool pin;		/* tracer and traced threads on one CPU */
+	bool quiet;		/* no progress line */
+	int pin_cpu;		/* CPU to pin to; -1: the one micad runs on */
+};
+
+struct tracer;
+
+struct tracer *tracer_new(const struct tracer_options *opt, struct ring *ring);
+void tracer_free(struct tracer *t);
+
+/* The CPU the tracer and its tracees are pinned to, or -1. */
+int tracer_cpu(const struct tracer *t);
+
+/*
+ * Start argv[0] (searched in PATH) with argv, traced from its first
+ * instruction after execve.  Returns 0, or -1 after reporting why the
+ * program could not be started (the caller exits 127).
+ */
+int tracer_launch(struct tracer *t, char *const argv[]);
+
+/*
+ * Seize every thread of pid.  Returns 0, or -errno after reporting the
+ * cause (for EPERM: already traced by another pid, owned by another user,
+ * yama ptrace_scope, or no CAP_SYS_PTRACE).
+ */
+int tracer_attach(struct tracer *t, pid_t pid);
+
+/*
+ * Trace until every traced thread is gone, or until tracer_request_detach()
+ * (async-signal-safe) is called, in which case every thread is detached and
+ * keeps running.  Closes the ring.  Returns 0, or -1 on an internal error
+ * (threads are detached or killed, never left stopped).
+ */
+int tracer_loop(struct tracer *t);
+void tracer_request_detach(void);
+
+/* After the loop: the wait status of the launched or attached process's
+ * leader, and whether it ended while traced (else it was detached). */
+/* The pid of the launched or attached process. */
+pid_t tracer_main_pid(const struct tracer *t);
+
+bool tracer_main_status(const struct tracer *t, int *status);
+
+struct tracer_stats {
+	uint64_t steps;		/* events pushed */
+	uint64_t stops;		/* waitpid stops handled */
+	uint64_t decode_misses;
+	uint64_t signals;	/* signals delivered to the tracees */
+	double seconds;		/* wall time of the loop */
+};
+void tracer_get_stats(const struct tracer *t, struct tracer_stats *st);
+
+#endif /* MICAD_TRACER_H */

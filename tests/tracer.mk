@@ -1,0 +1,29 @@
+## Tests for issue tracer are listed here.
+##
+## Tiny static assembly programs (no libc) with hand-counted instruction
+## counts.  They get their own rule: no $(CFLAGS), so sanitizer flags of a
+## CI build never reach a -nostdlib program.
+TRACER_ASM = tests/asm/loop tests/asm/rep tests/asm/calls tests/asm/branches \
+	tests/asm/threads tests/asm/signals tests/asm/forkexec tests/asm/sleeper \
+	tests/asm/memops
+check_SCRIPTS += $(TRACER_ASM)
+CLEANFILES += $(TRACER_ASM)
+EXTRA_DIST += $(TRACER_ASM:=.S)
+
+$(TRACER_ASM): %: $(top_srcdir)/%.S
+	@$(MKDIR_P) tests/asm
+	$(AM_V_CC)$(CC) -nostdlib -static -o $@ $(top_srcdir)/$@.S
+
+check_PROGRAMS += tests/trace_read tests/ring_test tests/tracefile_test
+tests_trace_read_SOURCES = tests/trace_read.c
+tests_trace_read_LDADD = libmicad.a $(MICA_LIBS) $(AX_PTHREAD_LIBS)
+tests_ring_test_SOURCES = tests/ring_test.c
+tests_ring_test_LDADD = libmicad.a $(MICA_LIBS) $(AX_PTHREAD_LIBS)
+tests_tracefile_test_SOURCES = tests/tracefile_test.c
+tests_tracefile_test_LDADD = libmicad.a $(MICA_LIBS) $(AX_PTHREAD_LIBS)
+
+TESTS += tests/ring_test tests/tracefile_test \
+	tests/tracer_counts.sh tests/tracer_attach.sh tests/tracer_record.sh \
+	tests/tracer_valgrind.sh
+EXTRA_DIST += tests/tracer_counts.sh tests/tracer_attach.sh tests/tracer_record.sh \
+	tests/tracer_valgrind.sh tests/tracer_lib.sh
