@@ -27,6 +27,6 @@ tests/fuzz_decoder: $(FUZZ_DECODER_SRC) $(srcdir)/analyzers/decoder.h \
 	@$(MKDIR_P) tests
 	$(AM_V_CC)$(FUZZ_CC) -g -O1 -fsanitize=fuzzer,address,undefined \
 		-fno-sanitize-recover=undefined \
-		-I$(top_builddir) -I$(srcdir)/analyzers -o $@ $(FUZZ_DECODER_SRC) \
+		-iquote $(top_builddir) -iquote $(srcdir)/analyzers -o $@ $(FUZZ_DECODER_SRC) \
 		-lZydis -lpthread
 endif
