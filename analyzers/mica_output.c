@@ -223,15 +223,14 @@ out_ppm(struct mica_output_file *f, const struct mica_interval *iv)
 	put(f, kind_of(iv) == BOUNDARY ? "\n" : "\n ");
 }
 
-static void
-out_reg(struct mica_output_file *f, const struct mica_interval *iv)
+void
+mica_reg_numbers(const struct mica_reg_result *r, uint64_t v[MICA_REG_NUMBERS])
 {
-	const struct mica_reg_result *r = &iv->reg;
 	static const unsigned dist[MICA_REG_CUM] = { 1, 2, 4, 8, 16, 32, 64 };
-	uint64_t v[4 + MICA_REG_CUM] = { 0 };
 	uint64_t cum = 0;
 	unsigned a = 0;
 
+	memset(v, 0, MICA_REG_NUMBERS * sizeof(v[0]));
 	for (unsigned i = 1; i < MICA_REG_OPS; i++)
 		v[0] += i * r->op_count[i];
 	for (unsigned i = 0; i < MICA_REG_HIST; i++) {
@@ -244,9 +243,17 @@ out_reg(struct mica_output_file *f, const struct mica_interval *iv)
 			cum += r->age_dist[a];
 		v[4 + d] = cum;
 	}
+}
+
+static void
+out_reg(struct mica_output_file *f, const struct mica_interval *iv)
+{
+	uint64_t v[MICA_REG_NUMBERS];
+
+	mica_reg_numbers(&iv->reg, v);
 	if (kind_of(iv) == BOUNDARY)
 		put(f, "%" PRId64 " ", iv->interval_size);
-	put_list(f, v, 4 + MICA_REG_CUM);
+	put_list(f, v, MICA_REG_NUMBERS);
 	put(f, kind_of(iv) == BOUNDARY ? "\n" : "\n ");
 }
 

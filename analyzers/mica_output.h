@@ -12,6 +12,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "mica.h"
 
@@ -39,6 +40,11 @@ void mica_output_free(struct mica_output *o);
 /* Append the lines of one interval to the pending bytes; -1 if out of
  * memory.  Its signature fits mica_interval_fn. */
 int mica_output_add(void *o, const struct mica_interval *iv);
+
+/* MICA's 11 reg numbers (§3.4): totOps nVals totUses nReads c1 c2 c4 c8
+ * c16 c32 c64, from the raw histograms. */
+#define MICA_REG_NUMBERS	(4 + MICA_REG_CUM)
+void mica_reg_numbers(const struct mica_reg_result *r, uint64_t v[MICA_REG_NUMBERS]);
 
 /* Forget the pending bytes of every file (after writing them). */
 void mica_output_clear(struct mica_output *o);

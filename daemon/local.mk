@@ -2,7 +2,18 @@
 ## tests link too.
 noinst_LIBRARIES += libmicad.a
 libmicad_a_SOURCES = \
-	daemon/util.h daemon/util.c
+	daemon/util.h daemon/util.c \
+	daemon/store.h daemon/store.c
+libmicad_a_CFLAGS = $(AM_CFLAGS) $(SQLITE_CFLAGS)
+nodist_libmicad_a_SOURCES = daemon/schema_sql.c
+
+## schema.sql is embedded into the binaries as a C string.
+daemon/schema_sql.c: $(srcdir)/schema.sql
+	@$(MKDIR_P) daemon
+	$(AM_V_GEN){ printf '/* Generated from schema.sql by make: do not edit. */\nconst char micad_schema_sql[] =\n'; \
+	  sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/^/"/' -e 's/$$/\\n"/' $(srcdir)/schema.sql; \
+	  printf ';\n'; } > $@-t && mv $@-t $@
+CLEANFILES += daemon/schema_sql.c
 libmicad_a_SOURCES += daemon/mica_files.h daemon/mica_files.c daemon/replay.c
 include daemon/tracer.mk
 bin_PROGRAMS += micad

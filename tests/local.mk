@@ -4,3 +4,5 @@ EXTRA_DIST += tests/tap.h
 include tests/decoder.mk
 include tests/mica.mk
 include tests/tracer.mk
+include tests/store.mk
+include tests/sched.mk
