@@ -12,6 +12,7 @@
 #include "util.h"
 
 static const struct micad_command commands[] = {
+	{ "mca", "analyze machine code like llvm-mca", cmd_mca },
 	{ NULL, NULL, NULL }
 };
 

@@ -14,5 +14,6 @@ struct micad_command {
 int cmd_run(int argc, char **argv);
 int cmd_attach(int argc, char **argv);
 int cmd_replay(int argc, char **argv);
+int cmd_mca(int argc, char **argv);
 
 #endif /* MICAD_COMMANDS_H */

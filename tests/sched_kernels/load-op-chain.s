@@ -1,0 +1,4 @@
+add (%rdi), %rax
+imul %rax, %rbx
+mov %rbx, 8(%rsi)
+dec %rcx
