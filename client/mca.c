@@ -257,6 +257,14 @@ struct block {
 	char (*text)[96];
 };
 
+static void
+block_free(struct block *b)
+{
+	free(b->si);
+	free(b->text);
+	memset(b, 0, sizeof(*b));
+}
+
 static int
 build_block(const struct sched_model *model, const struct region *r, bool intel, struct block *b)
 {
@@ -272,11 +280,13 @@ build_block(const struct sched_model *model, const struct region *r, bool intel,
 			for (size_t i = 0; i < 8 && off + i < r->n; i++)
 				snprintf(hex + 3 * i, sizeof(hex) - 3 * i, "%02x ", r->bytes[off + i]);
 			error_msg("bytes at offset %zu do not decode: %s", off, hex);
+			block_free(b);
 			return -1;
 		}
 		if (sched_map(r->bytes + off, r->n - off, &m) < 0) {
 			insn_format(&ii, !intel, buf, sizeof(buf));
 			error_msg("no LLVM opcode for '%s' at offset %zu (looked for %s)", buf, off, m.tried);
+			block_free(b);
 			return -1;
 		}
 		b->si = xreallocarray(b->si, b->n + 2, sizeof(*b->si));
@@ -600,6 +610,7 @@ cmd_mca(int argc, char **argv)
 			goto out;
 		if (sched_run(model, &p, b.si, b.n, &res) < 0) {
 			error_msg("mca: out of memory");
+			block_free(&b);
 			goto out;
 		}
 		if (opt.json) {
@@ -611,8 +622,7 @@ cmd_mca(int argc, char **argv)
 			print_views(stdout, &opt, model, &b, &res);
 		}
 		sched_result_free(&res);
-		free(b.si);
-		free(b.text);
+		block_free(&b);
 	}
 	if (opt.json)
 		fputs("]\n", stdout);

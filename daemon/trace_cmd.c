@@ -24,6 +24,10 @@
 
 #define RING_BYTES (8u << 20)
 
+/* Leapfrog: 1.4-1.7x the TF rate in bench/step_bench.sh (pinned, same run), with
+ * identical events (tests/tracer_leapfrog.sh). */
+#define DEFAULT_STEP STEP_LEAPFROG
+
 struct trace_cmd_opts {
 	const char *config, *mica_out, *record, *output, *dump;
 	long long interval;
@@ -52,6 +56,9 @@ usage(FILE *f, bool run)
 		"      --interval N    interval size in instructions (overrides interval_size)\n"
 		"      --follow-forks  trace child processes too, each characterized apart\n"
 		"      --no-pin        do not pin micad and the program to one CPU (slower)\n"
+		"      --step=MODE     how to step: 'leapfrog' (int3 on the next instruction,\n"
+		"                      PTRACE_CONT; single-step where it cannot: the default)\n"
+		"                      or 'tf' (PTRACE_SINGLESTEP, the trap flag, always)\n"
 		"  -o, --output FILE   write the per-thread instruction counts to FILE\n"
 		"                      (default: standard error)\n"
 		"      --dump-events FILE  one text line per event (tests, debugging)\n"
@@ -62,7 +69,8 @@ usage(FILE *f, bool run)
 static int
 parse_opts(int argc, char **argv, struct trace_cmd_opts *o, bool run)
 {
-	enum { OPT_MICA_OUT = 256, OPT_RECORD, OPT_INTERVAL, OPT_FOLLOW, OPT_NO_PIN, OPT_DUMP };
+	enum { OPT_MICA_OUT = 256, OPT_RECORD, OPT_INTERVAL, OPT_FOLLOW, OPT_NO_PIN, OPT_DUMP,
+	       OPT_STEP };
 	static const struct option longopts[] = {
 		{ "config", required_argument, NULL, 'c' },
 		{ "mica-out", required_argument, NULL, OPT_MICA_OUT },
@@ -71,6 +79,7 @@ parse_opts(int argc, char **argv, struct trace_cmd_opts *o, bool run)
 		{ "follow-forks", no_argument, NULL, OPT_FOLLOW },
 		{ "no-pin", no_argument, NULL, OPT_NO_PIN },
 		{ "dump-events", required_argument, NULL, OPT_DUMP },
+		{ "step", required_argument, NULL, OPT_STEP },
 		{ "output", required_argument, NULL, 'o' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
@@ -82,6 +91,7 @@ parse_opts(int argc, char **argv, struct trace_cmd_opts *o, bool run)
 	memset(o, 0, sizeof(*o));
 	o->t.pin = true;
 	o->t.pin_cpu = -1;
+	o->t.step = DEFAULT_STEP;
 	while ((c = getopt_long(argc, argv, "+c:o:qh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'c':
@@ -109,6 +119,16 @@ parse_opts(int argc, char **argv, struct trace_cmd_opts *o, bool run)
 			break;
 		case OPT_DUMP:
 			o->dump = optarg;
+			break;
+		case OPT_STEP:
+			if (strcmp(optarg, "leapfrog") == 0) {
+				o->t.step = STEP_LEAPFROG;
+			} else if (strcmp(optarg, "tf") == 0) {
+				o->t.step = STEP_TF;
+			} else {
+				error_msg("--step: '%s' is not a step mode (leapfrog or tf)", optarg);
+				return 2;
+			}
 			break;
 		case 'o':
 			o->output = optarg;
@@ -236,11 +256,14 @@ trace_main(struct trace_cmd_opts *o, char **prog_argv, pid_t attach_pid)
 		struct tracer_stats st;
 
 		tracer_get_stats(t, &st);
-		fprintf(stderr, "micad: %llu instructions in %.2f s (%.1f K/s), %llu decoded, %s\n",
+		fprintf(stderr, "micad: %llu instructions in %.2f s (%.1f K/s), %llu decoded, %s, "
+			"%s (%llu leaps)\n",
 			(unsigned long long)st.steps, st.seconds,
 			st.seconds > 0 ? st.steps / st.seconds / 1000 : 0.0,
 			(unsigned long long)st.decode_misses,
-			tracer_cpu(t) >= 0 ? "pinned" : "not pinned");
+			tracer_cpu(t) >= 0 ? "pinned" : "not pinned",
+			o->t.step == STEP_LEAPFROG ? "leapfrog" : "tf",
+			(unsigned long long)st.leap_steps);
 	}
 	if (prog_argv && ret == 0) {
 		if (!tracer_main_status(t, &status))

@@ -2,6 +2,14 @@
  * The step-mode tracer (tracer.h): ptrace single-stepping of every thread,
  * one event per executed instruction.
  *
+ * How a thread moves on (tracer.h, enum tracer_step_mode): by leapfrog
+ * (an int3 planted on the pending instruction's successor, PTRACE_CONT; at
+ * the int3's SIGTRAP RIP is rewound onto it, and the next write moves the
+ * int3 on), or by the trap flag.  A process holds at most one int3, only
+ * while it has one thread; it is taken out before any single-step (so a
+ * syscall, fork or exec never sees it), any signal injection and any
+ * detach.  Reads of the tracee's code see the original byte.
+ *
  * How a stop is read.  Each thread carries a "pending" event: the
  * instruction at its RIP, evaluated from the registers before it runs.
  * When the thread stops again the pending event is committed (pushed to
@@ -27,6 +35,7 @@
 
 #include <dirent.h>
 #include <elf.h>
+#include <stddef.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <sched.h>
@@ -34,6 +43,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/ptrace.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
@@ -44,6 +54,7 @@
 
 #include "decode_cache.h"
 #include "decoder.h"
+#include "iclass.h"
 #include "util.h"
 
 #ifndef TRAP_TRACE
@@ -58,6 +69,10 @@ struct tproc {
 	pid_t pid;
 	struct decode_cache *dc;
 	int mem_fd;		/* /proc/PID/mem, opened if process_vm_readv fails */
+	int wfd;		/* /proc/PID/mem for breakpoints, or -1 */
+	uint64_t bp_addr;	/* leapfrog's int3, 0 if none is planted */
+	uint8_t bp_orig;	/* the byte it replaced */
+	bool no_leap;		/* shares its memory with another traced process */
 	int nthreads;
 	cpu_set_t orig_mask;	/* affinity before micad pinned it (attach) */
 	bool mask_saved;
@@ -79,7 +94,11 @@ struct tthread {
 	bool skip_build;	/* resume without a pending event (handler entry) */
 	bool regs_valid;
 	bool last_rep;
+	bool leaping;		/* resumed by PTRACE_CONT towards proc->bp_addr */
+	bool rip_rewind;	/* set RIP to rewind_to before resuming */
+	bool eat_sigtrap;	/* a queued SIGTRAP of our int3 is still to come */
 	int inject_sig;
+	uint64_t rewind_to;
 	uint64_t last_pc, last_next_pc;
 	struct user_regs_struct regs;
 	struct insn_event pending;
@@ -105,6 +124,7 @@ struct tracer {
 	uint64_t progress_steps;
 	bool progress_shown;
 	struct vec_state vec;
+	uint16_t ic_ret_near, ic_jmp_far, ic_call_far;
 };
 
 static volatile sig_atomic_t detach_requested;
@@ -140,6 +160,10 @@ tracer_new(const struct tracer_options *opt, struct ring *ring)
 		else
 			perror_msg("cannot pin the tracer to CPU %d (tracing unpinned, about 3x slower)", cpu);
 	}
+	if (!iclass_lookup("RET_NEAR", &t->ic_ret_near) ||
+	    !iclass_lookup("JMP_FAR", &t->ic_jmp_far) ||
+	    !iclass_lookup("CALL_FAR", &t->ic_call_far))
+		t->opt.step = STEP_TF;	/* cannot tell near from far */
 	t->options = PTRACE_O_TRACECLONE | PTRACE_O_TRACEEXEC | PTRACE_O_TRACESYSGOOD |
 		     PTRACE_O_TRACEEXIT;
 	if (opt->follow_forks)
@@ -173,6 +197,8 @@ tracer_free(struct tracer *t)
 		decode_cache_free(p->dc);
 		if (p->mem_fd >= 0)
 			close(p->mem_fd);
+		if (p->wfd >= 0)
+			close(p->wfd);
 		free(p);
 	}
 	free(t);
@@ -223,6 +249,7 @@ proc_new(struct tracer *t, pid_t pid)
 	p->pid = pid;
 	p->dc = decode_cache_new();
 	p->mem_fd = -1;
+	p->wfd = -1;
 	p->next = t->procs;
 	t->procs = p;
 	return p;
@@ -330,20 +357,51 @@ read_code(struct tproc *p, pid_t tid, uint64_t addr, uint8_t *buf, size_t n)
 	};
 	ssize_t r = process_vm_readv(tid, &local, 1, remote, first < n ? 2 : 1, 0);
 
-	if (r > 0)
-		return r;
-	if (p->mem_fd < 0) {
+	if (r <= 0) {
+		if (p->mem_fd < 0) {
+			char path[64];
+
+			snprintf(path, sizeof(path), "/proc/%d/mem", p->pid);
+			p->mem_fd = open(path, O_RDONLY | O_CLOEXEC);
+			if (p->mem_fd < 0)
+				return -1;
+		}
+		r = pread(p->mem_fd, buf, n, (off_t)addr);
+		if (r <= 0 && first < n)
+			r = pread(p->mem_fd, buf, first, (off_t)addr);
+		if (r <= 0)
+			return -1;
+	}
+	/* The program's bytes, not leapfrog's int3. */
+	if (p->bp_addr && p->bp_addr - addr < (uint64_t)r)
+		buf[p->bp_addr - addr] = p->bp_orig;
+	return r;
+}
+
+/* Write n bytes into the tracee's memory (text included: /proc/PID/mem
+ * writes through page protections). */
+static int
+poke_bytes(struct tproc *p, uint64_t addr, const uint8_t *buf, size_t n)
+{
+	if (p->wfd < 0) {
 		char path[64];
 
 		snprintf(path, sizeof(path), "/proc/%d/mem", p->pid);
-		p->mem_fd = open(path, O_RDONLY | O_CLOEXEC);
-		if (p->mem_fd < 0)
+		p->wfd = open(path, O_RDWR | O_CLOEXEC);
+		if (p->wfd < 0)
 			return -1;
 	}
-	r = pread(p->mem_fd, buf, n, (off_t)addr);
-	if (r <= 0 && first < n)
-		r = pread(p->mem_fd, buf, first, (off_t)addr);
-	return r > 0 ? r : -1;
+	return pwrite(p->wfd, buf, n, (off_t)addr) == (ssize_t)n ? 0 : -1;
+}
+
+/* Take leapfrog's breakpoint out of the process, if one is in. */
+static void
+bp_remove(struct tproc *p)
+{
+	if (p->bp_addr) {
+		poke_bytes(p, p->bp_addr, &p->bp_orig, 1);	/* fails only if it is gone */
+		p->bp_addr = 0;
+	}
 }
 
 /* Fill t->vec from the XSAVE area (standard format: XMM at 160, YMM upper
@@ -482,15 +540,168 @@ build_pending(struct tracer *t, struct tthread *th)
 		case SYS_madvise:
 			decode_cache_invalidate(dc, regs->rdi, regs->rsi);
 			break;
+		case SYS_mmap:
+			/* A fixed mapping replaces whatever was there. */
+			if (regs->r10 & (MAP_FIXED | MAP_FIXED_NOREPLACE))
+				decode_cache_invalidate(dc, regs->rdi, regs->rsi);
+			break;
 		}
 	}
 }
 
-/* Resume a stopped thread for one step. */
+/* ---- leapfrog ---- */
+
+/*
+ * Where the pending instruction goes next, if leapfrog can take it there
+ * exactly: its fall-through, its branch target (the outcome is known from
+ * the flags), a register's value, or a ret's / jmp [m]'s / call [m]'s
+ * target read from memory now.  0: single-step it.
+ */
+static uint64_t
+leap_successor(struct tracer *t, struct tthread *th)
+{
+	const struct insn_event *ev = &th->pending;
+	const struct insn_info *ii = ev->info;
+	uint64_t next = ev->next_pc;
+
+	if ((ii->flags & (INSN_INVALID | INSN_REP | INSN_SYSCALL | INSN_XBEGIN_XEND)) ||
+	    ii->branch == BR_OTHER || ii->len == 0)
+		return 0;
+	if (ev->flags & EV_NEXT_UNKNOWN) {
+		const struct mem_access *m = NULL;
+		uint8_t target[8];
+
+		if (ii->branch == BR_RET ? ii->iclass != t->ic_ret_near :
+		    (ii->branch != BR_JUMP && ii->branch != BR_CALL) ||
+		    ii->iclass == t->ic_jmp_far || ii->iclass == t->ic_call_far)
+			return 0;
+		for (unsigned i = 0; i < ev->n_mem; i++)
+			if (ev->mem[i].dir == MEM_READ) {
+				m = &ev->mem[i];
+				break;
+			}
+		if (!m || m->size != 8 ||
+		    read_code(th->proc, th->tid, m->addr, target, 8) != 8)
+			return 0;
+		memcpy(&next, target, 8);
+	}
+	if (next == ev->pc || next == 0)
+		return 0;	/* a one-instruction loop: TF tells the iterations apart */
+	/* An instruction that reads or writes the breakpoint's byte would see
+	 * or overwrite the int3. */
+	for (unsigned i = 0; i < ev->n_mem; i++)
+		if (next - ev->mem[i].addr < ev->mem[i].size)
+			return 0;
+	return next;
+}
+
+/*
+ * The program's bytes of [lo, hi) from the decode cache: instructions
+ * decoded back to back from lo (a loop body just run, a fall-through).
+ * False if an instruction there is not cached.
+ */
+static bool
+cached_bytes(struct decode_cache *dc, uint64_t lo, uint64_t hi, uint8_t *buf)
+{
+	for (uint64_t a = lo; a < hi;) {
+		const struct insn_info *ii = decode_cache_lookup(dc, a);
+		uint64_t n;
+
+		if (!ii || ii->len == 0 || (ii->flags & INSN_INVALID))
+			return false;
+		n = ii->len < hi - a ? ii->len : hi - a;
+		memcpy(buf + (a - lo), ii->bytes, n);
+		a += n;
+	}
+	return true;
+}
+
+#define LEAP_SPAN 64	/* longest single write that moves the breakpoint */
+
+/*
+ * Put the int3 on next, and take it off the pending instruction if the
+ * thread stands there having just hit it.  When both addresses are close
+ * (a fall-through, a short loop's back edge) one pwrite does both, its
+ * bytes taken from the decode cache; else one write takes the old int3
+ * out and one puts the new one in.  The original byte comes from the
+ * decode cache, which the successor's decode fills: nothing is read back.
+ * Returns false if the breakpoint cannot be placed.
+ */
+static bool
+leap_arm(struct tracer *t, struct tthread *th, uint64_t next)
+{
+	struct tproc *p = th->proc;
+	const struct insn_info *ni;
+	uint8_t buf[LEAP_SPAN];
+	static const uint8_t int3 = 0xcc;
+	uint64_t old = p->bp_addr;
+	bool moved = false;
+
+	if (old == next)
+		return true;
+	ni = decode_cache_lookup(p->dc, next);
+	if (!ni) {
+		ssize_t n = read_code(p, th->tid, next, buf, INSN_MAX_BYTES);
+
+		if (n <= 0)
+			return false;	/* unmapped: TF, and the fault comes as usual */
+		ni = decode_cache_insert(p->dc, next, buf, (size_t)n);
+		t->st.decode_misses++;
+	}
+	if (ni->len == 0)
+		return false;
+	if (old) {
+		uint64_t lo = old < next ? old : next;
+		uint64_t hi = (old > next ? old : next) + 1;
+
+		if (hi - lo <= LEAP_SPAN && cached_bytes(p->dc, lo, hi, buf)) {
+			buf[old - lo] = p->bp_orig;
+			buf[next - lo] = int3;
+			if (poke_bytes(p, lo, buf, hi - lo) < 0)
+				return false;
+			moved = true;
+		} else {
+			bp_remove(p);
+		}
+	}
+	if (!moved && poke_bytes(p, next, &int3, 1) < 0)
+		return false;
+	p->bp_addr = next;
+	p->bp_orig = ni->bytes[0];
+	return true;
+}
+
+/* A stop other than the breakpoint while leaping (a signal, an exit): the
+ * pending instruction ran if the thread stands on its successor; if it
+ * stands right after the int3, the int3 ran too and its SIGTRAP is still
+ * queued.  The breakpoint comes out either way. */
+static void
+leap_interrupted(struct tracer *t, struct tthread *th)
+{
+	struct tproc *p = th->proc;
+
+	th->leaping = false;
+	if (get_regs(th) == 0 && p->bp_addr) {
+		if (th->regs.rip == p->bp_addr + 1) {
+			th->regs.rip = p->bp_addr;
+			th->rip_rewind = true;
+			th->rewind_to = p->bp_addr;
+			th->eat_sigtrap = true;
+		}
+		if (th->have_pending && th->regs.rip == p->bp_addr)
+			commit(t, th, th->regs.rip);
+	}
+	bp_remove(p);
+}
+
+/* Resume a stopped thread for one step: by leapfrog where it can, else by
+ * the trap flag. */
 static void
 resume(struct tracer *t, struct tthread *th)
 {
 	int sig = th->inject_sig;
+	struct tproc *p = th->proc;
+	bool leap = false;
 
 	if (th->skip_build) {
 		th->skip_build = false;
@@ -498,13 +709,34 @@ resume(struct tracer *t, struct tthread *th)
 	} else if (!th->have_pending && get_regs(th) == 0) {
 		build_pending(t, th);
 	}
+	if (t->opt.step == STEP_LEAPFROG && !sig && th->have_pending && p->nthreads == 1 &&
+	    !p->no_leap && !th->eat_sigtrap) {
+		uint64_t next = leap_successor(t, th);
+
+		leap = next && leap_arm(t, th, next);
+	}
+	if (!leap)
+		bp_remove(p);
+	if (th->rip_rewind) {
+		th->rip_rewind = false;
+		if (ptrace(PTRACE_POKEUSER, th->tid, offsetof(struct user_regs_struct, rip),
+			   (void *)th->rewind_to) < 0 && errno != ESRCH)
+			perror_msg("PTRACE_POKEUSER (rip) of thread %d", th->tid);
+	}
 	th->inject_sig = 0;
 	th->regs_valid = false;
 	th->state = TS_RUNNING;
+	th->leaping = leap;
 	if (sig)
 		t->st.signals++;
-	if (ptrace(PTRACE_SINGLESTEP, th->tid, NULL, (void *)(long)sig) < 0 && errno != ESRCH)
+	if (leap) {
+		t->st.leap_steps++;
+		if (ptrace(PTRACE_CONT, th->tid, NULL, NULL) < 0 && errno != ESRCH)
+			perror_msg("PTRACE_CONT of thread %d", th->tid);
+	} else if (ptrace(PTRACE_SINGLESTEP, th->tid, NULL, (void *)(long)sig) < 0 &&
+		   errno != ESRCH) {
 		perror_msg("PTRACE_SINGLESTEP of thread %d", th->tid);
+	}
 }
 
 static bool
@@ -512,6 +744,8 @@ is_int_insn(const struct insn_info *ii)
 {
 	return ii->bytes[0] == 0xcc || ii->bytes[0] == 0xcd || ii->bytes[0] == 0xf1;
 }
+
+static void on_signal(struct tracer *t, struct tthread *th, int sig);
 
 /* A SIGTRAP stop: the step finished, or a syscall-exit report, or the
  * program's own breakpoint. */
@@ -523,6 +757,32 @@ on_sigtrap(struct tracer *t, struct tthread *th)
 	th->check_next_trap = false;
 	if (get_regs(th) < 0)
 		return;
+	if (th->leaping) {
+		struct tproc *p = th->proc;
+
+		th->leaping = false;
+		if (p->bp_addr && th->regs.rip == p->bp_addr + 1) {
+			/* Our int3: the pending instruction ran and went
+			 * where we said.  Back onto the breakpoint's address. */
+			th->regs.rip = p->bp_addr;
+			th->rip_rewind = true;
+			th->rewind_to = p->bp_addr;
+			if (th->have_pending)
+				commit(t, th, p->bp_addr);
+			resume(t, th);
+			return;
+		}
+		/* A SIGTRAP someone sent. */
+		leap_interrupted(t, th);
+		on_signal(t, th, SIGTRAP);
+		return;
+	}
+	if (th->eat_sigtrap) {
+		/* The queued trap of an int3 already accounted for. */
+		th->eat_sigtrap = false;
+		resume(t, th);
+		return;
+	}
 	if (th->have_pending) {
 		const struct insn_info *ii = th->pending.info;
 		bool executed = true;
@@ -582,6 +842,8 @@ on_event(struct tracer *t, struct tthread *th, int event)
 			pid_t tgid = event == PTRACE_EVENT_CLONE ? read_tgid(ntid) : ntid;
 			struct tproc *p = tgid == th->proc->pid ? th->proc : proc_new(t, ntid);
 
+			if (event == PTRACE_EVENT_CLONE && p != th->proc)
+				p->no_leap = th->proc->no_leap = true;	/* CLONE_VM, likely */
 			nt = thread_new(t, p, ntid, th->tid);
 			nt->check_next_trap = true;
 		}
@@ -608,6 +870,11 @@ on_event(struct tracer *t, struct tthread *th, int event)
 			close(th->proc->mem_fd);
 			th->proc->mem_fd = -1;
 		}
+		if (th->proc->wfd >= 0) {
+			close(th->proc->wfd);
+			th->proc->wfd = -1;
+		}
+		th->proc->bp_addr = 0;	/* a new image; it was out anyway (TF on syscalls) */
 		push_thread_rec(t, TT_EXEC, th->proc->pid, th->tid, 0, 0);
 		th->check_next_trap = true;
 		break;
@@ -676,6 +943,8 @@ handle_stop(struct tracer *t, pid_t pid, int status)
 	int sig = WSTOPSIG(status);
 	int event = status >> 16;
 
+	if (th->leaping && (event || sig != SIGTRAP))
+		leap_interrupted(t, th);
 	if (event == PTRACE_EVENT_STOP && is_stop_signal(sig)) {
 		/* Group-stop: stay stopped, but keep reporting. */
 		th->state = TS_LISTENING;
@@ -916,6 +1185,20 @@ detach_all(struct tracer *t)
 		int sig = WSTOPSIG(status);
 		int event = status >> 16;
 
+		if (th->leaping || th->proc->bp_addr) {
+			/* Take leapfrog's int3 out; if the thread ran into it,
+			 * put RIP back on it (its SIGTRAP, delivered now or
+			 * still queued, is not passed on). */
+			struct tproc *p = th->proc;
+			struct user_regs_struct r;
+
+			th->leaping = false;
+			if (p->bp_addr && ptrace(PTRACE_GETREGS, th->tid, NULL, &r) == 0 &&
+			    r.rip == p->bp_addr + 1)
+				ptrace(PTRACE_POKEUSER, th->tid, offsetof(struct user_regs_struct, rip),
+				       (void *)p->bp_addr);
+			bp_remove(p);
+		}
 		if (event == PTRACE_EVENT_STOP || (event && event != PTRACE_EVENT_EXIT)) {
 			if (read_sigmask(th->proc->pid, th->tid, "SigPnd:") & (1ULL << (SIGTRAP - 1))) {
 				ptrace(PTRACE_CONT, th->tid, NULL, NULL);

@@ -5,9 +5,10 @@
  *
  * ptrace is used the strace way: PTRACE_SEIZE with TRACECLONE, TRACEEXEC,
  * TRACESYSGOOD (and TRACEFORK/TRACEVFORK to follow forks, EXITKILL for
- * processes micad launched), one waitpid(-1, __WALL) loop, and
- * PTRACE_SINGLESTEP with one PTRACE_GETREGS per step.  Instruction bytes
- * are read only when the decode cache misses.  Signals are delivered
+ * processes micad launched), one waitpid(-1, __WALL) loop, and one
+ * PTRACE_GETREGS per step; a step is int3 leapfrog (enum tracer_step_mode)
+ * where it can be, else PTRACE_SINGLESTEP.  Instruction bytes are read
+ * only when the decode cache misses.  Signals are delivered
  * unchanged, group-stops go through PTRACE_LISTEN, and a detach (SIGINT or
  * SIGTERM to micad) leaves every thread running as if nothing happened.
  *
@@ -46,8 +47,29 @@ struct trace_thread_rec {
 	uint32_t reserved;
 };
 
+/*
+ * How a thread is moved one instruction on (struct tracer_options.step).
+ *  - STEP_TF: PTRACE_SINGLESTEP (the trap flag; a #DB debug exception per
+ *    instruction, which KVM intercepts: slow in VMs).
+ *  - STEP_LEAPFROG: an int3 on the instruction's successor, PTRACE_CONT,
+ *    and at the breakpoint the byte restored and RIP rewound.  The
+ *    successor is computed from the decoded instruction and the registers
+ *    (the branch outcome from the flags, a ret's or jmp [m]'s target read
+ *    from memory).  Single-step (TF) is kept for what leapfrog cannot do
+ *    exactly: syscalls, REP string instructions, interrupts, far
+ *    transfers, an instruction whose successor is itself or whose memory
+ *    accesses touch the breakpoint byte, signal injection, and processes
+ *    with more than one thread (another thread could run into the int3).
+ *    The events are the same either way.
+ */
+enum tracer_step_mode {
+	STEP_TF = 0,
+	STEP_LEAPFROG = 1,
+};
+
 struct tracer_options {
 	bool follow_forks;
+	int step;		/* enum tracer_step_mode */
 	bool pin;		/* tracer and traced threads on one CPU */
 	bool quiet;		/* no progress line */
 	int pin_cpu;		/* CPU to pin to; -1: the one micad runs on */
@@ -96,6 +118,7 @@ struct tracer_stats {
 	uint64_t stops;		/* waitpid stops handled */
 	uint64_t decode_misses;
 	uint64_t signals;	/* signals delivered to the tracees */
+	uint64_t leap_steps;	/* resumes by int3 + PTRACE_CONT (the rest: TF) */
 	double seconds;		/* wall time of the loop */
 };
 void tracer_get_stats(const struct tracer *t, struct tracer_stats *st);
