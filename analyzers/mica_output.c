@@ -13,16 +13,6 @@
 
 #include "mica_output.h"
 
-static const char *const base_names[MICA_N_ANALYSES] = {
-	[MICA_ILP] = "ilp",
-	[MICA_ITYPES] = "itypes",
-	[MICA_PPM] = "ppm",
-	[MICA_REG] = "reg",
-	[MICA_STRIDE] = "stride",
-	[MICA_MEMFOOTPRINT] = "memfootprint",
-	[MICA_MEMSTACKDIST] = "memstackdist",
-};
-
 static int
 add_file(struct mica_output *o, char *name, bool trunc)
 {
@@ -73,7 +63,7 @@ mica_output_new(const struct mica_config *cfg, long pid)
 		if (a == MICA_ILP_ONE)
 			snprintf(base, sizeof(base), "ilp-win%" PRIu32, cfg->ilp_size);
 		else
-			snprintf(base, sizeof(base), "%s", base_names[a]);
+			snprintf(base, sizeof(base), "%s", mica_analysis_name((enum mica_analysis)a));
 		o->file_of[a] = add_file(o, file_name(base, cfg, pid), trunc);
 		if (o->file_of[a] < 0)
 			goto fail;
