@@ -6,3 +6,5 @@ include tests/mica.mk
 include tests/tracer.mk
 include tests/store.mk
 include tests/sched.mk
+TESTS += tests/cli.sh
+EXTRA_DIST += tests/cli.sh
