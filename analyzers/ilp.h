@@ -31,6 +31,11 @@ void ilp_free(struct ilp *ilp);
 /* Fill e from an event (MICA's read1 / read2 / write view). */
 void ilp_entry_from_event(struct ilp_entry *e, const struct insn_event *ev);
 
+/* A hint: start loading what ilp_step(e) will look up in the memory-ready
+ * table (the driver calls it a few entries ahead while it drains its
+ * buffer).  Changes nothing. */
+void ilp_prefetch(const struct ilp *ilp, const struct ilp_entry *e);
+
 /* Steps 1-7 of §3.1 for one DE; -1 if memory ran out. */
 int ilp_step(struct ilp *ilp, const struct ilp_entry *e);
 

@@ -177,6 +177,10 @@ itypes_event(void *p, const struct insn_event *ev, const struct mica_ctx *ctx)
 
 	if (ev->info == it->last_ii) {
 		c = it->last_class;
+	} else if (ctx->insn_cache && ctx->insn_cache[MICA_CACHE_ITYPES] != UINT64_MAX) {
+		c = ctx->insn_cache[MICA_CACHE_ITYPES];
+		it->last_ii = ev->info;
+		it->last_class = c;
 	} else {
 		uint64_t *v = u64map_find(&it->classes, (uint64_t)(uintptr_t)ev->info);
 
@@ -195,6 +199,8 @@ itypes_event(void *p, const struct insn_event *ev, const struct mica_ctx *ctx)
 		}
 		it->last_ii = ev->info;
 		it->last_class = c;
+		if (ctx->insn_cache)
+			ctx->insn_cache[MICA_CACHE_ITYPES] = c;
 	}
 	const uint16_t *g = &it->groups[c >> 16];
 

@@ -7,6 +7,11 @@
  * the slots run out the live ones are compacted to the front, and the slot
  * arrays double while more than a quarter of them is live, from 2^12 up to
  * 4 * 2^18: small footprints pay for a small tree.
+ *
+ * Live flags are bits, 64 slots to a word; the Fenwick tree counts live
+ * slots per word, so it is 64 times smaller (6 levels at 2^12 slots, 14 at
+ * 2^20) and a prefix count is the tree's prefix over the words below plus
+ * a popcount within the word.
  */
 #include "config.h"
 
@@ -20,12 +25,12 @@
 #define W_MAX	(4 * LRU_STACK_CAP)
 
 struct lru_stack {
-	uint32_t w;		/* slots */
+	uint32_t w;		/* slots (a multiple of 64) */
 	uint32_t cur;		/* next slot */
 	uint32_t low;		/* no live slot below */
 	uint32_t nlive;
-	uint32_t *fen;		/* Fenwick tree, 1-based, w + 1 entries */
-	uint8_t *live;
+	uint32_t *fen;		/* Fenwick tree over the words of live, 1-based, w/64 + 1 entries */
+	uint64_t *live;		/* w/64 words, bit i%64 of word i/64 = slot i */
 	uint64_t *blk;
 	struct u64map slot;	/* block -> slot */
 	struct u64map seen;	/* block >> 6 -> bit mask */
@@ -36,11 +41,11 @@ struct lru_stack {
 static int
 alloc_slots(struct lru_stack *s, uint32_t w)
 {
-	uint32_t *fen = realloc(s->fen, ((size_t)w + 1) * sizeof(*fen));
+	uint32_t *fen = realloc(s->fen, ((size_t)w / 64 + 1) * sizeof(*fen));
 
 	if (fen)
 		s->fen = fen;
-	uint8_t *live = realloc(s->live, w);
+	uint64_t *live = realloc(s->live, (size_t)w / 64 * sizeof(*live));
 
 	if (live)
 		s->live = live;
@@ -66,8 +71,8 @@ lru_stack_new(void)
 		lru_stack_free(s);
 		return NULL;
 	}
-	memset(s->fen, 0, ((size_t)s->w + 1) * sizeof(*s->fen));
-	memset(s->live, 0, s->w);
+	memset(s->fen, 0, ((size_t)s->w / 64 + 1) * sizeof(*s->fen));
+	memset(s->live, 0, (size_t)s->w / 64 * sizeof(*s->live));
 	return s;
 }
 
@@ -87,54 +92,97 @@ lru_stack_free(struct lru_stack *s)
 uint64_t
 lru_stack_bytes(const struct lru_stack *s)
 {
-	return (uint64_t)s->w * (sizeof(*s->fen) + 1 + sizeof(*s->blk)) +
+	return (uint64_t)s->w / 64 * (sizeof(*s->fen) + sizeof(*s->live)) +
+		(uint64_t)s->w * sizeof(*s->blk) +
 		(s->slot.mask + 1 + s->seen.mask + 1) * sizeof(struct u64map_slot);
 }
 
 static inline void
-fen_add(uint32_t *f, uint32_t w, uint32_t i, int32_t v)
+fen_add(uint32_t *f, uint32_t n, uint32_t i, int32_t v)
 {
-	for (i++; i <= w; i += i & -i)
+	for (i++; i <= n; i += i & -i)
 		f[i] += (uint32_t)v;
 }
 
+/* Live slots in words 0..i-1. */
 static inline uint32_t
 fen_prefix(const uint32_t *f, uint32_t i)
 {
 	uint32_t sum = 0;
 
-	for (i++; i; i -= i & -i)
+	for (; i; i -= i & -i)
 		sum += f[i];
 	return sum;
 }
 
+/* Without -mpopcnt __builtin_popcountll is a libgcc call. */
+static inline uint32_t
+popcount64(uint64_t x)
+{
+	x = x - ((x >> 1) & 0x5555555555555555ull);
+	x = (x & 0x3333333333333333ull) + ((x >> 2) & 0x3333333333333333ull);
+	x = (x + (x >> 4)) & 0x0f0f0f0f0f0f0f0full;
+	return (uint32_t)((x * 0x0101010101010101ull) >> 56);
+}
+
+/* Live slots in 0..t. */
+static inline uint32_t
+live_prefix(const struct lru_stack *s, uint32_t t)
+{
+	uint64_t below = s->live[t / 64] & (~0ull >> (63 - t % 64));
+
+	return fen_prefix(s->fen, t / 64) + popcount64(below);
+}
+
+static inline void
+set_live(struct lru_stack *s, uint32_t t)
+{
+	s->live[t / 64] |= 1ull << (t % 64);
+	fen_add(s->fen, s->w / 64, t / 64, 1);
+}
+
+static inline void
+clear_live(struct lru_stack *s, uint32_t t)
+{
+	s->live[t / 64] &= ~(1ull << (t % 64));
+	fen_add(s->fen, s->w / 64, t / 64, -1);
+}
+
 /* Move the live slots to 0..nlive-1 (growing the arrays if they are more
- * than a quarter full) and rebuild the tree in O(w). */
+ * than a quarter full) and rebuild the tree in O(w / 64). */
 static int
 compact(struct lru_stack *s)
 {
-	uint32_t n = 0;
+	uint32_t n = 0, words;
 
-	for (uint32_t i = s->low; i < s->cur; i++) {
-		if (!s->live[i])
-			continue;
-		if (n != i) {
-			s->blk[n] = s->blk[i];
-			*u64map_find(&s->slot, s->blk[n]) = n;
+	for (uint32_t wi = s->low / 64; wi < (s->cur + 63) / 64; wi++) {
+		for (uint64_t m = s->live[wi]; m; m &= m - 1) {
+			uint32_t i = wi * 64 + (uint32_t)__builtin_ctzll(m);
+
+			if (n != i) {
+				s->blk[n] = s->blk[i];
+				*u64map_find(&s->slot, s->blk[n]) = n;
+			}
+			n++;
 		}
-		n++;
 	}
 	if (n > s->w / 4 && s->w < W_MAX && alloc_slots(s, s->w * 2) < 0)
 		return -1;
-	memset(s->live, 0, s->w);
-	memset(s->live, 1, n);
-	memset(s->fen, 0, ((size_t)s->w + 1) * sizeof(*s->fen));
-	for (uint32_t i = 1; i <= n; i++)
-		s->fen[i] = 1;
-	for (uint32_t i = 1; i <= s->w; i++) {
+	words = s->w / 64;
+	memset(s->live, 0, (size_t)words * sizeof(*s->live));
+	memset(s->fen, 0, ((size_t)words + 1) * sizeof(*s->fen));
+	for (uint32_t i = 0; i < n / 64; i++) {
+		s->live[i] = ~0ull;
+		s->fen[i + 1] = 64;
+	}
+	if (n % 64) {
+		s->live[n / 64] = ~0ull >> (64 - n % 64);
+		s->fen[n / 64 + 1] = n % 64;
+	}
+	for (uint32_t i = 1; i <= words; i++) {
 		uint32_t j = i + (i & -i);
 
-		if (j <= s->w)
+		if (j <= words)
 			s->fen[j] += s->fen[i];
 	}
 	s->cur = n;
@@ -142,55 +190,68 @@ compact(struct lru_stack *s)
 	return 0;
 }
 
+void
+lru_stack_prefetch(const struct lru_stack *s, uint64_t b)
+{
+	__builtin_prefetch(&s->slot.slots[u64map_hash(&s->slot, b)]);
+}
+
 int
 lru_stack_access(struct lru_stack *s, uint64_t b)
 {
 	int bucket;
+	bool created;
 	uint64_t *slot;
 
 	if (s->has_prev && b == s->prev)
 		return 0;
-	slot = u64map_find(&s->slot, b);
-	if (slot) {
+	slot = u64map_find(&s->slot, b);	/* inline: the common case */
+	created = !slot;
+	if (created && !(slot = u64map_insert(&s->slot, b, &created)))
+		return LRU_STACK_NOMEM;
+	if (!created) {
 		uint32_t t = (uint32_t)*slot;
 
-		bucket = lru_stack_bucket(s->nlive - fen_prefix(s->fen, t));
-		fen_add(s->fen, s->w, t, -1);
-		s->live[t] = 0;
+		bucket = lru_stack_bucket(s->nlive - live_prefix(s, t));
+		clear_live(s, t);
 		s->nlive--;
 	} else {
-		bool created;
-		uint64_t *mask = u64map_insert(&s->seen, b >> 6, &created);
+		bool c;
+		uint64_t *mask = u64map_insert(&s->seen, b >> 6, &c);
 
-		if (!mask)
+		if (!mask) {
+			u64map_remove(&s->slot, b);
 			return LRU_STACK_NOMEM;
+		}
 		if (*mask & (1ull << (b & 63))) {
 			bucket = LRU_STACK_BUCKETS - 1;
 		} else {
 			*mask |= 1ull << (b & 63);
 			bucket = LRU_STACK_COLD;
 		}
-		slot = u64map_insert(&s->slot, b, &created);
-		if (!slot)
-			return LRU_STACK_NOMEM;
 	}
 	if (s->cur == s->w) {
-		if (compact(s) < 0)
+		if (compact(s) < 0) {
+			/* Undo nothing: the block is simply forgotten. */
+			u64map_remove(&s->slot, b);
 			return LRU_STACK_NOMEM;
+		}
 		slot = u64map_find(&s->slot, b);
 	}
 	uint32_t t = s->cur++;
 
-	fen_add(s->fen, s->w, t, 1);
-	s->live[t] = 1;
+	set_live(s, t);
 	s->blk[t] = b;
 	*slot = t;
 	s->nlive++;
 	if (s->nlive > LRU_STACK_CAP) {
-		while (!s->live[s->low])
-			s->low++;
-		fen_add(s->fen, s->w, s->low, -1);
-		s->live[s->low] = 0;
+		uint32_t wi = s->low / 64;
+		uint64_t m = s->live[wi] & (~0ull << (s->low % 64));
+
+		while (!m)
+			m = s->live[++wi];
+		s->low = wi * 64 + (uint32_t)__builtin_ctzll(m);
+		clear_live(s, s->low);
 		u64map_remove(&s->slot, s->blk[s->low]);
 		s->nlive--;
 	}

@@ -38,6 +38,9 @@ lru_stack_bucket(uint64_t d)
 	return k < LRU_STACK_BUCKETS - 1 ? k : LRU_STACK_BUCKETS - 1;
 }
 
+/* A hint: start loading what lru_stack_access(s, b) looks up first. */
+void lru_stack_prefetch(const struct lru_stack *s, uint64_t b);
+
 /* Bytes held (for the benchmark's memory report). */
 uint64_t lru_stack_bytes(const struct lru_stack *s);
 

@@ -75,9 +75,9 @@ static int
 memstackdist_event(void *p, const struct insn_event *ev, const struct mica_ctx *ctx)
 {
 	struct memstackdist *m = p;
-	struct mica_mem_view v = insn_event_mica_mem(ev);
+	const struct mica_mem_view v = ctx->mem;
 
-	(void)ctx;
+	(void)ev;
 	if (!v.read1)
 		return 0;
 	if (read_blocks(m, v.read1->addr, v.read1->size) < 0)
@@ -85,6 +85,16 @@ memstackdist_event(void *p, const struct insn_event *ev, const struct mica_ctx *
 	if (v.read2 && read_blocks(m, v.read2->addr, v.read1->size) < 0)
 		return -1;
 	return 0;
+}
+
+static void
+memstackdist_prefetch(void *p, const struct insn_event *ev, const struct mica_ctx *ctx)
+{
+	const struct memstackdist *m = p;
+
+	(void)ev;
+	if (ctx->mem.read1)
+		lru_stack_prefetch(m->stack, ctx->mem.read1->addr >> m->block_shift);
 }
 
 static void
@@ -102,4 +112,5 @@ const struct mica_analyzer_ops mica_memstackdist_ops = {
 	.event = memstackdist_event,
 	.close = memstackdist_close,
 	.destroy = memstackdist_destroy,
+	.prefetch = memstackdist_prefetch,
 };

@@ -41,7 +41,19 @@ struct mica_ctx {
 	const struct mica_config *cfg;
 	const struct mica_names *names;
 	uint64_t total_ins;	/* E, this DE included (reg's clock) */
+	/* insn_event_mica_mem() of this DE, computed once by the driver
+	 * (when stride, memfootprint, memstackdist or ILP runs: the driver's
+	 * need_mem list names the analyses that read it). */
+	struct mica_mem_view mem;
+	/* A cache per static instruction (per insn_info record) in front of
+	 * the analyses' own tables: MICA_CACHE_WORDS words, one per analysis,
+	 * UINT64_MAX until that analysis stores something; NULL if the driver
+	 * has none (then look up as usual).  Valid during the call only. */
+	uint64_t *insn_cache;
 };
+
+enum { MICA_CACHE_ITYPES, MICA_CACHE_PPM, MICA_CACHE_STRIDE, MICA_CACHE_MEMFOOTPRINT,
+       MICA_CACHE_WORDS };
 
 /* Raw counts of one interval (or of the whole run in full mode). */
 struct mica_ilp_result {
@@ -116,6 +128,7 @@ struct mica_interval {
  *   close:	write the interval's counts into out and reset the interval
  *		state (the per-analysis reset lists of §3)
  *   destroy:	free
+ *   prefetch:	optional hint (see below)
  */
 struct mica_analyzer_ops {
 	enum mica_analysis id;
@@ -123,6 +136,9 @@ struct mica_analyzer_ops {
 	int (*event)(void *st, const struct insn_event *ev, const struct mica_ctx *ctx);
 	void (*close)(void *st, struct mica_interval *out);
 	void (*destroy)(void *st);
+	/* Optional: a hint, called for every DE before any analysis' event():
+	 * start loading what event() will need.  Must change nothing. */
+	void (*prefetch)(void *st, const struct insn_event *ev, const struct mica_ctx *ctx);
 };
 
 extern const struct mica_analyzer_ops mica_itypes_ops, mica_ppm_ops, mica_reg_ops,

@@ -98,8 +98,9 @@ counter_update(int8_t *c, bool taken)
 	}
 }
 
-/* GAg or PAg (shared tables with PPM fall-back); returns the miss. */
-static bool
+/* GAg or PAg (shared tables with PPM fall-back); returns the miss.
+ * Inlined into an unrolled loop over the lengths, so h is a constant. */
+static inline __attribute__((always_inline)) bool
 shared_predict_update(struct ppm *pp, int o, int l, uint32_t hist, bool taken)
 {
 	int8_t *t = pp->shared[o][l];
@@ -161,22 +162,40 @@ ppm_event(void *p, const struct insn_event *ev, const struct mica_ctx *ctx)
 	bool taken = ev->flags & EV_TAKEN;
 	struct ppm_branch *b;
 
-	(void)ctx;
 	if (ii->branch != BR_COND || (ii->flags & INSN_XBEGIN_XEND))
 		return 0;
-	if (!(b = branch_get(pp, ev->pc)))
-		return -1;
-	for (int l = 0; l < MICA_PPM_LENGTHS; l++) {
-		unsigned h = hist_len[l], mask = (1u << h) - 1;
-		int8_t *gas = &b->priv[priv_off[l] + (pp->global & mask)];
-		int8_t *pas = &b->priv[PRIV_SIZE + priv_off[l] + (b->local & mask)];
+	if (ctx->insn_cache && ctx->insn_cache[MICA_CACHE_PPM] != UINT64_MAX) {
+		b = &pp->br[ctx->insn_cache[MICA_CACHE_PPM]];
+	} else {
+		if (!(b = branch_get(pp, ev->pc)))
+			return -1;
+		if (ctx->insn_cache)
+			ctx->insn_cache[MICA_CACHE_PPM] = (uint64_t)(b - pp->br);
+	}
+	/* The per-branch tables are large (8.7 KB a branch) and accessed at
+	 * random: start loading their counters, do the shared tables (small,
+	 * cached), then the private ones.  The tables are disjoint, so the
+	 * order changes nothing. */
+	int8_t *gas[MICA_PPM_LENGTHS], *pas[MICA_PPM_LENGTHS];
 
+	for (int l = 0; l < MICA_PPM_LENGTHS; l++) {
+		unsigned mask = (1u << hist_len[l]) - 1;
+
+		gas[l] = &b->priv[priv_off[l] + (pp->global & mask)];
+		pas[l] = &b->priv[PRIV_SIZE + priv_off[l] + (b->local & mask)];
+		__builtin_prefetch(gas[l], 1);
+		__builtin_prefetch(pas[l], 1);
+	}
+#pragma GCC unroll 3
+	for (int l = 0; l < MICA_PPM_LENGTHS; l++) {
 		pp->miss[l][GAG] += shared_predict_update(pp, 0, l, pp->global, taken);
 		pp->miss[l][PAG] += shared_predict_update(pp, 1, l, b->local, taken);
-		pp->miss[l][GAS] += (*gas > 0) != taken;
-		pp->miss[l][PAS] += (*pas > 0) != taken;
-		counter_update(gas, taken);
-		counter_update(pas, taken);
+	}
+	for (int l = 0; l < MICA_PPM_LENGTHS; l++) {
+		pp->miss[l][GAS] += (*gas[l] > 0) != taken;
+		pp->miss[l][PAS] += (*pas[l] > 0) != taken;
+		counter_update(gas[l], taken);
+		counter_update(pas[l], taken);
 	}
 	pp->global = pp->global << 1 | taken;
 	b->local = b->local << 1 | taken;
@@ -186,6 +205,27 @@ ppm_event(void *p, const struct insn_event *ev, const struct mica_ctx *ctx)
 		b->r++;
 	b->last = taken;
 	return 0;
+}
+
+/* Start loading this branch's private counters (when the driver's cache
+ * already knows the branch). */
+static void
+ppm_prefetch(void *p, const struct insn_event *ev, const struct mica_ctx *ctx)
+{
+	const struct ppm *pp = p;
+	const struct insn_info *ii = ev->info;
+
+	if (ii->branch != BR_COND || !ctx->insn_cache ||
+	    ctx->insn_cache[MICA_CACHE_PPM] == UINT64_MAX)
+		return;
+	const struct ppm_branch *b = &pp->br[ctx->insn_cache[MICA_CACHE_PPM]];
+
+	for (int l = 0; l < MICA_PPM_LENGTHS; l++) {
+		unsigned mask = (1u << hist_len[l]) - 1;
+
+		__builtin_prefetch(&b->priv[priv_off[l] + (pp->global & mask)], 1);
+		__builtin_prefetch(&b->priv[PRIV_SIZE + priv_off[l] + (b->local & mask)], 1);
+	}
 }
 
 static uint64_t
@@ -219,4 +259,5 @@ const struct mica_analyzer_ops mica_ppm_ops = {
 	.event = ppm_event,
 	.close = ppm_close,
 	.destroy = ppm_destroy,
+	.prefetch = ppm_prefetch,
 };

@@ -18,10 +18,15 @@
 
 #define REG_IDS		65536
 
+/* One register's state, together: one cache line visited per register. */
+struct reg_state {
+	uint64_t prod;		/* E of the last write, 0 = never */
+	uint64_t uses;		/* reads since that write */
+	uint64_t ref;		/* read or written before */
+};
+
 struct reg {
-	uint64_t *prod;		/* E of the last write, 0 = never */
-	uint64_t *uses;		/* reads since that write */
-	uint8_t *ref;		/* read or written before */
+	struct reg_state *st;	/* [REG_IDS] */
 	struct mica_reg_result cur;
 };
 
@@ -32,9 +37,7 @@ reg_destroy(void *p)
 
 	if (!r)
 		return;
-	free(r->prod);
-	free(r->uses);
-	free(r->ref);
+	free(r->st);
 	free(r);
 }
 
@@ -44,8 +47,7 @@ reg_create(const struct mica_config *cfg, char *err, size_t errsz)
 	struct reg *r = calloc(1, sizeof(*r));
 
 	(void)cfg;
-	if (!r || !(r->prod = calloc(REG_IDS, sizeof(uint64_t))) ||
-	    !(r->uses = calloc(REG_IDS, sizeof(uint64_t))) || !(r->ref = calloc(REG_IDS, 1))) {
+	if (!r || !(r->st = calloc(REG_IDS, sizeof(*r->st)))) {
 		reg_destroy(r);
 		if (errsz)
 			strncpy(err, "reg: out of memory", errsz - 1), err[errsz - 1] = '\0';
@@ -63,24 +65,24 @@ reg_event(void *p, const struct insn_event *ev, const struct mica_ctx *ctx)
 	unsigned i;
 
 	for (i = 0; i < ii->n_regs_read; i++) {
-		reg_id id = ii->regs_read[i];
-		uint64_t age = e - r->prod[id];
+		struct reg_state *rs = &r->st[ii->regs_read[i]];
+		uint64_t age = e - rs->prod;
 
 		r->cur.age_dist[age < MICA_REG_HIST - 1 ? age : MICA_REG_HIST - 1]++;
-		r->uses[id]++;
-		r->ref[id] = 1;
+		rs->uses++;
+		rs->ref = 1;
 	}
 	for (i = 0; i < ii->n_regs_written; i++) {
-		reg_id id = ii->regs_written[i];
+		struct reg_state *rs = &r->st[ii->regs_written[i]];
 
-		if (r->ref[id]) {
-			uint64_t u = r->uses[id];
+		if (rs->ref) {
+			uint64_t u = rs->uses;
 
 			r->cur.use_dist[u < MICA_REG_HIST - 1 ? u : MICA_REG_HIST - 1]++;
 		}
-		r->prod[id] = e;
-		r->uses[id] = 0;
-		r->ref[id] = 1;
+		rs->prod = e;
+		rs->uses = 0;
+		rs->ref = 1;
 	}
 	r->cur.op_count[ii->reg_operand_count]++;
 	return 0;

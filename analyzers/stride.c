@@ -60,8 +60,24 @@ stride_create(const struct mica_config *cfg, char *err, size_t errsz)
 	return s;
 }
 
+/* The first k with d <= thresholds[k], or MICA_STRIDE_CUM: the thresholds
+ * are 0 and 8^k, so for d >= 1 it is 1 + (bits(d - 1) - 1) / 3 with at
+ * least 3 bits counted, capped (bits(x) = the bit length of x). */
 static inline unsigned
 bin(uint64_t d)
+{
+	unsigned bits, k;
+
+	if (d == 0)
+		return 0;
+	bits = d - 1 < 8 ? 3 : 64 - (unsigned)__builtin_clzll(d - 1);
+	k = 1 + (bits - 1) / 3;
+	return k < MICA_STRIDE_CUM ? k : MICA_STRIDE_CUM;
+}
+
+/* The definition, for the self-check of the formula above. */
+static inline __attribute__((unused)) unsigned
+bin_slow(uint64_t d)
 {
 	unsigned k = 0;
 
@@ -91,14 +107,17 @@ static int
 stride_event(void *p, const struct insn_event *ev, const struct mica_ctx *ctx)
 {
 	struct stride *s = p;
-	struct mica_mem_view v = insn_event_mica_mem(ev);
+	const struct mica_mem_view v = ctx->mem;
 	size_t idx;
 
-	(void)ctx;
 	if (!v.read1 && !v.write)
 		return 0;
 	if (ev->pc == s->last_pc && s->last_idx != SIZE_MAX) {
 		idx = s->last_idx;
+	} else if (ctx->insn_cache && ctx->insn_cache[MICA_CACHE_STRIDE] != UINT64_MAX) {
+		idx = (size_t)ctx->insn_cache[MICA_CACHE_STRIDE];
+		s->last_pc = ev->pc;
+		s->last_idx = idx;
 	} else {
 		bool created = false;
 		uint64_t *x = u64map_find(&s->index, ev->pc);
@@ -123,6 +142,8 @@ stride_event(void *p, const struct insn_event *ev, const struct mica_ctx *ctx)
 		idx = *x;
 		s->last_pc = ev->pc;
 		s->last_idx = idx;
+		if (ctx->insn_cache)
+			ctx->insn_cache[MICA_CACHE_STRIDE] = idx;
 	}
 	if (v.read1) {
 		s->reads++;
