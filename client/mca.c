@@ -322,6 +322,17 @@ print_value(FILE *o, double v)
 	fputs(v < 10.0 ? "   " : v < 100.0 ? "  " : " ", o);
 }
 
+/* "[3]" for a one-unit resource, "[3.1]" for unit 1 of a two-unit one:
+ * llvm-mca's resource labels. */
+static void
+resource_label(const struct sched_resource *d, unsigned base, unsigned u, char *h, size_t size)
+{
+	if (d->units > 1)
+		snprintf(h, size, "[%u.%u]", base, u);
+	else
+		snprintf(h, size, "[%u]", base);
+}
+
 static void
 print_col_header(FILE *o, const struct sched_result *res, const struct sched_model *model)
 {
@@ -335,10 +346,7 @@ print_col_header(FILE *o, const struct sched_result *res, const struct sched_mod
 		for (unsigned u = 0; u < d->units; u++) {
 			char h[16];
 
-			if (d->units > 1)
-				snprintf(h, sizeof(h), "[%u.%u]", base, u);
-			else
-				snprintf(h, sizeof(h), "[%u]", base);
+			resource_label(d, base, u, h, sizeof(h));
 			fprintf(o, "%-7s", h);
 		}
 		base++;
@@ -387,10 +395,7 @@ print_views(FILE *o, const struct mca_opts *opt, const struct sched_model *model
 			for (unsigned u = 0; u < d->units; u++) {
 				char h[16];
 
-				if (d->units > 1)
-					snprintf(h, sizeof(h), "[%u.%u]", base, u);
-				else
-					snprintf(h, sizeof(h), "[%u]", base);
+				resource_label(d, base, u, h, sizeof(h));
 				fprintf(o, "%-6s- %s\n", h, d->name);
 				col++;
 			}
