@@ -53,18 +53,6 @@ read_all(FILE *f, size_t *len)
 	return buf;
 }
 
-static int
-hexval(int ch)
-{
-	if (ch >= '0' && ch <= '9')
-		return ch - '0';
-	if (ch >= 'a' && ch <= 'f')
-		return ch - 'a' + 10;
-	if (ch >= 'A' && ch <= 'F')
-		return ch - 'A' + 10;
-	return -1;
-}
-
 /* Run a program, stderr captured into *err; returns its exit status. */
 static int
 run(char *const argv[], char **err)
@@ -186,7 +174,7 @@ parse_hex(char *text, struct region **rs, size_t *nr)
 		r = add_region(rs, nr, NULL);
 		r->bytes = xmalloc(len / 2 + 1);
 		for (size_t i = 0; i < len; i += 2) {
-			int hi = hexval(line[i]), lo = hexval(line[i + 1]);
+			int hi = hex_digit(line[i]), lo = hex_digit(line[i + 1]);
 
 			if (hi < 0 || lo < 0) {
 				error_msg("line %u: '%c%c' is not hex", lineno, line[i], line[i + 1]);

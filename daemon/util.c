@@ -152,3 +152,15 @@ parse_u64(const char *s, unsigned long long *out)
 		return -1;
 	return 0;
 }
+
+int
+hex_digit(int ch)
+{
+	if (ch >= '0' && ch <= '9')
+		return ch - '0';
+	if (ch >= 'a' && ch <= 'f')
+		return ch - 'a' + 10;
+	if (ch >= 'A' && ch <= 'F')
+		return ch - 'A' + 10;
+	return -1;
+}

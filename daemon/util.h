@@ -33,4 +33,7 @@ char *xasprintf(const char *fmt, ...) ATTR_PRINTF(1, 2);
  * junk, sign or overflow. */
 int parse_u64(const char *s, unsigned long long *out);
 
+/* Value of a hexadecimal digit, or -1. */
+int hex_digit(int ch);
+
 #endif /* MICAD_UTIL_H */

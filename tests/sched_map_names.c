@@ -13,20 +13,9 @@
 #include <string.h>
 
 #include "decoder.h"
+#include "util.h"
 #include "sched_map.h"
 #include "sched_tables.h"
-
-static int
-hexval(int ch)
-{
-	if (ch >= '0' && ch <= '9')
-		return ch - '0';
-	if (ch >= 'a' && ch <= 'f')
-		return ch - 'a' + 10;
-	if (ch >= 'A' && ch <= 'F')
-		return ch - 'A' + 10;
-	return -1;
-}
 
 int
 main(void)
@@ -38,9 +27,9 @@ main(void)
 	while (fgets(line, sizeof(line), stdin)) {
 		size_t n = 0;
 
-		for (char *p = line; p[0] && p[1] && hexval(p[0]) >= 0 &&
-		     hexval(p[1]) >= 0 && n < sizeof(buf); p += 2)
-			buf[n++] = (uint8_t)(hexval(p[0]) << 4 | hexval(p[1]));
+		for (char *p = line; p[0] && p[1] && hex_digit(p[0]) >= 0 &&
+		     hex_digit(p[1]) >= 0 && n < sizeof(buf); p += 2)
+			buf[n++] = (uint8_t)(hex_digit(p[0]) << 4 | hex_digit(p[1]));
 		for (size_t off = 0; off < n;) {
 			struct insn_info ii;
 			struct sched_mapping m;
