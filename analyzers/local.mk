@@ -9,3 +9,4 @@ libmica_a_CFLAGS = $(AM_CFLAGS)
 include analyzers/mica.mk
 MICA_LIBS = libmica.a $(ZYDIS_LIBS) -lm
 include analyzers/sched.mk
+include analyzers/mgsim.mk

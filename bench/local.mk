@@ -12,3 +12,5 @@ bench: bench-mica
 .PHONY: bench-mica
 CLEANFILES += bench/mica_bench
 EXTRA_DIST += bench/mica_bench.c
+include bench/mca.mk
+include bench/http.mk

@@ -20,3 +20,6 @@ bin_PROGRAMS += micad
 micad_SOURCES = daemon/micad.c
 micad_LDADD = libmicad.a $(MICA_LIBS) $(SQLITE_LIBS) $(MHD_LIBS) $(UNWIND_LIBS) $(PFM_LIBS) $(AX_PTHREAD_LIBS)
 micad_CFLAGS = $(AM_CFLAGS) $(SQLITE_CFLAGS) $(MHD_CFLAGS) $(UNWIND_CFLAGS)
+include daemon/storage.mk
+include daemon/serve.mk
+include daemon/http.mk

@@ -8,3 +8,7 @@ include tests/store.mk
 include tests/sched.mk
 TESTS += tests/cli.sh
 EXTRA_DIST += tests/cli.sh
+include tests/daemon.mk
+include tests/mgsim.mk
+include tests/http.mk
+include tests/export.mk
