@@ -5,4 +5,5 @@ libmicad_a_SOURCES += \
 	daemon/trace_analysis.h daemon/trace_analysis.c \
 	daemon/trace_mica.h daemon/trace_mica.c \
 	daemon/tracefile.h daemon/tracefile.c \
+	daemon/trace_session.h daemon/trace_session.c \
 	daemon/trace_cmd.c

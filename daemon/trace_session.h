@@ -1,0 +1,43 @@
+/*
+ * One tracing session: trace a program micad launches or a process it
+ * attaches to (tracer.h), feed the analyses on another thread
+ * (trace_analysis.h), and keep the results (MICA files, a recorded trace,
+ * the results database).  'micad run' and 'micad attach' run one in the
+ * foreground; 'micad serve' runs each in a worker process of its own.
+ */
+#ifndef MICAD_TRACE_SESSION_H
+#define MICAD_TRACE_SESSION_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "tracer.h"
+
+struct trace_session_opts {
+	const char *config;	/* a mica.conf; NULL: none given */
+	const char *mica_out;	/* write MICA's files here; NULL: none */
+	const char *record;	/* binary trace file; NULL: none */
+	const char *output;	/* per-thread counts; NULL: standard error */
+	const char *dump;	/* event dump; NULL: none */
+	long long interval;	/* > 0: overrides interval_size */
+	const char *db;		/* results database; NULL: none */
+	const char *mode;	/* "run" or "attach" (session row) */
+	int64_t uid;		/* the session's owner (who asked for it) */
+	struct tracer_options t;
+	/* Called once the session's database row exists (NULL: not called). */
+	void (*on_session)(void *arg, int64_t session_id);
+	void *arg;
+};
+
+void trace_session_opts_init(struct trace_session_opts *o);
+
+/*
+ * Trace argv (launched) or attach_pid (when argv is NULL) to the end.
+ * Returns what 'micad run'/'attach' exit with: the program's status
+ * (128+N if killed by signal N), 127 if it could not be started, 1 on
+ * other errors (already reported).
+ */
+int trace_session_run(const struct trace_session_opts *o, char **argv, pid_t attach_pid);
+
+#endif /* MICAD_TRACE_SESSION_H */
