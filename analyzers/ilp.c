@@ -8,10 +8,42 @@
  * Fixed: a block never written in the interval is ready at 0 (B1: MICA
  * reads an uninitialised slot after each interval reset).
  *
- * Speed: the step is compiled once for 4 windows (ilp), once for 1
- * (ilp_one) and once generically, so the per-window loops unroll; the
- * memory-ready table keeps the key and the n ready times in one slot
- * (open addressing, linear probing), one probe per block.
+ * How.  Every ready time lives in one table, the n windows' times of a
+ * register or block side by side ([index * n + w], one cache line serves
+ * them all): the registers by id, then ZERO (always 0) and SINK (written,
+ * never read), then the blocks written in the interval, numbered at their
+ * first write.  A batch is processed in two steps:
+ *  - resolve: each DE gets a fixed set of sources and destinations, as
+ *    indexes into the table: its first FIX_READS registers read (padded
+ *    with ZERO), its first block read (ZERO if none, or never written in
+ *    the interval: ready at 0), its first register written and its first
+ *    block written (padded with SINK).  Anything beyond (more registers,
+ *    read2, accesses over several blocks) goes to short "extra" lists.
+ *    The blocks are looked up from the batch's lists of writes, then of
+ *    reads (a block is numbered when the resolve meets its first write,
+ *    and its times are 0 until the walk reaches that write, so a read in
+ *    program order before it still sees 0);
+ *  - walk: the windows go through the DEs side by side, with their clocks
+ *    and heads in locals, and no branch that depends on the DE but the
+ *    window-full test:
+ *	T = max(C, ready[sources]); ready[destinations] = T + 1; insert T.
+ *
+ * The rings are indexed by monotonic head and tail counters, their capacity
+ * the power of two >= the largest W: "full" is tail - head == W (tail is
+ * the same for every window).  The windows' rings are interleaved like the
+ * ready times ([position * n + w]): a DE's 4 times go in with one store.  At a full event the head always retires (its producers are
+ * older, hence retired, so its time is at most C); MICA's overwrite when
+ * nothing retires (Q2) is therefore unreachable, but kept: the stale
+ * entries are dropped.  Cycles are the clock's progress in the interval.
+ *
+ * Times are 32-bit, relative to a base per window, so that the 4 windows
+ * of `ilp` are one SSE2 vector.  Exact: every time held is at most C + W
+ * (by induction, the j-th entry from the head has T <= C + j - 1: its
+ * producers are retired, so at most C, or in the window before it; a full
+ * event adds 1 to C and retires at least one), and any time below C acts
+ * as C (T = max(C, ...), and C only grows).  So when C passes 2^30 the
+ * window's times are moved down by C, those below it becoming 0 (rebase),
+ * and all stay below 2^30 + MICA_BATCH + MICA_MAX_ILP_SIZE + 1 < 2^31.
  */
 #include "config.h"
 
@@ -19,83 +51,114 @@
 #include <string.h>
 
 #include "ilp.h"
+#include "u64map.h"
 
-#define ILP_REGS	65536	/* every reg_id */
-#define MEM_EMPTY	UINT64_MAX
-#define MEM_LOG2_MIN	10
+#define ILP_REGS	65536		/* every reg_id */
+#define ZERO		ILP_REGS	/* ready at 0, never written */
+#define SINK		(ILP_REGS + 1)	/* written, never read */
+#define BLOCK0		(ILP_REGS + 2)	/* the first block's index */
+#define BLOCKS_MIN	1024
+#define FIX_READS	3		/* register sources without a loop */
+/* A clock that moves the times down (a smaller value, for a test build,
+ * makes it happen often: -DILP_REBASE=100). */
+#ifndef ILP_REBASE
+#define ILP_REBASE	(1 << 30)
+#endif
 
-/* Per-window loops: n is a constant in each specialisation; unroll them
- * and keep t[] in registers, with branch-free maxima (the comparisons
- * are data-dependent and mispredict). */
-#define FOR_W	_Pragma("GCC unroll 4") for (w = 0; w < n; w++)
+typedef int32_t ilp_time;
+/* 4 windows' times (unaligned loads and stores allowed). */
+typedef int32_t v4si __attribute__((vector_size(16), aligned(4)));
 
-static inline uint64_t
-max_u64(uint64_t a, uint64_t b)
+_Static_assert(ILP_REBASE + MICA_BATCH + MICA_MAX_ILP_SIZE + 1 < INT32_MAX, "times fit");
+
+/* Per-window loops: nw is a constant in each specialisation; unroll them
+ * and keep the times in registers, with branch-free maxima (the
+ * comparisons are data-dependent and mispredict). */
+#define FOR_W	_Pragma("GCC unroll 4") for (w = 0; w < nw; w++)
+
+static inline ilp_time
+max_t(ilp_time a, ilp_time b)
 {
 	return a > b ? a : b;
 }
 
+static inline v4si
+max_v(v4si a, v4si b)
+{
+	v4si gt = a > b;
+
+	return (a & gt) | (b & ~gt);
+}
+
 struct ilp_window {
-	uint32_t size;
-	uint32_t head, tail;
-	uint64_t clock;		/* C */
-	uint64_t cycles;	/* Cint */
-	uint64_t *issue;	/* P[size] */
+	uint64_t size;		/* W */
+	uint64_t head;		/* entries ever retired (inserted: struct ilp's tail) */
+	ilp_time clock;		/* C - base */
+	uint64_t base;
+	uint64_t clock0;	/* C when the interval began */
+};
+
+/* A static instruction's registers, as indexes (times n). */
+struct ilp_static {
+	uint32_t r[FIX_READS];	/* the first ones read, ZERO after */
+	uint32_t w;		/* the first one written, or SINK */
+	uint32_t off;		/* in the register pool */
+	uint8_t more_r, more_w;	/* beyond FIX_READS read, beyond 1 written */
+	uint8_t known;
+};
+
+/* A source or destination beyond a DE's fixed ones. */
+struct ilp_extra {
+	uint32_t de, idx;
 };
 
 struct ilp {
 	unsigned n;
 	unsigned block_shift;
 	struct ilp_window win[MICA_ILP_WINDOWS];
-	uint64_t *reg_ready;	/* [reg * n + w] */
-	/* block -> ready times: slots of 1 + n words, key first */
-	uint64_t *mem;
-	size_t mem_mask;	/* capacity - 1 */
-	unsigned mem_shift;	/* 64 - log2(capacity) */
-	size_t mem_count;
-	bool has_max;		/* the block UINT64_MAX (block_size 0) */
-	uint64_t max_ready[MICA_ILP_WINDOWS];
+	uint64_t tail;		/* entries ever inserted, in every window */
+	ilp_time *ring;		/* P - base: [(position & mask) * n + w] */
+	uint64_t mask;		/* ring capacity - 1 */
+	ilp_time *ready;	/* [index * n + w], minus window w's base */
+	size_t blocks_cap, n_blocks, max_blocks;
+	struct u64map blocks;	/* block -> number (this interval) */
+	struct ilp_static *st;	/* [sid] */
+	size_t n_st;
+	/* The batch: each DE's block source and destination, and the extras
+	 * (each list in DE order). */
+	uint32_t m[MICA_BATCH], wm[MICA_BATCH];
+	struct ilp_extra *xsrc, *xdst;
+	size_t n_xsrc, n_xdst, cap_xsrc, cap_xdst;
 };
-
-static int
-mem_alloc(struct ilp *ilp, unsigned log2_cap)
-{
-	size_t cap = (size_t)1 << log2_cap, stride = 1 + ilp->n;
-	uint64_t *m = malloc(cap * stride * sizeof(*m));
-
-	if (!m)
-		return -1;
-	for (size_t i = 0; i < cap; i++)
-		m[i * stride] = MEM_EMPTY;
-	ilp->mem = m;
-	ilp->mem_mask = cap - 1;
-	ilp->mem_shift = 64 - log2_cap;
-	return 0;
-}
-
-static inline size_t
-mem_hash(const struct ilp *ilp, uint64_t b)
-{
-	return (size_t)((b * 0x9e3779b97f4a7c15ull) >> ilp->mem_shift);
-}
 
 struct ilp *
 ilp_new(const uint32_t *windows, unsigned n_windows, unsigned block_shift)
 {
 	struct ilp *ilp = calloc(1, sizeof(*ilp));
 
-	if (!ilp || n_windows == 0 || n_windows > MICA_ILP_WINDOWS)
+	if (!ilp)
+		return NULL;
+	if (n_windows == 0 || n_windows > MICA_ILP_WINDOWS || u64map_init(&ilp->blocks, 10) < 0)
 		goto fail;
 	ilp->n = n_windows;
 	ilp->block_shift = block_shift;
+	uint64_t cap = 1;
+
 	for (unsigned w = 0; w < n_windows; w++) {
-		ilp->win[w].size = windows[w];
-		ilp->win[w].issue = calloc(windows[w], sizeof(uint64_t));
-		if (!ilp->win[w].issue)
+		if (windows[w] == 0 || windows[w] > MICA_MAX_ILP_SIZE)
 			goto fail;
+		while (cap < windows[w])
+			cap <<= 1;
+		ilp->win[w].size = windows[w];
 	}
-	ilp->reg_ready = calloc((size_t)ILP_REGS * n_windows, sizeof(uint64_t));
-	if (!ilp->reg_ready || mem_alloc(ilp, MEM_LOG2_MIN) < 0)
+	ilp->mask = cap - 1;
+	if (!(ilp->ring = calloc(cap * n_windows, sizeof(ilp_time))))
+		goto fail;
+	/* Indexes, times n, must fit in a uint32_t. */
+	ilp->max_blocks = UINT32_MAX / n_windows - BLOCK0;
+	ilp->blocks_cap = BLOCKS_MIN;
+	ilp->ready = calloc((BLOCK0 + ilp->blocks_cap) * n_windows, sizeof(ilp_time));
+	if (!ilp->ready)
 		goto fail;
 	return ilp;
 fail:
@@ -108,229 +171,309 @@ ilp_free(struct ilp *ilp)
 {
 	if (!ilp)
 		return;
-	for (unsigned w = 0; w < MICA_ILP_WINDOWS; w++)
-		free(ilp->win[w].issue);
-	free(ilp->reg_ready);
-	free(ilp->mem);
+	free(ilp->ring);
+	free(ilp->ready);
+	free(ilp->st);
+	free(ilp->xsrc);
+	free(ilp->xdst);
+	u64map_free(&ilp->blocks);
 	free(ilp);
 }
 
-void
-ilp_entry_from_event(struct ilp_entry *e, const struct insn_event *ev)
+static int
+resize_ready(struct ilp *ilp, size_t cap)
 {
-	struct mica_mem_view v = insn_event_mica_mem(ev);
+	ilp_time *r = realloc(ilp->ready, (BLOCK0 + cap) * ilp->n * sizeof(*r));
 
-	e->info = ev->info;
-	e->read1 = v.read1 ? v.read1->addr : 0;
-	e->read1_size = v.read1 ? v.read1->size : 0;
-	e->read2 = v.read2 ? v.read2->addr : 0;
-	e->write = v.write ? v.write->addr : 0;
-	e->write_size = v.write ? v.write->size : 0;
-}
-
-/* The ready times of block b, or NULL (never written: ready at 0). */
-static inline const uint64_t *
-mem_find(const struct ilp *ilp, uint64_t b, const unsigned n)
-{
-	if (__builtin_expect(b == MEM_EMPTY, 0))
-		return ilp->has_max ? ilp->max_ready : NULL;
-	for (size_t i = mem_hash(ilp, b);; i = (i + 1) & ilp->mem_mask) {
-		const uint64_t *s = &ilp->mem[i * (1 + n)];
-
-		if (s[0] == b)
-			return s + 1;
-		if (s[0] == MEM_EMPTY)
-			return NULL;
-	}
+	if (!r)
+		return -1;
+	ilp->ready = r;
+	ilp->blocks_cap = cap;
+	return 0;
 }
 
 static int
-mem_grow(struct ilp *ilp)
+push_extra(struct ilp_extra **l, size_t *n, size_t *cap, uint32_t de, uint32_t idx)
 {
-	uint64_t *old = ilp->mem;
-	size_t old_cap = ilp->mem_mask + 1, stride = 1 + ilp->n;
+	if (*n == *cap) {
+		size_t c = *cap ? 2 * *cap : 256;
+		struct ilp_extra *x = realloc(*l, c * sizeof(*x));
 
-	if (mem_alloc(ilp, 64 - ilp->mem_shift + 1) < 0) {
-		ilp->mem = old;
-		return -1;
-	}
-	for (size_t i = 0; i < old_cap; i++) {
-		const uint64_t *s = &old[i * stride];
-
-		if (s[0] == MEM_EMPTY)
-			continue;
-		size_t j = mem_hash(ilp, s[0]);
-
-		while (ilp->mem[j * stride] != MEM_EMPTY)
-			j = (j + 1) & ilp->mem_mask;
-		memcpy(&ilp->mem[j * stride], s, stride * sizeof(*s));
-	}
-	free(old);
-	return 0;
-}
-
-/* The ready times of block b, inserted if absent (their value is then
- * overwritten by the caller); NULL if out of memory. */
-static inline uint64_t *
-mem_slot(struct ilp *ilp, uint64_t b, const unsigned n)
-{
-	if (__builtin_expect(b == MEM_EMPTY, 0)) {
-		ilp->has_max = true;
-		return ilp->max_ready;
-	}
-	for (;;) {
-		for (size_t i = mem_hash(ilp, b);; i = (i + 1) & ilp->mem_mask) {
-			uint64_t *s = &ilp->mem[i * (1 + n)];
-
-			if (s[0] == b)
-				return s + 1;
-			if (s[0] != MEM_EMPTY)
-				continue;
-			if ((ilp->mem_count + 1) * 2 <= ilp->mem_mask + 1) {
-				s[0] = b;
-				ilp->mem_count++;
-				return s + 1;
-			}
-			break;
-		}
-		if (mem_grow(ilp) < 0)
-			return NULL;
-	}
-}
-
-void
-ilp_prefetch(const struct ilp *ilp, const struct ilp_entry *e)
-{
-	size_t stride = 1 + ilp->n;
-
-	/* The register lists, and only the first block of each access: a
-	 * hint, never a fault. */
-	__builtin_prefetch(&e->info->n_regs_read);
-	if (e->read1)
-		__builtin_prefetch(&ilp->mem[mem_hash(ilp, e->read1 >> ilp->block_shift) * stride]);
-	if (e->read2)
-		__builtin_prefetch(&ilp->mem[mem_hash(ilp, e->read2 >> ilp->block_shift) * stride]);
-	if (e->write)
-		__builtin_prefetch(&ilp->mem[mem_hash(ilp, e->write >> ilp->block_shift) * stride], 1);
-}
-
-static inline uint64_t
-last_block(uint64_t ea, uint16_t size, unsigned shift)
-{
-	uint64_t end = ea + size - 1;
-
-	/* wrapped past the top of the address space */
-	return end < ea ? UINT64_MAX >> shift : end >> shift;
-}
-
-static inline __attribute__((always_inline)) void
-read_blocks(const struct ilp *ilp, uint64_t ea, uint16_t size, uint64_t *t, const unsigned n)
-{
-	if (!ea || !size)
-		return;
-	uint64_t b = ea >> ilp->block_shift, last = last_block(ea, size, ilp->block_shift);
-
-	for (;; b++) {
-		const uint64_t *r = mem_find(ilp, b, n);
-
-		if (r) {
-			unsigned w;
-
-			FOR_W
-				t[w] = max_u64(t[w], r[w]);
-		}
-		if (b == last)
-			break;
-	}
-}
-
-static inline __attribute__((always_inline)) int
-write_blocks(struct ilp *ilp, uint64_t ea, uint16_t size, const uint64_t *t, const unsigned n)
-{
-	if (!ea || !size)
-		return 0;
-	uint64_t b = ea >> ilp->block_shift, last = last_block(ea, size, ilp->block_shift);
-
-	for (;; b++) {
-		uint64_t *r = mem_slot(ilp, b, n);
-
-		if (!r)
+		if (!x)
 			return -1;
-		unsigned w;
-
-		FOR_W
-			r[w] = t[w] + 1;
-		if (b == last)
-			break;
+		*l = x;
+		*cap = c;
 	}
+	(*l)[*n].de = de;
+	(*l)[(*n)++].idx = idx;
 	return 0;
 }
 
-static inline __attribute__((always_inline)) int
-step_n(struct ilp *ilp, const struct ilp_entry *e, const unsigned n)
+/* The blocks of [ea, ea + size): the first one in *first, and how many. */
+static inline uint64_t
+block_range(uint64_t ea, uint64_t size, unsigned shift, uint64_t *first)
 {
-	const struct insn_info *ii = e->info;
-	uint64_t t[MICA_ILP_WINDOWS] = { 0 };
-	unsigned w, i;
+	uint64_t end = ea + size - 1, last;
 
-	FOR_W
-		t[w] = ilp->win[w].clock;
-	for (i = 0; i < ii->n_regs_read; i++) {
-		const uint64_t *r = &ilp->reg_ready[(size_t)ii->regs_read[i] * n];
+	*first = ea >> shift;
+	/* wrapped past the top of the address space */
+	last = end < ea ? UINT64_MAX >> shift : end >> shift;
+	return last - *first + 1;
+}
 
-		FOR_W
-			t[w] = max_u64(t[w], r[w]);
+/* The index of block b, numbered now if it is new (its times 0); 0 if out
+ * of memory. */
+static uint32_t
+block_written(struct ilp *ilp, uint64_t b)
+{
+	bool created = false;
+	uint64_t *id = u64map_find(&ilp->blocks, b);	/* inline: the common case */
+
+	if (!id && !(id = u64map_insert(&ilp->blocks, b, &created)))
+		return 0;
+	if (created) {
+		if (ilp->n_blocks == ilp->max_blocks ||
+		    (ilp->n_blocks == ilp->blocks_cap && resize_ready(ilp, 2 * ilp->blocks_cap) < 0)) {
+			u64map_remove(&ilp->blocks, b);
+			return 0;
+		}
+		*id = ilp->n_blocks++;
+		memset(&ilp->ready[(BLOCK0 + *id) * ilp->n], 0, ilp->n * sizeof(*ilp->ready));
 	}
-	read_blocks(ilp, e->read1, e->read1_size, t, n);
-	read_blocks(ilp, e->read2, e->read1_size, t, n);
-	for (i = 0; i < ii->n_regs_written; i++) {
-		uint64_t *r = &ilp->reg_ready[(size_t)ii->regs_written[i] * n];
+	return (uint32_t)((BLOCK0 + *id) * ilp->n);
+}
 
-		FOR_W
-			r[w] = t[w] + 1;
+/* A static instruction's registers, from the pool. */
+static void
+static_init(struct ilp *ilp, struct ilp_static *st, const struct mica_regs *r, const reg_id *regs)
+{
+	const reg_id *rr = regs + r->off;
+	unsigned nw = ilp->n;
+
+	for (unsigned k = 0; k < FIX_READS; k++)
+		st->r[k] = (k < r->n_read ? rr[k] : ZERO) * nw;
+	st->w = (r->n_written ? rr[r->n_read] : SINK) * nw;
+	st->off = r->off;
+	st->more_r = r->n_read > FIX_READS ? (uint8_t)(r->n_read - FIX_READS) : 0;
+	st->more_w = r->n_written > 1 ? (uint8_t)(r->n_written - 1) : 0;
+	st->known = 1;
+}
+
+/* Step one, for the DEs lo..hi-1 of the batch (their accesses are the
+ * slices of the lists whose de index is in that range). */
+static int
+resolve(struct ilp *ilp, const struct mica_batch *b, unsigned lo, unsigned hi)
+{
+	const unsigned nw = ilp->n, shift = ilp->block_shift;
+	unsigned i;
+
+	if (b->n_statics > ilp->n_st) {
+		struct ilp_static *t = mica_sid_table_grow(ilp->st, &ilp->n_st, b->n_statics,
+							   sizeof(*t), 0);
+
+		if (!t)
+			return -1;
+		ilp->st = t;
 	}
-	if (write_blocks(ilp, e->write, e->write_size, t, n) < 0)
-		return -1;
-	FOR_W {
-		struct ilp_window *win = &ilp->win[w];
+	for (i = lo; i < hi; i++) {
+		struct ilp_static *st = &ilp->st[b->de[i].sid];
 
-		win->issue[win->tail] = t[w];
-		if (++win->tail == win->size)
-			win->tail = 0;
-		if (win->tail != win->head)
+		if (__builtin_expect(!st->known, 0))
+			static_init(ilp, st, &b->de[i].r, b->regs);
+		ilp->m[i] = ZERO * nw;
+		ilp->wm[i] = SINK * nw;
+	}
+	ilp->n_xsrc = ilp->n_xdst = 0;
+	/* Writes first: a block is numbered before any read can look it up. */
+	for (i = 0; i < b->n_writes; i++) {
+		const struct mica_access *a = &b->writes[i];
+		uint64_t blk, count;
+
+		if (a->de < lo || a->de >= hi || !a->addr || !a->size)
+			continue;	/* address 0 is no access (Q9) */
+		count = block_range(a->addr, a->size, shift, &blk);
+		for (uint64_t k = 0; k < count; k++, blk++) {
+			uint32_t idx = block_written(ilp, blk);
+
+			if (!idx)
+				return -1;
+			if (!k)
+				ilp->wm[a->de] = idx;
+			else if (push_extra(&ilp->xdst, &ilp->n_xdst, &ilp->cap_xdst, a->de, idx) < 0)
+				return -1;
+		}
+	}
+	for (i = 0; i < b->n_reads; i++) {
+		const struct mica_access *a = &b->reads[i];
+		uint64_t blk, count;
+
+		if (a->de < lo || a->de >= hi || !a->addr || !a->size)
 			continue;
-		win->clock++;
-		win->cycles++;
-		for (uint32_t k = 0; k < win->size && win->issue[win->head] < win->clock; k++)
-			if (++win->head == win->size)
-				win->head = 0;
+		count = block_range(a->addr, a->size, shift, &blk);
+		for (uint64_t k = 0; k < count; k++, blk++) {
+			const uint64_t *id = u64map_find(&ilp->blocks, blk);
+
+			if (!id)	/* never written in the interval: 0 */
+				continue;
+			uint32_t idx = (uint32_t)((BLOCK0 + *id) * nw);
+
+			if (!k && a->op == 0)
+				ilp->m[a->de] = idx;
+			else if (push_extra(&ilp->xsrc, &ilp->n_xsrc, &ilp->cap_xsrc, a->de, idx) < 0)
+				return -1;
+		}
 	}
 	return 0;
 }
 
-static __attribute__((noinline)) int
-step_4(struct ilp *ilp, const struct ilp_entry *e)
+/* Step two: the windows over the DEs lo..hi-1 of the batch.  With 4
+ * windows the times of a DE are one vector (tv), else scalars (t). */
+static inline __attribute__((always_inline)) void
+walk_n(struct ilp *ilp, const struct mica_batch *b, unsigned lo, unsigned hi, const unsigned nw)
 {
-	return step_n(ilp, e, 4);
+	ilp_time c[MICA_ILP_WINDOWS];
+	uint64_t head[MICA_ILP_WINDOWS], size[MICA_ILP_WINDOWS];
+	ilp_time *ring = ilp->ring, *ready = ilp->ready;
+	const uint64_t mask = ilp->mask;
+	uint64_t tail = ilp->tail;
+	const struct ilp_extra *xsrc = ilp->xsrc, *xdst = ilp->xdst;
+	size_t xs = 0, xd = 0, n_xsrc = ilp->n_xsrc, n_xdst = ilp->n_xdst;
+	const v4si one = { 1, 1, 1, 1 };
+	v4si cv = { 0, 0, 0, 0 };
+	unsigned w;
+
+	FOR_W {
+		c[w] = ilp->win[w].clock;
+		head[w] = ilp->win[w].head;
+		size[w] = ilp->win[w].size;
+	}
+	if (nw == 4)
+		cv = (v4si){ c[0], c[1], c[2], c[3] };
+
+/* t = max(t, times at index i) */
+#define SOURCE(i) do {								\
+		const ilp_time *r_ = ready + (i);				\
+		if (nw == 4)							\
+			tv = max_v(tv, *(const v4si *)r_);			\
+		else								\
+			FOR_W							\
+				t[w] = max_t(t[w], r_[w]);			\
+	} while (0)
+/* times at index i = t + 1 */
+#define DEST(i) do {								\
+		ilp_time *d_ = ready + (i);					\
+		if (nw == 4)							\
+			*(v4si *)d_ = tv + one;					\
+		else								\
+			FOR_W							\
+				d_[w] = t[w] + 1;				\
+	} while (0)
+
+	for (unsigned i = lo; i < hi; i++) {
+		const struct ilp_static *st = &ilp->st[b->de[i].sid];
+		ilp_time t[MICA_ILP_WINDOWS];
+		v4si tv = cv;
+
+		FOR_W
+			t[w] = c[w];
+		for (unsigned k = 0; k < FIX_READS; k++)
+			SOURCE(st->r[k]);
+		SOURCE(ilp->m[i]);
+		if (__builtin_expect(st->more_r, 0)) {
+			const reg_id *rr = b->regs + st->off + FIX_READS;
+
+			for (unsigned k = 0; k < st->more_r; k++)
+				SOURCE((size_t)rr[k] * nw);
+		}
+		for (; xs < n_xsrc && xsrc[xs].de == i; xs++)
+			SOURCE(xsrc[xs].idx);
+		DEST(st->w);
+		DEST(ilp->wm[i]);
+		if (__builtin_expect(st->more_w, 0)) {
+			const reg_id *rw = b->regs + st->off + b->de[i].r.n_read + 1;
+
+			for (unsigned k = 0; k < st->more_w; k++)
+				DEST((size_t)rw[k] * nw);
+		}
+		for (; xd < n_xdst && xdst[xd].de == i; xd++)
+			DEST(xdst[xd].idx);
+		if (nw == 4) {
+			*(v4si *)&ring[(tail & mask) * 4] = tv;
+		} else {
+			FOR_W
+				ring[(tail & mask) * nw + w] = t[w];
+		}
+		tail++;
+		FOR_W {
+			if (tail - head[w] != size[w])
+				continue;
+			/* full: one cycle, retire in order */
+			c[w]++;
+			if (nw == 4)
+				cv[w]++;
+			while (head[w] != tail && ring[(head[w] & mask) * nw + w] < c[w])
+				head[w]++;
+			if (tail - head[w] == size[w])	/* nothing retired (Q2) */
+				head[w] = tail;
+		}
+	}
+#undef SOURCE
+#undef DEST
+	FOR_W {
+		ilp->win[w].clock = c[w];
+		ilp->win[w].head = head[w];
+	}
+	ilp->tail = tail;
 }
 
-static __attribute__((noinline)) int
-step_1(struct ilp *ilp, const struct ilp_entry *e)
+/* Move window w's times down by its clock (see the top). */
+static void
+rebase(struct ilp *ilp, unsigned w)
 {
-	return step_n(ilp, e, 1);
+	struct ilp_window *win = &ilp->win[w];
+	ilp_time delta = win->clock;
+	size_t n = (BLOCK0 + ilp->n_blocks) * ilp->n;
+
+	for (size_t i = w; i < n; i += ilp->n)
+		ilp->ready[i] = ilp->ready[i] > delta ? ilp->ready[i] - delta : 0;
+	for (size_t i = w; i < (ilp->mask + 1) * ilp->n; i += ilp->n)
+		ilp->ring[i] = ilp->ring[i] > delta ? ilp->ring[i] - delta : 0;
+	win->base += (uint64_t)delta;
+	win->clock = 0;
+}
+
+/* One copy per window count (1 to MICA_ILP_WINDOWS, checked by ilp_new). */
+static __attribute__((noinline)) void
+walk(struct ilp *ilp, const struct mica_batch *b, unsigned lo, unsigned hi)
+{
+	switch (ilp->n) {
+	case 1:
+		walk_n(ilp, b, lo, hi, 1);
+		break;
+	case 2:
+		walk_n(ilp, b, lo, hi, 2);
+		break;
+	case 3:
+		walk_n(ilp, b, lo, hi, 3);
+		break;
+	default:
+		walk_n(ilp, b, lo, hi, 4);
+		break;
+	}
 }
 
 int
-ilp_step(struct ilp *ilp, const struct ilp_entry *e)
+ilp_run(struct ilp *ilp, const struct mica_batch *b, unsigned lo, unsigned hi)
 {
-	switch (ilp->n) {
-	case 4:
-		return step_4(ilp, e);
-	case 1:
-		return step_1(ilp, e);
-	default:
-		return step_n(ilp, e, ilp->n);
-	}
+	if (lo >= hi)
+		return 0;
+	if (resolve(ilp, b, lo, hi) < 0)
+		return -1;
+	for (unsigned w = 0; w < ilp->n; w++)
+		if (ilp->win[w].clock > ILP_REBASE)
+			rebase(ilp, w);
+	walk(ilp, b, lo, hi);
+	return 0;
 }
 
 void
@@ -338,28 +481,26 @@ ilp_close(struct ilp *ilp, struct mica_ilp_result *out)
 {
 	out->n_windows = ilp->n;
 	for (unsigned w = 0; w < ilp->n; w++) {
-		out->window[w] = ilp->win[w].size;
-		out->cycles[w] = ilp->win[w].cycles;
-		ilp->win[w].cycles = 0;
+		struct ilp_window *win = &ilp->win[w];
+
+		out->window[w] = (uint32_t)win->size;
+		out->cycles[w] = win->base + (uint64_t)win->clock - win->clock0;
+		win->clock0 = win->base + (uint64_t)win->clock;
 	}
 	/* MICA frees the map at every boundary "to avoid huge memory
-	 * requirements": forget every block, and keep a table sized for what
-	 * the interval used (so short intervals clear a small table). */
-	unsigned log2 = MEM_LOG2_MIN;
+	 * requirements": forget every block, and keep tables sized for what
+	 * the interval used (so short intervals clear a small map). */
+	unsigned log2 = 10;
 
-	while (log2 < 64 - ilp->mem_shift && ((size_t)1 << log2) < 4 * ilp->mem_count)
+	while (log2 < 30 && ((size_t)1 << log2) < 4 * ilp->n_blocks)
 		log2++;
-	if (log2 < 64 - ilp->mem_shift) {
-		uint64_t *old = ilp->mem;
+	u64map_clear(&ilp->blocks, log2);
+	if (ilp->blocks_cap > BLOCKS_MIN && ilp->blocks_cap > 4 * ilp->n_blocks) {
+		size_t cap = BLOCKS_MIN;
 
-		if (mem_alloc(ilp, log2) == 0) {
-			free(old);
-			goto cleared;
-		}
+		while (cap < 2 * ilp->n_blocks)
+			cap *= 2;
+		resize_ready(ilp, cap);	/* keeps the larger table if this fails */
 	}
-	for (size_t i = 0, stride = 1 + ilp->n; i <= ilp->mem_mask; i++)
-		ilp->mem[i * stride] = MEM_EMPTY;
-cleared:
-	ilp->mem_count = 0;
-	ilp->has_max = false;
+	ilp->n_blocks = 0;
 }

@@ -2,10 +2,10 @@
  * ILP (spec mica.md §3.1): an ideal out-of-order core limited only by its
  * instruction window and true data dependences.  One struct ilp runs one
  * or more window sizes over the same DE stream (ilp: 32, 64, 128, 256;
- * ilp_one: ilp_size), sharing one table lookup per register and block.
+ * ilp_one: ilp_size), sharing the register and block lookups.
  *
  * The 200-entry DE buffer and the interval checks made while it drains are
- * the driver's (mica_run.c): here a DE is processed when ilp_step() is
+ * the driver's (mica_run.c): here DEs are processed when ilp_run() is
  * called.
  */
 #ifndef MICAD_ILP_H
@@ -13,31 +13,18 @@
 
 #include <stdint.h>
 
-#include "event.h"
 #include "mica.h"
-
-/* What ILP keeps of a DE while it waits in the buffer. */
-struct ilp_entry {
-	const struct insn_info *info;	/* regs_read, regs_written */
-	uint64_t read1, read2, write;	/* addresses; 0 = none (quirk Q9) */
-	uint16_t read1_size, write_size;	/* read2 has read1's size */
-};
 
 struct ilp;
 
+/* NULL if out of memory (or n_windows is not 1..MICA_ILP_WINDOWS, or a
+ * window is not 1..MICA_MAX_ILP_SIZE). */
 struct ilp *ilp_new(const uint32_t *windows, unsigned n_windows, unsigned block_shift);
 void ilp_free(struct ilp *ilp);
 
-/* Fill e from an event (MICA's read1 / read2 / write view). */
-void ilp_entry_from_event(struct ilp_entry *e, const struct insn_event *ev);
-
-/* A hint: start loading what ilp_step(e) will look up in the memory-ready
- * table (the driver calls it a few entries ahead while it drains its
- * buffer).  Changes nothing. */
-void ilp_prefetch(const struct ilp *ilp, const struct ilp_entry *e);
-
-/* Steps 1-7 of §3.1 for one DE; -1 if memory ran out. */
-int ilp_step(struct ilp *ilp, const struct ilp_entry *e);
+/* Steps 1-7 of §3.1 for the DEs lo..hi-1 of batch b, in order; -1 if
+ * memory ran out. */
+int ilp_run(struct ilp *ilp, const struct mica_batch *b, unsigned lo, unsigned hi);
 
 /* The interval's cycle counts into out; reset them and forget the
  * memory-ready map (window, clock and register table are kept). */

@@ -9,6 +9,11 @@
  * instruction, and never matches under `analysis_type: all`; the catch-all
  * category list is cumulative.  In a custom list reg_transfer matches, as
  * in standalone itypes.
+ *
+ * Each static instruction's list of groups is found at its first DE and
+ * kept in a table indexed by its number (sid), with the instruction's DE
+ * count in the interval: a DE costs one increment, and the counts are
+ * spread over the groups at the interval's end.
  */
 #include "config.h"
 
@@ -16,20 +21,23 @@
 #include <string.h>
 
 #include "mica.h"
-#include "u64map.h"
 
 struct itypes {
 	struct itypes_spec *spec;
 	bool own_spec;
 	bool reg_transfer;	/* SPECIAL reg_transfer can match */
-	struct u64map classes;	/* insn_info pointer -> offset << 16 | count */
+	struct itypes_static {
+		uint64_t cls;	/* offset << 16 | count; UINT64_MAX unknown */
+		uint64_t n;	/* DEs in this interval */
+	} *st;			/* [sid] */
+	size_t n_st;
+	uint32_t *touched;	/* sids with n > 0 */
+	size_t n_touched, cap_touched;
 	uint16_t *groups;	/* the lists of group ids */
 	size_t n_groups_used, groups_cap;
 	uint64_t *counts;	/* n_groups + 1 live, then as many closed */
 	char **other;
 	size_t n_other;
-	const struct insn_info *last_ii;
-	uint64_t last_class;
 };
 
 static void
@@ -41,7 +49,8 @@ itypes_destroy(void *p)
 		return;
 	if (it->own_spec)
 		itypes_spec_free(it->spec);
-	u64map_free(&it->classes);
+	free(it->st);
+	free(it->touched);
 	free(it->groups);
 	free(it->counts);
 	for (size_t i = 0; i < it->n_other; i++)
@@ -67,7 +76,7 @@ itypes_create(const struct mica_config *cfg, char *err, size_t errsz)
 			goto oom;
 	}
 	it->counts = calloc(2 * ((size_t)it->spec->n_groups + 1), sizeof(uint64_t));
-	if (!it->counts || u64map_init(&it->classes, 10) < 0)
+	if (!it->counts)
 		goto oom;
 	return it;
 oom:
@@ -170,42 +179,50 @@ classify(struct itypes *it, const struct insn_info *ii, const struct mica_names 
 }
 
 static int
-itypes_event(void *p, const struct insn_event *ev, const struct mica_ctx *ctx)
+itypes_run(void *p, const struct mica_batch *b)
 {
 	struct itypes *it = p;
-	uint64_t c;
 
-	if (ev->info == it->last_ii) {
-		c = it->last_class;
-	} else if (ctx->insn_cache && ctx->insn_cache[MICA_CACHE_ITYPES] != UINT64_MAX) {
-		c = ctx->insn_cache[MICA_CACHE_ITYPES];
-		it->last_ii = ev->info;
-		it->last_class = c;
-	} else {
-		uint64_t *v = u64map_find(&it->classes, (uint64_t)(uintptr_t)ev->info);
+	if (b->n_statics > it->n_st) {
+		size_t old = it->n_st;
+		struct itypes_static *t = mica_sid_table_grow(it->st, &it->n_st, b->n_statics,
+							      sizeof(*t), 0xff);
 
-		if (v) {
-			c = *v;
-		} else {
-			bool created;
-
-			c = classify(it, ev->info, ctx->names);
-			if (c == UINT64_MAX)
-				return -1;
-			v = u64map_insert(&it->classes, (uint64_t)(uintptr_t)ev->info, &created);
-			if (!v)
-				return -1;
-			*v = c;
-		}
-		it->last_ii = ev->info;
-		it->last_class = c;
-		if (ctx->insn_cache)
-			ctx->insn_cache[MICA_CACHE_ITYPES] = c;
+		if (!t)
+			return -1;
+		for (size_t i = old; i < it->n_st; i++)
+			t[i].n = 0;
+		it->st = t;
 	}
-	const uint16_t *g = &it->groups[c >> 16];
+	if (it->cap_touched < it->n_st) {	/* a sid is listed at most once */
+		uint32_t *tl = realloc(it->touched, it->n_st * sizeof(*tl));
 
-	for (unsigned n = c & 0xffff; n; n--, g++)
-		it->counts[*g]++;
+		if (!tl)
+			return -1;
+		it->touched = tl;
+		it->cap_touched = it->n_st;
+	}
+	struct itypes_static *st = it->st;
+	uint32_t *touched = it->touched;
+	size_t nt = it->n_touched;
+
+	for (unsigned i = 0; i < b->n; i++) {
+		const struct mica_de *d = &b->de[i];
+		struct itypes_static *s = &st[d->sid];
+
+		if (__builtin_expect(s->cls == UINT64_MAX, 0)) {
+			uint64_t c = classify(it, b->statics[d->sid].info, b->names);
+
+			if (c == UINT64_MAX) {
+				it->n_touched = nt;
+				return -1;
+			}
+			s->cls = c;
+		}
+		if (!s->n++)
+			touched[nt++] = d->sid;
+	}
+	it->n_touched = nt;
 	return 0;
 }
 
@@ -215,6 +232,15 @@ itypes_close(void *p, struct mica_interval *out)
 	struct itypes *it = p;
 	unsigned n = it->spec->n_groups;
 
+	for (size_t i = 0; i < it->n_touched; i++) {
+		struct itypes_static *s = &it->st[it->touched[i]];
+		const uint16_t *g = &it->groups[s->cls >> 16];
+
+		for (unsigned k = s->cls & 0xffff; k; k--, g++)
+			it->counts[*g] += s->n;
+		s->n = 0;
+	}
+	it->n_touched = 0;
 	/* The result points at a copy kept until the next close. */
 	out->itypes.n_groups = n;
 	out->itypes.n_other = it->n_other;
@@ -227,7 +253,7 @@ itypes_close(void *p, struct mica_interval *out)
 const struct mica_analyzer_ops mica_itypes_ops = {
 	.id = MICA_ITYPES,
 	.create = itypes_create,
-	.event = itypes_event,
+	.run = itypes_run,
 	.close = itypes_close,
 	.destroy = itypes_destroy,
 };

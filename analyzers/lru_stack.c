@@ -12,6 +12,12 @@
  * slots per word, so it is 64 times smaller (6 levels at 2^12 slots, 14 at
  * 2^20) and a prefix count is the tree's prefix over the words below plus
  * a popcount within the word.
+ *
+ * The newest words (at most RECENT + 1, from word fw up to the one cur is
+ * in) are not in the tree yet: a word enters it, with its count, when cur
+ * has moved RECENT words past it.  So a new slot costs no tree update, and
+ * a block re-touched within the last few hundred slots is counted with a
+ * few popcounts and no tree walk at all.
  */
 #include "config.h"
 
@@ -23,12 +29,15 @@
 
 #define W_MIN	(1u << 12)
 #define W_MAX	(4 * LRU_STACK_CAP)
+#define RECENT	8	/* words */
 
 struct lru_stack {
 	uint32_t w;		/* slots (a multiple of 64) */
 	uint32_t cur;		/* next slot */
 	uint32_t low;		/* no live slot below */
 	uint32_t nlive;
+	uint32_t fw;		/* words below fw are in the tree ... */
+	uint32_t nold;		/* ... holding nold live slots (nlive - nold: words >= fw) */
 	uint32_t *fen;		/* Fenwick tree over the words of live, 1-based, w/64 + 1 entries */
 	uint64_t *live;		/* w/64 words, bit i%64 of word i/64 = slot i */
 	uint64_t *blk;
@@ -125,27 +134,46 @@ popcount64(uint64_t x)
 	return (uint32_t)((x * 0x0101010101010101ull) >> 56);
 }
 
-/* Live slots in 0..t. */
-static inline uint32_t
-live_prefix(const struct lru_stack *s, uint32_t t)
-{
-	uint64_t below = s->live[t / 64] & (~0ull >> (63 - t % 64));
-
-	return fen_prefix(s->fen, t / 64) + popcount64(below);
-}
-
-static inline void
-set_live(struct lru_stack *s, uint32_t t)
-{
-	s->live[t / 64] |= 1ull << (t % 64);
-	fen_add(s->fen, s->w / 64, t / 64, 1);
-}
-
+/* Clear live slot t. */
 static inline void
 clear_live(struct lru_stack *s, uint32_t t)
 {
 	s->live[t / 64] &= ~(1ull << (t % 64));
-	fen_add(s->fen, s->w / 64, t / 64, -1);
+	if (t / 64 < s->fw) {
+		fen_add(s->fen, s->w / 64, t / 64, -1);
+		s->nold--;
+	}
+	s->nlive--;
+}
+
+/* Words leave the recent ones for the tree while cur is more than RECENT
+ * words past them. */
+static inline void
+age_words(struct lru_stack *s)
+{
+	while (s->cur / 64 > s->fw + RECENT) {
+		uint32_t c = popcount64(s->live[s->fw]);
+
+		if (c)
+			fen_add(s->fen, s->w / 64, s->fw, (int32_t)c);
+		s->nold += c;
+		s->fw++;
+	}
+}
+
+/* Live slots newer than live slot t. */
+static inline uint32_t
+newer(const struct lru_stack *s, uint32_t t)
+{
+	uint32_t tw = t / 64, d = popcount64(s->live[tw] >> (t % 64) >> 1);
+
+	if (tw >= s->fw) {
+		for (uint32_t u = tw + 1; u <= (s->cur - 1) / 64; u++)
+			d += popcount64(s->live[u]);
+		return d;
+	}
+	/* the tree's words above tw, then every recent word */
+	return d + s->nold - fen_prefix(s->fen, tw + 1) + (s->nlive - s->nold);
 }
 
 /* Move the live slots to 0..nlive-1 (growing the arrays if they are more
@@ -171,14 +199,15 @@ compact(struct lru_stack *s)
 	words = s->w / 64;
 	memset(s->live, 0, (size_t)words * sizeof(*s->live));
 	memset(s->fen, 0, ((size_t)words + 1) * sizeof(*s->fen));
-	for (uint32_t i = 0; i < n / 64; i++) {
+	for (uint32_t i = 0; i < n / 64; i++)
 		s->live[i] = ~0ull;
-		s->fen[i + 1] = 64;
-	}
-	if (n % 64) {
+	if (n % 64)
 		s->live[n / 64] = ~0ull >> (64 - n % 64);
-		s->fen[n / 64 + 1] = n % 64;
-	}
+	/* the tree holds the words more than RECENT below the last one */
+	s->fw = n / 64 > RECENT ? n / 64 - RECENT : 0;
+	s->nold = s->fw * 64;
+	for (uint32_t i = 0; i < s->fw; i++)
+		s->fen[i + 1] = 64;
 	for (uint32_t i = 1; i <= words; i++) {
 		uint32_t j = i + (i & -i);
 
@@ -212,9 +241,8 @@ lru_stack_access(struct lru_stack *s, uint64_t b)
 	if (!created) {
 		uint32_t t = (uint32_t)*slot;
 
-		bucket = lru_stack_bucket(s->nlive - live_prefix(s, t));
+		bucket = lru_stack_bucket(newer(s, t));
 		clear_live(s, t);
-		s->nlive--;
 	} else {
 		bool c;
 		uint64_t *mask = u64map_insert(&s->seen, b >> 6, &c);
@@ -240,10 +268,11 @@ lru_stack_access(struct lru_stack *s, uint64_t b)
 	}
 	uint32_t t = s->cur++;
 
-	set_live(s, t);
+	s->live[t / 64] |= 1ull << (t % 64);	/* a recent word */
 	s->blk[t] = b;
 	*slot = t;
 	s->nlive++;
+	age_words(s);
 	if (s->nlive > LRU_STACK_CAP) {
 		uint32_t wi = s->low / 64;
 		uint64_t m = s->live[wi] & (~0ull << (s->low % 64));
@@ -253,7 +282,6 @@ lru_stack_access(struct lru_stack *s, uint64_t b)
 		s->low = wi * 64 + (uint32_t)__builtin_ctzll(m);
 		clear_live(s, s->low);
 		u64map_remove(&s->slot, s->blk[s->low]);
-		s->nlive--;
 	}
 	s->prev = b;
 	s->has_prev = 1;

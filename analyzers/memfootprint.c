@@ -6,7 +6,12 @@
  * When a page holds at most 64 blocks (page_size - block_size in 0..6,
  * the defaults give 6), blocks and pages share one map: page -> bit mask of
  * its blocks touched, so one lookup serves both counts (pages = keys,
- * blocks = bits set).  Otherwise each is a set of its own.
+ * blocks = bits set), with a small direct-mapped cache of recent pages in
+ * front of it (the masks live in a dense array, so that the cache can
+ * hold their index).  Otherwise each is a set of its own.  The data side
+ * of a batch is taken from its lists of reads and writes (sets: the order
+ * does not matter), the instruction side once per static instruction and
+ * interval.
  */
 #include "config.h"
 
@@ -25,11 +30,16 @@ struct footprint_set {
 };
 
 /* The shared page -> block mask map of data or instructions. */
+#define RECENT	256	/* direct-mapped cache entries (a power of two) */
+
 struct footprint_pages {
-	struct u64map map;
+	struct u64map map;	/* page -> index in mask */
+	uint64_t *mask;		/* bit b: block b of the page touched */
+	size_t n_mask, cap_mask;
 	uint64_t blocks;	/* bits set */
-	uint64_t last_page;	/* the last page looked up ... */
-	uint64_t *last_mask;	/* ... and its mask (NULL: none) */
+	/* recent[page % RECENT]: page -> index; an entry whose page is not
+	 * of its slot (as after recent_clear()) is empty */
+	struct { uint64_t page; size_t idx; } recent[RECENT];
 };
 
 struct memfootprint {
@@ -40,6 +50,8 @@ struct memfootprint {
 	struct footprint_pages pages[2];	/* data, instructions */
 	bool failed;
 	uint64_t epoch;		/* intervals closed */
+	uint64_t *seen;		/* [sid]: the last epoch its bytes were added */
+	size_t n_seen;
 };
 
 static void
@@ -51,9 +63,19 @@ memfootprint_destroy(void *p)
 		return;
 	for (int i = 0; i < N_SETS; i++)
 		u64map_free(&m->set[i].map);
-	for (int i = 0; i < 2; i++)
+	for (int i = 0; i < 2; i++) {
 		u64map_free(&m->pages[i].map);
+		free(m->pages[i].mask);
+	}
+	free(m->seen);
 	free(m);
+}
+
+static void
+recent_clear(struct footprint_pages *p)
+{
+	for (size_t i = 0; i < RECENT; i++)
+		p->recent[i].page = i + 1;
 }
 
 static void *
@@ -71,9 +93,11 @@ memfootprint_create(const struct mica_config *cfg, char *err, size_t errsz)
 	for (i = 0; i < N_SETS; i++)
 		if (u64map_init(&m->set[i].map, m->shared ? 4 : 10) < 0)
 			goto oom;
-	for (i = 0; i < 2; i++)
+	for (i = 0; i < 2; i++) {
 		if (u64map_init(&m->pages[i].map, m->shared ? 10 : 4) < 0)
 			goto oom;
+		recent_clear(&m->pages[i]);
+	}
 	return m;
 oom:
 	memfootprint_destroy(m);
@@ -104,7 +128,35 @@ add_range(struct memfootprint *m, struct footprint_set *s, unsigned shift, uint6
 	}
 }
 
-static inline void
+/* The mask of a page not in the cache (added if new); NULL if out of
+ * memory. */
+static __attribute__((noinline)) uint64_t *
+page_mask_slow(struct footprint_pages *p, uint64_t page)
+{
+	bool created;
+	uint64_t *idx = u64map_find(&p->map, page);
+
+	if (!idx) {
+		if (p->n_mask == p->cap_mask) {
+			size_t cap = p->cap_mask ? 2 * p->cap_mask : 1024;
+			uint64_t *n = realloc(p->mask, cap * sizeof(*n));
+
+			if (!n)
+				return NULL;
+			p->mask = n;
+			p->cap_mask = cap;
+		}
+		if (!(idx = u64map_insert(&p->map, page, &created)))
+			return NULL;
+		*idx = p->n_mask;
+		p->mask[p->n_mask++] = 0;
+	}
+	p->recent[page % RECENT].page = page;
+	p->recent[page % RECENT].idx = *idx;
+	return &p->mask[*idx];
+}
+
+static inline __attribute__((always_inline)) void
 add_blocks(struct memfootprint *m, struct footprint_pages *p, uint64_t addr, uint64_t size)
 {
 	uint64_t first = addr >> m->block_shift, last = (addr + size - 1) >> m->block_shift;
@@ -115,24 +167,16 @@ add_blocks(struct memfootprint *m, struct footprint_pages *p, uint64_t addr, uin
 		last = UINT64_MAX >> m->block_shift;
 	for (uint64_t b = first;; b++) {
 		uint64_t page = b >> sub, bit = (uint64_t)1 << (b & sub_mask);
+		uint64_t *mask;
 
-		if (!p->last_mask || p->last_page != page) {
-			bool created;
-			uint64_t *mask = u64map_find(&p->map, page);
-
-			if (!mask && !(mask = u64map_insert(&p->map, page, &created))) {
-				m->failed = true;
-				p->last_mask = NULL;
-				return;
-			}
-			/* An insert may move the slots: cache only the newest. */
-			p->last_page = page;
-			p->last_mask = mask;
+		if (p->recent[page % RECENT].page == page) {
+			mask = &p->mask[p->recent[page % RECENT].idx];
+		} else if (!(mask = page_mask_slow(p, page))) {
+			m->failed = true;
+			return;
 		}
-		if (!(*p->last_mask & bit)) {
-			*p->last_mask |= bit;
-			p->blocks++;
-		}
+		p->blocks += !(*mask & bit);
+		*mask |= bit;
 		if (b == last)
 			break;
 	}
@@ -152,26 +196,45 @@ add_access(struct memfootprint *m, int blocks, uint64_t addr, uint64_t size)
 }
 
 static int
-memfootprint_event(void *p, const struct insn_event *ev, const struct mica_ctx *ctx)
+memfootprint_run(void *p, const struct mica_batch *b)
 {
 	struct memfootprint *m = p;
-	const struct mica_mem_view v = ctx->mem;
 
-	if (v.read1) {
-		add_access(m, DATA_BLOCKS, v.read1->addr, v.read1->size);
-		if (v.read2)
-			add_access(m, DATA_BLOCKS, v.read2->addr, v.read1->size);
+	if (b->n_statics > m->n_seen) {
+		uint64_t *t = mica_sid_table_grow(m->seen, &m->n_seen, b->n_statics,
+						  sizeof(*t), 0xff);
+
+		if (!t)
+			return -1;
+		m->seen = t;
 	}
-	if (v.write)
-		add_access(m, DATA_BLOCKS, v.write->addr, v.write->size);
-	/* An instruction's own blocks and pages are the same at every DE:
-	 * add them at its first DE of the interval only. */
-	if (!ctx->insn_cache) {
-		add_access(m, INSN_BLOCKS, ev->pc, ev->info->len);
-	} else if (ctx->insn_cache[MICA_CACHE_MEMFOOTPRINT] != m->epoch) {
-		add_access(m, INSN_BLOCKS, ev->pc, ev->info->len);
-		if (!m->failed)
-			ctx->insn_cache[MICA_CACHE_MEMFOOTPRINT] = m->epoch;
+	/* Sets: the order of the accesses does not matter. */
+	if (m->shared) {
+		struct footprint_pages *data = &m->pages[0];
+
+		for (unsigned i = 0; i < b->n_reads; i++)
+			if (b->reads[i].size)
+				add_blocks(m, data, b->reads[i].addr, b->reads[i].size);
+		for (unsigned i = 0; i < b->n_writes; i++)
+			if (b->writes[i].size)
+				add_blocks(m, data, b->writes[i].addr, b->writes[i].size);
+	} else {
+		for (unsigned i = 0; i < b->n_reads; i++)
+			add_access(m, DATA_BLOCKS, b->reads[i].addr, b->reads[i].size);
+		for (unsigned i = 0; i < b->n_writes; i++)
+			add_access(m, DATA_BLOCKS, b->writes[i].addr, b->writes[i].size);
+	}
+	for (unsigned i = 0; i < b->n; i++) {
+		const struct mica_de *d = &b->de[i];
+
+		/* An instruction's own blocks and pages are the same at every
+		 * DE: add them at its first DE of the interval only. */
+		if (m->seen[d->sid] != m->epoch) {
+			const struct mica_static *st = &b->statics[d->sid];
+
+			add_access(m, INSN_BLOCKS, st->pc, st->info->len);
+			m->seen[d->sid] = m->epoch;
+		}
 	}
 	return m->failed ? -1 : 0;
 }
@@ -195,9 +258,9 @@ memfootprint_close(void *p, struct mica_interval *out)
 
 	if (m->shared) {
 		out->memfootprint.data_blocks = m->pages[0].blocks;
-		out->memfootprint.data_pages = m->pages[0].map.count;
+		out->memfootprint.data_pages = m->pages[0].n_mask;
 		out->memfootprint.insn_blocks = m->pages[1].blocks;
-		out->memfootprint.insn_pages = m->pages[1].map.count;
+		out->memfootprint.insn_pages = m->pages[1].n_mask;
 	} else {
 		out->memfootprint.data_blocks = m->set[DATA_BLOCKS].map.count;
 		out->memfootprint.data_pages = m->set[DATA_PAGES].map.count;
@@ -210,16 +273,32 @@ memfootprint_close(void *p, struct mica_interval *out)
 	}
 	m->epoch++;
 	for (int i = 0; i < 2; i++) {
-		u64map_clear(&m->pages[i].map, clear_keep(&m->pages[i].map));
-		m->pages[i].blocks = 0;
-		m->pages[i].last_mask = NULL;
+		struct footprint_pages *fp = &m->pages[i];
+
+		/* keep room for as many pages as this interval had */
+		if (fp->cap_mask > 1024 && fp->cap_mask > 4 * fp->n_mask) {
+			size_t cap = 1024;
+
+			while (cap < 2 * fp->n_mask)
+				cap *= 2;
+			uint64_t *n = realloc(fp->mask, cap * sizeof(*n));
+
+			if (n) {	/* else keep the larger one */
+				fp->mask = n;
+				fp->cap_mask = cap;
+			}
+		}
+		u64map_clear(&fp->map, clear_keep(&fp->map));
+		fp->blocks = 0;
+		fp->n_mask = 0;
+		recent_clear(fp);
 	}
 }
 
 const struct mica_analyzer_ops mica_memfootprint_ops = {
 	.id = MICA_MEMFOOTPRINT,
 	.create = memfootprint_create,
-	.event = memfootprint_event,
+	.run = memfootprint_run,
 	.close = memfootprint_close,
 	.destroy = memfootprint_destroy,
 };

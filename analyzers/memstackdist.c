@@ -4,6 +4,8 @@
  * (spec mica.md §3.7).  Writes are ignored; read2 is sized as read1; the
  * stack is kept across intervals, so "cold" is cold for the whole run.
  * The stack itself is lru_stack.c: exact, O(log n), bounded memory.
+ * A batch is taken as its list of reads (in order), the stack's first
+ * lookup started a few reads ahead.
  */
 #include "config.h"
 
@@ -45,7 +47,7 @@ memstackdist_create(const struct mica_config *cfg, char *err, size_t errsz)
 	return m;
 }
 
-static int
+static inline __attribute__((always_inline)) int
 read_blocks(struct memstackdist *m, uint64_t ea, uint64_t size)
 {
 	uint64_t b, last;
@@ -71,30 +73,22 @@ read_blocks(struct memstackdist *m, uint64_t ea, uint64_t size)
 	return 0;
 }
 
+/* How many DEs ahead the stack's first lookup is started. */
+#define AHEAD	8
+
 static int
-memstackdist_event(void *p, const struct insn_event *ev, const struct mica_ctx *ctx)
+memstackdist_run(void *p, const struct mica_batch *b)
 {
 	struct memstackdist *m = p;
-	const struct mica_mem_view v = ctx->mem;
+	const struct mica_access *a = b->reads;
 
-	(void)ev;
-	if (!v.read1)
-		return 0;
-	if (read_blocks(m, v.read1->addr, v.read1->size) < 0)
-		return -1;
-	if (v.read2 && read_blocks(m, v.read2->addr, v.read1->size) < 0)
-		return -1;
+	for (unsigned i = 0; i < b->n_reads; i++) {
+		if (i + AHEAD < b->n_reads)
+			lru_stack_prefetch(m->stack, a[i + AHEAD].addr >> m->block_shift);
+		if (read_blocks(m, a[i].addr, a[i].size) < 0)
+			return -1;
+	}
 	return 0;
-}
-
-static void
-memstackdist_prefetch(void *p, const struct insn_event *ev, const struct mica_ctx *ctx)
-{
-	const struct memstackdist *m = p;
-
-	(void)ev;
-	if (ctx->mem.read1)
-		lru_stack_prefetch(m->stack, ctx->mem.read1->addr >> m->block_shift);
 }
 
 static void
@@ -109,8 +103,7 @@ memstackdist_close(void *p, struct mica_interval *out)
 const struct mica_analyzer_ops mica_memstackdist_ops = {
 	.id = MICA_MEMSTACKDIST,
 	.create = memstackdist_create,
-	.event = memstackdist_event,
+	.run = memstackdist_run,
 	.close = memstackdist_close,
 	.destroy = memstackdist_destroy,
-	.prefetch = memstackdist_prefetch,
 };

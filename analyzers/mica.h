@@ -4,8 +4,8 @@
  *
  * Each analysis lives in its own file (ilp.c, itypes.c, ppm.c, reg.c,
  * stride.c, memfootprint.c, memstackdist.c) and exports one struct
- * mica_analyzer_ops.  The driver (mica_run.h) feeds them events, decides
- * the interval boundaries and collects their results into a struct
+ * mica_analyzer_ops.  The driver (mica_run.h) feeds them batches of DEs,
+ * decides the interval boundaries and collects their results into a struct
  * mica_interval.  Analyzers are pure: no I/O; they report allocation
  * failure through their return values.
  */
@@ -36,24 +36,73 @@ struct mica_names {
 	void *ctx;
 };
 
-/* What every analysis can see besides the event. */
-struct mica_ctx {
-	const struct mica_config *cfg;
-	const struct mica_names *names;
-	uint64_t total_ins;	/* E, this DE included (reg's clock) */
-	/* insn_event_mica_mem() of this DE, computed once by the driver
-	 * (when stride, memfootprint, memstackdist or ILP runs: the driver's
-	 * need_mem list names the analyses that read it). */
-	struct mica_mem_view mem;
-	/* A cache per static instruction (per insn_info record) in front of
-	 * the analyses' own tables: MICA_CACHE_WORDS words, one per analysis,
-	 * UINT64_MAX until that analysis stores something; NULL if the driver
-	 * has none (then look up as usual).  Valid during the call only. */
-	uint64_t *insn_cache;
+/*
+ * The analyses work on batches of DEs: the driver (mica_run.c) copies what
+ * they read of each event into a struct mica_batch, and hands them the
+ * batch when it holds MICA_BATCH DEs, at each interval boundary and at the
+ * end.  Each analysis then runs one tight loop over the batch, or over the
+ * part of it it looks at (the reads, the writes, the conditional
+ * branches): no call per DE, its state in registers, loads started a few
+ * DEs ahead, and few branches that depend on the DE (those mispredict,
+ * and cost more than all the rest).  The analyses share no state, so
+ * running them one after the other over the same batch gives what running
+ * them DE by DE gives.
+ */
+#define MICA_BATCH	MICA_ILP_BUFFER	/* so that the batch is ILP's buffer (§3.1) */
+_Static_assert(MICA_BATCH <= 256, "mica_access.de is a uint8_t");
+
+/* A static instruction: one per insn_info record, numbered by the driver in
+ * order of first appearance (sid = index in mica_batch.statics). */
+struct mica_static {
+	const struct insn_info *info;
+	uint64_t pc;
 };
 
-enum { MICA_CACHE_ITYPES, MICA_CACHE_PPM, MICA_CACHE_STRIDE, MICA_CACHE_MEMFOOTPRINT,
-       MICA_CACHE_WORDS };
+/* The registers of a static instruction, for reg and ILP, packed in the
+ * driver's pool (mica_batch.regs): regs[off .. off + n_read) are read,
+ * the n_written after them written (insn_info's regs_read and
+ * regs_written); reg_ops is its reg_operand_count. */
+struct mica_regs {
+	uint32_t off;
+	uint8_t n_read, n_written, reg_ops;
+	uint8_t cond;		/* a conditional branch ppm predicts (BR_COND, not XBEGIN) */
+};
+
+/* One DE: its static instruction (its number, and a copy of its
+ * registers) and whether a branch was taken.  Its memory accesses are in
+ * the batch's lists. */
+struct mica_de {
+	uint32_t sid;
+	bool taken;		/* EV_TAKEN */
+	struct mica_regs r;
+};
+
+/* One memory access of a batch: MICA's view of a DE's accesses
+ * (insn_event_mica_mem()), its first read (read1), second read (read2,
+ * with read1's size) and first write. */
+struct mica_access {
+	uint64_t addr;
+	uint32_t sid;
+	uint16_t size;
+	uint8_t op;		/* 0: read1, 1: read2, 2: write */
+	uint8_t de;		/* the DE's index in the batch */
+};
+
+struct mica_batch {
+	const struct mica_de *de;
+	unsigned n;		/* 1 to MICA_BATCH */
+	/* The same DEs' reads and writes, each list in program order, and
+	 * the indexes of those that are conditional branches (mica_regs.cond). */
+	const struct mica_access *reads, *writes;
+	unsigned n_reads, n_writes;
+	const uint8_t *cond;
+	unsigned n_cond;
+	uint64_t e0;		/* E before de[0]: de[i] is DE number e0 + i + 1 (reg's clock) */
+	const struct mica_static *statics;	/* every sid so far (valid during the call) */
+	uint32_t n_statics;
+	const reg_id *regs;	/* the pool of struct mica_regs */
+	const struct mica_names *names;
+};
 
 /* Raw counts of one interval (or of the whole run in full mode). */
 struct mica_ilp_result {
@@ -121,25 +170,26 @@ struct mica_interval {
 
 /*
  * The interface of one analysis.  ILP is driven through its own entry
- * points (ilp.h) because of the 200-entry buffer; the others take every
- * DE through event().
+ * points (ilp.h) because of the interval checks made inside its buffer;
+ * the others take the batches through run().
  *   create:	new state from the configuration; NULL with a message in err
- *   event:	consume one DE; -1 if memory ran out
+ *   run:	consume the batch's DEs, in order; -1 if memory ran out
  *   close:	write the interval's counts into out and reset the interval
  *		state (the per-analysis reset lists of §3)
  *   destroy:	free
- *   prefetch:	optional hint (see below)
  */
 struct mica_analyzer_ops {
 	enum mica_analysis id;
 	void *(*create)(const struct mica_config *cfg, char *err, size_t errsz);
-	int (*event)(void *st, const struct insn_event *ev, const struct mica_ctx *ctx);
+	int (*run)(void *st, const struct mica_batch *b);
 	void (*close)(void *st, struct mica_interval *out);
 	void (*destroy)(void *st);
-	/* Optional: a hint, called for every DE before any analysis' event():
-	 * start loading what event() will need.  Must change nothing. */
-	void (*prefetch)(void *st, const struct insn_event *ev, const struct mica_ctx *ctx);
 };
+
+/* A table with an element per sid, of *n elements of sz bytes, grown to at
+ * least want elements (doubling), the new ones filled with the byte fill:
+ * returns the table, or NULL if out of memory (t is then unchanged). */
+void *mica_sid_table_grow(void *t, size_t *n, size_t want, size_t sz, int fill);
 
 extern const struct mica_analyzer_ops mica_itypes_ops, mica_ppm_ops, mica_reg_ops,
 	mica_stride_ops, mica_memfootprint_ops, mica_memstackdist_ops;

@@ -2,19 +2,31 @@
  * The MICA driver (mica_run.h).
  *
  * Per DE, as MICA (spec mica.md §1.5): H, then E, then the analyses, then
- * in interval mode the boundary test "interval H == S".  ILP is fed
- * through a 200-entry buffer drained when full, when interval H == S, and
- * at the end; while it drains, ilp tests the boundary before each entry and
- * ilp_one after each, against its own copy of the interval counters (the
- * save/restore of `all`, §3.8, which also gives the standalone numbers).
- * So ILP's lines are shifted by the buffer (Q1) but always fall at the same
- * DE as the other analyses' boundary, and one struct mica_interval carries
- * them all.  In full mode the buffer is unobservable and skipped.
+ * in interval mode the boundary test "interval H == S".  The analyses see
+ * the DEs in batches (mica.h): each DE is copied into the batch (its
+ * static instruction's number and registers, its outcome; MICA's memory
+ * view of it into the lists of reads and writes; its index into the list
+ * of conditional branches), and the batch is processed when it holds
+ * MICA_BATCH = 200 DEs, when interval H == S, and at the end: at a
+ * boundary every analysis has seen every DE up to the one that closes the
+ * interval, so the results are those of processing DE by DE.
  *
- * Speed: MICA's memory view of a DE is computed once (mica_ctx.mem); a
- * cache per insn_info record (mica_ctx.insn_cache) lets itypes, ppm, stride
- * and memfootprint skip their own per-instruction lookups; analyses with a
- * prefetch hint get it before any analysis runs, and run last.
+ * The batch is also ILP's 200-entry buffer (§3.1, §3.8): while it drains,
+ * ilp tests the boundary before its first entry and ilp_one after it,
+ * against their own copy of the interval counters (the save/restore of
+ * `all`, which also gives the standalone numbers).  So ILP's lines are
+ * shifted by the buffer (Q1) but always fall at the same DE as the other
+ * analyses' boundary, and one struct mica_interval carries them all.  In
+ * full mode the buffer is unobservable.
+ *
+ * Static instructions are numbered in order of first appearance (one
+ * number per insn_info record and address; found by trying the number
+ * that followed the previous DE's last time, then a hash table): the
+ * analyses keep what they derive from an instruction (itypes' groups,
+ * ppm's branch, stride's slots, memfootprint's last interval, ILP's
+ * registers) in plain arrays indexed by it.  The driver keeps each one's
+ * register lists packed in a pool (struct mica_regs), which reg and ILP
+ * read instead of the larger insn_info.
  */
 #include "config.h"
 
@@ -28,27 +40,26 @@
 static const uint32_t ilp_windows[MICA_ILP_WINDOWS] = { 32, 64, 128, 256 };
 
 /* The analyses driven through mica_analyzer_ops.  They share no state, so
- * the order is free: those with a prefetch hint come last, so the others'
- * work hides the loads they start. */
+ * the order is free. */
 static const struct mica_analyzer_ops *const analyzer_ops[] = {
-	&mica_itypes_ops, &mica_reg_ops, &mica_stride_ops, &mica_memfootprint_ops,
-	&mica_memstackdist_ops, &mica_ppm_ops,
+	&mica_itypes_ops, &mica_ppm_ops, &mica_reg_ops, &mica_stride_ops,
+	&mica_memfootprint_ops, &mica_memstackdist_ops,
 };
 #define N_OPS	(sizeof(analyzer_ops) / sizeof(analyzer_ops[0]))
 
-/* The per-static-instruction cache (mica_ctx.insn_cache): open addressing
- * on the insn_info pointer.  pc is checked on every use, so a record that
- * changed address (it never does) would only start afresh. */
-struct icache_slot {
-	const struct insn_info *key;	/* NULL: empty */
-	const struct insn_info *next;	/* what followed it last time: a prefetch hint */
+/* The static instruction numbers: open addressing on the insn_info
+ * pointer (a slot), and for each sid the instruction that followed it
+ * last time (a guess tried first: the hash slots are spread over more
+ * memory than the cache holds, successive sids are not). */
+struct static_slot {
+	const struct insn_info *info;	/* NULL: empty */
 	uint64_t pc;
-	uint64_t w[MICA_CACHE_WORDS];
+	uint32_t sid;
 };
 
 struct mica_run {
 	const struct mica_config *cfg;
-	struct mica_ctx ctx;
+	const struct mica_names *names;
 	uint32_t tid;
 	mica_interval_fn fn;
 	void *arg;
@@ -60,106 +71,194 @@ struct mica_run {
 	void *state[N_OPS];
 	unsigned n_ops;
 	struct ilp *ilp, *ilp_one;
-	struct ilp_entry buf[MICA_ILP_BUFFER];
+	struct mica_de buf[MICA_BATCH];
 	unsigned n_buf;
+	struct mica_access reads[2 * MICA_BATCH], writes[MICA_BATCH];
+	unsigned n_reads, n_writes;
+	uint8_t cond[MICA_BATCH];
+	unsigned n_cond;
+	uint64_t buf_e0;	/* E before buf[0] */
+	struct mica_static *statics;
+	size_t n_statics, statics_cap;
+	struct static_slot *sh;
+	size_t sh_mask;
+	unsigned sh_shift;
+	struct static_slot *next;	/* [sid] */
+	struct mica_regs *sregs;	/* [sid] */
+	reg_id *regs;		/* their pool */
+	size_t n_regs, cap_regs;
+	uint32_t prev;		/* the previous DE's sid, UINT32_MAX none */
 	struct mica_interval iv;	/* the interval being closed */
 	bool ilp_fired, ilp_one_fired;
 	bool failed;
-	unsigned first_prefetch;	/* ops[first_prefetch..] have a prefetch hint */
-	bool use_icache;
-	bool need_mem;		/* some analysis reads ctx.mem */
-	struct icache_slot *ic;
-	size_t ic_mask, ic_count;
-	struct icache_slot *ic_prev;	/* the previous DE's slot, NULL after a growth */
-	unsigned ic_shift;
+	bool need_mem;		/* some analysis reads the lists of accesses */
 };
 
-static int
-icache_alloc(struct mica_run *run, unsigned log2_cap)
+void *
+mica_sid_table_grow(void *t, size_t *n, size_t want, size_t sz, int fill)
 {
-	struct icache_slot *ic = calloc((size_t)1 << log2_cap, sizeof(*ic));
+	size_t cap = *n ? *n : 256;
 
-	if (!ic)
+	while (cap < want)
+		cap *= 2;
+	char *p = realloc(t, cap * sz);
+
+	if (!p)
+		return NULL;
+	memset(p + *n * sz, fill, (cap - *n) * sz);
+	*n = cap;
+	return p;
+}
+
+static int
+sh_alloc(struct mica_run *run, unsigned log2_cap)
+{
+	struct static_slot *sh = calloc((size_t)1 << log2_cap, sizeof(*sh));
+
+	if (!sh)
 		return -1;
-	run->ic = ic;
-	run->ic_mask = ((size_t)1 << log2_cap) - 1;
-	run->ic_shift = 64 - log2_cap;
+	run->sh = sh;
+	run->sh_mask = ((size_t)1 << log2_cap) - 1;
+	run->sh_shift = 64 - log2_cap;
 	return 0;
 }
 
 static inline size_t
-icache_hash(const struct mica_run *run, const struct insn_info *ii)
+sh_hash(const struct mica_run *run, const struct insn_info *ii)
 {
-	return (size_t)(((uint64_t)(uintptr_t)ii * 0x9e3779b97f4a7c15ull) >> run->ic_shift);
+	return (size_t)(((uint64_t)(uintptr_t)ii * 0x9e3779b97f4a7c15ull) >> run->sh_shift);
 }
 
 static int
-icache_grow(struct mica_run *run)
+sh_grow(struct mica_run *run)
 {
-	struct icache_slot *old = run->ic;
-	size_t old_cap = run->ic_mask + 1;
+	struct static_slot *old = run->sh;
+	size_t old_cap = run->sh_mask + 1;
 
-	if (icache_alloc(run, 64 - run->ic_shift + 1) < 0) {
-		run->ic = old;
+	if (sh_alloc(run, 64 - run->sh_shift + 1) < 0) {
+		run->sh = old;
 		return -1;
 	}
 	for (size_t i = 0; i < old_cap; i++) {
-		if (!old[i].key)
+		if (!old[i].info)
 			continue;
-		size_t j = icache_hash(run, old[i].key);
+		size_t j = sh_hash(run, old[i].info);
 
-		while (run->ic[j].key)
-			j = (j + 1) & run->ic_mask;
-		run->ic[j] = old[i];
+		while (run->sh[j].info)
+			j = (j + 1) & run->sh_mask;
+		run->sh[j] = old[i];
 	}
 	free(old);
-	run->ic_prev = NULL;
 	return 0;
 }
 
-/* The cache words of ev's instruction; NULL if out of memory. */
-static inline uint64_t *
-icache_get(struct mica_run *run, const struct insn_event *ev)
+/* A new static instruction in slot s (empty). */
+static __attribute__((noinline)) int64_t
+static_new(struct mica_run *run, struct static_slot *s, const struct insn_event *ev)
 {
-	const struct insn_info *ii = ev->info;
-	struct icache_slot *s;
+	if (run->n_statics == UINT32_MAX)
+		return -1;
+	if ((run->n_statics + 1) * 2 > run->sh_mask + 1) {
+		if (sh_grow(run) < 0)
+			return -1;
+		for (s = &run->sh[sh_hash(run, ev->info)]; s->info; ) {
+			size_t i = (size_t)(s - run->sh);
 
-	for (;;) {
-		for (size_t i = icache_hash(run, ii);; i = (i + 1) & run->ic_mask) {
-			s = &run->ic[i];
-			if (s->key == ii)
-				goto found;
-			if (!s->key)
-				break;
+			s = &run->sh[(i + 1) & run->sh_mask];
 		}
-		if ((run->ic_count + 1) * 2 <= run->ic_mask + 1)
-			break;
-		if (icache_grow(run) < 0)
-			return NULL;
 	}
-	s->key = ii;
-	s->next = NULL;
+	if (run->n_statics == run->statics_cap) {
+		size_t cap = run->statics_cap ? 2 * run->statics_cap : 1024;
+		struct mica_static *st = realloc(run->statics, cap * sizeof(*st));
+
+		if (!st)
+			return -1;
+		run->statics = st;
+		struct static_slot *nx = realloc(run->next, cap * sizeof(*nx));
+
+		if (!nx)
+			return -1;
+		run->next = nx;
+		struct mica_regs *sr = realloc(run->sregs, cap * sizeof(*sr));
+
+		if (!sr)
+			return -1;
+		run->sregs = sr;
+		run->statics_cap = cap;
+	}
+	const struct insn_info *ii = ev->info;
+	size_t nr = ii->n_regs_read, nw = ii->n_regs_written;
+
+	if (run->n_regs + nr + nw > run->cap_regs) {
+		size_t cap = run->cap_regs ? 2 * run->cap_regs : 4096;
+
+		while (cap < run->n_regs + nr + nw)
+			cap *= 2;
+		if (cap > UINT32_MAX)
+			return -1;
+		reg_id *r = realloc(run->regs, cap * sizeof(*r));
+
+		if (!r)
+			return -1;
+		run->regs = r;
+		run->cap_regs = cap;
+	}
+	struct mica_regs *sr = &run->sregs[run->n_statics];
+
+	sr->off = (uint32_t)run->n_regs;
+	sr->n_read = (uint8_t)nr;
+	sr->n_written = (uint8_t)nw;
+	sr->reg_ops = ii->reg_operand_count;
+	sr->cond = ii->branch == BR_COND && !(ii->flags & INSN_XBEGIN_XEND);
+	if (nr)
+		memcpy(run->regs + run->n_regs, ii->regs_read, nr * sizeof(reg_id));
+	if (nw)
+		memcpy(run->regs + run->n_regs + nr, ii->regs_written, nw * sizeof(reg_id));
+	run->n_regs += nr + nw;
+	run->next[run->n_statics].info = NULL;
+	run->statics[run->n_statics].info = ev->info;
+	run->statics[run->n_statics].pc = ev->pc;
+	s->info = ev->info;
 	s->pc = ev->pc;
-	memset(s->w, 0xff, sizeof(s->w));
-	run->ic_count++;
-	goto done;
-found:
-	if (__builtin_expect(s->pc != ev->pc, 0)) {
-		s->pc = ev->pc;
-		memset(s->w, 0xff, sizeof(s->w));
+	s->sid = (uint32_t)run->n_statics;
+	return (int64_t)run->n_statics++;
+}
+
+static int64_t
+static_lookup(struct mica_run *run, const struct insn_event *ev)
+{
+	for (size_t i = sh_hash(run, ev->info);; i = (i + 1) & run->sh_mask) {
+		struct static_slot *s = &run->sh[i];
+
+		if (s->info == ev->info && s->pc == ev->pc)
+			return s->sid;
+		if (!s->info)
+			return static_new(run, s, ev);
 	}
-done:
-	/* Start loading the slot and the record of the DE likely to come
-	 * next (the one that followed last time). */
-	if (run->ic_prev)
-		run->ic_prev->next = ii;
-	run->ic_prev = s;
-	if (s->next) {
-		__builtin_prefetch(&run->ic[icache_hash(run, s->next)]);
-		__builtin_prefetch(s->next);
-		__builtin_prefetch((const char *)s->next + 64);
+}
+
+/* The number of ev's static instruction; -1 if out of memory. */
+static inline int64_t
+static_id(struct mica_run *run, const struct insn_event *ev)
+{
+	struct static_slot *guess = run->prev != UINT32_MAX ? &run->next[run->prev] : NULL;
+	int64_t sid;
+
+	if (guess && guess->info == ev->info && guess->pc == ev->pc) {
+		sid = guess->sid;
+	} else {
+		sid = static_lookup(run, ev);
+		if (sid < 0)
+			return -1;
+		if (run->prev != UINT32_MAX) {	/* the array may have moved */
+			guess = &run->next[run->prev];
+			guess->info = ev->info;
+			guess->pc = ev->pc;
+			guess->sid = (uint32_t)sid;
+		}
 	}
-	return s->w;
+	run->prev = (uint32_t)sid;
+	return sid;
 }
 
 struct mica_run *
@@ -173,8 +272,7 @@ mica_run_new(const struct mica_config *cfg, const struct mica_names *names, uint
 		return NULL;
 	}
 	run->cfg = cfg;
-	run->ctx.cfg = cfg;
-	run->ctx.names = names;
+	run->names = names;
 	run->tid = tid;
 	run->fn = fn;
 	run->arg = arg;
@@ -189,21 +287,11 @@ mica_run_new(const struct mica_config *cfg, const struct mica_names *names, uint
 			goto fail;
 		run->n_ops++;
 	}
-	/* Hints pay only when other work runs between them and the loads. */
-	run->first_prefetch = run->n_ops;
-	while (run->n_ops > 1 && run->first_prefetch &&
-	       run->ops[run->first_prefetch - 1]->prefetch)
-		run->first_prefetch--;
-	/* The cache pays when it replaces two lookups or more per DE (ppm's
-	 * counts for little: it looks up branches only); one analysis alone
-	 * is faster with its own table. */
-	run->use_icache =
-		!!(cfg->analyses & MICA_BIT(MICA_ITYPES)) + !!(cfg->analyses & MICA_BIT(MICA_STRIDE)) +
-		!!(cfg->analyses & MICA_BIT(MICA_MEMFOOTPRINT)) + !!(cfg->analyses & MICA_BIT(MICA_PPM)) >= 2;
-	run->need_mem = cfg->analyses & (MICA_BIT(MICA_STRIDE) | MICA_BIT(MICA_MEMFOOTPRINT) |
-					 MICA_BIT(MICA_MEMSTACKDIST) | MICA_BIT(MICA_ILP) |
-					 MICA_BIT(MICA_ILP_ONE));
-	if (run->use_icache && icache_alloc(run, 10) < 0) {
+	run->need_mem = cfg->analyses & (MICA_BIT(MICA_ILP) | MICA_BIT(MICA_ILP_ONE) |
+					 MICA_BIT(MICA_STRIDE) | MICA_BIT(MICA_MEMFOOTPRINT) |
+					 MICA_BIT(MICA_MEMSTACKDIST));
+	run->prev = UINT32_MAX;
+	if (sh_alloc(run, 10) < 0) {
 		snprintf(err, errsz, "out of memory");
 		goto fail;
 	}
@@ -214,7 +302,8 @@ mica_run_new(const struct mica_config *cfg, const struct mica_names *names, uint
 	}
 	if ((cfg->analyses & MICA_BIT(MICA_ILP_ONE)) &&
 	    !(run->ilp_one = ilp_new(&cfg->ilp_size, 1, cfg->block_size))) {
-		snprintf(err, errsz, "ilp_one: out of memory");
+		snprintf(err, errsz, "ilp_one: out of memory, or ilp_size not 1 to %u",
+			 MICA_MAX_ILP_SIZE);
 		goto fail;
 	}
 	return run;
@@ -232,7 +321,11 @@ mica_run_free(struct mica_run *run)
 		run->ops[i]->destroy(run->state[i]);
 	ilp_free(run->ilp);
 	ilp_free(run->ilp_one);
-	free(run->ic);
+	free(run->statics);
+	free(run->next);
+	free(run->sregs);
+	free(run->regs);
+	free(run->sh);
 	free(run);
 }
 
@@ -254,49 +347,60 @@ at_boundary(const struct mica_run *run, uint64_t h)
 	return (int64_t)h == run->s;
 }
 
-/* How many entries ahead the drain prefetches ILP's memory-ready slots. */
-#define ILP_AHEAD	8
-
-/* Drain the ILP buffer, with ILP's own boundary tests (§3.1). */
-static int
-ilp_flush(struct mica_run *run)
+/* Process the batch (n_buf >= 1).  ILP's own boundary tests (§3.1): a
+ * boundary can only be pending here at the first entry, since the batch
+ * is processed as soon as one is reached. */
+static __attribute__((noinline)) int
+flush(struct mica_run *run)
 {
-	if (run->ilp) {
-		uint64_t h = run->int_h;
+	const struct mica_batch b = {
+		.de = run->buf,
+		.n = run->n_buf,
+		.reads = run->reads,
+		.writes = run->writes,
+		.n_reads = run->n_reads,
+		.n_writes = run->n_writes,
+		.cond = run->cond,
+		.n_cond = run->n_cond,
+		.e0 = run->buf_e0,
+		.statics = run->statics,
+		.n_statics = (uint32_t)run->n_statics,
+		.regs = run->regs,
+		.names = run->names,
+	};
+	bool boundary = !run->full && at_boundary(run, run->int_h);
 
-		for (unsigned i = 0; i < run->n_buf; i++) {
-			if (i + ILP_AHEAD < run->n_buf)
-				ilp_prefetch(run->ilp, &run->buf[i + ILP_AHEAD]);
-			if (at_boundary(run, h)) {
-				ilp_close(run->ilp, &run->iv.ilp);
-				run->ilp_fired = true;
-				h = 0;
-			}
-			if (ilp_step(run->ilp, &run->buf[i]) < 0)
-				return -1;
+	for (unsigned i = 0; i < run->n_ops; i++)
+		if (run->ops[i]->run(run->state[i], &b) < 0)
+			return -1;
+	if (run->ilp) {
+		if (boundary) {		/* tested before the entry */
+			ilp_close(run->ilp, &run->iv.ilp);
+			run->ilp_fired = true;
 		}
+		if (ilp_run(run->ilp, &b, 0, run->n_buf) < 0)
+			return -1;
 	}
 	if (run->ilp_one) {
-		uint64_t h = run->int_h;
+		unsigned first = boundary ? 1 : run->n_buf;
 
-		for (unsigned i = 0; i < run->n_buf; i++) {
-			if (i + ILP_AHEAD < run->n_buf)
-				ilp_prefetch(run->ilp_one, &run->buf[i + ILP_AHEAD]);
-			if (ilp_step(run->ilp_one, &run->buf[i]) < 0)
-				return -1;
-			if (at_boundary(run, h)) {
-				ilp_close(run->ilp_one, &run->iv.ilp_one);
-				run->ilp_one_fired = true;
-				h = 0;
-			}
+		if (ilp_run(run->ilp_one, &b, 0, first) < 0)
+			return -1;
+		if (boundary) {		/* tested after the entry */
+			ilp_close(run->ilp_one, &run->iv.ilp_one);
+			run->ilp_one_fired = true;
 		}
+		if (ilp_run(run->ilp_one, &b, first, run->n_buf) < 0)
+			return -1;
 	}
+	run->buf_e0 += run->n_buf;
 	run->n_buf = 0;
+	run->n_reads = run->n_writes = run->n_cond = 0;
 	return 0;
 }
 
 /* Close the interval: collect every analysis' counts and deliver them. */
-static int
+static __attribute__((noinline)) int
 deliver(struct mica_run *run, bool final)
 {
 	struct mica_interval *iv = &run->iv;
@@ -330,6 +434,7 @@ mica_run_event(struct mica_run *run, const struct insn_event *ev)
 {
 	bool aligned = !(ev->flags & EV_REP) ||
 		((ev->flags & EV_REP_FIRST) && ev->rep_count > 0);
+	bool boundary = false;
 
 	if (run->failed)
 		return -1;
@@ -338,42 +443,58 @@ mica_run_event(struct mica_run *run, const struct insn_event *ev)
 	if (!run->full) {
 		run->int_h += aligned;
 		run->int_e++;
+		boundary = at_boundary(run, run->int_h);
 	}
-	run->ctx.total_ins = run->total_e;
-	if (run->need_mem)
-		run->ctx.mem = insn_event_mica_mem(ev);
-	run->ctx.insn_cache = run->use_icache && ev->info ? icache_get(run, ev) : NULL;
-	for (unsigned i = run->first_prefetch; i < run->n_ops; i++)
-		run->ops[i]->prefetch(run->state[i], ev, &run->ctx);
-	for (unsigned i = 0; i < run->n_ops; i++)
-		if (run->ops[i]->event(run->state[i], ev, &run->ctx) < 0)
-			goto fail;
-	if (run->ilp || run->ilp_one) {
-		const struct mica_mem_view *v = &run->ctx.mem;
-		struct ilp_entry tmp;
-		/* Filled in place, field by field (a copy of a struct built on
-		 * the stack stalls on store forwarding). */
-		struct ilp_entry *e = run->full ? &tmp : &run->buf[run->n_buf];
 
-		e->info = ev->info;
-		e->read1 = v->read1 ? v->read1->addr : 0;
-		e->read1_size = v->read1 ? v->read1->size : 0;
-		e->read2 = v->read2 ? v->read2->addr : 0;
-		e->write = v->write ? v->write->addr : 0;
-		e->write_size = v->write ? v->write->size : 0;
-		if (run->full) {
-			if ((run->ilp && ilp_step(run->ilp, e) < 0) ||
-			    (run->ilp_one && ilp_step(run->ilp_one, e) < 0))
-				goto fail;
-		} else {
-			run->n_buf++;
-			if ((run->n_buf == MICA_ILP_BUFFER || at_boundary(run, run->int_h)) &&
-			    ilp_flush(run) < 0)
-				goto fail;
-		}
-	}
-	if (!run->full && at_boundary(run, run->int_h) && deliver(run, false) < 0)
+	int64_t sid = static_id(run, ev);
+
+	if (sid < 0)
 		goto fail;
+
+	struct mica_de *d = &run->buf[run->n_buf];
+
+	d->sid = (uint32_t)sid;
+	d->taken = ev->flags & EV_TAKEN;
+	d->r = run->sregs[sid];
+	run->cond[run->n_cond] = (uint8_t)run->n_buf;	/* kept if it is one */
+	run->n_cond += d->r.cond;
+
+	/* MICA's view of the accesses (insn_event_mica_mem()): the first two
+	 * reads, read2 with read1's size, and the first write. */
+	unsigned nr = 0, nw = 0, n_mem = run->need_mem ? ev->n_mem : 0;
+	uint16_t size1 = 0;
+
+	for (unsigned i = 0; i < n_mem; i++) {
+		const struct mem_access *m = &ev->mem[i];
+		struct mica_access *a;
+
+		if (m->dir == MEM_READ) {
+			if (nr == 2)
+				continue;
+			a = &run->reads[run->n_reads++];
+			if (!nr)
+				size1 = m->size;
+			a->op = (uint8_t)nr++;
+			a->size = size1;
+		} else {
+			if (nw)
+				continue;
+			a = &run->writes[run->n_writes++];
+			a->op = 2;
+			a->size = m->size;
+			nw++;
+		}
+		a->addr = m->addr;
+		a->sid = (uint32_t)sid;
+		a->de = (uint8_t)run->n_buf;
+	}
+	run->n_buf++;
+	if (run->n_buf == MICA_BATCH || boundary) {
+		if (flush(run) < 0)
+			goto fail;
+		if (boundary && deliver(run, false) < 0)
+			goto fail;
+	}
 	return 0;
 fail:
 	run->failed = true;
@@ -385,7 +506,7 @@ mica_run_finish(struct mica_run *run)
 {
 	if (run->failed)
 		return -1;
-	if (run->n_buf && ilp_flush(run) < 0)
+	if (run->n_buf && flush(run) < 0)
 		goto fail;
 	if (deliver(run, true) < 0)
 		goto fail;

@@ -57,34 +57,41 @@ reg_create(const struct mica_config *cfg, char *err, size_t errsz)
 }
 
 static int
-reg_event(void *p, const struct insn_event *ev, const struct mica_ctx *ctx)
+reg_run(void *p, const struct mica_batch *b)
 {
 	struct reg *r = p;
-	const struct insn_info *ii = ev->info;
-	uint64_t e = ctx->total_ins;
-	unsigned i;
+	struct reg_state *st = r->st;
+	struct mica_reg_result *cur = &r->cur;
+	uint64_t e = b->e0;
 
-	for (i = 0; i < ii->n_regs_read; i++) {
-		struct reg_state *rs = &r->st[ii->regs_read[i]];
-		uint64_t age = e - rs->prod;
+	for (unsigned k = 0; k < b->n; k++) {
+		const struct mica_regs *sr = &b->de[k].r;
+		const reg_id *rr = b->regs + sr->off, *rw = rr + sr->n_read;
+		unsigned i;
 
-		r->cur.age_dist[age < MICA_REG_HIST - 1 ? age : MICA_REG_HIST - 1]++;
-		rs->uses++;
-		rs->ref = 1;
-	}
-	for (i = 0; i < ii->n_regs_written; i++) {
-		struct reg_state *rs = &r->st[ii->regs_written[i]];
+		e++;	/* this DE's E */
+		for (i = 0; i < sr->n_read; i++) {
+			struct reg_state *rs = &st[rr[i]];
+			uint64_t age = e - rs->prod;
 
-		if (rs->ref) {
-			uint64_t u = rs->uses;
-
-			r->cur.use_dist[u < MICA_REG_HIST - 1 ? u : MICA_REG_HIST - 1]++;
+			cur->age_dist[age < MICA_REG_HIST - 1 ? age : MICA_REG_HIST - 1]++;
+			rs->uses++;
+			rs->ref = 1;
 		}
-		rs->prod = e;
-		rs->uses = 0;
-		rs->ref = 1;
+		for (i = 0; i < sr->n_written; i++) {
+			struct reg_state *rs = &st[rw[i]];
+
+			if (rs->ref) {
+				uint64_t u = rs->uses;
+
+				cur->use_dist[u < MICA_REG_HIST - 1 ? u : MICA_REG_HIST - 1]++;
+			}
+			rs->prod = e;
+			rs->uses = 0;
+			rs->ref = 1;
+		}
+		cur->op_count[sr->reg_ops]++;
 	}
-	r->cur.op_count[ii->reg_operand_count]++;
 	return 0;
 }
 
@@ -100,7 +107,7 @@ reg_close(void *p, struct mica_interval *out)
 const struct mica_analyzer_ops mica_reg_ops = {
 	.id = MICA_REG,
 	.create = reg_create,
-	.event = reg_event,
+	.run = reg_run,
 	.close = reg_close,
 	.destroy = reg_destroy,
 };

@@ -8,6 +8,10 @@
  * counts are per memory operand access.  Static identity is the address.
  * Fixed: slots of new static operands start at 0 (B7).  Only the counts
  * at the printed thresholds are kept (MICA: 2^19-entry histograms).
+ *
+ * Reads and writes are separate streams (their own last byte, their own
+ * histograms), so a batch is taken as its list of reads, then its list of
+ * writes: no branch on what each DE accesses.
  */
 #include "config.h"
 
@@ -16,8 +20,6 @@
 
 #include "mica.h"
 #include "u64map.h"
-
-static const uint64_t thresholds[MICA_STRIDE_CUM] = { 0, 8, 64, 512, 4096, 32768, 262144 };
 
 enum { LOCAL_READ, GLOBAL_READ, LOCAL_WRITE, GLOBAL_WRITE };
 
@@ -28,8 +30,8 @@ struct stride {
 	uint64_t last_read, last_write;
 	uint64_t reads, writes;
 	uint64_t hist[4][MICA_STRIDE_CUM + 1];	/* by first threshold >= stride */
-	uint64_t last_pc;
-	size_t last_idx;
+	uint32_t *sidx;		/* [sid]: slot index, UINT32_MAX unknown */
+	size_t n_sidx;
 };
 
 static void
@@ -41,6 +43,7 @@ stride_destroy(void *p)
 		return;
 	u64map_free(&s->index);
 	free(s->slot);
+	free(s->sidx);
 	free(s);
 }
 
@@ -56,34 +59,26 @@ stride_create(const struct mica_config *cfg, char *err, size_t errsz)
 			strncpy(err, "stride: out of memory", errsz - 1), err[errsz - 1] = '\0';
 		return NULL;
 	}
-	s->last_idx = SIZE_MAX;
 	return s;
 }
 
-/* The first k with d <= thresholds[k], or MICA_STRIDE_CUM: the thresholds
- * are 0 and 8^k, so for d >= 1 it is 1 + (bits(d - 1) - 1) / 3 with at
- * least 3 bits counted, capped (bits(x) = the bit length of x). */
+/* The first k with d <= 0, 8, 64, 512, 4096, 32768, 262144 (the k-th), or
+ * MICA_STRIDE_CUM: the thresholds are 0 and 8^k, so for d >= 1 it is
+ * 1 + (bits(d - 1) - 1) / 3 with at least 3 bits counted, capped (bits(x)
+ * = the bit length of x); this table holds it by bits(d - 1) (bits(0)
+ * counted as 1).  tests/mica_unit checks d and d + 1 at every threshold. */
+static const uint8_t bin_of_bits[65] = {
+	1, 1, 1, 1, 2, 2, 2, 3, 3, 3, 4, 4, 4, 5, 5, 5, 6, 6, 6,
+	7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7,
+	7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7,
+};
+
 static inline unsigned
 bin(uint64_t d)
 {
-	unsigned bits, k;
+	unsigned k = bin_of_bits[64 - __builtin_clzll((d - 1) | 1)];
 
-	if (d == 0)
-		return 0;
-	bits = d - 1 < 8 ? 3 : 64 - (unsigned)__builtin_clzll(d - 1);
-	k = 1 + (bits - 1) / 3;
-	return k < MICA_STRIDE_CUM ? k : MICA_STRIDE_CUM;
-}
-
-/* The definition, for the self-check of the formula above. */
-static inline __attribute__((unused)) unsigned
-bin_slow(uint64_t d)
-{
-	unsigned k = 0;
-
-	while (k < MICA_STRIDE_CUM && d > thresholds[k])
-		k++;
-	return k;
+	return d ? k : 0;
 }
 
 static inline uint64_t
@@ -92,73 +87,99 @@ absdiff(uint64_t a, uint64_t b)
 	return a > b ? a - b : b - a;
 }
 
-static void
-stride_access(struct stride *s, uint64_t *slot, uint64_t *last, int local, uint64_t ea, uint64_t size)
+/* One access: its local stride (from the operand's last access) and its
+ * global one (from the last access of the same direction). */
+static inline __attribute__((always_inline)) void
+stride_access(uint64_t (*hist)[MICA_STRIDE_CUM + 1], uint64_t *slot, uint64_t *last, int local,
+	      uint64_t ea, uint64_t size)
 {
 	uint64_t end = ea + size - 1;
 
-	s->hist[local][bin(absdiff(ea, *slot))]++;
+	hist[local][bin(absdiff(ea, *slot))]++;
 	*slot = end;
-	s->hist[local + 1][bin(absdiff(ea, *last))]++;
+	hist[local + 1][bin(absdiff(ea, *last))]++;
 	*last = end;
 }
 
+/* The slot index of the instruction at pc (new slots start at 0); -1 if
+ * out of memory. */
+static int64_t
+slot_of(struct stride *s, uint64_t pc)
+{
+	bool created = false;
+	uint64_t *x = u64map_find(&s->index, pc);
+
+	if (!x && !(x = u64map_insert(&s->index, pc, &created)))
+		return -1;
+	if (created) {
+		uint64_t (*n)[3] = NULL;
+
+		if (s->n_slot == s->cap_slot &&
+		    (s->n_slot >= UINT32_MAX / 2 ||
+		     !(n = realloc(s->slot, 2 * (s->cap_slot ? s->cap_slot : 128) * sizeof(*n))))) {
+			u64map_remove(&s->index, pc);
+			return -1;
+		}
+		if (n) {
+			s->slot = n;
+			s->cap_slot = 2 * (s->cap_slot ? s->cap_slot : 128);
+		}
+		memset(s->slot[s->n_slot], 0, sizeof(s->slot[0]));
+		*x = s->n_slot++;
+	}
+	return (int64_t)*x;
+}
+
+/* The accesses a[0..n) of one direction; local is LOCAL_READ or
+ * LOCAL_WRITE, last the direction's last byte. */
 static int
-stride_event(void *p, const struct insn_event *ev, const struct mica_ctx *ctx)
+stride_list(struct stride *s, const struct mica_batch *b, const struct mica_access *a,
+	    unsigned n, uint64_t *last, int local)
+{
+	uint64_t (*hist)[MICA_STRIDE_CUM + 1] = s->hist;
+	uint64_t l = *last;
+	unsigned i;
+	int ret = 0;
+
+	for (i = 0; i < n; i++) {
+		uint32_t idx = s->sidx[a[i].sid];
+
+		if (__builtin_expect(idx == UINT32_MAX, 0)) {
+			int64_t x = slot_of(s, b->statics[a[i].sid].pc);
+
+			if (x < 0) {
+				ret = -1;
+				break;
+			}
+			idx = s->sidx[a[i].sid] = (uint32_t)x;
+		}
+		stride_access(hist, &s->slot[idx][a[i].op], &l, local, a[i].addr, a[i].size);
+	}
+	*last = l;
+	if (local == LOCAL_READ)
+		s->reads += i;
+	else
+		s->writes += i;
+	return ret;
+}
+
+static int
+stride_run(void *p, const struct mica_batch *b)
 {
 	struct stride *s = p;
-	const struct mica_mem_view v = ctx->mem;
-	size_t idx;
 
-	if (!v.read1 && !v.write)
-		return 0;
-	if (ev->pc == s->last_pc && s->last_idx != SIZE_MAX) {
-		idx = s->last_idx;
-	} else if (ctx->insn_cache && ctx->insn_cache[MICA_CACHE_STRIDE] != UINT64_MAX) {
-		idx = (size_t)ctx->insn_cache[MICA_CACHE_STRIDE];
-		s->last_pc = ev->pc;
-		s->last_idx = idx;
-	} else {
-		bool created = false;
-		uint64_t *x = u64map_find(&s->index, ev->pc);
+	if (b->n_statics > s->n_sidx) {
+		uint32_t *t = mica_sid_table_grow(s->sidx, &s->n_sidx, b->n_statics,
+						  sizeof(*t), 0xff);
 
-		if (!x && !(x = u64map_insert(&s->index, ev->pc, &created)))
+		if (!t)
 			return -1;
-		if (created) {
-			if (s->n_slot == s->cap_slot) {
-				size_t cap = s->cap_slot ? s->cap_slot * 2 : 256;
-				uint64_t (*n)[3] = realloc(s->slot, cap * sizeof(*n));
-
-				if (!n) {
-					u64map_remove(&s->index, ev->pc);
-					return -1;
-				}
-				s->slot = n;
-				s->cap_slot = cap;
-			}
-			memset(s->slot[s->n_slot], 0, sizeof(s->slot[0]));
-			*x = s->n_slot++;
-		}
-		idx = *x;
-		s->last_pc = ev->pc;
-		s->last_idx = idx;
-		if (ctx->insn_cache)
-			ctx->insn_cache[MICA_CACHE_STRIDE] = idx;
+		s->sidx = t;
 	}
-	if (v.read1) {
-		s->reads++;
-		stride_access(s, &s->slot[idx][0], &s->last_read, LOCAL_READ, v.read1->addr, v.read1->size);
-		if (v.read2) {
-			s->reads++;
-			stride_access(s, &s->slot[idx][1], &s->last_read, LOCAL_READ, v.read2->addr,
-			       v.read1->size);
-		}
-	}
-	if (v.write) {
-		s->writes++;
-		stride_access(s, &s->slot[idx][2], &s->last_write, LOCAL_WRITE, v.write->addr,
-		       v.write->size);
-	}
+	/* Reads and writes are separate streams: each list in order. */
+	if (stride_list(s, b, b->reads, b->n_reads, &s->last_read, LOCAL_READ) < 0 ||
+	    stride_list(s, b, b->writes, b->n_writes, &s->last_write, LOCAL_WRITE) < 0)
+		return -1;
 	return 0;
 }
 
@@ -190,7 +211,7 @@ stride_close(void *p, struct mica_interval *out)
 const struct mica_analyzer_ops mica_stride_ops = {
 	.id = MICA_STRIDE,
 	.create = stride_create,
-	.event = stride_event,
+	.run = stride_run,
 	.close = stride_close,
 	.destroy = stride_destroy,
 };

@@ -2,24 +2,35 @@
  * MICA analyses throughput: events per second for each analysis and for
  * `all` on a generated stream with a realistic mix (loads, stores,
  * branches, stack traffic, REP strings), memstackdist's LRU stack alone on
- * small and large footprints, and peak memory.  Built by 'make bench'.
+ * small and large footprints, and peak memory; and, in the same run, the
+ * raw single-step rate (a bare PTRACE_SINGLESTEP loop, as bench/step_bench
+ * measures it), so that the analyses' rate is printed as a multiple of
+ * what tracing can deliver.  Built by 'make bench-mica' (and 'make bench').
  *
- * The raw single-step rate of the tracer is measured by bench/step_bench
- * (make bench-tracer) in the same 'make bench' run: the analyses must stay
- * far above it.
- *
- * Rates are per second of CPU time of this process (one core).
+ * Rates are per second of CPU time of this process (one core), the median
+ * of 3 runs: the machine is shared, and CPU time and medians keep the
+ * figures steady.  The single-step rate is per wall second (the tracee's
+ * run time and the kernel's are what limit it).
  *
  * Usage: mica_bench [EVENTS [ANALYSIS]]   (default 10^7, every analysis)
  */
 #include "config.h"
 
+#include <errno.h>
 #include <inttypes.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
+#include <sched.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ptrace.h>
 #include <sys/resource.h>
+#include <sys/wait.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "lru_stack.h"
 #include "mica_run.h"
@@ -244,15 +255,32 @@ gen_only(uint64_t n)
 	return now() - t0;
 }
 
-static void
-bench_analysis(const char *type, uint64_t n, double t_gen)
+#define RUNS	3
+
+static int
+cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static double
+median(double *v, int n)
+{
+	qsort(v, (size_t)n, sizeof(*v), cmp_double);
+	return v[n / 2];
+}
+
+/* One run of analysis type over n events: CPU seconds. */
+static double
+run_analysis(const char *type, uint64_t n, uint64_t *intervals)
 {
 	struct mica_config cfg;
 	char conf[128], err[256];
 	struct mica_run *run;
 	struct gen g = { .sp = 0x7fff0000 };
 	struct insn_event ev;
-	uint64_t intervals = 0;
 
 	snprintf(conf, sizeof(conf), "analysis_type: %s\ninterval_size: 1000000\nilp_size: 64\n", type);
 	mica_config_init(&cfg);
@@ -260,7 +288,8 @@ bench_analysis(const char *type, uint64_t n, double t_gen)
 		fprintf(stderr, "%s\n", err);
 		exit(1);
 	}
-	run = mica_run_new(&cfg, &names, 1, count_interval, &intervals, err, sizeof(err));
+	*intervals = 0;
+	run = mica_run_new(&cfg, &names, 1, count_interval, intervals, err, sizeof(err));
 	if (!run) {
 		fprintf(stderr, "%s\n", err);
 		exit(1);
@@ -275,33 +304,139 @@ bench_analysis(const char *type, uint64_t n, double t_gen)
 			exit(1);
 		}
 	}
-	mica_run_finish(run);
-	double t = now() - t0, ta = t - t_gen > 1e-9 ? t - t_gen : 1e-9;
+	if (mica_run_finish(run) < 0) {
+		fprintf(stderr, "mica_run_finish failed\n");
+		exit(1);
+	}
+	double t = now() - t0;
 
-	printf("%-14s %8.2f M events/s (analysis only: %8.2f M/s)  %3" PRIu64
-	       " intervals  peak RSS %ld MiB\n", type, n / t / 1e6, n / ta / 1e6, intervals,
-	       peak_kib() / 1024);
 	mica_run_free(run);
 	mica_config_free(&cfg);
+#ifdef __GLIBC__
+	malloc_trim(0);	/* so that the next run's peak memory is its own */
+#endif
+	return t;
+}
+
+/* The median rate of `type` (M events/s), printed with the rate of the
+ * analysis alone (the generator's time taken out) and the ratio to the
+ * single-step rate (0: not measured). */
+static double
+bench_analysis(const char *type, uint64_t n, double t_gen, double step_rate)
+{
+	double rate[RUNS], alone[RUNS];
+	uint64_t intervals = 0;
+
+	for (int r = 0; r < RUNS; r++) {
+		double t = run_analysis(type, n, &intervals);
+		double ta = t - t_gen > 1e-9 ? t - t_gen : 1e-9;
+
+		rate[r] = n / t / 1e6;
+		alone[r] = n / ta / 1e6;
+	}
+	double m = median(rate, RUNS), ma = median(alone, RUNS);
+
+	printf("%-14s %8.2f M events/s (analysis only: %8.2f M/s)", type, m, ma);
+	if (step_rate > 0)
+		printf("  %7.0f x the trap rate", m * 1e6 / step_rate);
+	printf("  %3" PRIu64 " intervals  peak RSS %ld MiB\n", intervals, peak_kib() / 1024);
+	return m;
 }
 
 static void
 bench_lru(const char *what, uint64_t n, uint64_t footprint)
 {
-	struct lru_stack *s = lru_stack_new();
+	double rate[RUNS];
 	uint64_t cold = 0;
-	double t0;
+	double held = 0;
 
-	rng = 12345;
-	t0 = now();
-	for (uint64_t i = 0; i < n; i++)
-		cold += lru_stack_access(s, xorshift() % footprint) == LRU_STACK_COLD;
-	double t = now() - t0;
+	for (int r = 0; r < RUNS; r++) {
+		struct lru_stack *s = lru_stack_new();
+		double t0;
 
+		if (!s) {
+			fprintf(stderr, "lru_stack_new: out of memory\n");
+			exit(1);
+		}
+		rng = 12345;
+		cold = 0;
+		t0 = now();
+		for (uint64_t i = 0; i < n; i++)
+			cold += lru_stack_access(s, xorshift() % footprint) == LRU_STACK_COLD;
+		rate[r] = n / (now() - t0) / 1e6;
+		held = lru_stack_bytes(s) / 1048576.0;
+		lru_stack_free(s);
+#ifdef __GLIBC__
+		malloc_trim(0);
+#endif
+	}
 	printf("memstackdist stack, %-26s %8.2f M accesses/s  (%" PRIu64 " cold, %.1f MiB held)"
-	       "  peak RSS %ld MiB\n", what, n / t / 1e6, cold, lru_stack_bytes(s) / 1048576.0,
-	       peak_kib() / 1024);
-	lru_stack_free(s);
+	       "  peak RSS %ld MiB\n", what, median(rate, RUNS), cold, held, peak_kib() / 1024);
+}
+
+static double
+wall(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+/*
+ * The raw single-step rate: a child that spins, stepped by
+ * PTRACE_SINGLESTEP + waitpid `steps` times, both pinned to this CPU (as
+ * micad runs by default).  Steps per wall second, or 0 (with a message)
+ * if ptrace is not allowed here.
+ */
+static double
+step_rate(unsigned long steps)
+{
+	cpu_set_t set, old;
+	int status, pinned;
+	pid_t pid;
+	double t0, t;
+
+	pinned = sched_getaffinity(0, sizeof(old), &old) == 0;
+	CPU_ZERO(&set);
+	CPU_SET(sched_getcpu() >= 0 ? sched_getcpu() : 0, &set);
+	if (pinned && sched_setaffinity(0, sizeof(set), &set) < 0)
+		pinned = 0;
+	pid = fork();
+	if (pid < 0) {
+		perror("mica_bench: fork");
+		return 0;
+	}
+	if (pid == 0) {
+		volatile unsigned long x = 0;
+
+		if (ptrace(PTRACE_TRACEME, 0, NULL, NULL) < 0)
+			_exit(127);
+		raise(SIGSTOP);
+		for (;;)
+			x++;
+	}
+	if (waitpid(pid, &status, 0) < 0 || !WIFSTOPPED(status)) {
+		fprintf(stderr, "mica_bench: the single-step child did not stop (ptrace not allowed?)\n");
+		kill(pid, SIGKILL);
+		waitpid(pid, &status, 0);
+		return 0;
+	}
+	t0 = wall();
+	for (unsigned long i = 0; i < steps; i++) {
+		if (ptrace(PTRACE_SINGLESTEP, pid, NULL, NULL) < 0 || waitpid(pid, &status, 0) < 0) {
+			fprintf(stderr, "mica_bench: PTRACE_SINGLESTEP: %s\n", strerror(errno));
+			kill(pid, SIGKILL);
+			waitpid(pid, &status, 0);
+			return 0;
+		}
+	}
+	t = wall() - t0;
+	kill(pid, SIGKILL);
+	waitpid(pid, &status, 0);
+	if (pinned)
+		sched_setaffinity(0, sizeof(old), &old);
+	return steps / t;
 }
 
 int
@@ -312,20 +447,43 @@ main(int argc, char **argv)
 		"all",
 	};
 	uint64_t n = argc > 1 ? strtoull(argv[1], NULL, 10) : 10000000;
+	double steps[RUNS], step = 0, all = 0;
 
 	make_program();
-	double t_gen = gen_only(n);
+	if (argc <= 2) {
+		for (int r = 0; r < RUNS; r++)
+			steps[r] = step_rate(100000);
+		step = median(steps, RUNS);
+		if (step > 0)
+			printf("raw single-step rate (PTRACE_SINGLESTEP + waitpid, pinned, median of %d):"
+			       " %.0f steps/s\n", RUNS, step);
+	}
+
+	double g[RUNS];
+
+	for (int r = 0; r < RUNS; r++)
+		g[r] = gen_only(n);
+
+	double t_gen = median(g, RUNS);
 
 	printf("MICA analyses on %" PRIu64 " generated events (interval_size 1000000; "
-	       "rates per CPU second); generator alone: %.2f M events/s\n", n, n / t_gen / 1e6);
-	for (size_t i = 0; i < sizeof(types) / sizeof(types[0]); i++)
-		if (argc <= 2 || strcmp(argv[2], types[i]) == 0)
-			bench_analysis(types[i], n, t_gen);
+	       "rates per CPU second, median of %d); generator alone: %.2f M events/s\n",
+	       n, RUNS, n / t_gen / 1e6);
+	for (size_t i = 0; i < sizeof(types) / sizeof(types[0]); i++) {
+		if (argc > 2 && strcmp(argv[2], types[i]) != 0)
+			continue;
+		double m = bench_analysis(types[i], n, t_gen, step);
+
+		if (strcmp(types[i], "all") == 0)
+			all = m;
+	}
 	if (argc > 2)
 		return 0;
 	bench_lru("1 K blocks random:", 20000000, 1024);
 	bench_lru("64 K blocks random:", 20000000, 65536);
 	bench_lru("4 M blocks uniform:", 20000000, 4u << 20);
-	printf("(raw single-step rate of the tracer: bench/step_bench, 'make bench-tracer')\n");
+	if (step > 0 && all > 0)
+		printf("all / raw single-step: %.2f M events/s / %.0f steps/s = %.0f\n", all, step,
+		       all * 1e6 / step);
 	return 0;
 }

@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -155,4 +156,14 @@ mica_files_flush(struct mica_output *o, const char *dir)
 	}
 	mica_output_clear(o);
 	return r;
+}
+
+void
+mica_progress_write(const char *dir, uint64_t count)
+{
+	char line[64];
+	int n = snprintf(line, sizeof(line), "%" PRIu64 " instructions analyzed\n", count);
+
+	/* Overwritten, as MICA's fopen("w"); a failure is reported there. */
+	(void)write_file(dir, "mica_progress.txt", line, (size_t)n, O_TRUNC);
 }

@@ -2,12 +2,15 @@
  * MICA's files on disk: reading mica.conf and the itypes spec file it
  * names, and writing the output files mica_output.c formats (interval-mode
  * files truncated when the run starts and appended to at each boundary,
- * full-mode files created at the end, as MICA does).
+ * full-mode files created at the end, as MICA does), and mica_progress.txt.
+ * (MICA's mica.log, which holds its configuration messages until parsing
+ * ends, is not written: see the README's MICA section.)
  */
 #ifndef MICAD_MICA_FILES_H
 #define MICAD_MICA_FILES_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "mica_config.h"
 #include "mica_output.h"
@@ -28,5 +31,24 @@ int mica_files_begin(struct mica_output *o, const char *dir);
 
 /* Write out the pending bytes of every file in dir and clear them. */
 int mica_files_flush(struct mica_output *o, const char *dir);
+
+/*
+ * MICA's progress file (mica.md §2; MICA is built with -DVERBOSE by
+ * default): each time the count of DEs analyzed (all threads together, as
+ * MICA's one counter) reaches a multiple of 10^7, dir/mica_progress.txt is
+ * overwritten with "<count> instructions analyzed\n".  Call after each DE
+ * with the new count.  A failure is reported (once per call) and otherwise
+ * ignored: the file is only a progress report.
+ */
+#define MICA_PROGRESS_EVERY	10000000
+
+void mica_progress_write(const char *dir, uint64_t count);
+
+static inline void
+mica_progress(const char *dir, uint64_t count)
+{
+	if (count % MICA_PROGRESS_EVERY == 0)
+		mica_progress_write(dir, count);
+}
 
 #endif /* MICAD_MICA_FILES_H */

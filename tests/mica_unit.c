@@ -6,6 +6,7 @@
  */
 #include "config.h"
 
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -410,6 +411,35 @@ test_all_and_custom(void)
 	free(trace);
 }
 
+/* stride's bins at each threshold D and D + 1 (mica.md §3.5): one read
+ * operand and one write operand, 1-byte accesses (so the stride is the
+ * distance between the addresses), the writes going down. */
+static void
+test_stride_bins(void)
+{
+	static const uint64_t d[] = { 0, 8, 9, 64, 65, 512, 513, 4096, 4097, 32768, 32769,
+				      262144, 262145 };
+	char trace[4096], *got;
+	size_t len = 0;
+	uint64_t r = 0x100000, w = 0x900000;
+
+	/* the first accesses: 0x100000 and 0x900000 from 0, beyond 262144 */
+	len += (size_t)snprintf(trace + len, sizeof(trace) - len, "pc=0xa mr=0x%" PRIx64 ":1\n"
+				"pc=0xb mw=0x%" PRIx64 ":1\n", r, w);
+	for (size_t i = 0; i < sizeof(d) / sizeof(d[0]); i++) {
+		r += d[i];
+		w -= d[i];
+		len += (size_t)snprintf(trace + len, sizeof(trace) - len, "pc=0xa mr=0x%" PRIx64 ":1\n"
+					"pc=0xb mw=0x%" PRIx64 ":1\n", r, w);
+	}
+	got = output_of("analysis_type: stride\ninterval_size: full\n", trace,
+			"stride_full_int_pin.out");
+	/* per direction: 14 accesses; <= 0: 1, <= 8: 2, <= 64: 4, ... <= 262144: 12 */
+	is_str(got, "14 1 2 4 6 8 10 12 1 2 4 6 8 10 12 14 1 2 4 6 8 10 12 1 2 4 6 8 10 12\n",
+	       "stride: strides D and D + 1 at every threshold D, both directions");
+	free(got);
+}
+
 int
 main(void)
 {
@@ -418,5 +448,6 @@ main(void)
 	test_trace_text();
 	test_counters();
 	test_all_and_custom();
+	test_stride_bins();
 	return done_testing();
 }
