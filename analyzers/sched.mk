@@ -3,7 +3,9 @@
 libmica_a_SOURCES += \
 	analyzers/sched_tables.h analyzers/sched_tables.c \
 	analyzers/sched_map.h analyzers/sched_map.c \
-	analyzers/sched_pipeline.h analyzers/sched_pipeline.c
+	analyzers/sched_pipeline.h analyzers/sched_pipeline.c \
+	analyzers/sched_uarch.h analyzers/sched_uarch.c \
+	analyzers/sched_live.h analyzers/sched_live.c
 EXTRA_DIST += contrib/gen-sched-tables
 
 ## Rebuild the tables from LLVM's dumps:

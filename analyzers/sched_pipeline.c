@@ -73,7 +73,8 @@ is_address_reg(const struct insn_info *ii, reg_id full)
 }
 
 static void
-add_operand(struct sched_operand *ops, unsigned *n, uint16_t reg, uint8_t adv, uint8_t partial)
+add_operand_cls(struct sched_operand *ops, unsigned *n, uint16_t reg, uint8_t adv,
+		uint8_t partial, uint8_t cls)
 {
 	for (unsigned i = 0; i < *n; i++) {
 		if (ops[i].reg == reg) {
@@ -81,11 +82,41 @@ add_operand(struct sched_operand *ops, unsigned *n, uint16_t reg, uint8_t adv, u
 				ops[i].read_advance = adv;
 			if (!partial)
 				ops[i].partial = 0;
+			if (cls != SCHED_W_GPR_PARTIAL &&
+			    (ops[i].cls == SCHED_W_GPR_PARTIAL || cls > ops[i].cls))
+				ops[i].cls = cls;
 			return;
 		}
 	}
 	if (*n < SCHED_MAX_OPERANDS)
-		ops[(*n)++] = (struct sched_operand){ reg, adv, partial };
+		ops[(*n)++] = (struct sched_operand){ reg, adv, partial, cls, 0 };
+}
+
+static void
+add_operand(struct sched_operand *ops, unsigned *n, uint16_t reg, uint8_t adv, uint8_t partial)
+{
+	add_operand_cls(ops, n, reg, adv, partial, SCHED_W_OTHER);
+}
+
+static uint8_t
+write_class(ZydisRegisterClass rc)
+{
+	switch (rc) {
+	case ZYDIS_REGCLASS_GPR8:
+	case ZYDIS_REGCLASS_GPR16:
+		return SCHED_W_GPR_PARTIAL;
+	case ZYDIS_REGCLASS_GPR32:
+	case ZYDIS_REGCLASS_GPR64:
+		return SCHED_W_GPR;
+	case ZYDIS_REGCLASS_MMX:
+	case ZYDIS_REGCLASS_XMM:
+		return SCHED_W_VEC;
+	case ZYDIS_REGCLASS_YMM:
+	case ZYDIS_REGCLASS_ZMM:
+		return SCHED_W_VEC256;
+	default:
+		return SCHED_W_OTHER;
+	}
 }
 
 /* ReadAfterLd class of a register source of a load-op instruction. */
@@ -120,6 +151,117 @@ insn_from_desc(const struct sched_model *model, uint32_t opcode, struct sched_in
 	memcpy(si->uses, &model->uses[d->first_use], si->n_uses * sizeof(si->uses[0]));
 }
 
+static int
+resource_index(const struct sched_model *model, const char *name)
+{
+	for (unsigned i = 0; i < model->n_resources; i++)
+		if (strcmp(model->resources[i].name, name) == 0)
+			return (int)i;
+	return -1;
+}
+
+/* Set the uses of si to the named resources (as LLVM expands them). */
+static void
+set_uses(const struct sched_model *model, struct sched_insn *si, const char *const *names,
+	 unsigned n)
+{
+	si->n_uses = 0;
+	for (unsigned i = 0; i < n; i++) {
+		int r = resource_index(model, names[i]);
+
+		if (r >= 0)
+			si->uses[si->n_uses++] = (struct sched_res_use){ (uint8_t)r, 1 };
+	}
+}
+
+/*
+ * LLVM's LEA variants (Jaguar, Zen): a "slow" LEA has three operands
+ * (base, index, non-zero displacement) or a scaled index.  The dump only
+ * has the general case; the variants' data are from LLVM's .td files and
+ * agree with llvm-mca-14.
+ */
+static void
+lea_variant(const struct sched_model *model, const struct insn_info *ii, struct sched_insn *si)
+{
+	static ZydisDecoder dec;
+	static bool dec_ready;
+	ZydisDecodedInstruction in;
+	ZydisDecodedOperand ops[ZYDIS_MAX_OPERAND_COUNT];
+	const ZydisDecodedOperand *mem = NULL;
+	bool slow, zen = strncmp(model->name, "znver", 5) == 0;
+
+	if (strncmp(sched_opcode_names[si->opcode], "LEA", 3) != 0 ||
+	    (!zen && strcmp(model->name, "btver2") != 0))
+		return;
+	if (!dec_ready) {
+		ZydisDecoderInit(&dec, ZYDIS_MACHINE_MODE_LONG_64, ZYDIS_STACK_WIDTH_64);
+		dec_ready = true;
+	}
+	if (!ZYAN_SUCCESS(ZydisDecoderDecodeFull(&dec, ii->bytes, ii->len, &in, ops)))
+		return;
+	for (unsigned i = 0; i < in.operand_count_visible; i++)
+		if (ops[i].type == ZYDIS_OPERAND_TYPE_MEMORY)
+			mem = &ops[i];
+	if (!mem)
+		return;
+	slow = (mem->mem.index != ZYDIS_REGISTER_NONE && mem->mem.scale > 1) ||
+	       (mem->mem.base != ZYDIS_REGISTER_NONE && mem->mem.index != ZYDIS_REGISTER_NONE &&
+		mem->mem.disp.value != 0);
+	if (!zen) {
+		static const char *const jslow[] = { "JALU1", "JALU01", "JSAGU", "JLSAGU" };
+
+		if (slow) {
+			set_uses(model, si, jslow, 4);
+			si->latency = 2;
+			si->uops = 1;
+			si->rthroughput = 1.0;
+		}
+		return;
+	}
+	{
+		const char *pre = strcmp(model->name, "znver3") == 0 ? "Zn3" : "Zn4";
+		char a[32], b[32];
+		const char *names[2] = { a, b };
+
+		snprintf(a, sizeof(a), "%s%s", pre, slow ? "ALU0123" : "AGU012");
+		snprintf(b, sizeof(b), "%sInt", pre);
+		set_uses(model, si, names, 2);
+		si->latency = slow ? 2 : 1;
+		si->uops = slow ? 2 : 1;
+		si->rthroughput = slow ? 0.25 : 1.0 / 3;
+	}
+}
+
+/* LLVM's hasUnmodeledSideEffects (the instruction info's "U"), for the
+ * instructions that have it: divides (they trap), x87, serializing and
+ * fence instructions, MXCSR, returns, traps, system calls. */
+static bool
+llvm_side_effects(const struct insn_info *ii, const char *name)
+{
+	static const char *const exact[] = {
+		"CPUID", "RDTSC", "RDTSCP", "LFENCE", "MFENCE", "SFENCE", "VZEROUPPER",
+		"VZEROALL", "XGETBV", "PAUSE", "STD", "CLD", "LDMXCSR", "VLDMXCSR", "STMXCSR",
+		"VSTMXCSR", "CLFLUSH", "CLFLUSHOPT", "RET64", "RET32", "RETI64", "UD2", "INT3",
+		"INT", "SYSCALL", "SYSENTER", "HLT", "RDPMC", "LOCK_PREFIX", "RDRAND16r",
+		"RDRAND32r", "RDRAND64r", "RDSEED16r", "RDSEED32r", "RDSEED64r",
+	};
+	const char *p = name;
+
+	if (ii->isa_ext == ZYDIS_ISA_EXT_X87)
+		return true;
+	if (*p == 'I')
+		p++;
+	if (strncmp(p, "DIV", 3) == 0 && (strcmp(p + 3, "8r") == 0 || strcmp(p + 3, "8m") == 0 ||
+					  strcmp(p + 3, "16r") == 0 || strcmp(p + 3, "16m") == 0 ||
+					  strcmp(p + 3, "32r") == 0 || strcmp(p + 3, "32m") == 0 ||
+					  strcmp(p + 3, "64r") == 0 || strcmp(p + 3, "64m") == 0))
+		return true;
+	for (size_t i = 0; i < sizeof(exact) / sizeof(exact[0]); i++)
+		if (strcmp(name, exact[i]) == 0)
+			return true;
+	return false;
+}
+
 int
 sched_insn_init(const struct sched_model *model, const struct insn_info *ii,
 		const struct sched_mapping *m, struct sched_insn *si)
@@ -129,7 +271,8 @@ sched_insn_init(const struct sched_model *model, const struct insn_info *ii,
 
 	memset(si, 0, sizeof(*si));
 	si->opcode = m->opcode;
-	si->has_side_effects = (ii->flags & (INSN_LOCK | INSN_SYSCALL)) != 0;
+	si->has_side_effects = (ii->flags & (INSN_LOCK | INSN_SYSCALL)) != 0 ||
+			       (m->opcode && llvm_side_effects(ii, sched_opcode_names[m->opcode]));
 	if (!m->opcode || !model->by_opcode[m->opcode]) {
 		si->uops = 1;
 		return -1;
@@ -140,10 +283,13 @@ sched_insn_init(const struct sched_model *model, const struct insn_info *ii,
 	if (d->flags & SCHED_VARIANT) {
 		si->zero_idiom = m->zero_idiom;
 		si->dep_breaking = m->dep_breaking;
+		lea_variant(model, ii, si);
 	}
 	if (si->zero_idiom) {
+		/* No unit: LLVM's reciprocal throughput is then uops / width. */
 		si->latency = 0;
 		si->n_uses = 0;
+		si->rthroughput = (double)si->uops / model->issue_width;
 	}
 	if (!si->dep_breaking) {
 		for (unsigned i = 0; i < ii->n_regs_read; i++) {
@@ -168,12 +314,71 @@ sched_insn_init(const struct sched_model *model, const struct insn_info *ii,
 		uint8_t partial = rc == ZYDIS_REGCLASS_GPR8 || rc == ZYDIS_REGCLASS_GPR16 ||
 				  (rc == ZYDIS_REGCLASS_XMM && !vex);
 
-		if (full)
-			add_operand(si->writes, &si->n_writes, full, 0, partial);
+		if (full) {
+			add_operand_cls(si->writes, &si->n_writes, full, 0, partial, write_class(rc));
+			for (unsigned k = 0; k < si->n_writes; k++)
+				if (si->writes[k].reg == full && !si->writes[k].orig)
+					si->writes[k].orig = r;
+		}
 	}
 	if (ii->flags_written)
-		add_operand(si->writes, &si->n_writes, SCHED_REG_FLAGS, 0, 0);
+		add_operand_cls(si->writes, &si->n_writes, SCHED_REG_FLAGS, 0, 0, SCHED_W_GPR);
+	for (unsigned k = 0; k < si->n_writes; k++)
+		if (!si->writes[k].orig)
+			si->writes[k].orig = si->writes[k].reg;
 	return 0;
+}
+
+static void
+drop_operand(struct sched_operand *ops, unsigned *n, uint16_t reg)
+{
+	for (unsigned i = 0; i < *n; i++) {
+		if (ops[i].reg == reg) {
+			memmove(&ops[i], &ops[i + 1], (*n - i - 1) * sizeof(*ops));
+			(*n)--;
+			return;
+		}
+	}
+}
+
+void
+sched_insn_correct(const struct sched_model *model, const struct insn_info *ii,
+		   const struct sched_mapping *m, struct sched_insn *si)
+{
+	static const char *const moves[] = {
+		"MOV64rr", "MOV32rr", "MOVAPSrr", "MOVAPDrr", "MOVUPSrr", "MOVUPDrr",
+		"MOVDQArr", "MOVDQUrr", "VMOVAPSrr", "VMOVAPDrr", "VMOVUPSrr", "VMOVUPDrr",
+		"VMOVDQArr", "VMOVDQUrr", "VMOVAPSYrr", "VMOVAPDYrr", "VMOVUPSYrr",
+		"VMOVUPDYrr", "VMOVDQAYrr", "VMOVDQUYrr",
+	};
+	const char *name = m->opcode ? sched_opcode_names[m->opcode] : "";
+	bool stack = false;
+
+	(void)model;
+	for (unsigned i = 0; i < ii->n_mem; i++)
+		if ((ii->mem[i].flags & MEMF_IMPLICIT) &&
+		    ZydisRegisterGetLargestEnclosing(ZYDIS_MACHINE_MODE_LONG_64, ii->mem[i].base) ==
+		    ZYDIS_REGISTER_RSP)
+			stack = true;
+	if (stack) {
+		drop_operand(si->reads, &si->n_reads, ZYDIS_REGISTER_RSP);
+		drop_operand(si->writes, &si->n_writes, ZYDIS_REGISTER_RSP);
+	}
+	if (m->zero_idiom) {
+		si->zero_idiom = si->dep_breaking = true;
+		si->latency = 0;
+		si->n_uses = 0;
+		si->n_reads = 0;
+	} else if (m->dep_breaking) {
+		si->dep_breaking = true;
+		si->n_reads = 0;
+	}
+	for (size_t i = 0; i < sizeof(moves) / sizeof(moves[0]); i++) {
+		if (strcmp(name, moves[i]) == 0) {
+			si->latency = 0;
+			si->n_uses = 0;
+		}
+	}
 }
 
 int
@@ -676,7 +881,7 @@ lsu_dispatch(struct lsu *l, bool load, bool store)
 		grp(l, (unsigned)id)->n_instr = 1;
 		if (dom && lsu_add_succ(l, dom, (unsigned)id, !l->noalias) < 0)
 			return -1;
-		if (l->cur_store && lsu_add_succ(l, l->cur_store, (unsigned)id, true) < 0)
+		if (l->cur_store && lsu_add_succ(l, l->cur_store, (unsigned)id, !l->noalias) < 0)
 			return -1;
 		l->cur_store = (unsigned)id;
 		if (load)
@@ -754,12 +959,17 @@ enum dyn_state { D_NEW, D_DISPATCHED, D_ISSUED, D_EXECUTED, D_RETIRED };
 struct dep {
 	uint32_t prod;
 	uint8_t advance;
+	uint16_t reg;		/* folded register read */
 };
 
 struct dyn {
 	uint8_t state;
+	uint8_t eliminated;	/* a move eliminated at register renaming */
+	uint64_t crit_mask;	/* resources it last found busy (bottleneck analysis) */
+	uint32_t res_pc, reg_pc;	/* pressure cycles it was blamed for */
+	uint8_t prf_alloc[SCHED_MAX_PRF];	/* physical registers held, per file */
 	int32_t mem_group;	/* 0 = not a memory operation */
-	uint32_t dispatched, issued, executed, retired, ready;
+	uint32_t dispatched, issued, executed, retired, ready, dispatch_end;
 	unsigned cycles_left, num_users, n_deps;
 	struct dep deps[2 * SCHED_MAX_OPERANDS];
 };
@@ -805,6 +1015,354 @@ dyn_regs_ready(const struct dyn *dy, const struct dyn *all, const struct insn_de
 	return true;
 }
 
+/*
+ * Register files of LLVM's models (RegisterFile<> in the .td files; not
+ * part of the dump, values as llvm-mca-14 reports them): size, the
+ * registers they rename, cost of a YMM, move elimination.  File #0, the
+ * default one, renames everything at cost 1 and is unbounded unless
+ * -register-file-size says otherwise.
+ */
+struct prf_def {
+	const char *model, *name;
+	unsigned size;
+	uint8_t gpr, vec;		/* renames GPR and flags / MMX, XMM, YMM */
+	uint8_t ymm_cost;
+	uint8_t zero_only;		/* moves eliminated only from known zeros */
+	uint8_t max_moves;		/* eliminated moves per cycle */
+};
+
+static const struct prf_def prf_defs[] = {
+	{ "btver2", "JFpuPRF", 72, 0, 1, 2, 1, 2 },
+	{ "btver2", "JIntegerPRF", 64, 1, 0, 1, 1, 2 },
+	{ "znver3", "Zn3FpPRF", 160, 0, 1, 1, 0, 6 },
+	{ "znver3", "Zn3IntegerPRF", 192, 1, 0, 1, 0, 6 },
+	{ "znver4", "Zn4FpPRF", 192, 0, 1, 1, 0, 6 },
+	{ "znver4", "Zn4IntegerPRF", 224, 1, 0, 1, 0, 6 },
+};
+
+/* LLVM's IsOptimizableRegisterMove lists: Jaguar's, and Zen's (which
+ * adds the _REV encodings and the 256-bit forms). */
+static bool
+optimizable_move(const struct sched_model *model, uint32_t opcode)
+{
+	static const char *const base[] = {
+		"MOV32rr", "MOV64rr", "MMX_MOVQ64rr", "MOVAPSrr", "MOVUPSrr", "MOVAPDrr",
+		"MOVUPDrr", "MOVDQArr", "MOVDQUrr", "VMOVAPSrr", "VMOVUPSrr", "VMOVAPDrr",
+		"VMOVUPDrr", "VMOVDQArr", "VMOVDQUrr",
+	};
+	static const char *const zen[] = {
+		"MOV32rr_REV", "MOV64rr_REV", "MMX_MOVQ64rr_REV", "MOVAPSrr_REV",
+		"MOVUPSrr_REV", "MOVAPDrr_REV", "MOVUPDrr_REV", "MOVDQArr_REV",
+		"MOVDQUrr_REV", "VMOVAPSrr_REV", "VMOVUPSrr_REV", "VMOVAPDrr_REV",
+		"VMOVUPDrr_REV", "VMOVDQArr_REV", "VMOVDQUrr_REV", "VMOVAPSYrr",
+		"VMOVUPSYrr", "VMOVAPDYrr", "VMOVUPDYrr", "VMOVDQAYrr", "VMOVDQUYrr",
+		"VMOVAPSYrr_REV", "VMOVUPSYrr_REV", "VMOVAPDYrr_REV", "VMOVUPDYrr_REV",
+		"VMOVDQAYrr_REV", "VMOVDQUYrr_REV",
+	};
+	const char *name;
+	bool is_zen = strncmp(model->name, "znver", 5) == 0;
+
+	if (!opcode || (!is_zen && strcmp(model->name, "btver2") != 0))
+		return false;
+	name = sched_opcode_names[opcode];
+	for (size_t i = 0; i < sizeof(base) / sizeof(base[0]); i++)
+		if (strcmp(name, base[i]) == 0)
+			return true;
+	for (size_t i = 0; is_zen && i < sizeof(zen) / sizeof(zen[0]); i++)
+		if (strcmp(name, zen[i]) == 0)
+			return true;
+	return false;
+}
+
+/* The file (index into the model's files + 1, 0 = only the default one)
+ * renaming a write, and its cost there. */
+static unsigned
+prf_of(const struct prf_def *const *files, unsigned n_files, uint8_t cls, unsigned *cost)
+{
+	*cost = 1;
+	for (unsigned f = 0; f < n_files; f++) {
+		if ((cls == SCHED_W_GPR || cls == SCHED_W_GPR_PARTIAL) && files[f]->gpr)
+			return f + 1;
+		if (cls == SCHED_W_VEC && files[f]->vec)
+			return f + 1;
+		if (cls == SCHED_W_VEC256 && files[f]->vec) {
+			*cost = files[f]->ymm_cost;
+			return f + 1;
+		}
+	}
+	return 0;
+}
+
+/* Resource units an instruction waits for (llvm-mca's checkAvailability). */
+static uint64_t
+rm_busy_mask(const struct rm *rm, const struct insn_desc *d)
+{
+	uint64_t busy = 0;
+
+	for (unsigned i = 0; i < d->n_res; i++) {
+		const struct res_use *u = &d->res[i];
+
+		if (!rs_ready(&rm->rs[state_index(u->mask)], u->reserved ? 0 : u->num_units))
+			busy |= u->mask;
+	}
+	busy &= rm->proc_res_unit_mask;
+	if (busy)
+		return busy;
+	return d->used_groups & rm->reserved_groups;
+}
+
+/* ------------------------------------------------------------------ */
+/* Bottleneck analysis: llvm-mca's dependency graph                    */
+
+/*
+ * Nodes are instructions of three consecutive iterations (index, index +
+ * n, index + 2n); an edge says the later instruction waited for the
+ * earlier one (register, memory) or for a unit it used (resource), with
+ * a cost and how many iterations it happened in.  The critical sequence
+ * is the most expensive path, as llvm-mca's BottleneckAnalysis finds it.
+ */
+struct dg_edge {
+	unsigned to, freq;
+	uint8_t type;
+	uint16_t id;
+	uint64_t cost;
+};
+
+struct dg_node {
+	struct dg_edge *out;
+	unsigned n_out, cap_out, n_pred, n_visited, depth, crit_from;
+	uint64_t cost;
+	struct dg_edge crit;
+};
+
+struct dgraph {
+	struct dg_node *nodes;
+	unsigned n_nodes, n_insns;
+	bool failed;
+};
+
+static void
+dg_add(struct dgraph *g, unsigned from, unsigned to, uint8_t type, uint16_t id, uint64_t cost)
+{
+	struct dg_node *f = &g->nodes[from];
+
+	for (unsigned i = 0; i < f->n_out; i++) {
+		struct dg_edge *e = &f->out[i];
+
+		if (e->to == to && e->type == type && e->id == id) {
+			e->cost += cost;
+			e->freq++;
+			return;
+		}
+	}
+	if (f->n_out == f->cap_out) {
+		unsigned cap = f->cap_out ? f->cap_out * 2 : 4;
+		struct dg_edge *ne = realloc(f->out, cap * sizeof(*ne));
+
+		if (!ne) {
+			g->failed = true;
+			return;
+		}
+		f->out = ne;
+		f->cap_out = cap;
+	}
+	f->out[f->n_out++] = (struct dg_edge){ to, 1, type, id, cost };
+	g->nodes[to].n_pred++;
+}
+
+/* A dependency between block indices: a loop-carried one links each
+ * iteration to the next. */
+static void
+dg_dep(struct dgraph *g, unsigned from, unsigned to, uint8_t type, uint16_t id, uint64_t cost)
+{
+	unsigned n = g->n_insns;
+
+	if (from >= to) {
+		dg_add(g, from, to + n, type, id, cost);
+		dg_add(g, from + n, to + 2 * n, type, id, cost);
+		return;
+	}
+	dg_add(g, from + n, to + n, type, id, cost);
+}
+
+static void
+dg_finalize(struct dgraph *g, unsigned iterations)
+{
+	unsigned *set = calloc(g->n_nodes + 1, sizeof(*set));
+	unsigned *next = calloc(g->n_nodes + 1, sizeof(*next));
+	unsigned n_set = 0, n_next;
+
+	if (!set || !next) {
+		g->failed = true;
+		free(set);
+		free(next);
+		return;
+	}
+	/* Drop edges seen in at most 10% of the iterations. */
+	for (unsigned k = 0; k < g->n_nodes; k++) {
+		struct dg_node *nd = &g->nodes[k];
+		unsigned size = nd->n_out, e = size, pruned = 0;
+
+		for (unsigned i = 0; i < e; i++) {
+			struct dg_edge t;
+
+			if (nd->out[i].freq == iterations ||
+			    (double)nd->out[i].freq / iterations > 0.10)
+				continue;
+			g->nodes[nd->out[i].to].n_pred--;
+			t = nd->out[i];
+			nd->out[i] = nd->out[e - 1];
+			nd->out[e - 1] = t;
+			e--;
+			pruned++;
+		}
+		nd->n_out = size - pruned;
+	}
+	for (unsigned k = 0; k < g->n_nodes; k++)
+		if (!g->nodes[k].n_pred && g->nodes[k].n_out)
+			set[n_set++] = k;
+	while (n_set) {
+		n_next = 0;
+		for (unsigned i = 0; i < n_set; i++) {
+			const struct dg_node *nd = &g->nodes[set[i]];
+
+			for (unsigned j = 0; j < nd->n_out; j++) {
+				const struct dg_edge *e = &nd->out[j];
+				struct dg_node *to = &g->nodes[e->to];
+				uint64_t cost = nd->cost + e->cost;
+
+				if (cost > to->cost) {
+					to->crit = *e;
+					to->crit_from = set[i];
+					to->cost = cost;
+					to->depth = nd->depth + 1;
+				}
+				if (++to->n_visited == to->n_pred && n_next < g->n_nodes)
+					next[n_next++] = e->to;
+			}
+		}
+		memcpy(set, next, n_next * sizeof(*set));
+		n_set = n_next;
+	}
+	free(set);
+	free(next);
+}
+
+static void
+dg_free(struct dgraph *g)
+{
+	for (unsigned k = 0; g->nodes && k < g->n_nodes; k++)
+		free(g->nodes[k].out);
+	free(g->nodes);
+}
+
+/* The critical sequence: from the most expensive node back along the
+ * critical predecessors. */
+static int
+dg_sequence(const struct dgraph *g, unsigned iterations, struct sched_result *r)
+{
+	unsigned best = 0, k;
+
+	for (k = 1; k < g->n_nodes; k++)
+		if (g->nodes[k].cost > g->nodes[best].cost)
+			best = k;
+	r->n_crit = g->nodes[best].depth;
+	if (!r->n_crit)
+		return 0;
+	r->crit = calloc(r->n_crit, sizeof(*r->crit));
+	if (!r->crit) {
+		r->n_crit = 0;
+		return -1;
+	}
+	k = best;
+	for (unsigned i = r->n_crit; i-- > 0;) {
+		const struct dg_node *nd = &g->nodes[k];
+
+		r->crit[i] = (struct sched_crit_edge){ nd->crit_from % g->n_insns,
+						       nd->crit.to % g->n_insns, nd->crit.type,
+						       nd->crit.id,
+						       nd->crit.freq * 100 / iterations };
+		k = nd->crit_from;
+	}
+	return 0;
+}
+
+struct unit_user {
+	uint64_t iid;
+	unsigned cycles;
+};
+
+/* llvm-mca's BottleneckAnalysis at the issue of instruction id: an edge
+ * from the last user of each unit it found busy, and from the producer
+ * of the register read it waited for the longest. */
+static void
+bottleneck_issue(struct dgraph *g, const struct rm *rm, const struct dyn *dyn,
+		 const struct insn_desc *descs, const struct sched_insn *insns, unsigned n,
+		 uint64_t id, const int *res_col, const struct unit_user *users)
+{
+	const struct dyn *d = &dyn[id];
+	const struct sched_insn *si = &insns[id % n];
+	unsigned to = (unsigned)(id % n);
+	uint64_t extra = 2ULL * d->res_pc;
+	uint64_t crd_prod = 0;
+	unsigned crd_cycles = 0;
+	uint16_t crd_reg = 0;
+
+	for (unsigned j = 0; d->crit_mask && j < SCHED_MAX_RESOURCES && j < 64; j++) {
+		unsigned units;
+
+		if (res_col[j] < 0 || !(d->crit_mask & rm->model_mask[j]))
+			continue;
+		units = rm->rs[state_index(rm->model_mask[j])].num_units;
+		for (unsigned u = 0; u < units; u++) {
+			const struct unit_user *us = &users[res_col[j] + (int)u];
+			const struct dyn *ud = &dyn[us->iid];
+
+			if (us->cycles && (ud->state == D_DISPATCHED || ud->state == D_ISSUED))
+				dg_dep(g, (unsigned)(us->iid % n), to, 3, (uint16_t)j, us->cycles + extra);
+		}
+	}
+	/* Per read, the write it waited for the longest; then the last read
+	 * that waited at all. */
+	for (unsigned i = 0; i < si->n_reads; i++) {
+		unsigned best = 0;
+		uint64_t best_prod = 0;
+
+		for (unsigned k = 0; k < d->n_deps; k++) {
+			const struct dep *dp = &d->deps[k];
+			const struct dyn *p = &dyn[dp->prod];
+			unsigned lat = descs[dp->prod % n].latency;
+			unsigned elapsed = p->issued <= d->dispatched ? d->dispatched - p->issued : 0;
+			unsigned left = lat > elapsed + dp->advance ? lat - elapsed - dp->advance : 0;
+
+			if (dp->reg != si->reads[i].reg || p->state < D_ISSUED)
+				continue;
+			if (left > best) {
+				best = left;
+				best_prod = dp->prod;
+			}
+		}
+		if (best) {
+			const struct sched_insn *ps = &insns[best_prod % n];
+
+			crd_prod = best_prod;
+			crd_cycles = best;
+			crd_reg = si->reads[i].reg;
+			for (unsigned w = 0; w < ps->n_writes; w++)
+				if (ps->writes[w].reg == si->reads[i].reg)
+					crd_reg = ps->writes[w].orig;
+		}
+	}
+	if (crd_cycles)
+		dg_dep(g, (unsigned)(crd_prod % n), to, 1, crd_reg, crd_cycles + 2ULL * d->reg_pc);
+}
+
+static void
+hist_add(uint64_t *h, unsigned v)
+{
+	h[v < SCHED_HIST ? v : SCHED_HIST - 1]++;
+}
+
 int
 sched_run(const struct sched_model *model, const struct sched_params *p,
 	  const struct sched_insn *insns, unsigned n, struct sched_result *r)
@@ -820,36 +1378,75 @@ sched_run(const struct sched_model *model, const struct sched_params *p,
 	struct reg_map *regs = NULL;
 	uint64_t *pending = NULL;	/* dispatched, not issued, in dispatch order */
 	uint64_t *issued = NULL;	/* issued, not executed */
+	uint32_t *iter_end = NULL;	/* retire cycle of each iteration's last instruction */
 	unsigned n_pending = 0, n_issued = 0;
 	unsigned rob_avail = rob, carry = 0;
+	uint64_t carry_id = 0;
 	struct rm rm;
 	struct lsu lsu = { .noalias = p->noalias };
 	unsigned ncols;
 	double usage[SCHED_MAX_RESOURCES] = { 0 };
 	uint32_t cycle;
 	int ret = -1;
+	/* statistics */
+	struct sched_stats *st = &r->stats;
+	const struct prf_def *files[SCHED_MAX_PRF - 1];
+	unsigned n_files = 0, prf_used[SCHED_MAX_PRF] = { 0 }, moves_now[SCHED_MAX_PRF] = { 0 };
+	unsigned lq_used = 0, sq_used = 0, rob_stat = 0;
+	uint8_t *zero_reg = NULL;
+	bool token_stall = false;
+	int buf_res[SCHED_MAX_BUFFERS];
+	struct dgraph dg = { NULL, 0, n, false };
+	struct unit_user *users = NULL;	/* last user of each unit */
+	int res_col[SCHED_MAX_RESOURCES];
 
 	memset(r, 0, sizeof(*r));
 	if (!n)
 		return -1;
+	for (size_t i = 0; i < sizeof(prf_defs) / sizeof(prf_defs[0]); i++)
+		if (strcmp(prf_defs[i].model, model->name) == 0 && n_files < SCHED_MAX_PRF - 1)
+			files[n_files++] = &prf_defs[i];
+	st->n_prf = n_files + 1;
+	st->prf[0].size = p->register_file_size;
+	for (unsigned f = 0; f < n_files; f++) {
+		st->prf[f + 1].name = files[f]->name;
+		st->prf[f + 1].size = files[f]->size;
+	}
+	st->rob_size = rob;
+	for (unsigned i = 0; i < model->n_resources; i++) {
+		if (model->resources[i].buffer <= 0 || st->n_buffers == SCHED_MAX_BUFFERS)
+			continue;
+		buf_res[st->n_buffers] = (int)i;
+		st->buffers[st->n_buffers].name = model->resources[i].name;
+		st->buffers[st->n_buffers++].size = (unsigned)model->resources[i].buffer;
+	}
 	rm_init(&rm, model, &ncols);
 	descs = calloc(n, sizeof(*descs));
 	dyn = calloc(total, sizeof(*dyn));
 	regs = malloc(N_REG_SLOTS * sizeof(*regs));
 	pending = malloc(total * sizeof(*pending));
 	issued = malloc(total * sizeof(*issued));
+	iter_end = calloc(iters, sizeof(*iter_end));
+	zero_reg = calloc(N_REG_SLOTS, 1);
+	dg.n_nodes = 3 * n;
+	dg.nodes = calloc(dg.n_nodes, sizeof(*dg.nodes));
+	users = calloc(ncols ? ncols : 1, sizeof(*users));
 	r->pressure = calloc((size_t)n * (ncols ? ncols : 1), sizeof(double));
 	r->column_names = calloc(ncols ? ncols : 1, sizeof(*r->column_names));
 	if (tl_iters > iters)
 		tl_iters = iters;
 	r->timeline = calloc((size_t)tl_iters * n + 1, sizeof(*r->timeline));
-	if (!descs || !dyn || !regs || !pending || !issued || !r->pressure ||
+	if (!descs || !dyn || !regs || !pending || !issued || !iter_end || !zero_reg || !dg.nodes ||
+	    !users || !r->pressure ||
 	    !r->column_names || !r->timeline)
 		goto out;
 	for (unsigned i = 0; i < N_REG_SLOTS; i++)
 		regs[i].full = regs[i].partial = -1;
 	for (unsigned i = 0; i < n; i++)
 		desc_init(&rm, model, &insns[i], &descs[i]);
+	for (unsigned i = 0; i < model->n_resources; i++)
+		res_col[i] = model->resources[i].is_group ? -1
+				: rm.rs[state_index(rm.model_mask[i])].column;
 	for (unsigned i = 0; i < model->n_resources; i++) {
 		const struct sched_resource *res = &model->resources[i];
 		int col = rm.rs[state_index(rm.model_mask[i])].column;
@@ -866,6 +1463,8 @@ sched_run(const struct sched_model *model, const struct sched_params *p,
 
 	for (cycle = 0; retired < total; cycle++) {
 		unsigned avail, n_ret = 0;
+		unsigned c_disp = 0, c_issued = 0, e_disp = 0, e_issued = 0;
+		uint64_t busy_units = 0;
 
 		/* Retire stage. */
 		while (head < total && dyn[head].state == D_EXECUTED &&
@@ -875,7 +1474,17 @@ sched_run(const struct sched_model *model, const struct sched_params *p,
 
 			d->state = D_RETIRED;
 			d->retired = cycle;
+			if (head % n == n - 1)
+				iter_end[head / n] = cycle;
 			rob_avail += uops ? (uops < rob ? uops : rob) : 1;
+			rob_stat -= uops < rob_stat ? uops : rob_stat;
+			for (unsigned f = 0; f < SCHED_MAX_PRF; f++)
+				prf_used[f] -= d->prf_alloc[f];
+			/* llvm-mca frees load/store queue entries at retirement. */
+			if (insns[(head) % n].may_load && lq_used && !d->eliminated)
+				lq_used--;
+			if (insns[(head) % n].may_store && sq_used && !d->eliminated)
+				sq_used--;
 			head++;
 			retired++;
 			n_ret++;
@@ -921,8 +1530,14 @@ sched_run(const struct sched_model *model, const struct sched_params *p,
 				if (best >= 0 && (rank > best_rank ||
 						  (rank == best_rank && k > pending[best])))
 					continue;
-				if (!rm_can_issue(&rm, &descs[k % n]))
+				if (!rm_can_issue(&rm, &descs[k % n])) {
+					uint64_t busy = rm_busy_mask(&rm, &descs[k % n]);
+
+					busy_units |= busy;
+					if (busy)
+						c->crit_mask = busy;
 					continue;
+				}
 				best = (int)i;
 				best_rank = rank;
 			}
@@ -934,6 +1549,7 @@ sched_run(const struct sched_model *model, const struct sched_params *p,
 			n_pending--;
 			d = &dyn[id];
 			ds = &descs[id % n];
+			bottleneck_issue(&dg, &rm, dyn, descs, insns, n, id, res_col, users);
 			rm_buffers_adjust(&rm, ds->used_buffers, +1);
 			for (unsigned i = 0; i < ds->n_res; i++) {
 				const struct res_use *u = &ds->res[i];
@@ -949,8 +1565,11 @@ sched_run(const struct sched_model *model, const struct sched_params *p,
 						const struct res_state *rs = &rm.rs[state_index(rsrc)];
 						int col = rs->column + (rs->num_units > 1 ? (int)state_index(sub) : 0);
 
-						if (col >= 0)
+						if (col >= 0) {
 							r->pressure[(id % n) * ncols + (unsigned)col] += u->cycles;
+							users[col].iid = id;
+							users[col].cycles = u->cycles;
+						}
 					}
 				} else {
 					rm.rs[state_index(u->mask)].reserved = true;
@@ -961,6 +1580,10 @@ sched_run(const struct sched_model *model, const struct sched_params *p,
 			}
 			d->issued = cycle;
 			d->cycles_left = ds->latency;
+			c_issued += ds->uops;
+			e_issued += ds->uops;
+			if (id == total - 1)
+				dg_finalize(&dg, iters);
 			if (d->mem_group)
 				lsu_issued(&lsu, (unsigned)d->mem_group);
 			if (ds->latency) {
@@ -978,27 +1601,130 @@ sched_run(const struct sched_model *model, const struct sched_params *p,
 		if (carry) {
 			avail = carry >= width ? 0 : width - carry;
 			carry -= width - avail;
+			c_disp += width - avail;
+			rob_stat += width - avail;
+			dyn[carry_id].dispatch_end = cycle;
 		} else {
 			avail = width;
 		}
-		while (next < total) {
+		while (next < total && avail) {
 			const struct sched_insn *si = &insns[next % n];
 			const struct insn_desc *ds = &descs[next % n];
 			struct dyn *d = &dyn[next];
 			unsigned uops = ds->uops;
 			unsigned need = uops < width ? uops : width;
 			unsigned entries = uops ? (uops < rob ? uops : rob) : 1;
+			unsigned regs_needed[SCHED_MAX_PRF] = { 0 };
+			bool ok = true, rat = false;
 
-			if (need > avail || entries > rob_avail ||
-			    !rm_buffers_available(&rm, ds->used_buffers))
+			if (need > avail)
+				break;
+			/* llvm-mca checks the reorder buffer, the register
+			 * files and the scheduler, and counts each stall. */
+			if (entries > rob_avail) {
+				st->stalls[SCHED_STALL_RCU]++;
+				ok = false;
+			}
+			for (unsigned i = 0; i < si->n_writes; i++) {
+				unsigned cost, f = prf_of(files, n_files, si->writes[i].cls, &cost);
+
+				regs_needed[0] += cost;
+				regs_needed[f] += f ? cost : 0;
+			}
+			for (unsigned f = 0; f <= n_files; f++) {
+				unsigned size = f ? files[f - 1]->size : p->register_file_size;
+				unsigned need_f = regs_needed[f] < size ? regs_needed[f] : size;
+
+				if (size && need_f && prf_used[f] + need_f > size)
+					rat = true;
+			}
+			if (rat) {
+				st->stalls[SCHED_STALL_RAT]++;
+				ok = false;
+			}
+			if (!rm_buffers_available(&rm, ds->used_buffers)) {
+				st->stalls[SCHED_STALL_SCHEDQ]++;
+				token_stall = true;
+				ok = false;
+			} else if (si->may_load && p->lqueue && lq_used >= p->lqueue) {
+				st->stalls[SCHED_STALL_LQ]++;
+				token_stall = true;
+				ok = false;
+			} else if (si->may_store && p->squeue && sq_used >= p->squeue) {
+				st->stalls[SCHED_STALL_SQ]++;
+				token_stall = true;
+				ok = false;
+			} else {
+				token_stall = false;
+			}
+			if (!ok)
 				break;
 			if (uops > width) {
 				avail = 0;
 				carry = uops - width;
+				carry_id = next;
 			} else {
 				avail -= uops;
 			}
 			rob_avail -= entries;
+			c_disp += need;
+			rob_stat += need;
+			/* Move elimination at register renaming (Jaguar, Zen). */
+			if (optimizable_move(model, si->opcode) && si->n_writes && si->n_reads) {
+				unsigned cost, f = prf_of(files, n_files, si->writes[0].cls, &cost);
+				unsigned src = reg_slot(si->reads[0].reg);
+
+				if (f) {
+					st->prf[f].move_candidates++;
+					if (!si->writes[0].partial &&
+					    (!files[f - 1]->zero_only || zero_reg[src]) &&
+					    moves_now[f] < files[f - 1]->max_moves) {
+						moves_now[f]++;
+						d->eliminated = 1;
+						if (zero_reg[src])
+							st->prf[f].zero_moves++;
+					}
+				}
+			}
+			if (d->eliminated) {
+				unsigned dst = reg_slot(si->writes[0].reg), src = reg_slot(si->reads[0].reg);
+
+				regs[dst] = regs[src];
+				zero_reg[dst] = zero_reg[src];
+				d->state = D_EXECUTED;
+				d->dispatched = d->ready = d->issued = d->executed = cycle;
+				c_issued += uops;
+				if (next == total - 1)
+					dg_finalize(&dg, iters);
+				next++;
+				continue;
+			}
+			/* Physical registers: none for zero idioms, none for
+			 * partial writes a register file renames whole. */
+			for (unsigned i = 0; i < si->n_writes && !si->zero_idiom; i++) {
+				unsigned cost, f = prf_of(files, n_files, si->writes[i].cls, &cost);
+
+				if (f && si->writes[i].cls == SCHED_W_GPR_PARTIAL)
+					continue;
+				d->prf_alloc[0] = (uint8_t)(d->prf_alloc[0] + cost);
+				prf_used[0] += cost;
+				st->prf[0].mappings += cost;
+				if (f) {
+					d->prf_alloc[f] = (uint8_t)(d->prf_alloc[f] + cost);
+					prf_used[f] += cost;
+					st->prf[f].mappings += cost;
+				}
+			}
+			for (unsigned f = 0; f <= n_files; f++)
+				if (prf_used[f] > st->prf[f].max_used)
+					st->prf[f].max_used = prf_used[f];
+			for (unsigned i = 0; i < si->n_writes; i++)
+				zero_reg[reg_slot(si->writes[i].reg)] = si->zero_idiom;
+			if (si->may_load)
+				lq_used++;
+			if (si->may_store)
+				sq_used++;
+			e_disp += uops;
 			for (unsigned i = 0; i < si->n_reads; i++) {
 				struct reg_map *m = &regs[reg_slot(si->reads[i].reg)];
 				int64_t w[2] = { m->full, m->partial };
@@ -1014,7 +1740,8 @@ sched_run(const struct sched_model *model, const struct sched_params *p,
 					if (pd->state < D_ISSUED)
 						pd->num_users++;
 					d->deps[d->n_deps++] = (struct dep){ (uint32_t)w[k],
-									     si->reads[i].read_advance };
+									     si->reads[i].read_advance,
+									     si->reads[i].reg };
 				}
 			}
 			for (unsigned i = 0; i < si->n_writes; i++) {
@@ -1038,10 +1765,19 @@ sched_run(const struct sched_model *model, const struct sched_params *p,
 			d->state = D_DISPATCHED;
 			d->dispatched = cycle;
 			d->ready = UINT32_MAX;
+			/* Ready already: llvm-mca's "ready" event is at dispatch. */
+			if (dyn_regs_ready(d, dyn, descs, n, cycle) &&
+			    (!d->mem_group || lsu_ready(&lsu, (unsigned)d->mem_group)))
+				d->ready = cycle;
 			if (ds->zero_latency && dyn_regs_ready(d, dyn, descs, n, cycle) &&
 			    (!d->mem_group || lsu_ready(&lsu, (unsigned)d->mem_group))) {
+				bottleneck_issue(&dg, &rm, dyn, descs, insns, n, next, res_col, users);
 				d->ready = d->issued = d->executed = cycle;
 				d->state = D_EXECUTED;
+				c_issued += uops;
+				e_issued += uops;
+				if (next == total - 1)
+					dg_finalize(&dg, iters);
 				rm_buffers_adjust(&rm, ds->used_buffers, +1);
 				if (d->mem_group) {
 					lsu_issued(&lsu, (unsigned)d->mem_group);
@@ -1051,10 +1787,86 @@ sched_run(const struct sched_model *model, const struct sched_params *p,
 				pending[n_pending++] = next;
 			}
 			next++;
-			if (!avail)
-				break;
+		}
+
+		/* End of cycle: the statistics views sample the state. */
+		hist_add(st->dispatched, c_disp);
+		hist_add(st->issued, c_issued);
+		hist_add(st->retired, n_ret);
+		for (unsigned b = 0; b < st->n_buffers; b++) {
+			const struct res_state *rs = &rm.rs[state_index(rm.model_mask[buf_res[b]])];
+			unsigned used = (unsigned)(rs->buffer - rs->available_slots);
+
+			st->buffers[b].cumulative += used;
+			if (used > st->buffers[b].max_used)
+				st->buffers[b].max_used = used;
+		}
+		st->rob_cumulative += rob_stat;
+		if (rob_stat > st->rob_max)
+			st->rob_max = rob_stat;
+		for (unsigned f = 1; f <= n_files; f++) {
+			if (moves_now[f] > st->prf[f].max_moves_per_cycle)
+				st->prf[f].max_moves_per_cycle = moves_now[f];
+			st->prf[f].moves_eliminated += moves_now[f];
+			moves_now[f] = 0;
+		}
+		/* Bottleneck analysis: when the backend pressure grew (the
+		 * dispatch stalled on the scheduler, or fewer uops issued than
+		 * entered it), blame busy units and pending dependencies. */
+		if (token_stall || e_disp > e_issued) {
+			bool res = busy_units != 0, reg = false, mem = false;
+
+			/* A unit bit names the unit; a group's own bit (a
+			 * reserved group) names all its units. */
+			for (unsigned j = 0; j < model->n_resources; j++) {
+				uint64_t mm = rm.model_mask[j];
+
+				if (!model->resources[j].is_group) {
+					if (busy_units & mm)
+						st->bn_per_resource[j]++;
+				} else if (busy_units & pow2_floor(mm)) {
+					for (unsigned u = 0; u < model->n_resources; u++)
+						if (!model->resources[u].is_group && (mm & rm.model_mask[u]))
+							st->bn_per_resource[u]++;
+				}
+			}
+			for (unsigned i = 0; res && i < n_pending; i++) {
+				struct dyn *c = &dyn[pending[i]];
+
+				if (c->ready != UINT32_MAX && (c->crit_mask & busy_units))
+					c->res_pc++;
+			}
+			for (unsigned i = 0; i < n_pending; i++) {
+				struct dyn *c = &dyn[pending[i]];
+				bool all_issued = true;
+
+				if (c->dispatched == cycle || rm_busy_mask(&rm, &descs[pending[i] % n]))
+					continue;
+				for (unsigned k = 0; k < c->n_deps; k++)
+					if (dyn[c->deps[k].prod].state < D_ISSUED)
+						all_issued = false;
+				if (!all_issued)
+					continue;
+				if (!dyn_regs_ready(c, dyn, descs, n, cycle)) {
+					reg = true;
+					c->reg_pc++;
+				}
+				else if (!p->noalias && c->mem_group &&
+					 !lsu_ready(&lsu, (unsigned)c->mem_group))
+					mem = true;
+			}
+			if (res || reg || mem) {
+				st->bn_cycles++;
+				st->bn_resource += res;
+				st->bn_register += reg;
+				st->bn_memory += mem;
+				st->bn_data += reg || mem;
+			}
 		}
 	}
+	st->cycles = cycle;
+	if (dg.failed || dg_sequence(&dg, iters, r) < 0)
+		goto out;
 
 	r->iterations = iters;
 	r->n_insns = n;
@@ -1082,11 +1894,14 @@ sched_run(const struct sched_model *model, const struct sched_params *p,
 				max = usage[j] / model->resources[j].units;
 		r->block_rthroughput = max;
 	}
+	r->throughput = sched_steady_throughput(iter_end, iters, cycle);
 	r->timeline_iterations = tl_iters;
 	for (uint64_t k = 0; k < (uint64_t)tl_iters * n; k++) {
 		struct sched_timeline_entry *t = &r->timeline[k];
 
 		t->dispatched = dyn[k].dispatched;
+		t->dispatch_end = dyn[k].dispatch_end > dyn[k].dispatched ? dyn[k].dispatch_end
+									 : dyn[k].dispatched;
 		t->ready = dyn[k].ready;
 		t->issued = dyn[k].issued;
 		t->executed = dyn[k].executed;
@@ -1101,9 +1916,80 @@ out:
 	free(regs);
 	free(pending);
 	free(issued);
+	free(iter_end);
+	free(zero_reg);
+	free(users);
+	dg_free(&dg);
 	free(rm.busy);
 	lsu_free(&lsu);
 	return ret;
+}
+
+int
+sched_instruction_tables(const struct sched_model *model, const struct sched_insn *insns,
+			 unsigned n, double *pressure, unsigned n_columns)
+{
+	struct rm rm;
+	unsigned ncols;
+	int unit_col[64];
+
+	rm_init(&rm, model, &ncols);
+	if (ncols != n_columns)
+		return -1;
+	for (unsigned i = 0; i < model->n_resources; i++)
+		unit_col[i] = model->resources[i].is_group ? -1
+				: rm.rs[state_index(rm.model_mask[i])].column;
+	memset(pressure, 0, (size_t)n * ncols * sizeof(*pressure));
+	for (unsigned k = 0; k < n; k++) {
+		struct insn_desc d;
+		double *row = &pressure[(size_t)k * ncols];
+
+		desc_init(&rm, model, &insns[k], &d);
+		/* Uniform: a unit's cycles spread over its units, a group's
+		 * over every unit of every resource it contains. */
+		for (unsigned u = 0; u < d.n_res; u++) {
+			uint64_t mask = d.res[u].mask;
+			unsigned cycles = d.res[u].cycles;
+
+			if (!cycles)
+				continue;
+			if (popcount(mask) == 1) {
+				for (unsigned j = 0; j < model->n_resources; j++) {
+					if (rm.model_mask[j] != mask || unit_col[j] < 0)
+						continue;
+					for (unsigned x = 0; x < model->resources[j].units; x++)
+						row[unit_col[j] + (int)x] +=
+							(double)cycles / model->resources[j].units;
+				}
+				continue;
+			}
+			{
+				unsigned total = 0;
+
+				for (unsigned j = 0; j < model->n_resources; j++)
+					if (unit_col[j] >= 0 && (mask & rm.model_mask[j]) &&
+					    rm.model_mask[j] != mask)
+						total += model->resources[j].units;
+				for (unsigned j = 0; j < model->n_resources && total; j++) {
+					if (unit_col[j] < 0 || !(mask & rm.model_mask[j]))
+						continue;
+					for (unsigned x = 0; x < model->resources[j].units; x++)
+						row[unit_col[j] + (int)x] += (double)cycles / total;
+				}
+			}
+		}
+	}
+	return 0;
+}
+
+double
+sched_steady_throughput(const uint32_t *iter_end, unsigned iterations, uint64_t total_cycles)
+{
+	unsigned h = iterations / 2;
+
+	if (iterations < 4)
+		return (double)total_cycles / (iterations ? iterations : 1);
+	return (double)(iter_end[iterations - 1] - iter_end[h - 1]) / (iterations - h);
 }
 
 void
@@ -1112,5 +1998,6 @@ sched_result_free(struct sched_result *r)
 	free(r->pressure);
 	free(r->column_names);
 	free(r->timeline);
+	free(r->crit);
 	memset(r, 0, sizeof(*r));
 }

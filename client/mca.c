@@ -1,13 +1,19 @@
 /*
  * micactl mca: llvm-mca's static analysis of machine code with micad's
- * pipeline model.  Input: assembly (assembled with the system 'as', split
- * into LLVM-MCA-BEGIN/END regions) or hex bytes (--hex, one block per
- * line); output: llvm-mca's views in llvm-mca's layout, or --json.
+ * scheduling models.  Input: assembly (assembled with the system 'as',
+ * split into LLVM-MCA-BEGIN/END regions, the source text kept for
+ * display) or hex bytes (--hex, one block per line); output: llvm-mca's
+ * views in llvm-mca's layout and order, or --json.  The models: the
+ * corrected one (sched_uarch.h; default) or llvm-mca's pipeline
+ * (--model=llvm).
  */
 #include "config.h"
 
+#include <cpuid.h>
+#include <elf.h>
 #include <errno.h>
 #include <getopt.h>
+#include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,19 +25,35 @@
 #include "decoder.h"
 #include "sched_map.h"
 #include "sched_pipeline.h"
+#include "sched_uarch.h"
 #include "util.h"
 
 struct mca_opts {
-	const char *mcpu;
+	const char *mcpu, *output;
 	unsigned iterations, dispatch, tl_max_iter, tl_max_cycles;
-	bool hex, json, timeline, resource_pressure, instruction_info, intel;
+	unsigned reg_file_size, lqueue, squeue;
+	bool hex, json, intel_in, intel_out;
+	bool timeline, resource_pressure, instruction_info, instruction_tables;
+	bool dispatch_stats, scheduler_stats, retire_stats, register_file_stats, bottleneck;
 	bool noalias;
+	bool llvm;			/* --model=llvm: llvm-mca's pipeline, no corrections */
+	bool loop;			/* --throughput=loop */
+	bool bhive;			/* --bhive: BHive's register and memory values */
+};
+
+/* One source line of an assembled region: where its bytes start. */
+struct src_line {
+	size_t offset;
+	char *text;			/* as written, mnemonic and operands tab-separated */
+	bool directive;			/* bytes from a directive (.p2align): not analyzed */
 };
 
 struct region {
 	char *name;
 	uint8_t *bytes;
 	size_t n;
+	struct src_line *lines;		/* assembly input only, by offset */
+	size_t n_lines;
 };
 
 static char *
@@ -62,16 +84,21 @@ run(char *const argv[], char **err)
 	pid_t pid;
 
 	*err = NULL;
-	if (fd < 0)
+	if (fd < 0) {
+		perror_msg("mkstemp %s", path);
 		return -1;
+	}
 	unlink(path);
 	pid = fork();
 	if (pid == 0) {
-		dup2(fd, 2);
+		if (dup2(fd, 2) < 0)
+			_exit(127);
 		execvp(argv[0], argv);
 		fprintf(stderr, "cannot run %s: %s\n", argv[0], strerror(errno));
 		_exit(127);
 	}
+	if (pid < 0)
+		perror_msg("fork");
 	if (pid > 0 && waitpid(pid, &status, 0) == pid) {
 		FILE *f = fdopen(fd, "r");
 		size_t len;
@@ -88,60 +115,164 @@ run(char *const argv[], char **err)
 	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
-/* Assemble text with the system assembler; the .text bytes into r. */
+/* Source text for display: no comment, no surrounding blanks, a tab
+ * between mnemonic and operands as llvm-mca prints them. */
+static char *
+clean_source(const char *s)
+{
+	char *t = xstrdup(s + strspn(s, " \t"));
+	char *c = strchr(t, '#'), *e;
+
+	if (c)
+		*c = '\0';
+	e = t + strlen(t);
+	while (e > t && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\r' || e[-1] == '\n'))
+		*--e = '\0';
+	c = t + strcspn(t, " \t");
+	if (*c) {
+		size_t skip = strspn(c, " \t");
+
+		*c = '\t';
+		memmove(c + 1, c + skip, strlen(c + skip) + 1);
+	}
+	return t;
+}
+
+/* The assembler's listing: "  LINE OFFS HEXBYTES\tSOURCE". */
+static void
+parse_listing(const char *text, struct region *r)
+{
+	const char *p = text;
+
+	while (*p) {
+		const char *nl = strchr(p, '\n');
+		size_t len = nl ? (size_t)(nl - p) : strlen(p);
+		char *line = xmalloc(len + 1);
+		unsigned lineno, off;
+		int used = 0;
+
+		memcpy(line, p, len);
+		line[len] = '\0';
+		if (sscanf(line, "%u %4x %*[0-9A-Fa-f]%n", &lineno, &off, &used) == 2 && used > 0) {
+			char *src = strchr(line + used, '\t');
+
+			if (src) {
+				char *t = clean_source(src + 1);
+
+				r->lines = xreallocarray(r->lines, r->n_lines + 1, sizeof(*r->lines));
+				r->lines[r->n_lines].offset = off;
+				r->lines[r->n_lines].directive = t[0] == '.' || strchr(t, ':') != NULL;
+				r->lines[r->n_lines++].text = t;
+			}
+		}
+		free(line);
+		p += len + (nl ? 1 : 0);
+	}
+}
+
+/* The bytes of the .text section of an ELF64 relocatable object (what
+ * 'objcopy -O binary -j .text' would give), without another process. */
+static int
+elf_text(const char *path, struct region *r)
+{
+	FILE *f = fopen(path, "rb");
+	size_t len;
+	char *img;
+	const Elf64_Ehdr *eh;
+	const Elf64_Shdr *sh, *strs;
+	int ret = -1;
+
+	if (!f) {
+		perror_msg("mca: cannot read the assembler's output %s", path);
+		return -1;
+	}
+	img = read_all(f, &len);
+	fclose(f);
+	eh = (const Elf64_Ehdr *)img;
+	if (len < sizeof(*eh) || memcmp(eh->e_ident, ELFMAG, SELFMAG) != 0 ||
+	    eh->e_ident[EI_CLASS] != ELFCLASS64 || eh->e_shoff > len ||
+	    eh->e_shnum > (len - eh->e_shoff) / sizeof(Elf64_Shdr) || eh->e_shstrndx >= eh->e_shnum) {
+		error_msg("mca: %s is not an ELF64 object", path);
+		goto out;
+	}
+	sh = (const Elf64_Shdr *)(img + eh->e_shoff);
+	strs = &sh[eh->e_shstrndx];
+	for (unsigned i = 0; i < eh->e_shnum; i++) {
+		if (sh[i].sh_name >= strs->sh_size || strs->sh_offset + sh[i].sh_name >= len ||
+		    strcmp(img + strs->sh_offset + sh[i].sh_name, ".text") != 0)
+			continue;
+		if (sh[i].sh_offset > len || sh[i].sh_size > len - sh[i].sh_offset)
+			break;
+		r->bytes = xmalloc(sh[i].sh_size + 1);
+		memcpy(r->bytes, img + sh[i].sh_offset, sh[i].sh_size);
+		r->n = sh[i].sh_size;
+		ret = 0;
+		goto out;
+	}
+	error_msg("mca: %s has no valid .text section", path);
+out:
+	free(img);
+	return ret;
+}
+
+/* Assemble text with the system assembler: the .text bytes into r, the
+ * source line of each instruction from the listing. */
 static int
 assemble(const char *text, bool intel, struct region *r)
 {
 	char dir[] = "/tmp/micactl-mcaXXXXXX";
-	char *src, *obj, *bin, *err = NULL;
+	char *src, *obj, *lst, *lopt, *err = NULL;
 	FILE *f;
 	int ret = -1;
 
 	if (!mkdtemp(dir)) {
-		perror_msg("mkdtemp");
+		perror_msg("mkdtemp %s", dir);
 		return -1;
 	}
 	src = xasprintf("%s/in.s", dir);
 	obj = xasprintf("%s/in.o", dir);
-	bin = xasprintf("%s/in.bin", dir);
+	lst = xasprintf("%s/in.lst", dir);
+	lopt = xasprintf("-aln=%s", lst);
 	f = fopen(src, "w");
 	if (!f) {
 		perror_msg("%s", src);
 		goto out;
 	}
 	fprintf(f, "%s%s\n", intel ? ".intel_syntax noprefix\n" : "", text);
-	fclose(f);
-	{
-		char *as_argv[] = { "as", "--64", "-o", obj, src, NULL };
-		char *oc_argv[] = { "objcopy", "-O", "binary", "-j", ".text", obj, bin, NULL };
-
-		if (run(as_argv, &err) != 0) {
-			error_msg("the assembler rejected the input:\n%s", err ? err : "");
-			goto out;
-		}
-		free(err);
-		if (run(oc_argv, &err) != 0) {
-			error_msg("objcopy failed:\n%s", err ? err : "");
-			goto out;
-		}
-	}
-	f = fopen(bin, "rb");
-	if (!f) {
-		perror_msg("%s", bin);
+	if (fclose(f) != 0) {
+		perror_msg("writing %s", src);
 		goto out;
 	}
-	r->bytes = (uint8_t *)read_all(f, &r->n);
-	fclose(f);
+	{
+		char *as_argv[] = { "as", "--64", lopt, "-o", obj, src, NULL };
+
+		if (run(as_argv, &err) != 0) {
+			error_msg("mca: the assembler rejected the input:\n%s", err ? err : "");
+			goto out;
+		}
+	}
+	if (elf_text(obj, r) < 0)
+		goto out;
+	f = fopen(lst, "r");
+	if (f) {
+		size_t len;
+		char *l = read_all(f, &len);
+
+		parse_listing(l, r);
+		free(l);
+		fclose(f);
+	}
 	ret = 0;
 out:
 	free(err);
 	unlink(src);
 	unlink(obj);
-	unlink(bin);
+	unlink(lst);
 	rmdir(dir);
 	free(src);
 	free(obj);
-	free(bin);
+	free(lst);
+	free(lopt);
 	return ret;
 }
 
@@ -158,17 +289,19 @@ static int
 parse_hex(char *text, struct region **rs, size_t *nr)
 {
 	unsigned lineno = 0;
+	char *save = NULL;
 
-	for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
+	for (char *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
 		struct region *r;
 		size_t len;
 
 		lineno++;
+		line += strspn(line, " \t");
 		len = strcspn(line, ",# \t\r");
 		if (!len)
 			continue;
 		if (len % 2) {
-			error_msg("line %u: odd number of hex digits", lineno);
+			error_msg("mca: line %u: odd number of hex digits", lineno);
 			return -1;
 		}
 		r = add_region(rs, nr, NULL);
@@ -177,7 +310,7 @@ parse_hex(char *text, struct region **rs, size_t *nr)
 			int hi = hex_digit(line[i]), lo = hex_digit(line[i + 1]);
 
 			if (hi < 0 || lo < 0) {
-				error_msg("line %u: '%c%c' is not hex", lineno, line[i], line[i + 1]);
+				error_msg("mca: line %u: '%c%c' is not hex", lineno, line[i], line[i + 1]);
 				return -1;
 			}
 			r->bytes[r->n++] = (uint8_t)(hi << 4 | lo);
@@ -192,12 +325,15 @@ static int
 parse_asm(char *text, bool intel, struct region **rs, size_t *nr)
 {
 	bool any = strstr(text, "LLVM-MCA-BEGIN") != NULL;
-	char *cur = xstrdup(""), *name = NULL;
+	size_t cap = 256, len = 0;
+	char *cur = xmalloc(cap), *name = NULL;
 	bool in = !any;
 	int ret = 0;
 
-	for (char *line = text, *next; line && *line; line = next) {
+	cur[0] = '\0';
+	for (char *line = text, *next; line && *line && ret == 0; line = next) {
 		char *m;
+		size_t l;
 
 		next = strchr(line, '\n');
 		if (next)
@@ -206,34 +342,34 @@ parse_asm(char *text, bool intel, struct region **rs, size_t *nr)
 			m += strlen("LLVM-MCA-BEGIN");
 			m += strspn(m, " \t");
 			free(name);
-			name = xstrdup(m);
+			name = clean_source(m);
 			in = true;
+			len = 0;
+			cur[0] = '\0';
 			continue;
 		}
 		if (strstr(line, "LLVM-MCA-END")) {
-			if (in) {
-				struct region *r = add_region(rs, nr, name);
-
-				if (assemble(cur, intel, r) < 0)
-					ret = -1;
-			}
+			if (in && assemble(cur, intel, add_region(rs, nr, name)) < 0)
+				ret = -1;
+			len = 0;
 			cur[0] = '\0';
 			in = false;
 			continue;
 		}
-		if (in) {
-			char *n2 = xasprintf("%s%s\n", cur, line);
-
-			free(cur);
-			cur = n2;
+		if (!in)
+			continue;
+		l = strlen(line);
+		while (len + l + 2 > cap) {
+			cap *= 2;
+			cur = xreallocarray(cur, cap, 1);
 		}
+		memcpy(cur + len, line, l);
+		len += l;
+		cur[len++] = '\n';
+		cur[len] = '\0';
 	}
-	if (ret == 0 && in) {
-		struct region *r = add_region(rs, nr, name);
-
-		if (assemble(cur, intel, r) < 0)
-			ret = -1;
-	}
+	if (ret == 0 && in && assemble(cur, intel, add_region(rs, nr, name)) < 0)
+		ret = -1;
 	free(cur);
 	free(name);
 	return ret;
@@ -242,61 +378,140 @@ parse_asm(char *text, bool intel, struct region **rs, size_t *nr)
 struct block {
 	unsigned n;
 	struct sched_insn *si;
-	char (*text)[96];
+	struct ua_insn *ui;		/* the corrected model's view, when it has one */
+	char (*text)[128];
 };
 
 static void
 block_free(struct block *b)
 {
 	free(b->si);
+	free(b->ui);
 	free(b->text);
 	memset(b, 0, sizeof(*b));
 }
 
-static int
-build_block(const struct sched_model *model, const struct region *r, bool intel, struct block *b)
+/* The model to run: llvm-mca's pipeline (with or without the corrections
+ * that fit it) or the uop-level simulation of sched_uarch.h. */
+struct model_choice {
+	const struct sched_model *model;
+	const struct sched_uarch *ua;	/* NULL: LLVM's pipeline */
+	struct ua_ports pt;
+	bool correct;			/* sched_insn_correct() on LLVM's pipeline */
+};
+
+static const struct src_line *
+line_at(const struct region *r, size_t off)
 {
+	const struct src_line *best = NULL;
+
+	for (size_t i = 0; i < r->n_lines; i++)
+		if (r->lines[i].offset <= off && (!best || r->lines[i].offset >= best->offset))
+			best = &r->lines[i];
+	return best;
+}
+
+static int
+build_block(const struct model_choice *mc, const struct region *r, const struct mca_opts *opt,
+	    struct block *b)
+{
+	const struct sched_model *model = mc->model;
+	bool use_source = r->n_lines && opt->intel_out == opt->intel_in;
+
 	memset(b, 0, sizeof(*b));
 	for (size_t off = 0; off < r->n;) {
 		struct insn_info ii;
 		struct sched_mapping m;
-		char buf[96];
+		const struct src_line *sl = line_at(r, off);
+		char buf[128];
 
 		if (insn_decode(r->bytes + off, r->n - off, off, &ii) < 0) {
 			char hex[64] = "";
 
 			for (size_t i = 0; i < 8 && off + i < r->n; i++)
 				snprintf(hex + 3 * i, sizeof(hex) - 3 * i, "%02x ", r->bytes[off + i]);
-			error_msg("bytes at offset %zu do not decode: %s", off, hex);
+			error_msg("mca: bytes at offset %zu do not decode: %s", off, hex);
 			block_free(b);
 			return -1;
 		}
+		if (sl && sl->directive) {
+			off += ii.len;	/* alignment padding: llvm-mca never sees it */
+			continue;
+		}
 		if (sched_map(r->bytes + off, r->n - off, &m) < 0) {
-			insn_format(&ii, !intel, buf, sizeof(buf));
-			error_msg("no LLVM opcode for '%s' at offset %zu (looked for %s)", buf, off, m.tried);
+			insn_format(&ii, !opt->intel_out, buf, sizeof(buf));
+			error_msg("mca: no LLVM opcode for '%s' at offset %zu (looked for %s)", buf,
+				  off, m.tried);
 			block_free(b);
 			return -1;
 		}
 		b->si = xreallocarray(b->si, b->n + 2, sizeof(*b->si));
+		b->ui = xreallocarray(b->ui, b->n + 2, sizeof(*b->ui));
 		b->text = xreallocarray(b->text, b->n + 2, sizeof(*b->text));
 		if (m.lock) {
 			sched_insn_lock_prefix(model, &b->si[b->n]);
+			/* For the uop model the prefix is a byte of the
+			 * instruction: a one-byte slot-less placeholder. */
+			memset(&b->ui[b->n], 0, sizeof(b->ui[0]));
+			b->ui[b->n].len = 1;
+			b->ui[b->n].fused = 1;
+			b->ui[b->n].flags = UA_NOP;
+			ii.len--;
 			snprintf(b->text[b->n++], sizeof(b->text[0]), "lock");
 		}
-		if (sched_insn_init(model, &ii, &m, &b->si[b->n]) < 0)
-			warning_msg("%s has no data for %s", model->name, sched_opcode_names[m.opcode]);
-		insn_format(&ii, !intel, buf, sizeof(buf));
-		{
-			/* llvm-mca separates mnemonic and operands with a tab. */
-			char *sp = strchr(buf, ' ');
-
-			if (sp)
-				*sp = '\t';
+		if (sched_insn_init(model, &ii, &m, &b->si[b->n]) < 0) {
+			insn_format(&ii, !opt->intel_out, buf, sizeof(buf));
+			warning_msg("mca: -mcpu=%s has no data for '%s' (%s); it is taken as one uop "
+				    "on no unit", opt->mcpu, sl ? sl->text : buf,
+				    sched_opcode_names[m.opcode]);
 		}
-		snprintf(b->text[b->n++], sizeof(b->text[0]), "%s", buf);
+		if (mc->ua)
+			ua_insn_build(model, mc->ua, &mc->pt, &ii, &m, &b->si[b->n], &b->ui[b->n]);
+		else if (mc->correct)
+			sched_insn_correct(model, &ii, &m, &b->si[b->n]);
+		if (m.lock)
+			ii.len++;
+		if (use_source && sl && !m.lock) {
+			snprintf(b->text[b->n], sizeof(b->text[0]), "%s", sl->text);
+		} else {
+			char *sp;
+
+			insn_format(&ii, !opt->intel_out, buf, sizeof(buf));
+			sp = strchr(buf, ' ');
+			if (sp)
+				*sp = '\t';	/* llvm-mca: a tab after the mnemonic */
+			snprintf(b->text[b->n], sizeof(b->text[0]), "%s", buf);
+		}
+		b->n++;
 		off += ii.len;
 	}
 	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Views, in llvm-mca's layout                                         */
+
+static double
+round1(double v)
+{
+	return floor(v * 10 + 0.5) / 10;
+}
+
+static double
+round2(double v)
+{
+	return floor(v * 100 + 0.5) / 100;
+}
+
+/* formatted_raw_ostream::PadToColumn: to the column, and at least one
+ * space. */
+static void
+pad_to(FILE *o, int *col, int to)
+{
+	do {
+		fputc(' ', o);
+		(*col)++;
+	} while (*col < to);
 }
 
 static void
@@ -322,7 +537,7 @@ resource_label(const struct sched_resource *d, unsigned base, unsigned u, char *
 }
 
 static void
-print_col_header(FILE *o, const struct sched_result *res, const struct sched_model *model)
+print_col_header(FILE *o, const struct sched_model *model)
 {
 	unsigned base = 0;
 
@@ -339,291 +554,1068 @@ print_col_header(FILE *o, const struct sched_result *res, const struct sched_mod
 		}
 		base++;
 	}
-	(void)res;
 }
 
 static void
-print_views(FILE *o, const struct mca_opts *opt, const struct sched_model *model,
-	    const struct block *b, const struct sched_result *res)
+print_summary(FILE *o, const struct mca_opts *opt, const struct sched_result *res)
 {
-	double cyc = (double)res->total_cycles;
+	double cyc = res->total_cycles ? (double)res->total_cycles : 1.0;
 
 	fprintf(o, "Iterations:        %u\n", res->iterations);
 	fprintf(o, "Instructions:      %llu\n", (unsigned long long)res->total_insns);
 	fprintf(o, "Total Cycles:      %llu\n", (unsigned long long)res->total_cycles);
 	fprintf(o, "Total uOps:        %llu\n\n", (unsigned long long)res->total_uops);
 	fprintf(o, "Dispatch Width:    %u\n", res->dispatch_width);
-	fprintf(o, "uOps Per Cycle:    %.2f\n", res->total_uops / cyc);
-	fprintf(o, "IPC:               %.2f\n", res->total_insns / cyc);
-	fprintf(o, "Block RThroughput: %.1f\n", res->block_rthroughput);
+	fprintf(o, "uOps Per Cycle:    %.2f\n", round2(res->total_uops / cyc));
+	fprintf(o, "IPC:               %.2f\n", round2(res->total_insns / cyc));
+	fprintf(o, "Block RThroughput: %.1f\n", round1(res->block_rthroughput));
+	if (!opt->llvm)
+		fprintf(o, "Throughput:        %.2f cycles per iteration (steady state, %s)\n",
+			res->throughput, opt->loop ? "loop" : "unrolled");
+}
 
-	if (opt->instruction_info) {
-		fprintf(o, "\n\nInstruction Info:\n[1]: #uOps\n[2]: Latency\n[3]: RThroughput\n"
-			"[4]: MayLoad\n[5]: MayStore\n[6]: HasSideEffects (U)\n\n"
-			"[1]    [2]    [3]    [4]    [5]    [6]    Instructions:\n");
-		for (unsigned i = 0; i < b->n; i++) {
-			const struct sched_insn *s = &b->si[i];
+static void
+print_instruction_info(FILE *o, const struct model_choice *mc, const struct block *b)
+{
+	fprintf(o, "\n\nInstruction Info:\n[1]: #uOps\n[2]: Latency\n[3]: RThroughput\n"
+		"[4]: MayLoad\n[5]: MayStore\n[6]: HasSideEffects (U)\n\n"
+		"[1]    [2]    [3]    [4]    [5]    [6]    Instructions:\n");
+	for (unsigned i = 0; i < b->n; i++) {
+		const struct sched_insn *s = &b->si[i];
+		unsigned uops = mc->ua ? b->ui[i].fused : s->uops;
 
-			fprintf(o, " %-6u %-5u %.2f%s", s->uops, s->latency, s->rthroughput,
-				s->rthroughput < 10 ? "   " : s->rthroughput < 100 ? "  " : " ");
-			fprintf(o, "%s%s%s%s\n", s->may_load ? " *     " : "       ",
-				s->may_store ? " *     " : "       ",
-				s->has_side_effects ? " U     " : "       ", b->text[i]);
-		}
-	}
-	if (opt->resource_pressure) {
-		unsigned base = 0, col = 0;
-
-		fprintf(o, "\n\nResources:\n");
-		for (unsigned i = 0; i < model->n_resources; i++) {
-			const struct sched_resource *d = &model->resources[i];
-
-			if (d->is_group)
-				continue;
-			for (unsigned u = 0; u < d->units; u++) {
-				char h[16];
-
-				resource_label(d, base, u, h, sizeof(h));
-				fprintf(o, "%-6s- %s\n", h, d->name);
-				col++;
-			}
-			base++;
-		}
-		fprintf(o, "\n\nResource pressure per iteration:\n");
-		print_col_header(o, res, model);
-		fputc('\n', o);
-		for (unsigned c = 0; c < res->n_columns; c++) {
-			double sum = 0;
-
-			for (unsigned i = 0; i < b->n; i++)
-				sum += res->pressure[i * res->n_columns + c];
-			print_value(o, sum / res->iterations);
-		}
-		fprintf(o, "\n\nResource pressure by instruction:\n");
-		print_col_header(o, res, model);
-		fprintf(o, "Instructions:\n");
-		for (unsigned i = 0; i < b->n; i++) {
-			for (unsigned c = 0; c < res->n_columns; c++)
-				print_value(o, res->pressure[i * res->n_columns + c] / res->iterations);
-			fprintf(o, "%s\n", b->text[i]);
-		}
-		(void)col;
-	}
-	if (opt->timeline && res->timeline_iterations) {
-		unsigned last = 0, rows = res->timeline_iterations * b->n;
-
-		for (unsigned k = 0; k < rows; k++)
-			if (res->timeline[k].retired > last)
-				last = res->timeline[k].retired;
-		if (last >= opt->tl_max_cycles)
-			last = opt->tl_max_cycles - 1;
-		fprintf(o, "\n\nTimeline view:\n");
-		if (last >= 10) {
-			fprintf(o, "%10s", "");
-			for (unsigned c = 0; c <= last; c++)
-				fputc(((c / 10) & 1) ? '0' + (int)(c % 10) : ' ', o);
-			fputc('\n', o);
-		}
-		fprintf(o, "%-10s", "Index");
-		for (unsigned c = 0; c <= last; c++)
-			fputc(((c / 10) & 1) ? ' ' : '0' + (int)(c % 10), o);
-		fputs("\n\n", o);
-		for (unsigned k = 0; k < rows; k++) {
-			const struct sched_timeline_entry *t = &res->timeline[k];
-			char idx[32];
-
-			if (t->retired > last)
-				break;
-			snprintf(idx, sizeof(idx), "[%u,%u]", k / b->n, k % b->n);
-			fprintf(o, "%-10s", idx);
-			for (unsigned c = 0; c <= last; c++) {
-				int ch = c % 5 == 0 ? '.' : ' ';
-
-				if (c == t->dispatched)
-					ch = 'D';
-				else if (c > t->dispatched && c < t->issued)
-					ch = '=';
-				else if (c >= t->issued && c < t->executed && c > t->dispatched)
-					ch = 'e';
-				else if (c == t->executed && c > t->dispatched)
-					ch = 'E';
-				else if (c > t->executed && c < t->retired)
-					ch = '-';
-				else if (c == t->retired)
-					ch = 'R';
-				fputc(ch, o);
-			}
-			fprintf(o, "   %s\n", b->text[k % b->n]);
-		}
+		fprintf(o, " %u    %s%s", uops, uops < 10 ? " " : "", uops < 100 ? " " : "");
+		fprintf(o, "%u   %s%s", s->latency, s->latency < 10 ? " " : "",
+			s->latency < 100 ? " " : "");
+		if (s->rthroughput > 0)
+			fprintf(o, "%.2f %s%s", s->rthroughput, s->rthroughput < 10.0 ? " " : "",
+				s->rthroughput < 100.0 ? " " : "");
+		else
+			fputs(" -     ", o);
+		fputs(s->may_load ? " *     " : "       ", o);
+		fputs(s->may_store ? " *     " : "       ", o);
+		fputs(s->has_side_effects ? " U     " : "       ", o);
+		fprintf(o, "%s\n", b->text[i]);
 	}
 }
 
 static void
-print_json(FILE *o, const struct sched_result *res, bool first)
+print_pressure(FILE *o, const struct sched_model *model, const struct block *b,
+	       const double *pressure, unsigned n_columns, unsigned iterations)
 {
-	fprintf(o, "%s{\"instructions\": %u, \"iterations\": %u, \"total_cycles\": %llu, "
-		"\"total_uops\": %llu, \"cycles_per_iteration\": %.4f, \"ipc\": %.4f, "
-		"\"block_rthroughput\": %.4f}", first ? "" : ",\n ", res->n_insns, res->iterations,
-		(unsigned long long)res->total_cycles, (unsigned long long)res->total_uops,
-		(double)res->total_cycles / res->iterations,
-		(double)res->total_insns / (double)res->total_cycles, res->block_rthroughput);
+	unsigned base = 0;
+
+	fprintf(o, "\n\nResources:\n");
+	for (unsigned i = 0; i < model->n_resources; i++) {
+		const struct sched_resource *d = &model->resources[i];
+
+		if (d->is_group)
+			continue;
+		for (unsigned u = 0; u < d->units; u++) {
+			char h[16];
+
+			resource_label(d, base, u, h, sizeof(h));
+			fprintf(o, "%-6s- %s\n", h, d->name);
+		}
+		base++;
+	}
+	fprintf(o, "\n\nResource pressure per iteration:\n");
+	print_col_header(o, model);
+	fputc('\n', o);
+	for (unsigned c = 0; c < n_columns; c++) {
+		double sum = 0;
+
+		for (unsigned i = 0; i < b->n; i++)
+			sum += pressure[i * n_columns + c];
+		print_value(o, round2(sum / iterations));
+	}
+	fprintf(o, "\n\nResource pressure by instruction:\n");
+	print_col_header(o, model);
+	fprintf(o, "Instructions:\n");
+	for (unsigned i = 0; i < b->n; i++) {
+		for (unsigned c = 0; c < n_columns; c++)
+			print_value(o, round2(pressure[i * n_columns + c] / iterations));
+		fprintf(o, "%s\n", b->text[i]);
+	}
+}
+
+static void
+print_dispatch_stats(FILE *o, const struct sched_stats *st, bool corrected)
+{
+	static const char *const labels[SCHED_N_STALLS] = {
+		"RAT     - Register unavailable:                      ",
+		"RCU     - Retire tokens unavailable:                 ",
+		"SCHEDQ  - Scheduler full:                            ",
+		"LQ      - Load queue full:                           ",
+		"SQ      - Store queue full:                          ",
+		"GROUP   - Static restrictions on the dispatch group: ",
+		"USH     - Uncategorised Structural Hazard:           ",
+	};
+	double cyc = st->cycles ? (double)st->cycles : 1.0;
+
+	fprintf(o, "\n\nDynamic Dispatch Stall Cycles:\n");
+	for (unsigned k = 0; k < SCHED_N_STALLS; k++) {
+		fprintf(o, "%s%llu", labels[k], (unsigned long long)st->stalls[k]);
+		if (st->stalls[k])
+			fprintf(o, "  (%.1f%%)", round1(st->stalls[k] * 100.0 / cyc));
+		fputc('\n', o);
+	}
+	if (corrected) {
+		fprintf(o, "FE      - Front end delivered nothing:             %llu",
+			(unsigned long long)st->frontend_stalls);
+		if (st->frontend_stalls)
+			fprintf(o, "  (%.1f%%)", round1(st->frontend_stalls * 100.0 / cyc));
+		fputc('\n', o);
+	}
+	fprintf(o, "\n\nDispatch Logic - number of cycles where we saw N micro opcodes dispatched:\n"
+		"[# dispatched], [# cycles]\n");
+	for (unsigned k = 0; k < SCHED_HIST; k++)
+		if (st->dispatched[k])
+			fprintf(o, " %u,              %llu  (%.1f%%)\n", k,
+				(unsigned long long)st->dispatched[k],
+				round1(st->dispatched[k] * 100.0 / cyc));
+}
+
+static void
+print_scheduler_stats(FILE *o, const struct sched_stats *st)
+{
+	double cyc = st->cycles ? (double)st->cycles : 1.0;
+	bool any = false;
+
+	fprintf(o, "\n\nSchedulers - number of cycles where we saw N micro opcodes issued:\n"
+		"[# issued], [# cycles]\n");
+	for (unsigned k = 0; k < SCHED_HIST; k++)
+		if (st->issued[k])
+			fprintf(o, " %u,          %llu  (%.1f%%)\n", k,
+				(unsigned long long)st->issued[k], st->issued[k] * 100.0 / cyc);
+	fprintf(o, "\nScheduler's queue usage:\n");
+	for (unsigned b = 0; b < st->n_buffers; b++)
+		any |= st->buffers[b].max_used != 0;
+	if (!any) {
+		fprintf(o, "No scheduler resources used.\n");
+		return;
+	}
+	fprintf(o, "[1] Resource name.\n[2] Average number of used buffer entries.\n"
+		"[3] Maximum number of used buffer entries.\n[4] Total number of buffer entries.\n\n"
+		" [1]            [2]        [3]        [4]\n");
+	for (unsigned b = 0; b < st->n_buffers; b++) {
+		const struct sched_buffer_stat *bs = &st->buffers[b];
+		int col = fprintf(o, "%s", bs->name);
+
+		pad_to(o, &col, 17);
+		col += fprintf(o, "%u", (unsigned)round1((double)bs->cumulative / cyc));
+		pad_to(o, &col, 28);
+		col += fprintf(o, "%u", bs->max_used);
+		pad_to(o, &col, 39);
+		fprintf(o, "%u\n", bs->size);
+	}
+}
+
+static void
+print_retire_stats(FILE *o, const struct sched_stats *st)
+{
+	double cyc = st->cycles ? (double)st->cycles : 1.0;
+	unsigned avg = (unsigned)(st->rob_cumulative / cyc);
+	double size = st->rob_size ? st->rob_size : 1;
+
+	fprintf(o, "\n\nRetire Control Unit - number of cycles where we saw N instructions retired:\n"
+		"[# retired], [# cycles]\n");
+	for (unsigned k = 0; k < SCHED_HIST; k++)
+		if (st->retired[k])
+			fprintf(o, " %u,           %llu  (%.1f%%)\n", k,
+				(unsigned long long)st->retired[k], st->retired[k] * 100.0 / cyc);
+	fprintf(o, "\nTotal ROB Entries:                %u\n", st->rob_size);
+	fprintf(o, "Max Used ROB Entries:             %u  ( %.1f%% )\n", st->rob_max,
+		round1(st->rob_max * 100.0 / size));
+	fprintf(o, "Average Used ROB Entries per cy:  %u  ( %.1f%% )\n", avg,
+		round1(avg * 100.0 / size));
+}
+
+static void
+print_register_file_stats(FILE *o, const struct sched_stats *st)
+{
+	fprintf(o, "\n\nRegister File statistics:\n");
+	fprintf(o, "Total number of mappings created:    %llu\n",
+		(unsigned long long)st->prf[0].mappings);
+	fprintf(o, "Max number of mappings used:         %u\n", st->prf[0].max_used);
+	for (unsigned f = 1; f < st->n_prf; f++) {
+		const struct sched_prf_stat *p = &st->prf[f];
+
+		fprintf(o, "\n*  Register File #%u -- %s:\n", f, p->name);
+		fprintf(o, "   Number of physical registers:     %u\n", p->size);
+		fprintf(o, "   Total number of mappings created: %llu\n",
+			(unsigned long long)p->mappings);
+		fprintf(o, "   Max number of mappings used:      %u\n", p->max_used);
+		if (p->move_candidates) {
+			double c = (double)p->move_candidates;
+
+			fprintf(o, "   Number of optimizable moves:      %llu\n",
+				(unsigned long long)p->move_candidates);
+			fprintf(o, "   Number of moves eliminated:       %llu  (%.1f%%)\n",
+				(unsigned long long)p->moves_eliminated,
+				round1(p->moves_eliminated * 100.0 / c));
+			fprintf(o, "   Number of zero moves:             %llu  (%.1f%%)\n",
+				(unsigned long long)p->zero_moves, round1(p->zero_moves * 100.0 / c));
+			fprintf(o, "   Max moves eliminated per cycle:   %u\n", p->max_moves_per_cycle);
+		}
+	}
+}
+
+/* Column after printing s from column col, tabs to the next multiple of
+ * 8 (as formatted_raw_ostream counts them). */
+static int
+advance_col(int col, const char *s)
+{
+	for (; *s; s++)
+		col = *s == '\t' ? (col + 8) & ~7 : col + 1;
+	return col;
+}
+
+static void
+crit_line(FILE *o, const char *lead, unsigned idx, const struct block *b, int *col)
+{
+	*col = fprintf(o, "\n%s%u.", lead, idx) - 1;
+	pad_to(o, col, 14);
+	fputs(b->text[idx], o);
+	*col = advance_col(*col, b->text[idx]);
+}
+
+/* llvm-mca's "Critical sequence based on the simulation". */
+static void
+print_critical_sequence(FILE *o, const struct mca_opts *opt, const struct sched_model *model,
+			const struct block *b, const struct sched_result *res)
+{
+	const struct sched_crit_edge *first = &res->crit[0];
+	unsigned n = b->n, cur = 0;
+	int col;
+
+	fprintf(o, "\nCritical sequence based on the simulation:\n\n");
+	col = 0;
+	pad_to(o, &col, 14);
+	col += fprintf(o, "Instruction");
+	pad_to(o, &col, 58);
+	fprintf(o, "Dependency Information");
+	if (first->from >= first->to) {
+		crit_line(o, " +----< ", first->from, b, &col);
+		fprintf(o, "\n |\n |    < loop carried > \n |");
+	} else {
+		for (; cur < first->from; cur++)
+			crit_line(o, "        ", cur, b, &col);
+		crit_line(o, " +----< ", cur, b, &col);
+		cur++;
+	}
+	for (unsigned e = 0; e < res->n_crit; e++) {
+		const struct sched_crit_edge *ce = &res->crit[e];
+		unsigned last = cur > ce->to ? n : ce->to;
+
+		for (; cur < last; cur++)
+			crit_line(o, " |      ", cur, b, &col);
+		if (cur == ce->to) {
+			crit_line(o, " +----> ", ce->to, b, &col);
+		} else {
+			fprintf(o, "\n |\n |    < loop carried > \n |");
+			crit_line(o, " +----> ", ce->to, b, &col);
+		}
+		pad_to(o, &col, 58);
+		if (ce->type == 1) {
+			const char *rn = ce->id == SCHED_REG_FLAGS ? "flags" : reg_name(ce->id);
+
+			fprintf(o, "## REGISTER dependency:  %s%s", opt->intel_out ? "" : "%",
+				rn ? rn : "?");
+		} else if (ce->type == 2) {
+			fprintf(o, "## MEMORY dependency.");
+		} else {
+			fprintf(o, "## RESOURCE interference:  %s [ probability: %u%% ]",
+				model->resources[ce->id].name, ce->probability);
+		}
+		cur++;
+	}
+	for (; cur < n; cur++)
+		crit_line(o, "        ", cur, b, &col);
+	fputc('\n', o);
+}
+
+/* The corrected model's bottleneck analysis: the simulated throughput
+ * against each lower bound, and the resources or register that set it. */
+static void
+print_bottleneck_corrected(FILE *o, const struct mca_opts *opt, const struct sched_result *res)
+{
+	const struct sched_stats *st = &res->stats;
+	double tp = res->throughput, fe = st->cycles ? st->frontend_stalls * 100.0 / st->cycles : 0;
+	double bounds[3] = { st->bound_issue, st->bound_ports, st->bound_deps };
+	const char *names[3] = { "issue (fused uops)", "execution ports", "dependency chain" };
+	unsigned worst = 0;
+	bool first = true;
+
+	for (unsigned k = 1; k < 3; k++)
+		if (bounds[k] > bounds[worst])
+			worst = k;
+	fprintf(o, "\n\nThroughput bottlenecks (corrected model, cycles per iteration):\n");
+	fprintf(o, "  Simulated (steady state)  %.2f\n", tp);
+	fprintf(o, "  Issue, fused uops         %.2f\n", st->bound_issue);
+	fprintf(o, "  Execution ports           %.2f  (", st->bound_ports);
+	for (unsigned c = 0; c < res->n_columns && c < 64; c++) {
+		if (!(st->bound_port_columns & (1ULL << c)))
+			continue;
+		fprintf(o, "%s%s", first ? "" : ", ", res->column_names[c]);
+		first = false;
+	}
+	fprintf(o, ")\n  Dependency chain          %.2f", st->bound_deps);
+	if (st->bound_deps > 0) {
+		const char *rn = st->bound_dep_reg == SCHED_REG_FLAGS ? "flags"
+									: reg_name(st->bound_dep_reg);
+
+		fprintf(o, "  (through %s%s)", opt->intel_out ? "" : "%", rn ? rn : "?");
+	}
+	fprintf(o, "\n  Front end starved         %.1f%% of the cycles\n", fe);
+	if (tp > bounds[worst] * 1.05)
+		fprintf(o, "The simulation is %.0f%% above the largest bound (%s): the front end, "
+			"port conflicts or memory dependencies cost the rest.\n",
+			bounds[worst] > 0 ? (tp / bounds[worst] - 1) * 100 : 0.0, names[worst]);
+	else
+		fprintf(o, "Bound by the %s.\n", names[worst]);
+}
+
+static void
+print_bottleneck(FILE *o, const struct mca_opts *opt, const struct sched_model *model,
+		 const struct block *b, const struct sched_result *res)
+{
+	const struct sched_stats *st = &res->stats;
+	double cyc = st->cycles ? (double)st->cycles : 1.0;
+	uint64_t stalls = 0;
+
+	/* llvm-mca reports nothing unless dispatch ever stalled. */
+	for (unsigned k = 0; k < SCHED_N_STALLS; k++)
+		stalls += st->stalls[k];
+	if (!st->bn_cycles || !stalls) {
+		fprintf(o, "\n\nNo resource or data dependency bottlenecks discovered.\n");
+		return;
+	}
+	fprintf(o, "\n\nCycles with backend pressure increase [ %.2f%% ]\n",
+		round2(st->bn_cycles * 100.0 / cyc));
+	fprintf(o, "Throughput Bottlenecks: \n  Resource Pressure       [ %.2f%% ]\n",
+		round2(st->bn_resource * 100.0 / cyc));
+	for (unsigned j = 0; j < model->n_resources; j++)
+		if (st->bn_per_resource[j])
+			fprintf(o, "  - %s  [ %.2f%% ]\n", model->resources[j].name,
+				round2(st->bn_per_resource[j] * 100.0 / cyc));
+	fprintf(o, "  Data Dependencies:      [ %.2f%% ]\n", round2(st->bn_data * 100.0 / cyc));
+	fprintf(o, "  - Register Dependencies [ %.2f%% ]\n",
+		round2(st->bn_register * 100.0 / cyc));
+	fprintf(o, "  - Memory Dependencies   [ %.2f%% ]\n", round2(st->bn_memory * 100.0 / cyc));
+	if (res->n_crit)
+		print_critical_sequence(o, opt, model, b, res);
+}
+
+/* Cycles of the timeline shown: the last event recorded before the cycle
+ * limit (llvm-mca's LastCycle). */
+static unsigned
+timeline_last(const struct sched_result *res, unsigned max_cycles)
+{
+	unsigned last = 0, rows = res->timeline_iterations * res->n_insns;
+
+	for (unsigned k = 0; k < rows; k++) {
+		const struct sched_timeline_entry *t = &res->timeline[k];
+		/* A dispatch spread over several cycles is an event in each. */
+		uint32_t de = t->dispatched < max_cycles && t->dispatch_end >= max_cycles
+				? max_cycles - 1 : t->dispatch_end;
+		uint32_t ev[] = { t->dispatched, t->ready, t->issued, t->executed, t->retired, de };
+
+		for (unsigned e = 0; e < 6; e++)
+			if (ev[e] < max_cycles && ev[e] > last)
+				last = ev[e];
+	}
+	return last;
+}
+
+static void
+print_timeline(FILE *o, const struct mca_opts *opt, const struct block *b,
+	       const struct sched_result *res)
+{
+	unsigned last = timeline_last(res, opt->tl_max_cycles);
+	unsigned rows = res->timeline_iterations * b->n;
+	int col;
+
+	fprintf(o, "\n\nTimeline view:\n");
+	if (last >= 10) {
+		col = 0;
+		pad_to(o, &col, 10);
+		for (unsigned c = 0; c <= last; c++)
+			fputc(((c / 10) & 1) ? '0' + (int)(c % 10) : ' ', o);
+		fputc('\n', o);
+	}
+	col = fprintf(o, "Index");
+	pad_to(o, &col, 10);
+	for (unsigned c = 0; c <= last; c++)
+		fputc(((c / 10) & 1) ? ' ' : '0' + (int)(c % 10), o);
+	fputc('\n', o);
+	for (unsigned k = 0; k < rows; k++) {
+		const struct sched_timeline_entry *t = &res->timeline[k];
+		bool retired_shown = t->retired < opt->tl_max_cycles;
+
+		if (!retired_shown && t->executed != 0) {
+			fprintf(o, "Truncated display due to cycle limit\n");
+			break;
+		}
+		if (k == 0)
+			fputc('\n', o);
+		col = fprintf(o, "[%u,%u]", k / b->n, k % b->n);
+		pad_to(o, &col, 10);
+		for (unsigned c = 0; c < t->dispatched; c++)
+			fputc(c % 5 == 0 ? '.' : ' ', o);
+		fputc('D', o);
+		if (t->dispatched != t->executed) {
+			for (unsigned c = t->dispatched + 1; c < t->issued; c++)
+				fputc('=', o);
+			if (t->issued == t->executed) {
+				fputc('E', o);
+			} else {
+				if (t->dispatched != t->issued)
+					fputc('e', o);
+				for (unsigned c = t->issued + 1; c < t->executed; c++)
+					fputc('e', o);
+				fputc('E', o);
+			}
+		}
+		for (unsigned c = t->executed + 1; c < t->retired; c++)
+			fputc('-', o);
+		if (t->executed < t->retired)
+			fputc('R', o);
+		for (unsigned c = t->retired + 1; c <= last; c++)
+			fputc(c % 5 == 0 || c == last ? '.' : ' ', o);
+		fprintf(o, "   %s\n", b->text[k % b->n]);
+	}
+
+	fprintf(o, "\n\nAverage Wait times (based on the timeline view):\n[0]: Executions\n"
+		"[1]: Average time spent waiting in a scheduler's queue\n"
+		"[2]: Average time spent waiting in a scheduler's queue while ready\n"
+		"[3]: Average time elapsed from WB until retire stage\n\n"
+		"      [0]    [1]    [2]    [3]\n");
+	{
+		unsigned execs = res->timeline_iterations;
+		double tot[3] = { 0, 0, 0 };
+
+		for (unsigned i = 0; i <= b->n; i++) {
+			double sum[3] = { 0, 0, 0 };
+			unsigned cnt = i < b->n ? execs : execs * b->n;
+
+			if (i == b->n && b->n == 1)
+				break;
+			if (i < b->n) {
+				for (unsigned it = 0; it < execs; it++) {
+					const struct sched_timeline_entry *t = &res->timeline[it * b->n + i];
+
+					sum[0] += (double)t->issued - t->dispatched;
+					sum[1] += (double)t->issued - t->ready;
+					sum[2] += ((double)t->retired - 1) - t->executed;
+				}
+				for (unsigned k = 0; k < 3; k++)
+					tot[k] += sum[k];
+				col = fprintf(o, "%u.", i);
+			} else {
+				memcpy(sum, tot, sizeof(sum));
+				col = 0;
+			}
+			pad_to(o, &col, 7);
+			col += fprintf(o, "%u", execs);
+			pad_to(o, &col, 13);
+			col += fprintf(o, "%.1f", round1(cnt ? sum[0] / cnt : 0));
+			pad_to(o, &col, 20);
+			col += fprintf(o, "%.1f", round1(cnt ? sum[1] / cnt : 0));
+			pad_to(o, &col, 27);
+			col += fprintf(o, "%.1f", round1(cnt ? sum[2] / cnt : 0));
+			pad_to(o, &col, 34);
+			fprintf(o, "   %s\n", i < b->n ? b->text[i] : "<total>");
+		}
+	}
+}
+
+/* ------------------------------------------------------------------ */
+/* JSON                                                                */
+
+static void
+json_str(FILE *o, const char *s)
+{
+	fputc('"', o);
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '"' || c == '\\')
+			fprintf(o, "\\%c", c);
+		else if (c == '\t')
+			fputs("\\t", o);
+		else if (c < 0x20)
+			fprintf(o, "\\u%04x", c);
+		else
+			fputc(c, o);
+	}
+	fputc('"', o);
+}
+
+static void
+json_hist(FILE *o, const char *name, const uint64_t *h)
+{
+	bool first = true;
+
+	fprintf(o, ", \"%s\": {", name);
+	for (unsigned k = 0; k < SCHED_HIST; k++) {
+		if (!h[k])
+			continue;
+		fprintf(o, "%s\"%u\": %llu", first ? "" : ", ", k, (unsigned long long)h[k]);
+		first = false;
+	}
+	fputc('}', o);
+}
+
+static void
+print_json(FILE *o, const struct mca_opts *opt, const struct model_choice *mc,
+	   const struct region *rg, const struct block *b, const struct sched_result *res,
+	   const double *tables, bool first)
+{
+	const struct sched_model *model = mc->model;
+	const struct sched_stats *st = &res->stats;
+	double cyc = res->total_cycles ? (double)res->total_cycles : 1.0;
+
+	fprintf(o, "%s{\"region\": ", first ? "" : ",\n ");
+	json_str(o, rg->name);
+	fprintf(o, ", \"cpu\": \"%s\", \"model\": \"%s\", \"throughput_mode\": \"%s\", "
+		"\"instructions\": %u, \"iterations\": %u, \"total_cycles\": %llu, "
+		"\"total_uops\": %llu, \"dispatch_width\": %u, \"cycles_per_iteration\": %.4f, "
+		"\"uops_per_cycle\": %.4f, \"ipc\": %.4f, \"block_rthroughput\": %.4f, "
+		"\"throughput\": %.4f",
+		model->name, opt->llvm ? "llvm" : "corrected", opt->loop ? "loop" : "unrolled",
+		res->n_insns, res->iterations, (unsigned long long)res->total_cycles,
+		(unsigned long long)res->total_uops, res->dispatch_width,
+		(double)res->total_cycles / res->iterations, res->total_uops / cyc,
+		(double)res->total_insns / cyc, res->block_rthroughput, res->throughput);
+	if (opt->instruction_info) {
+		fprintf(o, ", \"instruction_info\": [");
+		for (unsigned i = 0; i < b->n; i++) {
+			const struct sched_insn *s = &b->si[i];
+
+			fprintf(o, "%s{\"uops\": %u, \"latency\": %u, \"rthroughput\": %.2f, "
+				"\"may_load\": %s, \"may_store\": %s, \"has_side_effects\": %s, "
+				"\"text\": ", i ? ", " : "", mc->ua ? b->ui[i].fused : s->uops,
+				s->latency, s->rthroughput, s->may_load ? "true" : "false",
+				s->may_store ? "true" : "false",
+				s->has_side_effects ? "true" : "false");
+			json_str(o, b->text[i]);
+			fputc('}', o);
+		}
+		fputc(']', o);
+	}
+	if (opt->resource_pressure || opt->instruction_tables) {
+		const double *pr = opt->instruction_tables ? tables : res->pressure;
+		unsigned it = opt->instruction_tables ? 1 : res->iterations;
+
+		fprintf(o, ", \"%s\": {\"resources\": [",
+			opt->instruction_tables ? "instruction_tables" : "resource_pressure");
+		for (unsigned c = 0; c < res->n_columns; c++) {
+			fprintf(o, "%s", c ? ", " : "");
+			json_str(o, res->column_names[c]);
+		}
+		fprintf(o, "], \"per_iteration\": [");
+		for (unsigned c = 0; c < res->n_columns; c++) {
+			double sum = 0;
+
+			for (unsigned i = 0; i < b->n; i++)
+				sum += pr[i * res->n_columns + c];
+			fprintf(o, "%s%.4f", c ? ", " : "", sum / it);
+		}
+		fprintf(o, "], \"by_instruction\": [");
+		for (unsigned i = 0; i < b->n; i++) {
+			fprintf(o, "%s[", i ? ", " : "");
+			for (unsigned c = 0; c < res->n_columns; c++)
+				fprintf(o, "%s%.4f", c ? ", " : "", pr[i * res->n_columns + c] / it);
+			fputc(']', o);
+		}
+		fprintf(o, "]}");
+	}
+	if (opt->timeline) {
+		fprintf(o, ", \"timeline\": [");
+		for (unsigned k = 0; k < res->timeline_iterations * b->n; k++) {
+			const struct sched_timeline_entry *t = &res->timeline[k];
+
+			fprintf(o, "%s{\"iteration\": %u, \"index\": %u, \"dispatched\": %u, "
+				"\"ready\": %u, \"issued\": %u, \"executed\": %u, \"retired\": %u}",
+				k ? ", " : "", k / b->n, k % b->n, t->dispatched, t->ready, t->issued,
+				t->executed, t->retired);
+		}
+		fputc(']', o);
+	}
+	if (opt->dispatch_stats) {
+		static const char *const names[SCHED_N_STALLS] = {
+			"RAT", "RCU", "SCHEDQ", "LQ", "SQ", "GROUP", "USH",
+		};
+
+		fprintf(o, ", \"dispatch_stats\": {\"cycles\": %llu, \"stalls\": {",
+			(unsigned long long)st->cycles);
+		for (unsigned k = 0; k < SCHED_N_STALLS; k++)
+			fprintf(o, "%s\"%s\": %llu", k ? ", " : "", names[k],
+				(unsigned long long)st->stalls[k]);
+		if (!opt->llvm)
+			fprintf(o, ", \"FE\": %llu", (unsigned long long)st->frontend_stalls);
+		fputc('}', o);
+		json_hist(o, "dispatched", st->dispatched);
+		fputc('}', o);
+	}
+	if (opt->scheduler_stats) {
+		fprintf(o, ", \"scheduler_stats\": {\"cycles\": %llu", (unsigned long long)st->cycles);
+		json_hist(o, "issued", st->issued);
+		fprintf(o, ", \"queues\": [");
+		for (unsigned k = 0; k < st->n_buffers; k++) {
+			fprintf(o, "%s{\"name\": ", k ? ", " : "");
+			json_str(o, st->buffers[k].name);
+			fprintf(o, ", \"average\": %.4f, \"max\": %u, \"size\": %u}",
+				st->cycles ? (double)st->buffers[k].cumulative / st->cycles : 0.0,
+				st->buffers[k].max_used, st->buffers[k].size);
+		}
+		fprintf(o, "]}");
+	}
+	if (opt->retire_stats) {
+		fprintf(o, ", \"retire_stats\": {\"cycles\": %llu", (unsigned long long)st->cycles);
+		json_hist(o, "retired", st->retired);
+		fprintf(o, ", \"rob_size\": %u, \"rob_max\": %u, \"rob_average\": %.4f}",
+			st->rob_size, st->rob_max,
+			st->cycles ? (double)st->rob_cumulative / st->cycles : 0.0);
+	}
+	if (opt->register_file_stats) {
+		fprintf(o, ", \"register_file_stats\": [");
+		for (unsigned f = 0; f < st->n_prf; f++) {
+			const struct sched_prf_stat *p = &st->prf[f];
+
+			fprintf(o, "%s{\"name\": ", f ? ", " : "");
+			json_str(o, p->name ? p->name : "default");
+			fprintf(o, ", \"physical_registers\": %u, \"mappings\": %llu, \"max_used\": %u, "
+				"\"optimizable_moves\": %llu, \"moves_eliminated\": %llu, "
+				"\"zero_moves\": %llu, \"max_moves_per_cycle\": %u}", p->size,
+				(unsigned long long)p->mappings, p->max_used,
+				(unsigned long long)p->move_candidates,
+				(unsigned long long)p->moves_eliminated,
+				(unsigned long long)p->zero_moves, p->max_moves_per_cycle);
+		}
+		fputc(']', o);
+	}
+	if (opt->bottleneck) {
+		bool first_r = true;
+
+		fprintf(o, ", \"bottleneck_analysis\": {\"cycles\": %llu, \"pressure_cycles\": %llu, "
+			"\"resource_cycles\": %llu, \"data_cycles\": %llu, \"register_cycles\": %llu, "
+			"\"memory_cycles\": %llu, \"resources\": {", (unsigned long long)st->cycles,
+			(unsigned long long)st->bn_cycles, (unsigned long long)st->bn_resource,
+			(unsigned long long)st->bn_data, (unsigned long long)st->bn_register,
+			(unsigned long long)st->bn_memory);
+		for (unsigned j = 0; j < model->n_resources; j++) {
+			if (!st->bn_per_resource[j])
+				continue;
+			fprintf(o, "%s", first_r ? "" : ", ");
+			json_str(o, model->resources[j].name);
+			fprintf(o, ": %llu", (unsigned long long)st->bn_per_resource[j]);
+			first_r = false;
+		}
+		fprintf(o, "}, \"bound_issue\": %.4f, \"bound_ports\": %.4f, \"bound_deps\": %.4f}",
+			st->bound_issue, st->bound_ports, st->bound_deps);
+	}
+	fputc('}', o);
+}
+
+/* ------------------------------------------------------------------ */
+/* Options                                                             */
+
+/* LLVM's name for the host CPU among the models we have (llvm-mca's
+ * -mcpu default), from CPUID. */
+static const char *
+host_cpu(void)
+{
+	unsigned eax, ebx, ecx, edx, family, model;
+	char vendor[13];
+
+	if (!__get_cpuid(0, &eax, &ebx, &ecx, &edx))
+		return "znver4";
+	memcpy(vendor, &ebx, 4);
+	memcpy(vendor + 4, &edx, 4);
+	memcpy(vendor + 8, &ecx, 4);
+	vendor[12] = '\0';
+	if (!__get_cpuid(1, &eax, &ebx, &ecx, &edx))
+		return "znver4";
+	family = (eax >> 8) & 0xf;
+	model = (eax >> 4) & 0xf;
+	if (family == 0xf)
+		family += (eax >> 20) & 0xff;
+	if (family == 0x6 || family >= 0xf)
+		model |= ((eax >> 16) & 0xf) << 4;
+	if (strcmp(vendor, "AuthenticAMD") == 0) {
+		if (family == 0x16)
+			return "btver2";
+		if (family == 0x17)
+			return "znver3";	/* Zen 1/2: the nearest model we have */
+		if (family == 0x19)
+			return (model <= 0x0f || (model >= 0x20 && model <= 0x5f)) ? "znver3" : "znver4";
+		return "znver4";
+	}
+	if (strcmp(vendor, "GenuineIntel") == 0 && family == 6) {
+		switch (model) {
+		case 0x2a: case 0x2d:
+			return "sandybridge";
+		case 0x3a: case 0x3e:
+			return "ivybridge";
+		case 0x3c: case 0x3f: case 0x45: case 0x46:
+		case 0x3d: case 0x47: case 0x4f: case 0x56:	/* Broadwell */
+			return "haswell";
+		case 0x97: case 0x9a: case 0xb7: case 0xba: case 0xbf: case 0xaa: case 0xac:
+		case 0x8f: case 0xcf:	/* Sapphire/Emerald Rapids: Golden/Raptor Cove cores */
+			return "alderlake";
+		default:
+			return "skylake";
+		}
+	}
+	return "znver4";
+}
+
+static int
+parse_bool(const char *opt, const char *v, bool *out)
+{
+	if (!v || strcmp(v, "true") == 0 || strcmp(v, "1") == 0 || strcmp(v, "TRUE") == 0 ||
+	    strcmp(v, "True") == 0) {
+		*out = true;
+		return 0;
+	}
+	if (strcmp(v, "false") == 0 || strcmp(v, "0") == 0 || strcmp(v, "FALSE") == 0 ||
+	    strcmp(v, "False") == 0) {
+		*out = false;
+		return 0;
+	}
+	error_msg("mca: -%s: '%s' is not a boolean (true, false, 1 or 0)", opt, v);
+	return -1;
+}
+
+/* An option with two values: *second says whether it is the second. */
+static int
+pick(const char *opt, const char *v, const char *first, const char *second, bool *is_second)
+{
+	if (strcmp(v, first) != 0 && strcmp(v, second) != 0) {
+		error_msg("mca: %s=%s: %s or %s", opt, v, first, second);
+		return -1;
+	}
+	*is_second = strcmp(v, second) == 0;
+	return 0;
 }
 
 static void
 usage(FILE *f)
 {
 	fprintf(f,
-		"Usage: micactl mca [OPTIONS] FILE|-\n"
-		"Analyze machine code like llvm-mca: assembly (AT&T, or Intel with\n"
-		"-x86-asm-syntax=intel) or, with --hex, hex bytes one block per line.\n"
-		"  -mcpu=CPU                btver2 skylake haswell ivybridge sandybridge\n"
-		"                           znver3 znver4 alderlake (default znver4)\n"
-		"  -iterations=N            default 100\n"
-		"  -dispatch=N              dispatch width (default: the model's)\n"
-		"  -noalias=BOOL            loads may pass stores (default true)\n"
-		"  -timeline, -timeline-max-iterations=N, -timeline-max-cycles=N\n"
-		"  -resource-pressure[=BOOL], -instruction-info[=BOOL], -all-views\n"
-		"  --hex, --json, --model=llvm (the only model so far)\n");
-}
-
-static bool
-parse_bool(const char *v)
-{
-	return !v || strcmp(v, "true") == 0 || strcmp(v, "1") == 0;
+		"Usage: micactl mca [OPTIONS] [FILE|-]\n"
+		"Analyze machine code like llvm-mca: AT&T assembly (Intel with\n"
+		"-x86-asm-syntax=intel), regions marked # LLVM-MCA-BEGIN [name] /\n"
+		"# LLVM-MCA-END, or with --hex hex bytes, one block per line.\n"
+		"llvm-mca's options (single or double dash, -opt=VALUE):\n"
+		"  -mcpu=CPU                  skylake haswell ivybridge sandybridge alderlake\n"
+		"                             btver2 znver3 znver4 (default: the host's, %s)\n"
+		"  -march=x86-64, -mtriple=x86_64-...  (only x86-64 is supported)\n"
+		"  -iterations=N              default 100 (0 = 100)\n"
+		"  -dispatch=N                dispatch width (0 = the model's)\n"
+		"  -register-file-size=N      default register file size (0 = unlimited)\n"
+		"  -noalias[=BOOL]            loads and stores do not alias (default true)\n"
+		"  -lqueue=N, -squeue=N       load/store queue sizes (0 = unlimited)\n"
+		"  -timeline[=BOOL], -timeline-max-iterations=N (10), -timeline-max-cycles=N (80)\n"
+		"  -resource-pressure[=BOOL]  (default on), -instruction-info[=BOOL] (default on)\n"
+		"  -dispatch-stats, -scheduler-stats, -retire-stats, -register-file-stats\n"
+		"  -all-stats, -all-views, -bottleneck-analysis, -instruction-tables\n"
+		"  -output-asm-variant=0|1    AT&T or Intel in the report\n"
+		"  -o FILE                    write the report to FILE (- = standard output)\n"
+		"micad's:\n"
+		"  --model=corrected|llvm     the corrected model (default) or llvm-mca's\n"
+		"  --throughput=unrolled|loop the block unrolled (default, as BHive\n"
+		"                             measured) or run as a loop\n"
+		"  --bhive                    BHive's environment: registers all start with\n"
+		"                             one value, loads all return one value\n"
+		"  --hex, --json\n", host_cpu());
 }
 
 int
 cmd_mca(int argc, char **argv)
 {
-	enum { O_MCPU = 256, O_ITER, O_DISP, O_TL, O_TLI, O_TLC, O_RP, O_II, O_ALL, O_HEX,
-	       O_JSON, O_MODEL, O_NOALIAS, O_SYNTAX, O_TRIPLE };
+	enum {
+		O_MCPU = 256, O_MARCH, O_TRIPLE, O_VARIANT, O_ITER, O_DISP, O_RFSIZE, O_NOALIAS,
+		O_LQ, O_SQ, O_TL, O_TLI, O_TLC, O_RP, O_RFS, O_DS, O_SS, O_RS, O_II, O_ALLS,
+		O_ALLV, O_IT, O_BN, O_OUT, O_HEX, O_JSON, O_MODEL, O_TPMODE, O_BHIVE, O_SYNTAX,
+		O_HELP,
+	};
 	static const struct option longopts[] = {
 		{ "mcpu", required_argument, NULL, O_MCPU },
+		{ "march", required_argument, NULL, O_MARCH },
 		{ "mtriple", required_argument, NULL, O_TRIPLE },
+		{ "output-asm-variant", required_argument, NULL, O_VARIANT },
 		{ "iterations", required_argument, NULL, O_ITER },
 		{ "dispatch", required_argument, NULL, O_DISP },
-		{ "timeline", no_argument, NULL, O_TL },
+		{ "register-file-size", required_argument, NULL, O_RFSIZE },
+		{ "noalias", optional_argument, NULL, O_NOALIAS },
+		{ "lqueue", required_argument, NULL, O_LQ },
+		{ "squeue", required_argument, NULL, O_SQ },
+		{ "timeline", optional_argument, NULL, O_TL },
 		{ "timeline-max-iterations", required_argument, NULL, O_TLI },
 		{ "timeline-max-cycles", required_argument, NULL, O_TLC },
 		{ "resource-pressure", optional_argument, NULL, O_RP },
+		{ "register-file-stats", optional_argument, NULL, O_RFS },
+		{ "dispatch-stats", optional_argument, NULL, O_DS },
+		{ "scheduler-stats", optional_argument, NULL, O_SS },
+		{ "retire-stats", optional_argument, NULL, O_RS },
 		{ "instruction-info", optional_argument, NULL, O_II },
-		{ "all-views", no_argument, NULL, O_ALL },
+		{ "all-stats", optional_argument, NULL, O_ALLS },
+		{ "all-views", optional_argument, NULL, O_ALLV },
+		{ "instruction-tables", optional_argument, NULL, O_IT },
+		{ "bottleneck-analysis", optional_argument, NULL, O_BN },
+		{ "o", required_argument, NULL, O_OUT },
 		{ "hex", no_argument, NULL, O_HEX },
 		{ "json", no_argument, NULL, O_JSON },
 		{ "model", required_argument, NULL, O_MODEL },
-		{ "noalias", optional_argument, NULL, O_NOALIAS },
+		{ "throughput", required_argument, NULL, O_TPMODE },
+		{ "bhive", no_argument, NULL, O_BHIVE },
 		{ "x86-asm-syntax", required_argument, NULL, O_SYNTAX },
-		{ "help", no_argument, NULL, 'h' },
+		{ "help", no_argument, NULL, O_HELP },
 		{ NULL, 0, NULL, 0 }
 	};
 	struct mca_opts opt = {
-		.mcpu = "znver4", .iterations = 100, .tl_max_iter = 10, .tl_max_cycles = 80,
+		.iterations = 100, .tl_max_iter = 10, .tl_max_cycles = 80,
 		.resource_pressure = true, .instruction_info = true, .noalias = true,
+		.output = "-",
 	};
+	int variant = -1;
 	const struct sched_model *model;
+	struct model_choice mc;
 	struct region *rs = NULL;
 	size_t nr = 0, len;
-	char *text;
-	FILE *in;
+	char *text = NULL;
+	FILE *in, *out = stdout;
 	int c, ret = 1;
 
-	while ((c = getopt_long_only(argc, argv, "h", longopts, NULL)) != -1) {
+	opterr = 0;
+	optind = 0;	/* glibc: 0 starts a fresh scan (micactl parsed its own options) */
+	while ((c = getopt_long_only(argc, argv, "", longopts, NULL)) != -1) {
 		unsigned long long v = 0;
+		bool b = false;
 
-		if ((c == O_ITER || c == O_DISP || c == O_TLI || c == O_TLC) &&
-		    parse_u64(optarg, &v) < 0) {
-			error_msg("mca: invalid number '%s'", optarg);
+		if ((c == O_ITER || c == O_DISP || c == O_TLI || c == O_TLC || c == O_RFSIZE ||
+		     c == O_LQ || c == O_SQ || c == O_VARIANT) &&
+		    (parse_u64(optarg, &v) < 0 || v > 100000000ULL)) {
+			error_msg("mca: invalid number '%s' for %s", optarg, argv[optind - 1]);
 			return 1;
 		}
+		if ((c == O_NOALIAS || c == O_TL || c == O_RP || c == O_RFS || c == O_DS ||
+		     c == O_SS || c == O_RS || c == O_II || c == O_ALLS || c == O_ALLV ||
+		     c == O_IT || c == O_BN) &&
+		    parse_bool(argv[optind - 1] + strspn(argv[optind - 1], "-"), optarg, &b) < 0)
+			return 1;
 		switch (c) {
 		case O_MCPU: opt.mcpu = optarg; break;
-		case O_TRIPLE: break;
-		case O_ITER: opt.iterations = v ? (unsigned)v : 100; break;
-		case O_DISP: opt.dispatch = (unsigned)v; break;
-		case O_TL: opt.timeline = true; break;
-		case O_TLI: opt.tl_max_iter = (unsigned)v; break;
-		case O_TLC: opt.tl_max_cycles = v ? (unsigned)v : 80; break;
-		case O_RP: opt.resource_pressure = parse_bool(optarg); break;
-		case O_II: opt.instruction_info = parse_bool(optarg); break;
-		case O_ALL: opt.timeline = opt.resource_pressure = opt.instruction_info = true; break;
-		case O_HEX: opt.hex = true; break;
-		case O_JSON: opt.json = true; break;
-		case O_NOALIAS: opt.noalias = parse_bool(optarg); break;
-		case O_SYNTAX: opt.intel = strcmp(optarg, "intel") == 0; break;
-		case O_MODEL:
-			if (strcmp(optarg, "llvm") != 0) {
-				error_msg("mca: unknown model '%s' (only 'llvm' so far)", optarg);
+		case O_MARCH:
+			if (strcmp(optarg, "x86-64") != 0 && strcmp(optarg, "x86_64") != 0) {
+				error_msg("mca: -march=%s: only x86-64 is supported", optarg);
 				return 1;
 			}
 			break;
-		case 'h': usage(stdout); return 0;
-		default: usage(stderr); return 1;
+		case O_TRIPLE:
+			if (strncmp(optarg, "x86_64", 6) != 0) {
+				error_msg("mca: -mtriple=%s: only x86_64 targets are supported", optarg);
+				return 1;
+			}
+			break;
+		case O_VARIANT:
+			if (v > 1) {
+				error_msg("mca: -output-asm-variant=%llu: 0 (AT&T) or 1 (Intel)", v);
+				return 1;
+			}
+			variant = (int)v;
+			break;
+		case O_ITER: opt.iterations = v ? (unsigned)v : 100; break;
+		case O_DISP: opt.dispatch = (unsigned)v; break;
+		case O_RFSIZE: opt.reg_file_size = (unsigned)v; break;
+		case O_LQ: opt.lqueue = (unsigned)v; break;
+		case O_SQ: opt.squeue = (unsigned)v; break;
+		case O_NOALIAS: opt.noalias = b; break;
+		case O_TL: opt.timeline = b; break;
+		case O_TLI: opt.tl_max_iter = (unsigned)v; break;
+		case O_TLC: opt.tl_max_cycles = v ? (unsigned)v : 80; break;
+		case O_RP: opt.resource_pressure = b; break;
+		case O_RFS: opt.register_file_stats = b; break;
+		case O_DS: opt.dispatch_stats = b; break;
+		case O_SS: opt.scheduler_stats = b; break;
+		case O_RS: opt.retire_stats = b; break;
+		case O_II: opt.instruction_info = b; break;
+		case O_ALLS:
+			opt.dispatch_stats = opt.scheduler_stats = opt.retire_stats =
+				opt.register_file_stats = b;
+			break;
+		case O_ALLV:
+			opt.dispatch_stats = opt.scheduler_stats = opt.retire_stats =
+				opt.register_file_stats = opt.timeline = opt.bottleneck =
+				opt.resource_pressure = opt.instruction_info = b;
+			break;
+		case O_IT: opt.instruction_tables = b; break;
+		case O_BN: opt.bottleneck = b; break;
+		case O_OUT: opt.output = optarg; break;
+		case O_HEX: opt.hex = true; break;
+		case O_JSON: opt.json = true; break;
+		case O_BHIVE: opt.bhive = true; break;
+		case O_SYNTAX:
+			if (strcmp(optarg, "intel") != 0 && strcmp(optarg, "att") != 0) {
+				error_msg("mca: -x86-asm-syntax=%s: att or intel", optarg);
+				return 1;
+			}
+			opt.intel_in = strcmp(optarg, "intel") == 0;
+			break;
+		case O_MODEL:
+			if (pick("--model", optarg, "corrected", "llvm", &opt.llvm) < 0)
+				return 1;
+			break;
+		case O_TPMODE:
+			if (pick("--throughput", optarg, "unrolled", "loop", &opt.loop) < 0)
+				return 1;
+			break;
+		case O_HELP: usage(stdout); return 0;
+		default:
+			error_msg("mca: unknown or incomplete option '%s'", argv[optind - 1]);
+			usage(stderr);
+			return 1;
 		}
 	}
-	if (optind + 1 != argc) {
-		error_msg("mca: expected one input file (or - for standard input)");
+	opt.intel_out = variant < 0 ? opt.intel_in : variant == 1;
+	if (optind + 1 < argc) {
+		error_msg("mca: one input file at most (or - for standard input)");
 		usage(stderr);
 		return 1;
 	}
+	if (!opt.mcpu || strcmp(opt.mcpu, "native") == 0)
+		opt.mcpu = host_cpu();
 	model = sched_model_find(opt.mcpu);
 	if (!model) {
-		error_msg("mca: unknown CPU '%s'", opt.mcpu);
+		error_msg("mca: unknown CPU '%s' (-mcpu: skylake, haswell, ivybridge, sandybridge, "
+			  "alderlake, btver2, znver3, znver4)", opt.mcpu);
 		return 1;
 	}
-	in = strcmp(argv[optind], "-") == 0 ? stdin : fopen(argv[optind], "r");
+	memset(&mc, 0, sizeof(mc));
+	mc.model = model;
+	if (!opt.llvm) {
+		mc.ua = sched_uarch_find(opt.mcpu);
+		if (mc.ua && (strcmp(sched_model_find(mc.ua->model)->name, model->name) != 0 ||
+			      ua_ports_init(model, mc.ua, &mc.pt) < 0))
+			mc.ua = NULL;
+		mc.correct = mc.ua == NULL;
+	}
+	in = optind == argc || strcmp(argv[optind], "-") == 0 ? stdin : fopen(argv[optind], "r");
 	if (!in) {
-		perror_msg("mca: %s", argv[optind]);
+		perror_msg("mca: cannot open %s", argv[optind]);
 		return 1;
 	}
 	text = read_all(in, &len);
 	if (in != stdin)
 		fclose(in);
-	if ((opt.hex ? parse_hex(text, &rs, &nr) : parse_asm(text, opt.intel, &rs, &nr)) < 0)
+	if ((opt.hex ? parse_hex(text, &rs, &nr) : parse_asm(text, opt.intel_in, &rs, &nr)) < 0)
 		goto out;
 	if (nr == 0 || (nr == 1 && rs[0].n == 0)) {
-		error_msg("mca: no instructions in the input");
+		error_msg("mca: no assembly instructions found in the input");
 		goto out;
 	}
+	if (strcmp(opt.output, "-") != 0) {
+		out = fopen(opt.output, "w");
+		if (!out) {
+			perror_msg("mca: cannot create %s", opt.output);
+			out = stdout;
+			goto out;
+		}
+	}
 	if (opt.json)
-		fputs("[", stdout);
+		fputs("[", out);
 	for (size_t i = 0; i < nr; i++) {
 		struct block b;
 		struct sched_result res;
 		struct sched_params p = {
 			.iterations = opt.iterations, .dispatch_width = opt.dispatch,
-			.noalias = opt.noalias,
+			.noalias = opt.noalias, .bhive_env = opt.bhive,
+			.register_file_size = opt.reg_file_size,
+			.lqueue = opt.lqueue, .squeue = opt.squeue,
 			.timeline_max_iterations = opt.timeline ? opt.tl_max_iter : 0,
 		};
+		double *tables = NULL;
 
 		if (rs[i].n == 0) {
-			error_msg("mca: region %zu is empty", i);
+			error_msg("mca: region %zu%s%s has no instructions", i,
+				  rs[i].name[0] ? " - " : "", rs[i].name);
 			goto out;
 		}
-		if (build_block(model, &rs[i], opt.intel, &b) < 0)
+		if (build_block(&mc, &rs[i], &opt, &b) < 0)
 			goto out;
-		if (sched_run(model, &p, b.si, b.n, &res) < 0) {
-			error_msg("mca: out of memory");
+		if (b.n == 0) {
+			error_msg("mca: region %zu has no instructions", i);
+			goto out;
+		}
+		if ((mc.ua ? ua_run_block(model, mc.ua, &p, opt.loop ? UA_TP_LOOP : UA_TP_UNROLLED,
+					  b.ui, b.n, &res)
+			   : sched_run(model, &p, b.si, b.n, &res)) < 0) {
+			error_msg("mca: out of memory simulating region %zu", i);
 			block_free(&b);
 			goto out;
 		}
+		if (opt.instruction_tables) {
+			tables = xcalloc((size_t)b.n * (res.n_columns ? res.n_columns : 1),
+					 sizeof(*tables));
+			if (mc.ua)
+				ua_instruction_tables(model, mc.ua, b.ui, b.n, tables, res.n_columns);
+			else
+				sched_instruction_tables(model, b.si, b.n, tables, res.n_columns);
+		}
 		if (opt.json) {
-			print_json(stdout, &res, i == 0);
+			print_json(out, &opt, &mc, &rs[i], &b, &res, tables, i == 0);
 		} else {
 			if (nr > 1 || rs[i].name[0])
-				printf("%s\n[%zu] Code Region%s%s\n\n", i ? "\n" : "", i,
-				       rs[i].name[0] ? " - " : "", rs[i].name);
-			print_views(stdout, &opt, model, &b, &res);
+				fprintf(out, "%s[%zu] Code Region%s%s\n\n", i ? "\n" : "", i,
+					rs[i].name[0] ? " - " : "", rs[i].name);
+			if (opt.instruction_tables) {
+				/* llvm-mca: the static tables replace the simulation. */
+				print_instruction_info(out, &mc, &b);
+				print_pressure(out, model, &b, tables, res.n_columns, 1);
+			} else {
+				print_summary(out, &opt, &res);
+				if (opt.bottleneck && mc.ua)
+					print_bottleneck_corrected(out, &opt, &res);
+				else if (opt.bottleneck)
+					print_bottleneck(out, &opt, model, &b, &res);
+				if (opt.instruction_info)
+					print_instruction_info(out, &mc, &b);
+				if (opt.dispatch_stats)
+					print_dispatch_stats(out, &res.stats, mc.ua != NULL);
+				if (opt.scheduler_stats)
+					print_scheduler_stats(out, &res.stats);
+				if (opt.retire_stats)
+					print_retire_stats(out, &res.stats);
+				if (opt.register_file_stats)
+					print_register_file_stats(out, &res.stats);
+				if (opt.resource_pressure)
+					print_pressure(out, model, &b, res.pressure, res.n_columns,
+						       res.iterations);
+				if (opt.timeline && res.timeline_iterations)
+					print_timeline(out, &opt, &b, &res);
+			}
 		}
+		free(tables);
 		sched_result_free(&res);
 		block_free(&b);
 	}
 	if (opt.json)
-		fputs("]\n", stdout);
+		fputs("]\n", out);
 	ret = 0;
 out:
+	if (out != stdout && fclose(out) != 0 && ret == 0) {
+		perror_msg("mca: writing %s", opt.output);
+		ret = 1;
+	}
 	for (size_t i = 0; i < nr; i++) {
 		free(rs[i].name);
 		free(rs[i].bytes);
+		for (size_t k = 0; k < rs[i].n_lines; k++)
+			free(rs[i].lines[k].text);
+		free(rs[i].lines);
 	}
 	free(rs);
 	free(text);

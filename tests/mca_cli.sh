@@ -31,11 +31,71 @@ check "bad assembly: exit 1" '[ $rc -eq 1 ]'
 check "bad assembly: assembler message" 'grep -q "frobnicate" "$tmp/err"'
 : > "$tmp/empty.s"
 "$micactl" mca "$tmp/empty.s" > /dev/null 2> "$tmp/err"; rc=$?
-check "empty input: exit 1 with a message" '[ $rc -eq 1 ] && grep -q "no instructions" "$tmp/err"'
+check "empty input: exit 1 with a message" '[ $rc -eq 1 ] && grep -q "no assembly instructions" "$tmp/err"'
 printf '4801d8d6\n' > "$tmp/undec.hex"
 "$micactl" mca --hex "$tmp/undec.hex" > /dev/null 2> "$tmp/err"; rc=$?
 check "undecodable bytes: exit 1 with offset" '[ $rc -eq 1 ] && grep -q "offset 3" "$tmp/err"'
 printf 'mov rax, [rbx+8]\nadd rax, rcx\n' > "$tmp/intel.s"
 "$micactl" mca -x86-asm-syntax=intel -mcpu=skylake --json "$tmp/intel.s" > "$tmp/intel.json" 2>&1
 check "Intel syntax input" 'grep -q "\"instructions\": 2" "$tmp/intel.json"'
+
+# Options of the manual.
+"$micactl" mca -mcpu=btver2 -iterations=300 -o "$tmp/report" "$tmp/dot.s" > "$tmp/stdout"; rc=$?
+check "-o FILE: the report goes to FILE" '[ $rc -eq 0 ] && [ ! -s "$tmp/stdout" ] && grep -q "^Total Cycles:      611$" "$tmp/report"'
+"$micactl" mca "$tmp/dot.s" > "$tmp/host" 2>&1; rc=$?
+check "-mcpu defaults to the host's model" '[ $rc -eq 0 ] && grep -q "^Dispatch Width:" "$tmp/host"'
+"$micactl" mca -march=aarch64 "$tmp/dot.s" > /dev/null 2> "$tmp/err"; rc=$?
+check "-march other than x86-64: exit 1" '[ $rc -eq 1 ] && grep -q "x86-64" "$tmp/err"'
+"$micactl" mca -mtriple=aarch64-linux-gnu "$tmp/dot.s" > /dev/null 2> "$tmp/err"; rc=$?
+check "-mtriple other than x86_64: exit 1" '[ $rc -eq 1 ]'
+"$micactl" mca -mtriple=x86_64-unknown-unknown -march=x86-64 -mcpu=btver2 -iterations=300 "$tmp/dot.s" > "$tmp/out2"
+check "-mtriple=x86_64-unknown-unknown -march=x86-64 accepted" 'grep -q "^Total Cycles:      611$" "$tmp/out2"'
+"$micactl" mca -timeline=maybe "$tmp/dot.s" > /dev/null 2> "$tmp/err"; rc=$?
+check "a boolean option given a non-boolean: exit 1" '[ $rc -eq 1 ] && grep -q "boolean" "$tmp/err"'
+"$micactl" mca -frobnicate "$tmp/dot.s" > /dev/null 2> "$tmp/err"; rc=$?
+check "unknown option: exit 1" '[ $rc -eq 1 ]'
+"$micactl" mca -mcpu=pentium4 "$tmp/dot.s" > /dev/null 2> "$tmp/err"; rc=$?
+check "unknown CPU: exit 1 naming it" '[ $rc -eq 1 ] && grep -q pentium4 "$tmp/err"'
+printf 'vmulps %%ymm0, %%ymm1, %%ymm2\nvfmadd231ps %%ymm3, %%ymm4, %%ymm5\n' > "$tmp/fma.s"
+"$micactl" mca -mcpu=btver2 "$tmp/fma.s" > /dev/null 2> "$tmp/err"; rc=$?
+check "an instruction the CPU lacks: a warning naming it" '[ $rc -eq 0 ] && grep -q "warning.*vfmadd231ps" "$tmp/err"'
+
+# The source text is what llvm-mca shows; directives' padding is not code.
+printf '  vmulps    %%xmm0, %%xmm1, %%xmm2   # a comment\n.p2align 4\nlbl:\n\tvhaddps %%xmm2, %%xmm2, %%xmm3\n' > "$tmp/src.s"
+"$micactl" mca -mcpu=skylake "$tmp/src.s" > "$tmp/src.out"
+check "source text kept, tab after the mnemonic, comment dropped" 'grep -q "	vmulps	%xmm0, %xmm1, %xmm2$" "$tmp/src.out" || grep -q "  vmulps	%xmm0, %xmm1, %xmm2$" "$tmp/src.out"'
+check "alignment padding is not analyzed" 'grep -q "^Instructions:      200$" "$tmp/src.out"'
+
+# JSON carries every view asked for.
+"$micactl" mca -mcpu=skylake --model=llvm -all-views --json "$tmp/dot.s" > "$tmp/all.json"
+check "JSON -all-views: every view, consistent" 'python3 - "$tmp/all.json" <<PY
+import json, sys
+o = json.load(open(sys.argv[1]))[0]
+for k in ("instruction_info", "resource_pressure", "timeline", "dispatch_stats",
+          "scheduler_stats", "retire_stats", "register_file_stats", "bottleneck_analysis"):
+    assert k in o, k
+assert len(o["timeline"]) == 10 * 3
+assert sum(o["dispatch_stats"]["dispatched"].values()) == o["total_cycles"]
+assert sum(o["retire_stats"]["retired"].values()) == o["total_cycles"]
+assert len(o["resource_pressure"]["by_instruction"]) == 3
+assert o["instruction_info"][0]["text"] == "vmulps\t%xmm0, %xmm1, %xmm2"
+PY'
+
+# The models and the two throughput notions.
+printf '48b88877665544332211\n' > "$tmp/movabs.hex"
+"$micactl" mca -mcpu=skylake --hex --json "$tmp/movabs.hex" > "$tmp/u.json"
+"$micactl" mca -mcpu=skylake --hex --json --throughput=loop "$tmp/movabs.hex" > "$tmp/l.json"
+check "--throughput=unrolled vs loop: 0.625 vs 1 cycle for a 10-byte instruction" 'python3 -c "
+import json,sys
+u=json.load(open(sys.argv[1]))[0]; l=json.load(open(sys.argv[2]))[0]
+assert abs(u[\"throughput\"]-0.625)<0.02 and abs(l[\"throughput\"]-1.0)<0.02
+assert u[\"throughput_mode\"]==\"unrolled\" and l[\"throughput_mode\"]==\"loop\"
+" "$tmp/u.json" "$tmp/l.json"'
+"$micactl" mca -mcpu=skylake --model=bogus "$tmp/dot.s" > /dev/null 2>&1; rc=$?
+check "--model other than corrected/llvm: exit 1" '[ $rc -eq 1 ]'
+printf '585b595a5e\n' > "$tmp/pops.hex"
+"$micactl" mca -mcpu=skylake --hex "$tmp/pops.hex" > "$tmp/pops.out"
+check "default model: five pops at 2.5 cycles per iteration" 'grep -q "^Throughput:        2.50 cycles per iteration" "$tmp/pops.out"'
+"$micactl" mca -mcpu=skylake --hex -bottleneck-analysis "$tmp/pops.hex" > "$tmp/bn.out"
+check "corrected model bottleneck analysis: ports bound 2.5 (loads)" 'grep -q "Execution ports           2.50  (SKLPort2, SKLPort3)" "$tmp/bn.out"'
 echo "1..$n"

@@ -1,8 +1,8 @@
-mov (%rdi), %rax
-mov 8(%rdi), %rbx
-add %rax, %rbx
-mov %rbx, (%rsi)
-shl $3, %rbx
-cmp %rbx, %rcx
+movq (%rdi), %rax
+movq 8(%rdi), %rbx
+addq %rax, %rbx
+movq %rbx, (%rsi)
+shlq $3, %rbx
+cmpq %rbx, %rcx
 setne %al
 movzbl %al, %edx

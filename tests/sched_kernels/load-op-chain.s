@@ -1,4 +1,4 @@
-add (%rdi), %rax
-imul %rax, %rbx
-mov %rbx, 8(%rsi)
-dec %rcx
+addq (%rdi), %rax
+imulq %rax, %rbx
+movq %rbx, 8(%rsi)
+decq %rcx

@@ -1,6 +1,6 @@
-push %rbx
-push %rbp
-pop %rbp
-pop %rbx
-xor %eax, %eax
-lea 1(%rax,%rbx,2), %rcx
+pushq %rbx
+pushq %rbp
+popq %rbp
+popq %rbx
+xorl %eax, %eax
+leaq 1(%rax,%rbx,2), %rcx

@@ -1,0 +1,2092 @@
+/*
+ * The corrected scheduling model: a uop-level simulation of an Intel core
+ * (front end, rename, per-port scheduler, retire) on top of LLVM's
+ * per-instruction data.  See sched_uarch.h for what it models.
+ *
+ * Micro-architectural parameters are published facts: Intel's
+ * optimization reference manual (issue/retire widths, ROB, RS, IDQ, load
+ * and store buffers, predecode and decode rules, unlamination), the
+ * measurements of uops.info and the parameters of uiCA (Abel and Reineke,
+ * ICS 2022) for the details the manual leaves out.  No code is taken from
+ * those projects.
+ */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <Zydis/Zydis.h>
+
+#include "decoder.h"
+#include "sched_uarch.h"
+
+static const struct sched_uarch uarchs[] = {
+	{
+		.name = "skylake", .model = "skylake", .port_prefix = "SKLPort",
+		.load_res = "SKLPort23", .sta_res = "SKLPort237", .std_res = "SKLPort4",
+		.branch_res = "SKLPort06", .alu_res = "SKLPort0156",
+		.issue_width = 4, .retire_width = 4, .rob = 224, .rs = 97, .idq = 64,
+		.iq = 25, .lb = 72, .sb = 56,
+		.predecode_width = 5, .predecode_bytes = 16, .decoders = 4, .decode_uops = 5,
+		.dsb_width = 6, .dsb_window = 32, .ms_switch = 2, .fwd_delay = 0,
+		.fwd_fail_delay = 7, .slow_lea = true, .false_dep_popcnt = true,
+		.move_elim = true, .unlaminate_all = false, .fast_ptr_chase = true,
+		.simple_sta_port = 7,
+	},
+	{
+		.name = "haswell", .model = "haswell", .port_prefix = "HWPort",
+		.load_res = "HWPort23", .sta_res = "HWPort237", .std_res = "HWPort4",
+		.branch_res = "HWPort06", .alu_res = "HWPort0156",
+		.issue_width = 4, .retire_width = 4, .rob = 192, .rs = 60, .idq = 56,
+		.iq = 20, .lb = 72, .sb = 42,
+		.predecode_width = 5, .predecode_bytes = 16, .decoders = 4, .decode_uops = 4,
+		.dsb_width = 4, .dsb_window = 32, .ms_switch = 2, .fwd_delay = 0,
+		.fwd_fail_delay = 7, .slow_lea = true, .false_dep_popcnt = true,
+		.move_elim = true, .unlaminate_all = false, .fast_ptr_chase = true,
+		.simple_sta_port = 7,
+	},
+	{
+		.name = "ivybridge", .model = "sandybridge", .port_prefix = "SBPort",
+		.load_res = "SBPort23", .sta_res = "SBPort23", .std_res = "SBPort4",
+		.branch_res = "SBPort5", .alu_res = "SBPort015",
+		.issue_width = 4, .retire_width = 4, .rob = 168, .rs = 54, .idq = 56,
+		.iq = 20, .lb = 64, .sb = 36,
+		.predecode_width = 5, .predecode_bytes = 16, .decoders = 4, .decode_uops = 4,
+		.dsb_width = 4, .dsb_window = 32, .ms_switch = 2, .fwd_delay = 0,
+		.fwd_fail_delay = 7, .slow_lea = true, .false_dep_popcnt = true,
+		.move_elim = true, .unlaminate_all = true, .fast_ptr_chase = false,
+		.simple_sta_port = UA_MAX_PORTS,
+	},
+	{
+		.name = "sandybridge", .model = "sandybridge", .port_prefix = "SBPort",
+		.load_res = "SBPort23", .sta_res = "SBPort23", .std_res = "SBPort4",
+		.branch_res = "SBPort5", .alu_res = "SBPort015",
+		.issue_width = 4, .retire_width = 4, .rob = 168, .rs = 54, .idq = 28,
+		.iq = 20, .lb = 64, .sb = 36,
+		.predecode_width = 5, .predecode_bytes = 16, .decoders = 4, .decode_uops = 4,
+		.dsb_width = 4, .dsb_window = 32, .ms_switch = 2, .fwd_delay = 0,
+		.fwd_fail_delay = 7, .slow_lea = true, .false_dep_popcnt = true,
+		.move_elim = false, .unlaminate_all = true, .fast_ptr_chase = false,
+		.simple_sta_port = UA_MAX_PORTS,
+	},
+	{
+		.name = "alderlake", .model = "alderlake", .port_prefix = "ADLPPort",
+		.load_res = "ADLPPort02_03_11", .sta_res = "ADLPPort07_08",
+		.std_res = "ADLPPort04_09", .branch_res = "ADLPPort00_06",
+		.alu_res = "ADLPPort00_01_05_06_10",
+		.issue_width = 6, .retire_width = 8, .rob = 512, .rs = 160, .idq = 144,
+		.iq = 50, .lb = 192, .sb = 114,
+		.predecode_width = 6, .predecode_bytes = 32, .decoders = 6, .decode_uops = 6,
+		.dsb_width = 8, .dsb_window = 64, .ms_switch = 2, .fwd_delay = 0,
+		.fwd_fail_delay = 7, .slow_lea = false, .false_dep_popcnt = false,
+		.move_elim = true, .unlaminate_all = false, .fast_ptr_chase = true,
+		.simple_sta_port = UA_MAX_PORTS,
+	},
+};
+
+const struct sched_uarch *
+sched_uarch_find(const char *mcpu)
+{
+	static const struct {
+		const char *alias, *name;
+	} aliases[] = {
+		{ "skylake-avx512", "skylake" }, { "cascadelake", "skylake" },
+		{ "alderlake-p", "alderlake" },
+	};
+
+	for (size_t i = 0; i < sizeof(aliases) / sizeof(aliases[0]); i++)
+		if (strcmp(mcpu, aliases[i].alias) == 0)
+			mcpu = aliases[i].name;
+	for (size_t i = 0; i < sizeof(uarchs) / sizeof(uarchs[0]); i++)
+		if (strcmp(uarchs[i].name, mcpu) == 0)
+			return &uarchs[i];
+	return NULL;
+}
+
+/*
+ * Instructions where LLVM's data are far from measurements (uops.info,
+ * and BHive blocks dominated by them): fused uops, latency, cycles on the
+ * divider, cycles the front end stops.
+ */
+static const struct ua_fix {
+	const char *uarch, *opcode;
+	uint8_t fused, latency, busy;
+	uint16_t fe_stall;
+} fixes[] = {
+	{ "skylake", "DIV32r", 10, 26, 6, 0 },
+	{ "skylake", "IDIV32r", 10, 26, 6, 0 },
+	{ "skylake", "DIV64r", 36, 35, 21, 0 },
+	{ "skylake", "IDIV64r", 57, 42, 24, 0 },
+	{ "skylake", "PAUSE", 4, 1, 0, 140 },
+	{ "haswell", "DIV32r", 9, 26, 9, 0 },
+	{ "haswell", "IDIV32r", 9, 26, 8, 0 },
+	{ "haswell", "DIV64r", 36, 35, 21, 0 },
+	{ "haswell", "IDIV64r", 59, 42, 24, 0 },
+	{ "haswell", "PAUSE", 5, 1, 0, 9 },
+	{ "ivybridge", "DIV32r", 10, 26, 9, 0 },
+	{ "ivybridge", "IDIV32r", 10, 26, 9, 0 },
+	{ "ivybridge", "DIV64r", 36, 35, 21, 0 },
+	{ "ivybridge", "IDIV64r", 59, 42, 24, 0 },
+	{ "ivybridge", "PAUSE", 7, 1, 0, 10 },
+	{ "sandybridge", "PAUSE", 7, 1, 0, 10 },
+};
+
+static int
+find_resource(const struct sched_model *model, const char *name)
+{
+	for (unsigned i = 0; i < model->n_resources; i++)
+		if (strcmp(model->resources[i].name, name) == 0)
+			return (int)i;
+	return -1;
+}
+
+/* Port mask of a model resource (a port or a group of ports). */
+static uint16_t
+resource_ports(const struct sched_model *model, const struct ua_ports *pt, unsigned r)
+{
+	uint64_t members = model->resources[r].is_group ? model->resources[r].members
+							 : 1ULL << r;
+	uint16_t mask = 0;
+
+	for (unsigned p = 0; p < pt->n; p++)
+		if (members & (1ULL << pt->res[p]))
+			mask |= (uint16_t)(1u << p);
+	return mask;
+}
+
+int
+ua_ports_init(const struct sched_model *model, const struct sched_uarch *ua,
+	      struct ua_ports *pt)
+{
+	size_t plen = strlen(ua->port_prefix);
+	const char *names[] = { ua->load_res, ua->sta_res, ua->std_res, ua->branch_res,
+				ua->alu_res };
+	uint16_t *masks[] = { &pt->load, &pt->sta, &pt->std, &pt->branch, &pt->alu };
+
+	memset(pt, 0, sizeof(*pt));
+	for (unsigned i = 0; i < model->n_resources && i < 64; i++) {
+		const struct sched_resource *r = &model->resources[i];
+
+		if (r->is_group)
+			continue;
+		if (strncmp(r->name, ua->port_prefix, plen) == 0 &&
+		    strstr(r->name, "Invalid") == NULL) {
+			for (unsigned u = 0; u < r->units; u++) {
+				if (pt->n == UA_MAX_PORTS)
+					return -1;
+				pt->unit[pt->n] = (uint8_t)u;
+				pt->res[pt->n++] = (uint8_t)i;
+			}
+		} else if (pt->n_busy < sizeof(pt->busy)) {
+			pt->busy[pt->n_busy++] = (uint8_t)i;
+		}
+	}
+	for (unsigned k = 0; k < sizeof(names) / sizeof(names[0]); k++) {
+		int r = find_resource(model, names[k]);
+
+		if (r < 0)
+			return -1;
+		*masks[k] = resource_ports(model, pt, (unsigned)r);
+	}
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Instructions                                                        */
+
+static unsigned
+popcount16(uint16_t x)
+{
+	return (unsigned)__builtin_popcount(x);
+}
+
+static reg_id
+fold(reg_id r)
+{
+	return r ? (reg_id)ZydisRegisterGetLargestEnclosing(ZYDIS_MACHINE_MODE_LONG_64,
+							    (ZydisRegister)r) : 0;
+}
+
+static void
+add_reg(uint16_t *list, uint8_t *n, unsigned cap, uint16_t reg)
+{
+	for (unsigned i = 0; i < *n; i++)
+		if (list[i] == reg)
+			return;
+	if (*n < cap)
+		list[(*n)++] = reg;
+}
+
+static bool
+name_in(const char *name, const char *const *list, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(name, list[i]) == 0)
+			return true;
+	return false;
+}
+
+static bool
+starts_with(const char *s, const char *prefix)
+{
+	return strncmp(s, prefix, strlen(prefix)) == 0;
+}
+
+/* Register moves that rename eliminates (IVB and later). */
+static bool
+is_eliminable_move(const char *name)
+{
+	static const char *const moves[] = {
+		"MOV64rr", "MOV64rr_REV", "MOV32rr", "MOV32rr_REV",
+		"MOVAPSrr", "MOVAPSrr_REV", "MOVAPDrr", "MOVAPDrr_REV",
+		"MOVUPSrr", "MOVUPSrr_REV", "MOVUPDrr", "MOVUPDrr_REV",
+		"MOVDQArr", "MOVDQArr_REV", "MOVDQUrr", "MOVDQUrr_REV",
+		"VMOVAPSrr", "VMOVAPSrr_REV", "VMOVAPDrr", "VMOVAPDrr_REV",
+		"VMOVUPSrr", "VMOVUPSrr_REV", "VMOVUPDrr", "VMOVUPDrr_REV",
+		"VMOVDQArr", "VMOVDQArr_REV", "VMOVDQUrr", "VMOVDQUrr_REV",
+		"VMOVAPSYrr", "VMOVAPSYrr_REV", "VMOVAPDYrr", "VMOVAPDYrr_REV",
+		"VMOVUPSYrr", "VMOVUPSYrr_REV", "VMOVUPDYrr", "VMOVUPDYrr_REV",
+		"VMOVDQAYrr", "VMOVDQAYrr_REV", "VMOVDQUYrr", "VMOVDQUYrr_REV",
+	};
+
+	return name_in(name, moves, sizeof(moves) / sizeof(moves[0]));
+}
+
+/* Legacy-SSE scalar operations that write the low element of an XMM
+ * register and keep the rest: the destination is an input too. */
+static bool
+merges_xmm_dest(const char *name)
+{
+	static const char *const prefixes[] = {
+		"SQRTSS", "SQRTSD", "RCPSS", "RSQRTSS", "ROUNDSS", "ROUNDSD",
+		"CVTSS2SD", "CVTSD2SS", "CVTSI2SS", "CVTSI2SD", "CVTSI642SS", "CVTSI642SD",
+	};
+
+	if (strcmp(name, "MOVSSrr") == 0 || strcmp(name, "MOVSDrr") == 0)
+		return true;
+	for (size_t i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++)
+		if (starts_with(name, prefixes[i]))
+			return true;
+	return false;
+}
+
+struct own_use {
+	unsigned res, size;
+	uint64_t members;
+	int cycles;
+};
+
+/* LLVM lists each resource with the cycles of the resources it contains
+ * added (TableGen's expansion); take them back out, smallest first, so
+ * that what remains is what each unit or group is used for itself. */
+static unsigned
+own_uses(const struct sched_model *model, const struct sched_insn *si, struct own_use *u)
+{
+	unsigned n = 0;
+
+	for (unsigned i = 0; i < si->n_uses; i++) {
+		const struct sched_resource *r = &model->resources[si->uses[i].resource];
+
+		u[n].res = si->uses[i].resource;
+		u[n].members = r->is_group ? r->members : 1ULL << si->uses[i].resource;
+		u[n].size = (unsigned)__builtin_popcountll(u[n].members);
+		u[n].cycles = si->uses[i].cycles;
+		n++;
+	}
+	for (unsigned i = 1; i < n; i++) {
+		struct own_use t = u[i];
+		unsigned j = i;
+
+		while (j > 0 && u[j - 1].size > t.size) {
+			u[j] = u[j - 1];
+			j--;
+		}
+		u[j] = t;
+	}
+	for (unsigned i = 0; i < n; i++) {
+		int own = u[i].cycles;
+
+		for (unsigned j = 0; j < i; j++)
+			if (u[j].size < u[i].size && (u[j].members & ~u[i].members) == 0)
+				own -= u[j].cycles;
+		u[i].cycles = own;
+	}
+	/* u[j].cycles now hold own cycles; the subtraction above used them as
+	 * they were updated in order, which is what the expansion needs. */
+	return n;
+}
+
+static uint8_t
+read_advance_class(const struct sched_model *model, const struct insn_info *ii)
+{
+	unsigned cls = 0;
+
+	for (unsigned k = 0; k < 2; k++) {
+		const reg_id *l = k ? ii->regs_written : ii->regs_read;
+		unsigned nl = k ? ii->n_regs_written : ii->n_regs_read;
+
+		for (unsigned i = 0; i < nl; i++) {
+			switch (ZydisRegisterGetClass((ZydisRegister)l[i])) {
+			case ZYDIS_REGCLASS_MMX:
+				if (cls < 1)
+					cls = 1;
+				break;
+			case ZYDIS_REGCLASS_XMM:
+				if (cls < 2)
+					cls = 2;
+				break;
+			case ZYDIS_REGCLASS_YMM:
+			case ZYDIS_REGCLASS_ZMM:
+				cls = 3;
+				break;
+			default:
+				break;
+			}
+		}
+	}
+	return model->read_advance[cls];
+}
+
+static void
+set_mem(struct ua_mem *m, const struct mem_template *t)
+{
+	memset(m, 0, sizeof(*m));
+	m->rip = t->base == ZYDIS_REGISTER_RIP;
+	m->base = m->rip ? 0 : fold(t->base);
+	m->index = t->vsib ? 0 : fold(t->index);
+	m->scale = t->scale;
+	m->disp = t->disp;
+	m->size = (uint8_t)(t->size > 255 ? 255 : t->size);
+}
+
+int
+ua_insn_build(const struct sched_model *model, const struct sched_uarch *ua,
+	      const struct ua_ports *pt, const struct insn_info *ii,
+	      const struct sched_mapping *m, const struct sched_insn *si,
+	      struct ua_insn *ui)
+{
+	static ZydisDecoder dec;
+	static bool dec_ready;
+	ZydisDecodedInstruction in;
+	ZydisDecodedOperand ops[ZYDIS_MAX_OPERAND_COUNT];
+	const char *name = m->opcode ? sched_opcode_names[m->opcode] : "";
+	struct own_use own[SCHED_MAX_USES];
+	unsigned n_own, raw = 0, busy = 0, busy_unit = 0, ra;
+	bool decoded, indexed = false, stack_op, has_imm = false;
+	int op_to_drop = -1;
+	const struct mem_template *lt = NULL, *st = NULL;
+
+	memset(ui, 0, sizeof(*ui));
+	ui->len = ii->len;
+	ui->llvm_latency = si->latency;
+	if (!dec_ready) {
+		ZydisDecoderInit(&dec, ZYDIS_MACHINE_MODE_LONG_64, ZYDIS_STACK_WIDTH_64);
+		dec_ready = true;
+	}
+	decoded = ZYAN_SUCCESS(ZydisDecoderDecodeFull(&dec, ii->bytes, ii->len, &in, ops));
+
+	/* Control flow, stack engine, nops. */
+	if (ii->branch != BR_NONE)
+		ui->flags |= UA_BRANCH;
+	if (ii->branch == BR_COND && ii->cond >= COND_O && ii->cond <= COND_NLE) {
+		ui->flags |= UA_COND_JUMP;
+		ui->cond = ii->cond;
+	}
+	stack_op = false;
+	for (unsigned i = 0; i < ii->n_mem; i++) {
+		const struct mem_template *t = &ii->mem[i];
+
+		if ((t->flags & MEMF_IMPLICIT) && fold(t->base) == ZYDIS_REGISTER_RSP)
+			stack_op = true;
+		if ((t->dir & MEM_READ) && !lt)
+			lt = t;
+		if ((t->dir & MEM_WRITE) && !st)
+			st = t;
+	}
+	if (stack_op) {
+		ui->flags |= UA_STACK_OP;
+		if (st && !lt)
+			ui->stack_delta = (int8_t)-(st->size ? st->size : 8);
+		else if (lt && !st)
+			ui->stack_delta = (int8_t)(lt->size ? lt->size : 8);
+		else
+			ui->stack_delta = 0;	/* push [mem] / pop [mem]: rare */
+		if (ii->branch == BR_CALL)
+			ui->stack_delta = -8;
+		else if (ii->branch == BR_RET)
+			ui->stack_delta = 8;
+	}
+	if (decoded && in.mnemonic == ZYDIS_MNEMONIC_NOP)
+		ui->flags |= UA_NOP;
+	if (decoded) {
+		for (unsigned i = 0; i < in.operand_count_visible; i++)
+			if (ops[i].type == ZYDIS_OPERAND_TYPE_IMMEDIATE)
+				has_imm = true;
+		/* Length-changing prefix: 66h with a 16-bit immediate. */
+		if ((in.attributes & ZYDIS_ATTRIB_HAS_OPERANDSIZE) && in.raw.imm[0].size == 16)
+			ui->flags |= UA_LCP;
+		switch (in.mnemonic) {
+		case ZYDIS_MNEMONIC_CMP:
+		case ZYDIS_MNEMONIC_ADD:
+		case ZYDIS_MNEMONIC_SUB:
+			ui->macro_class = 2;
+			break;
+		case ZYDIS_MNEMONIC_TEST:
+		case ZYDIS_MNEMONIC_AND:
+			ui->macro_class = 1;
+			break;
+		case ZYDIS_MNEMONIC_INC:
+		case ZYDIS_MNEMONIC_DEC:
+			ui->macro_class = 3;
+			break;
+		default:
+			break;
+		}
+		if (ui->macro_class && ((ii->n_mem && has_imm) || (lt && lt->base == ZYDIS_REGISTER_RIP)))
+			ui->macro_class = 0;
+		if (ui->macro_class)
+			ui->flags |= UA_MACRO_FIRST;
+	}
+
+	/* Uops from LLVM's resource usage. */
+	n_own = own_uses(model, si, own);
+	for (unsigned i = 0; i < n_own; i++) {
+		const struct sched_resource *r = &model->resources[own[i].res];
+		uint16_t ports;
+		bool is_busy = false;
+
+		if (own[i].cycles <= 0)
+			continue;
+		for (unsigned b = 0; b < pt->n_busy; b++) {
+			if (pt->busy[b] == own[i].res) {
+				is_busy = true;
+				busy = (unsigned)own[i].cycles;
+				busy_unit = b;
+			}
+		}
+		if (is_busy)
+			continue;
+		ports = resource_ports(model, pt, own[i].res);
+		if (!ports || (r->is_group && popcount16(ports) == pt->n && pt->n > 4 &&
+			       strstr(r->name, "Any")))
+			continue;
+		for (int c = 0; c < own[i].cycles; c++) {
+			raw++;
+			if (ui->n_uops < UA_MAX_UOPS)
+				ui->uops[ui->n_uops++] = (struct ua_uop){ ports, UA_OP, 0, 0 };
+		}
+	}
+	/* Classify: store data, store address, load, operation. */
+	{
+		unsigned n_std = 0;
+		uint16_t agu_mask = pt->load | pt->sta;
+
+		for (unsigned i = 0; i < ui->n_uops; i++) {
+			struct ua_uop *u = &ui->uops[i];
+
+			if (si->may_store && u->ports == pt->std) {
+				u->kind = UA_STD;
+				n_std++;
+			}
+		}
+		/* Store addresses first: prefer uops that can use a store-only
+		 * port (port 7), else the last AGU uops. */
+		for (unsigned pass = 0; pass < 2 && si->may_store; pass++) {
+			for (int i = (int)ui->n_uops - 1; i >= 0 && ui->n_sta < n_std; i--) {
+				struct ua_uop *u = &ui->uops[i];
+
+				if (u->kind != UA_OP || (u->ports & ~agu_mask))
+					continue;
+				if (pass == 0 && !(u->ports & ~pt->load))
+					continue;
+				u->kind = UA_STA;
+				ui->n_sta++;
+			}
+		}
+		for (unsigned i = 0; i < ui->n_uops; i++) {
+			struct ua_uop *u = &ui->uops[i];
+
+			if (u->kind == UA_OP && si->may_load && (u->ports & ~agu_mask) == 0)
+				u->kind = UA_LOAD;
+		}
+	}
+	/* The stack engine does the RSP update of push/pop/call/ret. */
+	if (stack_op) {
+		unsigned best = 0;
+
+		for (unsigned i = 0; i < ui->n_uops; i++) {
+			const struct ua_uop *u = &ui->uops[i];
+
+			if (u->kind == UA_OP && (u->ports & ~pt->alu) == 0 &&
+			    popcount16(u->ports) > best) {
+				best = popcount16(u->ports);
+				op_to_drop = (int)i;
+			}
+		}
+		/* Only when the ALU uop is not the instruction's own work
+		 * (pop to a register, push of a register or immediate). */
+		if (op_to_drop >= 0 && !(ii->branch == BR_NONE || ii->branch == BR_CALL ||
+					 ii->branch == BR_RET))
+			op_to_drop = -1;
+		if (op_to_drop >= 0) {
+			memmove(&ui->uops[op_to_drop], &ui->uops[op_to_drop + 1],
+				(size_t)(ui->n_uops - (unsigned)op_to_drop - 1) * sizeof(ui->uops[0]));
+			ui->n_uops--;
+			raw--;
+		}
+	}
+	for (unsigned i = 0; i < ui->n_uops; i++) {
+		switch (ui->uops[i].kind) {
+		case UA_LOAD: ui->n_load++; break;
+		case UA_STA: ui->n_sta++; break;
+		case UA_STD: ui->n_std++; break;
+		default: ui->n_op++; break;
+		}
+	}
+	/* n_sta was counted twice (classification and the loop above). */
+	ui->n_sta = 0;
+	for (unsigned i = 0; i < ui->n_uops; i++)
+		ui->n_sta += ui->uops[i].kind == UA_STA;
+	if (busy) {
+		for (unsigned i = 0; i < ui->n_uops; i++) {
+			if (ui->uops[i].kind == UA_OP) {
+				ui->uops[i].busy = (uint8_t)(busy > 255 ? 255 : busy);
+				ui->uops[i].busy_unit = (uint8_t)busy_unit;
+				break;
+			}
+		}
+	}
+
+	/* Memory operands. */
+	if (lt && si->may_load) {
+		ui->has_load_mem = 1;
+		set_mem(&ui->load_mem, lt);
+	}
+	if (st && si->may_store) {
+		ui->has_store_mem = 1;
+		set_mem(&ui->store_mem, st);
+	}
+	for (unsigned i = 0; i < ii->n_mem; i++)
+		if (ii->mem[i].index && !ii->mem[i].vsib)
+			indexed = true;
+
+	/* Latencies: load part and operation part (ReadAfterLd). */
+	ra = read_advance_class(model, ii);
+	if (ui->n_load && ui->n_op) {
+		unsigned l = si->latency;
+
+		ui->load_lat = (uint8_t)(ra ? ra : model->load_latency);
+		l = l > ui->load_lat + (ui->n_std ? 1u : 0u) ? l - ui->load_lat - (ui->n_std ? 1u : 0u) : 1;
+		ui->op_lat = (uint8_t)(l > 255 ? 255 : l);
+	} else if (ui->n_load) {
+		ui->flags |= UA_PURE_LOAD;
+		ui->load_lat = (uint8_t)(op_to_drop >= 0 ? model->load_latency
+				: si->latency ? (si->latency > 255 ? 255 : si->latency) : 1);
+		ui->op_lat = 1;
+	} else {
+		ui->op_lat = (uint8_t)(si->latency ? (si->latency > 255 ? 255 : si->latency) : 1);
+	}
+	if ((ui->flags & UA_PURE_LOAD) && lt && !lt->index && lt->base &&
+	    lt->base != ZYDIS_REGISTER_RIP && lt->disp >= 0 && lt->disp < 2048 &&
+	    ZydisRegisterGetClass((ZydisRegister)lt->base) == ZYDIS_REGCLASS_GPR64 &&
+	    ui->load_lat == model->load_latency)
+		ui->flags |= UA_PTR_LOAD;
+
+	/* Registers: address inputs, data inputs, outputs. */
+	if (!(ui->flags & UA_NOP)) {
+		for (unsigned i = 0; i < ii->n_regs_read; i++) {
+			reg_id r = ii->regs_read[i], f = fold(r);
+			bool is_addr = false;
+
+			if (!f || r == ZYDIS_REGISTER_MXCSR)
+				continue;
+			for (unsigned k = 0; k < ii->n_mem; k++)
+				if (fold(ii->mem[k].base) == f || fold(ii->mem[k].index) == f)
+					is_addr = true;
+			if (is_addr) {
+				add_reg(ui->addr, &ui->n_addr, 4, f);
+				/* Also a data input when used as a plain operand. */
+				for (unsigned k = 0; decoded && k < in.operand_count_visible; k++)
+					if (ops[k].type == ZYDIS_OPERAND_TYPE_REGISTER &&
+					    fold(ops[k].reg.value) == f)
+						add_reg(ui->data, &ui->n_data, UA_MAX_SRCS, f);
+			} else {
+				add_reg(ui->data, &ui->n_data, UA_MAX_SRCS, f);
+			}
+		}
+		if (ii->flags_read)
+			add_reg(ui->data, &ui->n_data, UA_MAX_SRCS, SCHED_REG_FLAGS);
+	}
+	for (unsigned i = 0; i < ii->n_regs_written; i++) {
+		reg_id r = ii->regs_written[i], f = fold(r);
+		ZydisRegisterClass rc = ZydisRegisterGetClass((ZydisRegister)r);
+
+		if (!f || r == ZYDIS_REGISTER_MXCSR)
+			continue;
+		if (stack_op && f == ZYDIS_REGISTER_RSP)
+			continue;
+		add_reg(ui->dst, &ui->n_dst, UA_MAX_SRCS, f);
+		if (rc == ZYDIS_REGCLASS_GPR8 || rc == ZYDIS_REGCLASS_GPR16)
+			add_reg(ui->data, &ui->n_data, UA_MAX_SRCS, f);
+		if (rc == ZYDIS_REGCLASS_XMM && merges_xmm_dest(name))
+			add_reg(ui->data, &ui->n_data, UA_MAX_SRCS, f);
+	}
+	if (ii->flags_written)
+		add_reg(ui->dst, &ui->n_dst, UA_MAX_SRCS, SCHED_REG_FLAGS);
+	if (!stack_op) {
+		for (unsigned i = 0; i < ui->n_addr; i++)
+			if (ui->addr[i] == ZYDIS_REGISTER_RSP)
+				ui->flags |= UA_READS_RSP;
+		for (unsigned i = 0; i < ui->n_data; i++)
+			if (ui->data[i] == ZYDIS_REGISTER_RSP)
+				ui->flags |= UA_READS_RSP;
+		for (unsigned i = 0; i < ui->n_dst; i++)
+			if (ui->dst[i] == ZYDIS_REGISTER_RSP)
+				ui->flags |= UA_WRITES_RSP;
+	}
+
+	/* Destinations that are inputs too: CMOVcc (always reads it), BSF/BSR
+	 * (kept when the source is zero), POPCNT/LZCNT/TZCNT (a false
+	 * dependency up to Skylake). */
+	if (decoded && ui->n_dst && (starts_with(name, "CMOV") || in.mnemonic == ZYDIS_MNEMONIC_BSF ||
+				     in.mnemonic == ZYDIS_MNEMONIC_BSR ||
+				     (ua->false_dep_popcnt && (in.mnemonic == ZYDIS_MNEMONIC_POPCNT ||
+							       in.mnemonic == ZYDIS_MNEMONIC_LZCNT ||
+							       in.mnemonic == ZYDIS_MNEMONIC_TZCNT))))
+		add_reg(ui->data, &ui->n_data, UA_MAX_SRCS, ui->dst[0]);
+	/* Three-component LEA (base, index and an encoded displacement, even
+	 * a zero one as [rbp+r*s] needs): 3 cycles on port 1. */
+	if (decoded && ua->slow_lea && in.mnemonic == ZYDIS_MNEMONIC_LEA &&
+	    ops[1].mem.base != ZYDIS_REGISTER_NONE && ops[1].mem.index != ZYDIS_REGISTER_NONE &&
+	    in.raw.disp.size > 0 && ui->n_uops == 1 && pt->n > 1) {
+		ui->flags |= UA_SLOW_LEA;
+		ui->op_lat = 3;
+		ui->uops[0].ports = 1u << 1;
+	}
+	for (size_t i = 0; i < sizeof(fixes) / sizeof(fixes[0]); i++) {
+		const struct ua_fix *fx = &fixes[i];
+
+		if (strcmp(fx->uarch, ua->name) != 0 || strcmp(fx->opcode, name) != 0)
+			continue;
+		raw = fx->fused;
+		ui->op_lat = fx->latency;
+		ui->fe_stall = fx->fe_stall;
+		ui->n_uops = ui->n_op = 0;
+		for (unsigned k = 0; k < fx->fused && k < UA_MAX_UOPS; k++) {
+			ui->uops[ui->n_uops++] = (struct ua_uop){ k ? pt->alu : (uint16_t)1u, UA_OP,
+								  0, 0 };
+			ui->n_op++;
+		}
+		if (fx->busy && pt->n_busy) {
+			ui->uops[0].busy = fx->busy;
+			ui->uops[0].busy_unit = 0;
+		}
+	}
+
+	/* Idioms. */
+	if (m->zero_idiom) {
+		ui->flags |= UA_ZERO_IDIOM;
+		ui->n_data = ui->n_addr = 0;
+		ui->n_uops = ui->n_op = 0;
+		ui->flags &= ~(uint32_t)(UA_READS_RSP);
+	} else if (m->dep_breaking && strcmp(name, "SBB32rr") != 0 &&
+		   strcmp(name, "SBB64rr") != 0) {
+		/* pcmpeq x,x: the only register input is the destination */
+		ui->flags |= UA_DEP_BREAK;
+		ui->n_data = 0;
+	}
+	if (ua->move_elim && is_eliminable_move(name) && ii->n_regs_read >= 1) {
+		reg_id src = 0;
+
+		for (unsigned i = 0; i < ii->n_regs_read; i++)
+			if (fold(ii->regs_read[i]) != ui->dst[0])
+				src = fold(ii->regs_read[i]);
+		if (src) {
+			ui->flags |= UA_MOVE_ELIM;
+			ui->move_src = src;
+			ui->n_uops = ui->n_op = 0;
+		}
+	}
+
+	/* Fused-domain uops and unlamination. */
+	{
+		int f = (int)raw;
+		bool lo_pair = ui->n_load && ui->n_op, st_pair = ui->n_sta && ui->n_std;
+
+		if (lo_pair)
+			f--;
+		if (st_pair)
+			f -= ui->n_sta < ui->n_std ? ui->n_sta : ui->n_std;
+		if (raw == 0)
+			f = si->uops ? (int)si->uops : 1;
+		if (ui->flags & (UA_ZERO_IDIOM | UA_MOVE_ELIM | UA_NOP))
+			f = 1;
+		if (f < 1)
+			f = 1;
+		ui->fused = (uint8_t)(f > 255 ? 255 : f);
+		if (indexed && (lo_pair || st_pair)) {
+			if (ua->unlaminate_all) {
+				ui->unlaminated = (uint8_t)(lo_pair + st_pair);
+			} else if (lo_pair) {
+				/* HSW/SKL keep an indexed load+op fused only for
+				 * two-operand forms whose destination is a source. */
+				bool keep = false;
+
+				if (decoded && !st_pair && in.operand_count_visible == 2 &&
+				    ops[0].type == ZYDIS_OPERAND_TYPE_REGISTER &&
+				    (ops[0].actions & ZYDIS_OPERAND_ACTION_MASK_READ) &&
+				    (ops[0].actions & ZYDIS_OPERAND_ACTION_MASK_WRITE))
+					keep = true;
+				ui->unlaminated = !keep;
+			}
+		}
+		if (indexed && ui->n_sta && ua->simple_sta_port < pt->n) {
+			for (unsigned i = 0; i < ui->n_uops; i++)
+				if (ui->uops[i].kind == UA_STA &&
+				    popcount16(ui->uops[i].ports) > 1)
+					ui->uops[i].ports &= (uint16_t)~(1u << ua->simple_sta_port);
+		}
+	}
+
+	/* Value tracking for address matching. */
+	ui->vt = UA_VT_NEW;
+	if (decoded && ui->n_dst && ZydisRegisterGetClass((ZydisRegister)ui->dst[0]) ==
+	    ZYDIS_REGCLASS_GPR64 && in.operand_count_visible >= 1 &&
+	    ops[0].type == ZYDIS_OPERAND_TYPE_REGISTER && ops[0].size == 64) {
+		switch (in.mnemonic) {
+		case ZYDIS_MNEMONIC_ADD:
+		case ZYDIS_MNEMONIC_SUB:
+			if (in.operand_count_visible == 2 && ops[1].type == ZYDIS_OPERAND_TYPE_IMMEDIATE) {
+				ui->vt = UA_VT_DELTA;
+				ui->vt_delta = in.mnemonic == ZYDIS_MNEMONIC_ADD ? ops[1].imm.value.s
+										 : -ops[1].imm.value.s;
+			}
+			break;
+		case ZYDIS_MNEMONIC_INC:
+		case ZYDIS_MNEMONIC_DEC:
+			ui->vt = UA_VT_DELTA;
+			ui->vt_delta = in.mnemonic == ZYDIS_MNEMONIC_INC ? 1 : -1;
+			break;
+		case ZYDIS_MNEMONIC_LEA:
+			if (ops[1].mem.index == ZYDIS_REGISTER_NONE && ops[1].mem.base != ZYDIS_REGISTER_NONE &&
+			    ops[1].mem.base != ZYDIS_REGISTER_RIP) {
+				ui->vt = UA_VT_COPY;
+				ui->vt_src = fold(ops[1].mem.base);
+				ui->vt_delta = ops[1].mem.disp.value;
+			}
+			break;
+		case ZYDIS_MNEMONIC_MOV:
+			if (ops[1].type == ZYDIS_OPERAND_TYPE_REGISTER && ops[1].size == 64) {
+				ui->vt = UA_VT_COPY;
+				ui->vt_src = fold(ops[1].reg.value);
+				ui->vt_delta = 0;
+			}
+			break;
+		default:
+			break;
+		}
+	}
+	return 0;
+}
+
+bool
+ua_fusible(const struct ua_insn *a, const struct ua_insn *b)
+{
+	uint8_t c = b->cond;
+
+	if (!(a->flags & UA_MACRO_FIRST) || !(b->flags & UA_COND_JUMP))
+		return false;
+	switch (a->macro_class) {
+	case 1:
+		return true;
+	case 2:
+		return !(c == COND_O || c == COND_NO || c == COND_S || c == COND_NS ||
+			 c == COND_P || c == COND_NP);
+	default:
+		return c == COND_Z || c == COND_NZ || c == COND_L || c == COND_NL ||
+		       c == COND_LE || c == COND_NLE;
+	}
+}
+
+void
+ua_macro_fuse(const struct sched_uarch *ua, const struct ua_insn *ui, unsigned n,
+	      uint8_t *fused)
+{
+	(void)ua;
+	memset(fused, 0, n);
+	for (unsigned i = 0; i + 1 < n; i++) {
+		if (fused[i] || !ua_fusible(&ui[i], &ui[i + 1]))
+			continue;
+		fused[i] = 1;
+		fused[i + 1] = 2;
+	}
+}
+
+/* ------------------------------------------------------------------ */
+/* The engine                                                          */
+
+#define UA_STORES	64
+#define NEVER		UINT32_MAX
+#define N_REGS		(ZYDIS_REGISTER_MAX_VALUE + 2)
+
+enum { REF_RESULT = 0, REF_SYNC = 1 };
+
+struct ua_dyn {
+	/* Hot: what dependents look at (one cache line). */
+	uint64_t seq;
+	uint32_t result_ready, sync_ready, load_ready, std_time, t_retire;
+	uint32_t done, t_issue, res_max;
+	const struct ua_insn *ui;
+	uint8_t uops_left, ops_left, n_uops, slots;
+	uint8_t fuse, taken, needs_sync, ptr_chase;
+	/* The rest. */
+	uint64_t addr, mem_addr;
+	uint32_t tag;
+	uint8_t slots_left, retire_left, started, idq_uops;
+	uint8_t n_src_addr, n_src_data, has_lkey, has_skey;
+	uint8_t lsize, ssize, fwd_fail;
+	uint32_t t_fetch, t_predec, t_dec, t_ready, t_dispatch;
+	uint32_t src_addr[4], src_data[UA_MAX_SRCS], src_sync;	/* producer refs */
+	uint64_t fwd;
+	uint64_t lkey_a, lkey_b, skey_a, skey_b;
+	uint8_t uop_port[UA_MAX_UOPS + 1];
+};
+
+/* Fields of struct ua_dyn a waiting uop may be blocked on. */
+enum { F_RESULT, F_SYNC, F_LOAD, F_STD, F_RETIRE };
+
+/*
+ * The scheduler is event driven: a uop waits on the instruction whose
+ * time it misses (a wait list per ring slot), then in a timing wheel
+ * until its cycle, then in its port's list of ready uops (oldest first).
+ */
+#define RS_SLOTS	512
+#define WHEEL		1024
+
+struct rs_slot {
+	uint64_t seq;
+	uint32_t ready;
+	int32_t next;		/* wait list, wheel bucket or free list */
+	uint8_t uop;		/* index into ui->uops, or UA_MAX_UOPS for the sync uop */
+	uint8_t port;
+};
+
+struct store_rec {
+	uint64_t a, b, seq;
+	unsigned size;
+};
+
+struct ua_sim {
+	const struct sched_model *model;
+	const struct sched_uarch *ua;
+	struct ua_ports pt;
+	enum ua_frontend fe;
+	struct ua_dyn *ring;
+	uint64_t mask;			/* ring size - 1: > ROB + IDQ + IQ + look-ahead */
+	uint64_t push_end, pd_head, dec_head, ren_head, ret_head;
+	uint32_t cycle;
+	/* front end */
+	uint64_t pd_block;
+	unsigned pd_stall, ms_stall, idq_uops;
+	/* back end */
+	unsigned rob_used, lb_used, sb_used, rs_n;
+	struct rs_slot rs[RS_SLOTS];
+	int32_t rs_free;
+	int32_t *waiters;		/* per ring slot: uops waiting on it */
+	int32_t wheel[WHEEL];
+	uint16_t cand[UA_MAX_PORTS][RS_SLOTS];	/* ready uops per port, by age */
+	unsigned n_cand[UA_MAX_PORTS];
+	unsigned pending[UA_MAX_PORTS];
+	uint32_t busy_until[4];
+	uint32_t prod[N_REGS];		/* register -> producer ref (make_ref()) */
+	/* stack engine and address values */
+	int64_t se_offset;
+	uint64_t vid[N_REGS];
+	int64_t voff[N_REGS];
+	uint64_t next_vid;
+	struct store_rec stores[UA_STORES];
+	unsigned n_stores, store_pos;
+	bool bhive;
+
+	struct ua_stats st;
+};
+
+static unsigned
+reg_slot(uint16_t reg)
+{
+	return reg == SCHED_REG_FLAGS ? ZYDIS_REGISTER_MAX_VALUE + 1 : reg;
+}
+
+struct ua_sim *
+ua_sim_new(const struct sched_model *model, const struct sched_uarch *ua, enum ua_frontend fe)
+{
+	struct ua_sim *s = calloc(1, sizeof(*s));
+	unsigned size = 64;
+
+	if (!s)
+		return NULL;
+	while (size < ua->rob + ua->idq + ua->iq + 2 * UA_LOOKAHEAD)
+		size *= 2;
+	s->mask = size - 1;
+	s->ring = malloc(size * sizeof(*s->ring));
+	s->waiters = malloc(size * sizeof(*s->waiters));
+	if (!s->ring || !s->waiters || ua_ports_init(model, ua, &s->pt) < 0) {
+		free(s->ring);
+		free(s->waiters);
+		free(s);
+		return NULL;
+	}
+	s->model = model;
+	s->ua = ua;
+	s->fe = fe;
+	for (unsigned i = 0; i < size; i++) {
+		s->ring[i].seq = UINT64_MAX;
+		s->waiters[i] = -1;
+	}
+	for (int i = 0; i < RS_SLOTS; i++)
+		s->rs[i].next = i + 1 < RS_SLOTS ? i + 1 : -1;
+	s->rs_free = 0;
+	for (unsigned i = 0; i < WHEEL; i++)
+		s->wheel[i] = -1;
+	for (unsigned i = 0; i < N_REGS; i++)
+		s->vid[i] = i + 1;
+	s->next_vid = N_REGS + 1;
+	s->pd_block = UINT64_MAX;
+	return s;
+}
+
+void
+ua_sim_bhive_env(struct ua_sim *s)
+{
+	for (unsigned r = ZYDIS_REGISTER_RAX; r <= ZYDIS_REGISTER_R15; r++)
+		if (r != ZYDIS_REGISTER_RSP)
+			s->vid[r] = 1;
+	s->bhive = true;
+}
+
+void
+ua_sim_free(struct ua_sim *s)
+{
+	if (!s)
+		return;
+	free(s->ring);
+	free(s->waiters);
+	free(s);
+}
+
+unsigned
+ua_sim_queued(const struct ua_sim *s)
+{
+	return (unsigned)(s->push_end - s->ren_head);
+}
+
+bool
+ua_sim_idle(const struct ua_sim *s)
+{
+	return s->ret_head == s->push_end;
+}
+
+const struct ua_stats *
+ua_sim_stats(const struct ua_sim *s)
+{
+	return &s->st;
+}
+
+static void
+mem_key(const struct ua_sim *s, const struct ua_mem *m, uint64_t addr, unsigned len,
+	uint64_t *a, uint64_t *b)
+{
+	if (m->rip) {
+		*a = 1;
+		*b = addr + len + (uint64_t)m->disp;
+		return;
+	}
+	*a = s->vid[m->base] * 0x9E3779B97F4A7C15ULL ^ s->vid[m->index] * 0xC2B2AE3D27D4EB4FULL ^
+	     m->scale;
+	*b = (uint64_t)(m->disp + s->voff[m->base] + (int64_t)m->scale * s->voff[m->index]);
+}
+
+int
+ua_sim_push(struct ua_sim *s, const struct ua_insn *ui, uint64_t addr, uint32_t tag,
+	    uint8_t fuse, bool taken, uint64_t mem_addr)
+{
+	struct ua_dyn *d;
+
+	if (s->push_end - s->ret_head >= s->mask)
+		return -1;
+	d = &s->ring[s->push_end & s->mask];
+	memset(d, 0, sizeof(*d));
+	s->waiters[s->push_end & s->mask] = -1;
+	d->ui = ui;
+	d->seq = s->push_end++;
+	d->addr = addr;
+	d->mem_addr = mem_addr;
+	d->tag = tag;
+	d->fuse = fuse;
+	d->taken = taken;
+	d->t_fetch = s->cycle;
+	d->t_ready = d->t_dispatch = d->t_retire = NEVER;
+
+	/* Stack engine: implicit RSP updates accumulate in the front end;
+	 * an explicit read of RSP then needs a sync uop. */
+	if (ui->flags & UA_STACK_OP)
+		s->se_offset += ui->stack_delta;
+	if ((ui->flags & UA_READS_RSP) && s->se_offset != 0) {
+		d->needs_sync = 1;
+		s->se_offset = 0;
+	}
+	if (ui->flags & UA_WRITES_RSP)
+		s->se_offset = 0;
+
+	/* Addresses for store-to-load forwarding. */
+	if (ui->has_load_mem) {
+		d->has_lkey = 1;
+		d->lsize = ui->load_mem.size;
+		if (mem_addr) {
+			d->lkey_a = 0;
+			d->lkey_b = mem_addr;
+		} else {
+			mem_key(s, &ui->load_mem, addr, ui->len, &d->lkey_a, &d->lkey_b);
+		}
+	}
+	if (ui->has_store_mem) {
+		d->has_skey = 1;
+		d->ssize = ui->store_mem.size;
+		if (mem_addr) {
+			d->skey_a = 0;
+			d->skey_b = mem_addr;
+		} else {
+			mem_key(s, &ui->store_mem, addr, ui->len, &d->skey_a, &d->skey_b);
+		}
+	}
+	if (ui->flags & UA_STACK_OP)
+		s->voff[ZYDIS_REGISTER_RSP] += ui->stack_delta;
+	for (unsigned i = 0; i < ui->n_dst; i++) {
+		unsigned r = reg_slot(ui->dst[i]);
+
+		if (i == 0 && ui->vt == UA_VT_DELTA) {
+			s->voff[r] += ui->vt_delta;
+		} else if (i == 0 && ui->vt == UA_VT_COPY) {
+			unsigned src = reg_slot(ui->vt_src);
+
+			s->vid[r] = s->vid[src];
+			s->voff[r] = s->voff[src] + ui->vt_delta;
+		} else if (s->bhive && i == 0 && (ui->flags & UA_PURE_LOAD) &&
+			   ZydisRegisterGetClass((ZydisRegister)ui->dst[0]) == ZYDIS_REGCLASS_GPR64) {
+			/* Every load returns the same value in BHive. */
+			s->vid[r] = 2 + ui->load_mem.size;
+			s->voff[r] = 0;
+		} else {
+			s->vid[r] = s->next_vid++;
+			s->voff[r] = 0;
+		}
+	}
+
+	/* Issue slots: fused uops, unlamination, the sync uop; a Jcc fused
+	 * into the previous instruction takes none. */
+	if (fuse == 2) {
+		d->slots = 0;
+		d->idq_uops = 0;
+	} else {
+		unsigned sl = ui->fused + ui->unlaminated + d->needs_sync;
+
+		d->slots = (uint8_t)(sl > 255 ? 255 : sl);
+		d->idq_uops = (uint8_t)(ui->fused + d->needs_sync > 255 ? 255 : ui->fused + d->needs_sync);
+	}
+	d->slots_left = d->retire_left = d->slots;
+	/* A macro-fused pair executes as the first one's uops, its ALU uop
+	 * on a branch port; the Jcc brings none. */
+	d->n_uops = (uint8_t)(fuse == 2 ? 0 : ui->n_uops + d->needs_sync);
+	return 0;
+}
+
+struct blocker {
+	uint64_t seq;
+	uint8_t field;
+};
+
+/* A producer reference: the low 31 bits of (seq + 1) and which time
+ * (result or sync); 0 = none.  Producers a consumer can see are within
+ * the ring, far less than 2^31 instructions back. */
+static uint32_t
+ref_time(const struct ua_sim *s, uint32_t ref, struct blocker *b)
+{
+	const struct ua_dyn *p;
+	uint32_t t;
+
+	if (!ref)
+		return 0;
+	p = &s->ring[((ref >> 1) - 1) & s->mask];
+	if ((uint32_t)((p->seq + 1) << 1) != (ref & ~1u))
+		return 0;
+	t = (ref & 1) ? p->sync_ready : p->result_ready;
+	if (t == NEVER && p->t_retire != NEVER)
+		return 0;
+	if (t == NEVER) {
+		b->seq = p->seq;
+		b->field = (ref & 1) ? F_SYNC : F_RESULT;
+	}
+	return t;
+}
+
+static uint32_t
+make_ref(uint64_t seq, unsigned kind)
+{
+	return (uint32_t)((seq + 1) << 1) | kind;
+}
+
+static uint32_t
+max32(uint32_t a, uint32_t b)
+{
+	return a > b ? a : b;
+}
+
+/* The cycle from which uop u of d may dispatch, NEVER while an input's
+ * time is not known yet.  Known times never change, so it is cached. */
+/* The cycle from which uop u of d may dispatch, or NEVER while an input's
+ * time is not known yet (*b then says which: known times never change, so
+ * the caller caches the answer and asks again only when that one is
+ * known). */
+static uint32_t
+uop_ready_time(const struct ua_sim *s, const struct ua_dyn *d, unsigned u, struct blocker *b)
+{
+	const struct ua_insn *ui = d->ui;
+	unsigned kind = u == UA_MAX_UOPS ? 255 : ui->uops[u].kind;
+	uint32_t t = d->t_issue + 1;
+
+#define NEED(x) do { uint32_t v_ = (x); if (v_ == NEVER) return NEVER; t = max32(t, v_); } while (0)
+	if (kind == 255) {
+		NEED(ref_time(s, d->src_sync, b));
+		return t;
+	}
+	if (kind == UA_LOAD || kind == UA_STA) {
+		for (unsigned i = 0; i < d->n_src_addr; i++)
+			NEED(ref_time(s, d->src_addr[i], b));
+		if (kind == UA_LOAD && d->fwd) {
+			uint64_t seq = d->fwd - 1;
+			const struct ua_dyn *st = &s->ring[seq & s->mask];
+
+			/* Forwarded from the store's data, or, when the load
+			 * is not within the store, read once it is written. */
+			if (st->seq == seq) {
+				uint32_t w = d->fwd_fail ? st->t_retire : st->std_time;
+
+				if (w == NEVER) {
+					b->seq = seq;
+					b->field = d->fwd_fail ? F_RETIRE : F_STD;
+					return NEVER;
+				}
+				t = max32(t, w + (d->fwd_fail ? s->ua->fwd_fail_delay : s->ua->fwd_delay));
+			}
+		}
+		return t;
+	}
+	b->seq = d->seq;
+	if (kind == UA_STD && ui->n_op) {
+		b->field = F_RESULT;
+		NEED(d->result_ready);
+		return t;
+	}
+	b->field = F_LOAD;
+	if (kind == UA_STD && ui->n_load)
+		NEED(d->load_ready);	/* movs: the data is the load's */
+	if (kind == UA_OP && ui->n_load)
+		NEED(d->load_ready);
+	for (unsigned i = 0; i < d->n_src_data; i++)
+		NEED(ref_time(s, d->src_data[i], b));
+#undef NEED
+	return t;
+}
+
+static void wake(struct ua_sim *s, const struct ua_dyn *d);
+
+static void
+retire_stage(struct ua_sim *s, ua_retire_fn fn, void *arg)
+{
+	unsigned budget = s->ua->retire_width;
+
+	while (s->ret_head < s->ren_head) {
+		struct ua_dyn *d = &s->ring[s->ret_head & s->mask];
+		unsigned take;
+
+		if (d->uops_left || d->done + 1 > s->cycle)
+			break;
+		take = d->retire_left < budget ? d->retire_left : budget;
+		d->retire_left = (uint8_t)(d->retire_left - take);
+		budget -= take;
+		if (d->retire_left)
+			break;
+		d->t_retire = s->cycle;
+		wake(s, d);
+		s->rob_used -= d->slots;
+		if (d->ui->n_load)
+			s->lb_used--;
+		if (d->ui->n_sta)
+			s->sb_used--;
+		s->st.insns++;
+		s->st.cyc_retired++;
+		if (!(d->ui->flags & UA_MOVE_ELIM) && !(d->ui->flags & UA_ZERO_IDIOM) && d->fuse != 2)
+			s->st.regs_used -= d->ui->n_dst;
+		if (fn) {
+			struct ua_retired r;
+
+			memset(&r, 0, sizeof(r));
+			r.tag = d->tag;
+			r.fetched = d->t_fetch;
+			r.decoded = d->t_dec;
+			r.issued = d->t_issue;
+			r.dispatched = d->t_dispatch == NEVER ? d->t_issue : d->t_dispatch;
+			r.ready = d->t_ready == NEVER ? r.dispatched : d->t_ready;
+			r.executed = d->done;
+			r.retired = s->cycle;
+			for (unsigned u = 0; u < d->n_uops && u <= UA_MAX_UOPS; u++) {
+				unsigned idx = u < d->ui->n_uops ? u : UA_MAX_UOPS;
+
+				r.port_uops[d->uop_port[idx]]++;
+				if (idx < d->ui->n_uops && d->ui->uops[idx].busy)
+					r.busy_cycles[d->ui->uops[idx].busy_unit] +=
+						d->ui->uops[idx].busy;
+			}
+			fn(arg, &r);
+		}
+		s->ret_head++;
+		if (!budget)
+			break;
+	}
+}
+
+static void
+uop_done(struct ua_dyn *d, uint32_t t)
+{
+	if (t > d->done || d->done == NEVER)
+		d->done = t;
+}
+
+/* Put slot i where it belongs now: waiting on an instruction, in the
+ * wheel, or among its port's ready uops. */
+static void
+rs_place(struct ua_sim *s, int32_t i)
+{
+	struct rs_slot *e = &s->rs[i];
+	uint32_t c = s->cycle;
+
+	if (e->ready == NEVER) {
+		struct blocker b = { UINT64_MAX, F_RETIRE };
+
+		e->ready = uop_ready_time(s, &s->ring[e->seq & s->mask], e->uop, &b);
+		if (e->ready == NEVER) {
+			unsigned w = (unsigned)(b.seq & s->mask);
+
+			e->next = s->waiters[w];
+			s->waiters[w] = i;
+			return;
+		}
+	}
+	if (e->ready > c) {
+		uint32_t at = e->ready - c >= WHEEL ? c + WHEEL - 1 : e->ready;
+
+		e->next = s->wheel[at % WHEEL];
+		s->wheel[at % WHEEL] = i;
+		return;
+	}
+	{
+		unsigned p = e->port, n = s->n_cand[p], j = n;
+		struct ua_dyn *d = &s->ring[e->seq & s->mask];
+
+		if (d->t_ready == NEVER || d->t_ready > c)
+			d->t_ready = c;
+		while (j > 0 && s->rs[s->cand[p][j - 1]].seq > e->seq) {
+			s->cand[p][j] = s->cand[p][j - 1];
+			j--;
+		}
+		s->cand[p][j] = (uint16_t)i;
+		s->n_cand[p] = n + 1;
+	}
+}
+
+/* A time of d became known: its waiters look again. */
+static void
+wake(struct ua_sim *s, const struct ua_dyn *d)
+{
+	unsigned w = (unsigned)(d->seq & s->mask);
+	int32_t i = s->waiters[w];
+
+	s->waiters[w] = -1;
+	while (i >= 0) {
+		int32_t next = s->rs[i].next;
+
+		rs_place(s, i);
+		i = next;
+	}
+}
+
+static void
+dispatch_uop(struct ua_sim *s, int32_t i)
+{
+	struct rs_slot *e = &s->rs[i];
+	struct ua_dyn *d = &s->ring[e->seq & s->mask];
+	const struct ua_uop *u = e->uop < UA_MAX_UOPS ? &d->ui->uops[e->uop] : NULL;
+	uint32_t c = s->cycle;
+
+	s->pending[e->port]--;
+	s->st.port_uops[e->port]++;
+	s->st.cyc_dispatched++;
+	s->rs_n--;
+	e->next = s->rs_free;
+	s->rs_free = i;
+	if (d->t_dispatch == NEVER)
+		d->t_dispatch = c;
+	d->uops_left--;
+	if (!u) {
+		d->sync_ready = c + 1;
+		uop_done(d, c + 1);
+		wake(s, d);
+		return;
+	}
+	if (u->busy)
+		s->busy_until[u->busy_unit] = c + u->busy;
+	switch (u->kind) {
+	case UA_LOAD: {
+		unsigned lat = d->ptr_chase ? 4u : d->ui->load_lat;
+
+		d->load_ready = c + lat;
+		if (d->ui->flags & UA_PURE_LOAD)
+			d->result_ready = d->load_ready;
+		uop_done(d, c + lat);
+		break;
+	}
+	case UA_STA:
+		uop_done(d, c + 1);
+		break;
+	case UA_STD:
+		d->std_time = c;
+		uop_done(d, c + 1);
+		break;
+	default:
+		if (c + d->ui->op_lat > d->res_max)
+			d->res_max = c + d->ui->op_lat;
+		if (--d->ops_left == 0)
+			d->result_ready = d->res_max;
+		uop_done(d, c + d->ui->op_lat);
+		break;
+	}
+	wake(s, d);
+}
+
+static void
+dispatch_stage(struct ua_sim *s)
+{
+	uint32_t c = s->cycle;
+	uint32_t used = 0;
+	int32_t i = s->wheel[c % WHEEL];
+
+	s->wheel[c % WHEEL] = -1;
+	while (i >= 0) {
+		int32_t next = s->rs[i].next;
+
+		rs_place(s, i);
+		i = next;
+	}
+	/* Each port takes its oldest ready uop; a second round lets a port
+	 * take a uop woken by this cycle's dispatches (store data to a load
+	 * with no forwarding delay). */
+	for (unsigned round = 0; round < 2; round++) {
+		for (unsigned p = 0; p < s->pt.n; p++) {
+			if (used & (1u << p))
+				continue;
+			for (unsigned j = 0; j < s->n_cand[p]; j++) {
+				int32_t k = s->cand[p][j];
+				const struct rs_slot *e = &s->rs[k];
+				const struct ua_dyn *d = &s->ring[e->seq & s->mask];
+				const struct ua_uop *u = e->uop < UA_MAX_UOPS ? &d->ui->uops[e->uop] : NULL;
+
+				if (u && u->busy && s->busy_until[u->busy_unit] > c)
+					continue;
+				memmove(&s->cand[p][j], &s->cand[p][j + 1],
+					(s->n_cand[p] - j - 1) * sizeof(s->cand[p][0]));
+				s->n_cand[p]--;
+				used |= 1u << p;
+				dispatch_uop(s, k);
+				break;
+			}
+		}
+	}
+}
+
+static unsigned
+choose_port(struct ua_sim *s, uint16_t mask, const unsigned *snap, unsigned *assigned)
+{
+	unsigned best = UA_MAX_PORTS, best_n = 0;
+
+	if (popcount16(mask) == 1)
+		return (unsigned)__builtin_ctz(mask);
+	for (unsigned p = 0; p < s->pt.n; p++) {
+		unsigned n;
+
+		if (!(mask & (1u << p)))
+			continue;
+		n = snap[p] + assigned[p];
+		if (best == UA_MAX_PORTS || n < best_n) {
+			best = p;
+			best_n = n;
+		}
+	}
+	return best == UA_MAX_PORTS ? 0 : best;
+}
+
+/* A renamed uop enters the scheduler; it is placed once the whole
+ * instruction is renamed (rs_place()). */
+static int32_t
+rs_add(struct ua_sim *s, uint64_t seq, unsigned uop, unsigned port)
+{
+	int32_t i = s->rs_free;
+
+	s->rs_free = s->rs[i].next;
+	s->rs[i] = (struct rs_slot){ seq, NEVER, -1, (uint8_t)uop, (uint8_t)port };
+	s->rs_n++;
+	return i;
+}
+
+static void
+rename_insn(struct ua_sim *s, struct ua_dyn *d, const unsigned *snap, unsigned *assigned)
+{
+	const struct ua_insn *ui = d->ui;
+	uint32_t c = s->cycle;
+	int32_t added[UA_MAX_UOPS + 1];
+	unsigned n_added = 0;
+
+	d->t_issue = c;
+	d->load_ready = d->result_ready = d->sync_ready = d->std_time = NEVER;
+	d->done = c;
+	d->res_max = 0;
+	if (d->needs_sync) {
+		d->src_sync = s->prod[ZYDIS_REGISTER_RSP];
+		s->prod[ZYDIS_REGISTER_RSP] = make_ref(d->seq, REF_SYNC);
+	}
+	d->n_src_addr = ui->n_addr;
+	for (unsigned i = 0; i < ui->n_addr; i++)
+		d->src_addr[i] = s->prod[reg_slot(ui->addr[i])];
+	d->n_src_data = ui->n_data;
+	for (unsigned i = 0; i < ui->n_data; i++)
+		d->src_data[i] = s->prod[reg_slot(ui->data[i])];
+	/* Fast pointer chasing: a simple load whose base came from a load. */
+	if ((ui->flags & UA_PTR_LOAD) && s->ua->fast_ptr_chase && d->n_src_addr) {
+		uint32_t ref = s->prod[reg_slot(ui->load_mem.base)];
+
+		if (ref && !(ref & 1)) {
+			const struct ua_dyn *p = &s->ring[((ref >> 1) - 1) & s->mask];
+
+			if ((uint32_t)((p->seq + 1) << 1) == ref && (p->ui->flags & UA_PURE_LOAD))
+				d->ptr_chase = 1;
+		}
+	}
+	if (ui->flags & UA_MOVE_ELIM) {
+		s->prod[reg_slot(ui->dst[0])] = s->prod[reg_slot(ui->move_src)];
+		for (unsigned i = 1; i < ui->n_dst; i++)
+			s->prod[reg_slot(ui->dst[i])] = make_ref(d->seq, REF_RESULT);
+		d->result_ready = c;
+	} else {
+		for (unsigned i = 0; i < ui->n_dst; i++)
+			s->prod[reg_slot(ui->dst[i])] = make_ref(d->seq, REF_RESULT);
+		if (!ui->n_op && !ui->n_load)
+			d->result_ready = c;
+	}
+	/* Store-to-load forwarding through a matching address: the newest
+	 * older store that overlaps the load. */
+	if (d->has_lkey) {
+		for (unsigned i = 0; i < s->n_stores; i++) {
+			const struct store_rec *r =
+				&s->stores[(s->store_pos + UA_STORES - 1 - i) % UA_STORES];
+			/* offsets may wrap: compare differences */
+			int64_t diff = (int64_t)(d->lkey_b - r->b);
+			int64_t lsize = d->lsize ? d->lsize : 1;
+
+			/* Older than anything in flight: its data is in the
+			 * cache by now. */
+			if (r->seq + 64 < s->ret_head)
+				break;
+			if (r->seq >= d->seq || r->a != d->lkey_a || diff >= (int64_t)r->size ||
+			    -diff >= lsize)
+				continue;
+			d->fwd = r->seq + 1;
+			d->fwd_fail = diff < 0 || diff + lsize > (int64_t)r->size;
+			break;
+		}
+	}
+	if (d->has_skey) {
+		s->stores[s->store_pos] = (struct store_rec){ d->skey_a, d->skey_b, d->seq,
+							      d->ssize ? d->ssize : 1u };
+		s->store_pos = (s->store_pos + 1) % UA_STORES;
+		if (s->n_stores < UA_STORES)
+			s->n_stores++;
+	}
+	/* Uops to the scheduler, each bound to a port now. */
+	d->ops_left = ui->n_op;
+	d->uops_left = 0;
+	for (unsigned u = 0; d->fuse != 2 && u < ui->n_uops; u++) {
+		unsigned p = choose_port(s, ui->uops[u].ports, snap, assigned);
+
+		if (d->fuse == 1 && ui->uops[u].kind == UA_OP)
+			p = choose_port(s, s->pt.branch, snap, assigned);
+		assigned[p]++;
+		s->pending[p]++;
+		d->uop_port[u] = (uint8_t)p;
+		added[n_added++] = rs_add(s, d->seq, u, p);
+		d->uops_left++;
+	}
+	if (d->needs_sync) {
+		unsigned p = choose_port(s, s->pt.alu, snap, assigned);
+
+		assigned[p]++;
+		s->pending[p]++;
+		d->uop_port[UA_MAX_UOPS] = (uint8_t)p;
+		added[n_added++] = rs_add(s, d->seq, UA_MAX_UOPS, p);
+		d->uops_left++;
+	}
+	for (unsigned i = 0; i < n_added; i++)
+		rs_place(s, added[i]);
+	if (ui->n_load)
+		s->lb_used++;
+	if (ui->n_sta)
+		s->sb_used++;
+	s->st.uops += d->uops_left;
+	s->st.fused_uops += d->slots;
+	if (!(ui->flags & UA_MOVE_ELIM) && !(ui->flags & UA_ZERO_IDIOM) && d->fuse != 2) {
+		s->st.regs_used += ui->n_dst;
+		s->st.mappings += ui->n_dst;
+	}
+}
+
+static void
+rename_stage(struct ua_sim *s)
+{
+	unsigned budget = s->ua->issue_width;
+	unsigned snap[UA_MAX_PORTS], assigned[UA_MAX_PORTS] = { 0 };
+	bool any = false;
+
+	memcpy(snap, s->pending, sizeof(snap));
+	while (budget && s->ren_head < s->dec_head) {
+		struct ua_dyn *d = &s->ring[s->ren_head & s->mask];
+		unsigned take;
+
+		if (!d->started) {
+			const struct ua_insn *ui = d->ui;
+			unsigned nu = d->n_uops;
+
+			if (s->rob_used + d->slots > s->ua->rob) {
+				if (!any)
+					s->st.stall_rob++;
+				break;
+			}
+			if (s->rs_n + nu > s->ua->rs || s->rs_n + nu > RS_SLOTS) {
+				if (!any)
+					s->st.stall_rs++;
+				break;
+			}
+			if (ui->n_load && s->lb_used >= s->ua->lb) {
+				if (!any)
+					s->st.stall_lb++;
+				break;
+			}
+			if (ui->n_sta && s->sb_used >= s->ua->sb) {
+				if (!any)
+					s->st.stall_sb++;
+				break;
+			}
+			d->started = 1;
+			s->rob_used += d->slots;
+		}
+		take = d->slots_left < budget ? d->slots_left : budget;
+		d->slots_left = (uint8_t)(d->slots_left - take);
+		budget -= take;
+		s->st.cyc_renamed += take;
+		any = true;
+		if (d->slots_left)
+			break;
+		s->idq_uops -= d->idq_uops;
+		rename_insn(s, d, snap, assigned);
+		s->ren_head++;
+	}
+	if (!any && s->ren_head == s->dec_head)
+		s->st.stall_frontend++;
+}
+
+static uint64_t
+end_block(const struct ua_dyn *d, unsigned w)
+{
+	return (d->addr + d->ui->len - 1) / w;
+}
+
+static void
+predecode_stage(struct ua_sim *s)
+{
+	const struct sched_uarch *ua = s->ua;
+	unsigned n = 0;
+	uint64_t blk;
+
+	if (s->pd_stall) {
+		s->pd_stall--;
+		return;
+	}
+	if (s->pd_head == s->push_end)
+		return;
+	if (s->pd_head - s->dec_head + ua->predecode_width > ua->iq)
+		return;
+	/* One 16-byte window per cycle: the instructions that end in it
+	 * (one that crosses into the next window is predecoded with it). */
+	blk = end_block(&s->ring[s->pd_head & s->mask], ua->predecode_bytes);
+	s->pd_block = blk;
+	while (s->pd_head < s->push_end && n < ua->predecode_width) {
+		struct ua_dyn *d = &s->ring[s->pd_head & s->mask];
+
+		if (end_block(d, ua->predecode_bytes) != s->pd_block)
+			break;
+		d->t_predec = s->cycle;
+		if (d->ui->flags & UA_LCP)
+			s->pd_stall += 3;
+		s->pd_head++;
+		n++;
+		if (d->taken)
+			break;
+	}
+}
+
+static void
+decode_stage(struct ua_sim *s)
+{
+	const struct sched_uarch *ua = s->ua;
+	unsigned n = 0, uops = 0;
+
+	if (s->ms_stall) {
+		s->ms_stall--;
+		return;
+	}
+	while (n < ua->decoders && s->dec_head < s->pd_head) {
+		struct ua_dyn *d = &s->ring[s->dec_head & s->mask];
+		unsigned f = d->idq_uops;
+		bool pair = d->fuse == 1;
+
+		if (d->t_predec >= s->cycle)
+			break;
+		if (d->fuse == 2) {
+			d->t_dec = s->cycle;
+			s->dec_head++;
+			continue;
+		}
+		if (d->ui->fused > 1 && n > 0)
+			break;
+		if (n > 0 && uops + f > ua->decode_uops)
+			break;
+		/* One larger than the whole IDQ (a microcoded instruction)
+		 * enters it empty, or it would never enter. */
+		if (s->idq_uops + f > ua->idq && s->idq_uops)
+			break;
+		if (pair && (s->dec_head + 1 >= s->pd_head ||
+			     s->ring[(s->dec_head + 1) & s->mask].t_predec >= s->cycle))
+			break;
+		d->t_dec = s->cycle;
+		s->idq_uops += f;
+		s->dec_head++;
+		if (pair) {
+			s->ring[s->dec_head & s->mask].t_dec = s->cycle;
+			s->dec_head++;
+		}
+		n++;
+		uops += f;
+		if (d->ui->fe_stall) {
+			s->ms_stall = d->ui->fe_stall;
+			break;
+		}
+		if (d->ui->fused > 4) {
+			s->ms_stall = (d->ui->fused + 3) / 4 - 1 + ua->ms_switch;
+			break;
+		}
+		if (d->taken || (pair && s->ring[(s->dec_head - 1) & s->mask].taken))
+			break;
+	}
+}
+
+static void
+dsb_stage(struct ua_sim *s)
+{
+	const struct sched_uarch *ua = s->ua;
+	unsigned uops = 0;
+	uint64_t win = UINT64_MAX;
+
+	if (s->ms_stall) {
+		s->ms_stall--;
+		return;
+	}
+	while (s->pd_head < s->push_end) {
+		struct ua_dyn *d = &s->ring[s->pd_head & s->mask];
+		unsigned f = d->idq_uops;
+
+		/* One larger than the whole IDQ (a microcoded instruction)
+		 * enters it empty, or it would never enter. */
+		if (s->idq_uops + f > ua->idq && s->idq_uops)
+			break;
+		if (uops && uops + f > ua->dsb_width)
+			break;
+		if (win != UINT64_MAX && d->addr / ua->dsb_window != win)
+			break;
+		if (d->ui->fused > 4 && uops)
+			break;
+		win = d->addr / ua->dsb_window;
+		d->t_predec = d->t_dec = s->cycle;
+		s->idq_uops += f;
+		s->pd_head++;
+		s->dec_head = s->pd_head;
+		uops += f;
+		if (d->ui->fe_stall) {
+			s->ms_stall = d->ui->fe_stall;
+			break;
+		}
+		if (d->ui->fused > 4) {
+			s->ms_stall = (d->ui->fused + 3) / 4 - 1 + ua->ms_switch;
+			break;
+		}
+		if (d->taken)
+			break;
+	}
+}
+
+void
+ua_sim_cycle(struct ua_sim *s, ua_retire_fn fn, void *arg)
+{
+	s->st.cyc_renamed = s->st.cyc_dispatched = s->st.cyc_retired = 0;
+	retire_stage(s, fn, arg);
+	dispatch_stage(s);
+	rename_stage(s);
+	if (s->fe == UA_FE_MITE) {
+		decode_stage(s);
+		predecode_stage(s);
+	} else {
+		dsb_stage(s);
+	}
+	s->cycle++;
+	s->st.cycles = s->cycle;
+	s->st.rob_used = s->rob_used;
+	s->st.rs_used = s->rs_n;
+}
+
+/* ------------------------------------------------------------------ */
+/* Blocks                                                              */
+
+struct block_ctx {
+	unsigned n, iters, tl_iters;
+	struct sched_result *r;
+	const struct ua_ports *pt;
+	int port_col[UA_MAX_PORTS], busy_col[4];
+	uint32_t *iter_end;	/* retire cycle of each iteration's last instruction */
+	uint32_t last_retire;
+};
+
+static void
+block_retired(void *arg, const struct ua_retired *rt)
+{
+	struct block_ctx *b = arg;
+	unsigned idx = rt->tag % b->n, it = rt->tag / b->n;
+	double *pr = &b->r->pressure[(size_t)idx * b->r->n_columns];
+
+	for (unsigned p = 0; p < b->pt->n; p++)
+		if (rt->port_uops[p] && b->port_col[p] >= 0)
+			pr[b->port_col[p]] += rt->port_uops[p];
+	for (unsigned k = 0; k < b->pt->n_busy; k++)
+		if (rt->busy_cycles[k] && b->busy_col[k] >= 0)
+			pr[b->busy_col[k]] += rt->busy_cycles[k];
+	if (it < b->tl_iters) {
+		struct sched_timeline_entry *t = &b->r->timeline[rt->tag];
+
+		t->dispatched = rt->issued;
+		t->ready = rt->ready;
+		t->issued = rt->dispatched;
+		t->executed = rt->executed;
+		t->retired = rt->retired;
+		t->dispatch_end = rt->issued;
+	}
+	if (idx == b->n - 1)
+		b->iter_end[it] = rt->retired;
+	b->last_retire = rt->retired;
+}
+
+/* Lower bound of the cycles per iteration from the ports: for every set
+ * of ports S, the uops that can only use ports of S need |S| of them. */
+static double
+port_bound(const struct ua_ports *pt, const struct ua_insn *ui, unsigned n, unsigned *best_set)
+{
+	uint16_t masks[64];
+	unsigned cnt[64], nm = 0;
+	double best = 0;
+
+	for (unsigned i = 0; i < n; i++) {
+		for (unsigned u = 0; u < ui[i].n_uops; u++) {
+			uint16_t m = ui[i].uops[u].ports;
+			unsigned k;
+
+			for (k = 0; k < nm && masks[k] != m; k++)
+				;
+			if (k == nm) {
+				if (nm == 64)
+					continue;
+				masks[nm] = m;
+				cnt[nm++] = 0;
+			}
+			cnt[k]++;
+		}
+	}
+	for (unsigned set = 1; set < (1u << pt->n); set++) {
+		unsigned total = 0;
+
+		for (unsigned k = 0; k < nm; k++)
+			if ((masks[k] & ~set) == 0)
+				total += cnt[k];
+		if (total && (double)total / popcount16((uint16_t)set) > best) {
+			best = (double)total / popcount16((uint16_t)set);
+			*best_set = set;
+		}
+	}
+	return best;
+}
+
+/* The loop-carried dependency bound: latencies only, no resources. */
+static double
+dep_bound(const struct ua_insn *ui, unsigned n, uint16_t *reg)
+{
+	enum { K = 24 };
+	static uint32_t t[N_REGS];
+	uint32_t at_half = 0, at_end = 0, half_reg[N_REGS];
+
+	memset(t, 0, sizeof(t));
+	for (unsigned it = 0; it < K; it++) {
+		for (unsigned i = 0; i < n; i++) {
+			const struct ua_insn *u = &ui[i];
+			uint32_t a = 0, d = 0, res;
+
+			if (u->flags & UA_ZERO_IDIOM) {
+				for (unsigned k = 0; k < u->n_dst; k++)
+					t[reg_slot(u->dst[k])] = 0;
+				continue;
+			}
+			if (u->flags & UA_MOVE_ELIM) {
+				t[reg_slot(u->dst[0])] = t[reg_slot(u->move_src)];
+				continue;
+			}
+			for (unsigned k = 0; k < u->n_addr; k++)
+				a = max32(a, t[reg_slot(u->addr[k])]);
+			for (unsigned k = 0; k < u->n_data; k++)
+				d = max32(d, t[reg_slot(u->data[k])]);
+			if (u->n_load)
+				d = max32(d, a + u->load_lat);
+			res = u->n_op ? d + u->op_lat : d;
+			for (unsigned k = 0; k < u->n_dst; k++)
+				t[reg_slot(u->dst[k])] = res;
+		}
+		if (it == K / 2 - 1)
+			memcpy(half_reg, t, sizeof(half_reg));
+	}
+	*reg = 0;
+	for (unsigned r = 0; r < N_REGS; r++) {
+		if (t[r] - half_reg[r] > at_end - at_half) {
+			at_end = t[r];
+			at_half = half_reg[r];
+			*reg = (uint16_t)(r == ZYDIS_REGISTER_MAX_VALUE + 1 ? SCHED_REG_FLAGS : r);
+		}
+	}
+	return (double)(at_end - at_half) / (K - K / 2);
+}
+
+int
+ua_instruction_tables(const struct sched_model *model, const struct sched_uarch *ua,
+		      const struct ua_insn *ui, unsigned n, double *pressure,
+		      unsigned n_columns)
+{
+	struct ua_ports pt;
+	int port_col[UA_MAX_PORTS], busy_col[4];
+	unsigned col = 0;
+
+	if (ua_ports_init(model, ua, &pt) < 0)
+		return -1;
+	for (unsigned i = 0; i < model->n_resources; i++) {
+		const struct sched_resource *res = &model->resources[i];
+
+		if (res->is_group)
+			continue;
+		for (unsigned q = 0; q < pt.n; q++)
+			if (pt.res[q] == i)
+				port_col[q] = (int)(col + pt.unit[q]);
+		for (unsigned k = 0; k < pt.n_busy; k++)
+			if (pt.busy[k] == i)
+				busy_col[k] = (int)col;
+		col += res->units;
+	}
+	if (col != n_columns)
+		return -1;
+	memset(pressure, 0, (size_t)n * n_columns * sizeof(*pressure));
+	for (unsigned i = 0; i < n; i++) {
+		double *row = &pressure[(size_t)i * n_columns];
+
+		for (unsigned u = 0; u < ui[i].n_uops; u++) {
+			const struct ua_uop *up = &ui[i].uops[u];
+
+			for (unsigned q = 0; q < pt.n; q++)
+				if (up->ports & (1u << q))
+					row[port_col[q]] += 1.0 / popcount16(up->ports);
+			if (up->busy && up->busy_unit < pt.n_busy)
+				row[busy_col[up->busy_unit]] += up->busy;
+		}
+	}
+	return 0;
+}
+
+int
+ua_run_block(const struct sched_model *model, const struct sched_uarch *ua,
+	     const struct sched_params *p, enum ua_tp_mode mode,
+	     const struct ua_insn *ui, unsigned n, struct sched_result *r)
+{
+	unsigned iters = p->iterations ? p->iterations : 100;
+	struct block_ctx b;
+	struct ua_sim *s = NULL;
+	uint8_t *fuse = NULL;
+	uint64_t *addr = NULL;
+	uint64_t block_len = 0, pushed = 0, total = (uint64_t)iters * n;
+	unsigned ncols = 0, slots = 0;
+	int ret = -1;
+
+	memset(r, 0, sizeof(*r));
+	memset(&b, 0, sizeof(b));
+	if (!n)
+		return -1;
+	s = ua_sim_new(model, ua, mode == UA_TP_LOOP ? UA_FE_DSB : UA_FE_MITE);
+	if (!s)
+		return -1;
+	if (p->bhive_env)
+		ua_sim_bhive_env(s);
+	for (unsigned i = 0; i < model->n_resources; i++)
+		if (!model->resources[i].is_group)
+			ncols += model->resources[i].units;
+	fuse = calloc(n, 1);
+	addr = calloc(n, sizeof(*addr));
+	b.iter_end = calloc(iters, sizeof(*b.iter_end));
+	r->pressure = calloc((size_t)n * (ncols ? ncols : 1), sizeof(double));
+	r->column_names = calloc(ncols ? ncols : 1, sizeof(*r->column_names));
+	b.tl_iters = p->timeline_max_iterations < iters ? p->timeline_max_iterations : iters;
+	r->timeline = calloc((size_t)b.tl_iters * n + 1, sizeof(*r->timeline));
+	if (!fuse || !addr || !b.iter_end || !r->pressure || !r->column_names || !r->timeline)
+		goto out;
+	b.n = n;
+	b.iters = iters;
+	b.r = r;
+	b.pt = &s->pt;
+	r->n_columns = ncols;
+	{
+		unsigned col = 0;
+
+		for (unsigned q = 0; q < UA_MAX_PORTS; q++)
+			b.port_col[q] = -1;
+		for (unsigned k = 0; k < 4; k++)
+			b.busy_col[k] = -1;
+		for (unsigned i = 0; i < model->n_resources; i++) {
+			const struct sched_resource *res = &model->resources[i];
+
+			if (res->is_group)
+				continue;
+			for (unsigned q = 0; q < s->pt.n; q++)
+				if (s->pt.res[q] == i)
+					b.port_col[q] = (int)(col + s->pt.unit[q]);
+			for (unsigned k = 0; k < s->pt.n_busy; k++)
+				if (s->pt.busy[k] == i)
+					b.busy_col[k] = (int)col;
+			for (unsigned u = 0; u < res->units; u++) {
+				if (res->units > 1)
+					snprintf(r->column_names[col + u], 32, "%s.%u", res->name, u);
+				else
+					snprintf(r->column_names[col + u], 32, "%s", res->name);
+			}
+			col += res->units;
+		}
+	}
+	ua_macro_fuse(ua, ui, n, fuse);
+	for (unsigned i = 0; i < n; i++) {
+		addr[i] = block_len;
+		block_len += ui[i].len;
+		if (fuse[i] != 2)
+			slots += ui[i].fused + ui[i].unlaminated;
+	}
+	while (s->ret_head < total) {
+		while (pushed < total && s->push_end - s->ren_head < UA_LOOKAHEAD) {
+			unsigned i = (unsigned)(pushed % n);
+			uint64_t it = pushed / n;
+			uint64_t a = mode == UA_TP_LOOP ? addr[i] : it * block_len + addr[i];
+			bool taken = mode == UA_TP_LOOP && i == n - 1;
+
+			if (ua_sim_push(s, &ui[i], a, (uint32_t)pushed, fuse[i], taken, 0) < 0)
+				break;
+			pushed++;
+		}
+		ua_sim_cycle(s, block_retired, &b);
+		{
+			const struct ua_stats *u = &s->st;
+			struct sched_stats *st = &r->stats;
+
+			st->dispatched[u->cyc_renamed < SCHED_HIST ? u->cyc_renamed : SCHED_HIST - 1]++;
+			st->issued[u->cyc_dispatched < SCHED_HIST ? u->cyc_dispatched : SCHED_HIST - 1]++;
+			st->retired[u->cyc_retired < SCHED_HIST ? u->cyc_retired : SCHED_HIST - 1]++;
+			st->buffers[0].cumulative += u->rs_used;
+			if (u->rs_used > st->buffers[0].max_used)
+				st->buffers[0].max_used = u->rs_used;
+			st->rob_cumulative += u->rob_used;
+			if (u->rob_used > st->rob_max)
+				st->rob_max = u->rob_used;
+			if (u->regs_used > st->prf[0].max_used)
+				st->prf[0].max_used = u->regs_used;
+		}
+		if (s->cycle > 50000000u)
+			goto out;	/* cannot happen: every uop has a port */
+	}
+	{
+		struct sched_stats *st = &r->stats;
+
+		st->cycles = s->cycle;
+		st->stalls[SCHED_STALL_RCU] = s->st.stall_rob;
+		st->stalls[SCHED_STALL_SCHEDQ] = s->st.stall_rs;
+		st->stalls[SCHED_STALL_LQ] = s->st.stall_lb;
+		st->stalls[SCHED_STALL_SQ] = s->st.stall_sb;
+		st->frontend_stalls = s->st.stall_frontend;
+		st->n_buffers = 1;
+		st->buffers[0].name = "RS";
+		st->buffers[0].size = ua->rs;
+		st->rob_size = ua->rob;
+		st->n_prf = 1;
+		st->prf[0].mappings = s->st.mappings;
+	}
+	r->iterations = iters;
+	r->n_insns = n;
+	r->total_cycles = (uint64_t)b.last_retire + 1;
+	r->total_insns = total;
+	r->total_uops = s->st.fused_uops;
+	r->dispatch_width = ua->issue_width;
+	r->timeline_iterations = b.tl_iters;
+	{
+		unsigned set = 0;
+		double pb = port_bound(&s->pt, ui, n, &set), ib = (double)slots / ua->issue_width;
+
+		r->block_rthroughput = pb > ib ? pb : ib;
+		r->stats.bound_issue = ib;
+		r->stats.bound_ports = pb;
+		for (unsigned q = 0; q < s->pt.n; q++)
+			if ((set & (1u << q)) && b.port_col[q] >= 0)
+				r->stats.bound_port_columns |= 1ULL << b.port_col[q];
+		r->stats.bound_deps = dep_bound(ui, n, &r->stats.bound_dep_reg);
+	}
+	r->throughput = sched_steady_throughput(b.iter_end, iters, r->total_cycles);
+	ret = 0;
+out:
+	if (ret < 0)
+		sched_result_free(r);
+	free(fuse);
+	free(addr);
+	free(b.iter_end);
+	ua_sim_free(s);
+	return ret;
+}

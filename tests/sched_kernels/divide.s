@@ -1,0 +1,3 @@
+divl %ecx
+addl %eax, %ebx
+imull %ebx, %esi
