@@ -1,0 +1,250 @@
+/*
+ * The MGSim trace consumer and its live seqlock (trace_mgsim.h).
+ */
+#include "config.h"
+#include "trace_mgsim.h"
+
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+
+#include "util.h"
+
+/* ---- seqlock ---- */
+
+void
+mgsim_live_init(struct mgsim_live *l)
+{
+	memset(l, 0, sizeof(*l));
+	l->magic = MGSIM_LIVE_MAGIC;
+	l->version = MGSIM_LIVE_VERSION;
+}
+
+struct mgsim_live *
+mgsim_live_map(void)
+{
+	void *p = mmap(NULL, sizeof(struct mgsim_live), PROT_READ | PROT_WRITE,
+		       MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+
+	if (p == MAP_FAILED) {
+		perror_msg("cannot map shared memory for the live MGSim counters (%zu bytes)",
+			   sizeof(struct mgsim_live));
+		return NULL;
+	}
+	mgsim_live_init(p);
+	return p;
+}
+
+void
+mgsim_live_unmap(struct mgsim_live *l)
+{
+	if (l && munmap(l, sizeof(*l)) < 0)
+		perror_msg("cannot unmap the live MGSim counters");
+}
+
+void
+mgsim_live_publish(struct mgsim_live *l, const struct mgsim_live_data *d)
+{
+	const uint64_t *w = (const uint64_t *)d;
+	uint64_t s = __atomic_load_n(&l->seq, __ATOMIC_RELAXED);
+
+	/* Odd: an update is in progress.  The release fence keeps the word
+	 * stores below from becoming visible before the odd value. */
+	__atomic_store_n(&l->seq, s + 1, __ATOMIC_RELAXED);
+	__atomic_thread_fence(__ATOMIC_RELEASE);
+	for (size_t i = 0; i < MGSIM_LIVE_WORDS; i++)
+		__atomic_store_n(&l->words[i], w[i], __ATOMIC_RELAXED);
+	__atomic_store_n(&l->seq, s + 2, __ATOMIC_RELEASE);
+}
+
+int
+mgsim_live_read(const struct mgsim_live *l, struct mgsim_live_data *d, unsigned max_tries)
+{
+	uint64_t *w = (uint64_t *)d;
+
+	if (l->magic != MGSIM_LIVE_MAGIC || l->version != MGSIM_LIVE_VERSION)
+		return -1;
+	for (unsigned t = 0; t < max_tries; t++) {
+		uint64_t s1 = __atomic_load_n(&l->seq, __ATOMIC_ACQUIRE), s2;
+
+		if (t >= 4)
+			sched_yield();
+		if (s1 & 1)
+			continue;
+		for (size_t i = 0; i < MGSIM_LIVE_WORDS; i++)
+			w[i] = __atomic_load_n(&l->words[i], __ATOMIC_RELAXED);
+		/* The word loads complete before seq is read again. */
+		__atomic_thread_fence(__ATOMIC_ACQUIRE);
+		s2 = __atomic_load_n(&l->seq, __ATOMIC_RELAXED);
+		if (s1 == s2)
+			return 0;
+	}
+	return -1;
+}
+
+/* ---- the consumer ---- */
+
+struct tm_thread {
+	int32_t pid, tid;
+	uint64_t h;		/* H of the current interval (mica.md §1.5) */
+	int64_t idx;		/* the current interval */
+};
+
+struct trace_mgsim {
+	struct mgsim *m;
+	int64_t s;		/* interval_size */
+	mgsim_snapshot_fn on_snapshot;
+	void *arg;
+	struct mgsim_live *live;
+	unsigned publish_every, since_publish;
+	uint64_t publishes;
+	bool finished, clock_failed;
+};
+
+struct trace_mgsim *
+trace_mgsim_new(const struct trace_mgsim_opts *o, char *err, size_t errsz)
+{
+	struct trace_mgsim *tm = xcalloc(1, sizeof(*tm));
+
+	tm->m = mgsim_new(&o->cfg, err, errsz);
+	if (!tm->m) {
+		free(tm);
+		return NULL;
+	}
+	tm->s = o->interval_size;
+	tm->on_snapshot = o->on_snapshot;
+	tm->arg = o->arg;
+	tm->live = o->live;
+	tm->publish_every = o->publish_every ? o->publish_every : 64;
+	return tm;
+}
+
+void
+trace_mgsim_free(struct trace_mgsim *tm)
+{
+	if (!tm)
+		return;
+	mgsim_free(tm->m);
+	free(tm);
+}
+
+struct mgsim *
+trace_mgsim_model(struct trace_mgsim *tm)
+{
+	return tm->m;
+}
+
+void
+trace_mgsim_publish(struct trace_mgsim *tm)
+{
+	struct mgsim_live_data d;
+	struct mgsim_status st;
+
+	tm->since_publish = 0;
+	if (!tm->live)
+		return;
+	memset(&d, 0, sizeof(d));
+	mgsim_sample(tm->m, d.v);
+	mgsim_get_status(tm->m, &st);
+	d.state = tm->finished ? MGSIM_LIVE_FINISHED : MGSIM_LIVE_RUNNING;
+	d.publishes = ++tm->publishes;
+	d.events = st.events;
+	d.live_tasks = st.live_tasks;
+	d.ratio = mgsim_ratio(mgsim_get_config(tm->m));
+	mgsim_live_publish(tm->live, &d);
+}
+
+static void
+snapshot(struct trace_mgsim *tm, const struct tm_thread *t, bool final)
+{
+	struct mgsim_snapshot s;
+	struct timespec now;
+
+	if (!tm->on_snapshot)
+		return;
+	if (clock_gettime(CLOCK_REALTIME, &now) < 0) {
+		if (!tm->clock_failed)
+			perror_msg("cannot read the clock for the MGSim counters 13-15 "
+				   "(they are 0 in the database)");
+		tm->clock_failed = true;
+		now.tv_sec = 0;
+		now.tv_nsec = 0;
+	}
+	memset(&s, 0, sizeof(s));
+	s.pid = t->pid;
+	s.tid = t->tid;
+	s.idx = t->idx;
+	s.final = final;
+	s.full = final && tm->s == -1;
+	s.taken_at = (double)now.tv_sec + now.tv_nsec / 1e9;
+	mgsim_read(tm->m, &now, s.v);
+	tm->on_snapshot(tm->arg, &s);
+}
+
+static void *
+tm_thread_start(void *arg, const struct trace_thread_rec *r)
+{
+	struct trace_mgsim *tm = arg;
+	struct tm_thread *t = xcalloc(1, sizeof(*t));
+
+	t->pid = r->pid;
+	t->tid = r->tid;
+	mgsim_task_start(tm->m, r->pid, r->tid);
+	t->idx = -1;
+	snapshot(tm, t, false);
+	t->idx = 0;
+	trace_mgsim_publish(tm);
+	return t;
+}
+
+static void
+tm_event(void *arg, void *tstate, const struct insn_event *ev)
+{
+	struct trace_mgsim *tm = arg;
+	struct tm_thread *t = tstate;
+
+	mgsim_event(tm->m, ev);
+	/* H: REP instructions once, on a first iteration with a count. */
+	if (!(ev->flags & EV_REP) || ((ev->flags & EV_REP_FIRST) && ev->rep_count > 0))
+		t->h++;
+	if (tm->s != -1 && (int64_t)t->h == tm->s) {
+		snapshot(tm, t, false);
+		t->idx++;
+		t->h = 0;
+	}
+	if (++tm->since_publish >= tm->publish_every)
+		trace_mgsim_publish(tm);
+}
+
+static void
+tm_thread_rec(void *arg, void *tstate, const struct trace_thread_rec *r)
+{
+	struct trace_mgsim *tm = arg;
+	struct tm_thread *t = tstate;
+
+	if (r->kind != TT_EXIT && r->kind != TT_DETACH)
+		return;
+	snapshot(tm, t, true);
+	mgsim_task_end(tm->m, t->tid);
+	free(t);
+	trace_mgsim_publish(tm);
+}
+
+static void
+tm_finish(void *arg)
+{
+	struct trace_mgsim *tm = arg;
+
+	tm->finished = true;
+	trace_mgsim_publish(tm);
+}
+
+struct trace_consumer
+trace_mgsim_consumer(struct trace_mgsim *tm)
+{
+	struct trace_consumer c = { tm_thread_start, tm_event, tm_thread_rec, tm_finish, tm };
+
+	return c;
+}

@@ -1,0 +1,879 @@
+/*
+ * Unit tests of the simulated MGSim counters (analyzers/mgsim.h) and the
+ * cache model (analyzers/cache_sim.h): every counter on small event
+ * streams built by decoding real instruction bytes, with the expected
+ * values worked out by hand in the comments; the caches (hits, misses,
+ * evictions, line-crossing accesses, write-through versus write-back, the
+ * L2 and memory traffic); the packed date and time words with the worked
+ * examples of mgsim-counters.md §2; the MMIO decode rules (§3); the derived
+ * columns and monitoring variables (§5); the invariants (§4.2).
+ */
+#include "config.h"
+
+#include <math.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/user.h>
+
+#include "cache_sim.h"
+#include "decoder.h"
+#include "mgsim.h"
+#include "tap.h"
+
+/* ---- building events ---- */
+
+#define POOL 64
+static struct insn_info pool[POOL];
+static unsigned npool;
+
+static const struct insn_info *
+decode_at(const char *hex, uint64_t pc)
+{
+	uint8_t b[16];
+	int n = 0;
+	unsigned v;
+
+	while (*hex) {
+		if (*hex == ' ') {
+			hex++;
+			continue;
+		}
+		if (sscanf(hex, "%2x", &v) != 1 || n == 16)
+			abort();
+		b[n++] = (uint8_t)v;
+		hex += 2;
+	}
+	if (npool == POOL)
+		npool = 0;
+	if (insn_decode(b, (size_t)n, pc, &pool[npool]) < 0) {
+		diag("cannot decode %s", hex);
+		abort();
+	}
+	return &pool[npool++];
+}
+
+static struct user_regs_struct regs;
+static uint32_t cur_tid = 1;
+
+/* One instruction at pc, with the registers in regs. */
+static void
+step(struct mgsim *m, const char *hex, uint64_t pc)
+{
+	const struct insn_info *ii = decode_at(hex, pc);
+	struct insn_event ev;
+
+	insn_eval(ii, &regs, NULL, cur_tid, &ev);
+	if (ev.flags & EV_NEXT_UNKNOWN)
+		ev.next_pc = pc + ii->len;
+	ev.flags &= (uint16_t)~EV_NEXT_UNKNOWN;
+	mgsim_event(m, &ev);
+}
+
+/*
+ * A REP string instruction run for `iters` iterations from count rcx =
+ * count (iters <= count; 0 for a zero count: one phantom event), the way
+ * the tracer reports it: EV_REP_FIRST on the first event, next_pc = pc
+ * until the last.  rsi/rdi advance by `size` when adv_si/adv_di.
+ */
+static void
+rep_run(struct mgsim *m, const char *hex, uint64_t pc, uint64_t count, unsigned iters,
+	unsigned size, bool adv_si, bool adv_di, bool last_done)
+{
+	const struct insn_info *ii = decode_at(hex, pc);
+	struct insn_event ev;
+
+	regs.rcx = count;
+	if (count == 0) {
+		insn_eval(ii, &regs, NULL, cur_tid, &ev);
+		ev.flags |= EV_REP_FIRST;
+		ev.next_pc = pc + ii->len;
+		mgsim_event(m, &ev);
+		return;
+	}
+	for (unsigned k = 0; k < iters; k++) {
+		insn_eval(ii, &regs, NULL, cur_tid, &ev);
+		if (k == 0)
+			ev.flags |= EV_REP_FIRST;
+		ev.flags &= (uint16_t)~EV_NEXT_UNKNOWN;
+		ev.next_pc = (k + 1 == iters && last_done) ? pc + ii->len : pc;
+		mgsim_event(m, &ev);
+		regs.rcx--;
+		if (adv_si)
+			regs.rsi += size;
+		if (adv_di)
+			regs.rdi += size;
+	}
+}
+
+static struct mgsim *
+new_model(const struct mgsim_config *c)
+{
+	char err[256];
+	struct mgsim *m = mgsim_new(c, err, sizeof(err));
+
+	if (!m) {
+		diag("mgsim_new: %s", err);
+		abort();
+	}
+	memset(&regs, 0, sizeof(regs));
+	cur_tid = 1;
+	return m;
+}
+
+static void
+sample(const struct mgsim *m, uint64_t v[MGSIM_NUM_COUNTERS])
+{
+	mgsim_sample(m, v);
+}
+
+static void
+check_invariants(const uint64_t *before, const uint64_t *after, const struct mgsim *m,
+		 const char *what)
+{
+	char err[256];
+	struct mgsim_status st;
+	int n;
+
+	mgsim_get_status(m, &st);
+	n = mgsim_check(before, after, mgsim_get_config(m), st.max_live_tasks, err, sizeof(err));
+	if (!ok(n == 0, "%s: the §4.2 invariants hold", what))
+		diag("  %d violation(s): %s", n, err);
+}
+
+/* ---- the counters ---- */
+
+static void
+test_counter_info(void)
+{
+	static const char *const names[MGSIM_NUM_COUNTERS] = {
+		"clocks", "n_exec_insns", "n_issued_flops", "n_compl_core_loads",
+		"n_compl_core_stores", "n_bytes_l1tocore", "n_bytes_coretol1", "n_reqs_l2tol1",
+		"n_reqs_l1tol2", "notused1", "tt_total", "ft_total", "xq_total", "notused2",
+		"notused3", "notused4", "n_cl_loads_ext", "n_cl_stores_ext", "n_cr_threads",
+		"n_cr_families", "core_clocks",
+	};
+	unsigned bad = 0, noncum = 0;
+
+	for (unsigned i = 0; i < MGSIM_NUM_COUNTERS; i++) {
+		const struct mgsim_counter_info *ci = mgsim_counter_info(i);
+
+		if (!ci || strcmp(ci->name, names[i]) || mgsim_counter_index(names[i]) != (int)i ||
+		    !ci->macro || !ci->unit || !ci->scope || !ci->kind || !ci->how)
+			bad++;
+		if (!ci->cumulative)
+			noncum |= 1u << i;
+	}
+	is_u64(bad, 0, "the 21 counters carry slcore's names, in order, with descriptions");
+	is_u64(noncum, (1u << 9) | (1u << 13) | (1u << 14) | (1u << 15),
+	       "non-cumulative: 9 and the clock readings 13-15");
+	ok(mgsim_counter_info(21) == NULL && mgsim_counter_index("bogus") == -1,
+	   "no counter 21, no counter 'bogus'");
+	is_str(mgsim_counter_info(7)->macro, "L2_LOADS", "counter 7 is slcore's L2_LOADS");
+}
+
+/*
+ * One thread, every kind of instruction.  No L2, write-through L1D, R = 2
+ * (master 2000 MHz, core 1000 MHz), memory latency 100: an event costs 1
+ * core cycle + 100 per L1 miss.  Running totals in the comments.
+ */
+static void
+test_counters(void)
+{
+	struct mgsim_config c;
+	struct mgsim *m;
+	uint64_t v[MGSIM_NUM_COUNTERS], v1[MGSIM_NUM_COUNTERS];
+
+	mgsim_config_default(&c);
+	c.has_l2 = false;
+	c.master_mhz = 2000;
+	c.mem_latency = 100;
+	m = new_model(&c);
+	mgsim_task_start(m, 1, 1);
+	regs.rbx = 0x10000;
+	regs.rsi = 0x20000;
+	regs.rdi = 0x30000;
+
+	/* mov rax,[rbx]: L1I miss (line 0x40) + L1D miss (line 0x400):
+	 * c7 = 2, 1 + 2 x 100 = 201 cycles. */
+	step(m, "48 8b 03", 0x1000);
+	sample(m, v1);
+	is_u64(v1[MGSIM_CORE_CLOCKS], 201, "mov rax,[rbx]: 1 + 2 misses x 100 = 201 core cycles");
+	is_u64(v1[MGSIM_CLOCKS], 402, "counter 0 = 201 x R (2)");
+	is_u64(v1[MGSIM_L2_LOADS], 2, "an L1I miss and an L1D miss: counter 7 = 2");
+	is_u64(v1[MGSIM_LOADS], 1, "one load");
+	is_u64(v1[MGSIM_LOAD_BYTES], 8, "8 bytes loaded");
+
+	step(m, "48 89 03", 0x1003);		/* mov [rbx],rax: c8 1, 202 */
+	step(m, "48 01 03", 0x1006);		/* add [rbx],rax: RMW, c8 2, 203 */
+	sample(m, v);
+	is_u64(v[MGSIM_LOADS], 2, "add [m],r (RMW) counts one load ...");
+	is_u64(v[MGSIM_STORES], 2, "... and one store");
+	is_u64(v[MGSIM_STORE_BYTES], 16, "8 + 8 bytes stored");
+	is_u64(v[MGSIM_L2_STORES], 2, "write-through: one line write per store");
+	is_u64(v[MGSIM_L2_LOADS], 2, "write-through stores and the hitting RMW read fetch nothing");
+	check_invariants(v1, v, m, "after 3 events");
+
+	step(m, "f2 0f 58 c1", 0x1009);		/* addsd: FP 1 */
+	step(m, "f2 0f 5d c1", 0x100d);		/* minsd: not FP */
+	step(m, "66 0f 2f c1", 0x1011);		/* comisd: not FP */
+	step(m, "c4 e2 f1 a9 c2", 0x1015);	/* vfmadd213sd: FP 2 */
+	step(m, "0f 18 0b", 0x101a);		/* prefetcht0 [rbx]: no load */
+	step(m, "48 8d 04 0b", 0x101d);		/* lea: no access */
+	sample(m, v);
+	is_u64(v[MGSIM_ISSUED_FLOPS], 2, "addsd and vfmadd213sd count, minsd and comisd do not");
+	is_u64(v[MGSIM_LOADS], 2, "prefetch and lea are not loads");
+	is_u64(v[MGSIM_EXEC_INSNS], 9, "9 instructions");
+	is_u64(v[MGSIM_CORE_CLOCKS], 209, "209 cycles (no new miss)");
+
+	/* rep movsb, rcx = 3: per iteration a load and a store; the source
+	 * line 0x800 misses once (+100), each store is a line write. */
+	rep_run(m, "f3 a4", 0x1021, 3, 3, 1, true, true, true);
+	sample(m, v);
+	is_u64(v[MGSIM_EXEC_INSNS], 10, "rep movsb x3 counts one instruction");
+	is_u64(v[MGSIM_LOADS], 5, "... three loads (one per iteration)");
+	is_u64(v[MGSIM_STORES], 5, "... three stores");
+	is_u64(v[MGSIM_LOAD_BYTES], 19, "... 3 bytes loaded");
+	is_u64(v[MGSIM_L2_STORES], 5, "... three line writes");
+	is_u64(v[MGSIM_L2_LOADS], 3, "... one line fill");
+	is_u64(v[MGSIM_CORE_CLOCKS], 312, "... 3 + 100 cycles");
+
+	rep_run(m, "f3 a4", 0x1023, 0, 0, 1, true, true, true);	/* zero count */
+	sample(m, v);
+	is_u64(v[MGSIM_EXEC_INSNS], 11, "a zero-count rep movsb retires: one instruction");
+	is_u64(v[MGSIM_LOADS], 5, "... and loads nothing (phantom accesses)");
+	is_u64(v[MGSIM_STORES], 5, "... and stores nothing");
+
+	step(m, "0f 05", 0x1025);		/* syscall: 1 */
+	step(m, "f2 0f 51 c1", 0x1027);		/* sqrtsd: FP 3 */
+	step(m, "d8 c1", 0x102b);		/* fadd st0,st1: FP 4 */
+	step(m, "66 0f 3a 41 c1 ff", 0x102d);	/* dppd: FP 5 */
+	step(m, "0f 53 c1", 0x1033);		/* rcpps: excluded */
+	step(m, "f3 0f 5a c1", 0x1036);		/* cvtss2sd: excluded */
+	step(m, "0f 54 c1", 0x103a);		/* andps: excluded */
+	sample(m, v);
+	is_u64(v[MGSIM_ISSUED_FLOPS], 5, "sqrtsd, fadd, dppd count; rcpps, cvtss2sd, andps do not");
+	is_u64(v[MGSIM_EXEC_INSNS], 18, "syscall counts 1: 18 instructions");
+	is_u64(v[MGSIM_CORE_CLOCKS], 320, "320 cycles");
+
+	/* vaddps zmm at 0x103d, 6 bytes: its last byte is in line 0x41. */
+	step(m, "62 f1 7c 48 58 c1", 0x103d);
+	sample(m, v);
+	is_u64(v[MGSIM_ISSUED_FLOPS], 6, "vaddps zmm counts once (not per lane)");
+	is_u64(v[MGSIM_L2_LOADS], 4, "an instruction across two lines: the second line is fetched");
+	is_u64(v[MGSIM_CORE_CLOCKS], 421, "... 1 + 100 cycles");
+
+	/* An 8-byte access at 0x1003c spans lines 0x400 (cached) and 0x401. */
+	regs.rbx = 0x1003c;
+	step(m, "48 8b 03", 0x1043);
+	sample(m, v);
+	is_u64(v[MGSIM_L2_LOADS], 5, "a line-crossing load misses in its second line only");
+	is_u64(v[MGSIM_LOADS], 6, "... it is one load");
+	is_u64(v[MGSIM_LOAD_BYTES], 27, "... of its full 8 bytes");
+	step(m, "48 89 03", 0x1046);
+	sample(m, v);
+	is_u64(v[MGSIM_L2_STORES], 7, "a line-crossing write-through store writes 2 lines");
+	is_u64(v[MGSIM_STORES], 6, "... and is one store");
+
+	regs.rax = 0x50000;
+	step(m, "48 0f c3 18", 0x1049);		/* movnti [rax],rbx */
+	sample(m, v);
+	is_u64(v[MGSIM_L2_STORES], 8, "movnti: one line write");
+	is_u64(v[MGSIM_STORES], 7, "movnti is a store");
+	is_u64(v[MGSIM_STORE_BYTES], 35, "... of 8 bytes");
+
+	step(m, "0f ae 3b", 0x104d);		/* clflush [rbx]: line 0x400 */
+	sample(m, v);
+	is_u64(v[MGSIM_LOADS], 6, "clflush is not a load");
+	step(m, "48 8b 03", 0x1050);		/* line 0x400 misses again */
+	sample(m, v);
+	is_u64(v[MGSIM_L2_LOADS], 6, "after clflush the line is fetched again");
+
+	/* The whole stream: 24 instructions, 626 core cycles. */
+	is_u64(v[MGSIM_EXEC_INSNS], 24, "total: 24 instructions");
+	is_u64(v[MGSIM_CORE_CLOCKS], 626, "total: 626 core cycles");
+	is_u64(v[MGSIM_CLOCKS], 1252, "total: 1252 master cycles (R = 2)");
+	is_u64(v[MGSIM_LOADS], 7, "total: 7 loads");
+	is_u64(v[MGSIM_STORES], 7, "total: 7 stores");
+	is_u64(v[MGSIM_LOAD_BYTES], 35, "total: 35 bytes loaded");
+	is_u64(v[MGSIM_STORE_BYTES], 35, "total: 35 bytes stored");
+	is_u64(v[MGSIM_PLACE_SIZE], 1, "counter 9: one core");
+	is_u64(v[MGSIM_TT_TOTAL], 1252, "counter 10: 1 task x 1252 master cycles");
+	is_u64(v[MGSIM_FT_TOTAL], 1252, "counter 11: 1 family x 1252 master cycles");
+	is_u64(v[MGSIM_XQ_TOTAL], 0, "counter 12: nobody waited");
+	is_u64(v[MGSIM_EXT_LOADS], v[MGSIM_L2_LOADS], "no L2: counter 16 == counter 7");
+	is_u64(v[MGSIM_EXT_STORES], v[MGSIM_L2_STORES], "no L2: counter 17 == counter 8");
+	is_u64(v[MGSIM_CR_THREADS], 1, "counter 18: the first task counts");
+	is_u64(v[MGSIM_CR_FAMILIES], 0, "counter 19: the first process does not");
+	ok(v[MGSIM_UNIX_CTIME] == 0 && v[MGSIM_UNIX_DATE] == 0 && v[MGSIM_UNIX_TIME] == 0,
+	   "mgsim_sample leaves the clock counters to the caller");
+	check_invariants(v1, v, m, "whole stream");
+	mgsim_free(m);
+}
+
+/* A REP interrupted by a signal handler and resumed: counted once, when
+ * it completes. */
+static void
+test_rep_interrupted(void)
+{
+	struct mgsim_config c;
+	struct mgsim *m;
+	uint64_t v[MGSIM_NUM_COUNTERS];
+
+	mgsim_config_default(&c);
+	m = new_model(&c);
+	mgsim_task_start(m, 1, 1);
+	regs.rsi = 0x20000;
+	regs.rdi = 0x30000;
+	rep_run(m, "f3 a4", 0x1000, 4, 2, 1, true, true, false);	/* 2 of 4, interrupted */
+	step(m, "90", 0x2000);					/* the handler */
+	rep_run(m, "f3 a4", 0x1000, 2, 2, 1, true, true, true);	/* resumed: 2 more */
+	sample(m, v);
+	is_u64(v[MGSIM_EXEC_INSNS], 2, "interrupted rep movsb counts once, the handler's nop once");
+	is_u64(v[MGSIM_LOADS], 4, "... four iterations, four loads");
+	/* A REPE CMPSB that stops on a mismatch after 2 of 5: the last
+	 * event's next_pc moves on. */
+	regs.rsi = 0x20000;
+	regs.rdi = 0x30000;
+	rep_run(m, "f3 a6", 0x1002, 5, 2, 1, true, true, true);
+	sample(m, v);
+	is_u64(v[MGSIM_EXEC_INSNS], 3, "repe cmpsb stopping early counts once");
+	is_u64(v[MGSIM_LOADS], 6, "... one load per iteration (two reads each)");
+	is_u64(v[MGSIM_LOAD_BYTES], 8, "... both reads' bytes: 4 + 2 x 2");
+	mgsim_free(m);
+}
+
+/* The same accesses through a write-through and a write-back L1D of 2
+ * sets x 1 way (lines 0 and 2 share set 0), no L2. */
+static void
+test_write_policy(void)
+{
+	for (int pol = MGSIM_WRITE_THROUGH; pol <= MGSIM_WRITE_BACK; pol++) {
+		const char *name = pol == MGSIM_WRITE_BACK ? "write-back" : "write-through";
+		struct mgsim_config c;
+		struct mgsim *m;
+		uint64_t v[MGSIM_NUM_COUNTERS];
+		const struct cache_stats *st;
+
+		mgsim_config_default(&c);
+		c.has_l2 = false;
+		c.l1d = (struct cache_config){ 128, 1, 64 };
+		c.l1d_policy = pol;
+		m = new_model(&c);
+		mgsim_task_start(m, 1, 1);
+		regs.rbx = 0;
+		step(m, "48 89 03", 0x1000);	/* store A */
+		step(m, "48 89 03", 0x1003);	/* store A */
+		regs.rbx = 0x80;
+		step(m, "48 8b 03", 0x1006);	/* load B (same set) */
+		regs.rbx = 0;
+		step(m, "48 8b 03", 0x1009);	/* load A */
+		sample(m, v);
+		st = cache_get_stats(mgsim_l1d(m));
+		if (pol == MGSIM_WRITE_THROUGH) {
+			/* fetch 1; stores: 2 line writes, no allocation;
+			 * load B: fill; load A: fill (B evicted). */
+			is_u64(v[MGSIM_L2_LOADS], 3, "%s: counter 7 = 1 fetch + 2 read misses", name);
+			is_u64(v[MGSIM_L2_STORES], 2, "%s: counter 8 = one per store", name);
+			ok(st->misses == 4 && st->hits == 0 && st->fills == 2 && st->evictions == 1 &&
+			   st->dirty_evictions == 0,
+			   "%s: L1D 4 misses, 2 fills, 1 clean eviction", name);
+		} else {
+			/* store A: write-allocate fill; store A: hit; load B:
+			 * fill, evicts dirty A (1 write-back); load A: fill. */
+			is_u64(v[MGSIM_L2_LOADS], 4, "%s: counter 7 = 1 fetch + 3 fills", name);
+			is_u64(v[MGSIM_L2_STORES], 1, "%s: counter 8 = the one dirty eviction", name);
+			ok(st->misses == 3 && st->hits == 1 && st->fills == 3 && st->evictions == 2 &&
+			   st->dirty_evictions == 1,
+			   "%s: L1D 3 misses, 1 hit, 3 fills, 2 evictions (1 dirty)", name);
+		}
+		is_u64(v[MGSIM_EXT_LOADS], v[MGSIM_L2_LOADS], "%s, no L2: 16 == 7", name);
+		is_u64(v[MGSIM_EXT_STORES], v[MGSIM_L2_STORES], "%s, no L2: 17 == 8", name);
+		is_u64(v[MGSIM_LOADS], 2, "%s: 2 loads", name);
+		is_u64(v[MGSIM_STORES], 2, "%s: 2 stores", name);
+		mgsim_free(m);
+	}
+}
+
+/*
+ * The L2 and memory: write-back L1D of one line, L2 of 2 sets x 1 way;
+ * code in line 1 (L2 set 1), data A = line 0 and C = line 2 (L2 set 0).
+ * L2 latency 10, memory 100.
+ */
+static void
+test_l2(void)
+{
+	struct mgsim_config c;
+	struct mgsim *m;
+	uint64_t v[MGSIM_NUM_COUNTERS];
+
+	mgsim_config_default(&c);
+	c.l1d = (struct cache_config){ 64, 1, 64 };
+	c.l2 = (struct cache_config){ 128, 1, 64 };
+	c.l1d_policy = MGSIM_WRITE_BACK;
+	c.l2_latency = 10;
+	c.mem_latency = 100;
+	m = new_model(&c);
+	mgsim_task_start(m, 1, 1);
+	/* store A: fetch misses L1I and L2 (16: 1); A misses L1D and L2
+	 * (16: 2).  1 + 2 x 10 + 2 x 100 = 221 cycles. */
+	regs.rbx = 0;
+	step(m, "48 89 03", 0x40);
+	sample(m, v);
+	is_u64(v[MGSIM_CORE_CLOCKS], 221, "store A: 1 + 2 L1 misses x 10 + 2 memory fills x 100");
+	/* load C: L1D miss (7: 3), L2 miss (16: 3) evicting clean A; the
+	 * L1D evicts dirty A (8: 1): written into the L2 as a full line (no
+	 * fetch), evicting clean C. */
+	regs.rbx = 0x80;
+	step(m, "48 8b 03", 0x43);
+	/* load A: L1D miss (7: 4), L2 hit. */
+	regs.rbx = 0;
+	step(m, "48 8b 03", 0x46);
+	/* load C: L1D miss (7: 5), L2 miss (16: 4) evicting dirty A (17: 1). */
+	regs.rbx = 0x80;
+	step(m, "48 8b 03", 0x49);
+	sample(m, v);
+	is_u64(v[MGSIM_L2_LOADS], 5, "L2: counter 7 = 5 L1 fills");
+	is_u64(v[MGSIM_L2_STORES], 1, "L2: counter 8 = 1 L1D write-back");
+	is_u64(v[MGSIM_EXT_LOADS], 4, "L2: counter 16 = 4 lines from memory");
+	is_u64(v[MGSIM_EXT_STORES], 1, "L2: counter 17 = 1 dirty L2 eviction");
+	is_u64(v[MGSIM_CORE_CLOCKS], 221 + 111 + 11 + 111, "L2: cycles 221 + 111 + 11 + 111");
+	check_invariants(NULL, v, m, "with an L2");
+	mgsim_free(m);
+}
+
+/* CLWB, CLFLUSH and a non-temporal store with a write-back L1D and an L2. */
+static void
+test_cache_ops(void)
+{
+	struct mgsim_config c;
+	struct mgsim *m;
+	uint64_t v[MGSIM_NUM_COUNTERS];
+
+	mgsim_config_default(&c);
+	c.l1d_policy = MGSIM_WRITE_BACK;
+	m = new_model(&c);
+	mgsim_task_start(m, 1, 1);
+	regs.rbx = 0x10000;
+	regs.rax = 0x10000;
+	step(m, "48 89 03", 0x1000);		/* store A: 7: 2, 16: 2 (fetch + A) */
+	step(m, "66 0f ae 33", 0x1003);		/* clwb: 8: 1 into L2, then 17: 1 */
+	sample(m, v);
+	is_u64(v[MGSIM_L2_STORES], 1, "clwb of a dirty L1D line: one line write to the L2");
+	is_u64(v[MGSIM_EXT_STORES], 1, "... and the L2 writes it to memory");
+	step(m, "48 8b 03", 0x1007);		/* load A: still cached */
+	sample(m, v);
+	is_u64(v[MGSIM_L2_LOADS], 2, "clwb keeps the line: the next load hits");
+	step(m, "48 89 03", 0x100a);		/* store A: hit, dirty */
+	step(m, "0f ae 3b", 0x100d);		/* clflush: 8: 2, 17: 2 */
+	step(m, "48 8b 03", 0x1010);		/* load A: misses L1D and L2 */
+	sample(m, v);
+	is_u64(v[MGSIM_L2_STORES], 2, "clflush of a dirty line: a write-back");
+	is_u64(v[MGSIM_EXT_STORES], 2, "... through the L2 to memory");
+	is_u64(v[MGSIM_L2_LOADS], 3, "clflush drops the line from the L1D ...");
+	is_u64(v[MGSIM_EXT_LOADS], 3, "... and from the L2");
+	step(m, "48 0f c3 18", 0x1013);		/* movnti [rax]: around the caches */
+	step(m, "48 8b 03", 0x1017);		/* load A: misses L1D and L2 again */
+	sample(m, v);
+	is_u64(v[MGSIM_L2_STORES], 3, "movnti: one L1 line write");
+	is_u64(v[MGSIM_EXT_STORES], 3, "movnti: one line written to memory");
+	is_u64(v[MGSIM_L2_LOADS], 4, "movnti drops the cached copy (L1D) ...");
+	is_u64(v[MGSIM_EXT_LOADS], 4, "... and the L2's");
+	is_u64(v[MGSIM_LOADS], 3, "clwb and clflush are neither loads ...");
+	is_u64(v[MGSIM_STORES], 3, "... nor stores; movnti is a store");
+	mgsim_free(m);
+}
+
+/* A cycle model that charges 1 per event, for round numbers. */
+static uint64_t
+one_per_event(void *arg, const struct insn_event *ev, const struct mgsim_event_cost *cost)
+{
+	unsigned *calls = arg;
+
+	(void)ev;
+	(void)cost;
+	++*calls;
+	return 1;
+}
+
+static void
+nops(struct mgsim *m, int32_t tid, unsigned n)
+{
+	cur_tid = (uint32_t)tid;
+	for (unsigned i = 0; i < n; i++)
+		step(m, "90", 0x1000);
+}
+
+/*
+ * Tasks, families and the integrals, 1 cycle per event:
+ *   0: task 100 of process 100 starts      live 1 task, 1 family
+ *  10: task 101 of process 100 starts      live 2, 1
+ *  15: task 200 of process 200 (a fork)    live 3, 2
+ *  20: 101 enters a futex wait
+ *  30: 101 leaves it and exits             live 2, 2
+ *  40: 200 exits                           live 1, 1
+ * tt = 10x1 + 5x2 + 15x3 + 10x2 = 85; ft = 15x1 + 25x2 = 65; xq = 10x1.
+ */
+static void
+test_tasks(unsigned ratio)
+{
+	struct mgsim_config c;
+	struct mgsim *m;
+	uint64_t v[MGSIM_NUM_COUNTERS], w[MGSIM_NUM_COUNTERS];
+	unsigned calls = 0;
+	struct mgsim_status st;
+
+	mgsim_config_default(&c);
+	c.master_mhz = 1000 * ratio;
+	m = new_model(&c);
+	mgsim_set_cycle_model(m, "test", one_per_event, &calls);
+	is_str(mgsim_get_config(m)->cycle_model, "test", "the cycle model is named in the settings");
+	mgsim_task_start(m, 100, 100);
+	nops(m, 100, 10);
+	mgsim_task_start(m, 100, 101);
+	nops(m, 101, 5);
+	mgsim_task_start(m, 200, 200);
+	nops(m, 200, 5);
+	mgsim_wait_begin(m, 101);
+	mgsim_wait_begin(m, 101);		/* twice: ignored */
+	nops(m, 100, 10);
+	mgsim_wait_end(m, 101);
+	mgsim_task_end(m, 101);
+	nops(m, 200, 10);
+	mgsim_task_end(m, 200);
+	mgsim_task_end(m, 999);			/* unknown: ignored */
+	sample(m, v);
+	sample(m, w);
+	is_u64(calls, 40, "R=%u: the custom cycle model saw every event", ratio);
+	is_u64(v[MGSIM_CORE_CLOCKS], 40, "R=%u: 40 core cycles", ratio);
+	is_u64(v[MGSIM_CLOCKS], 40 * ratio, "R=%u: counter 0 = 40 x R", ratio);
+	is_u64(v[MGSIM_TT_TOTAL], 85 * ratio, "R=%u: counter 10 = 85 task-cycles x R", ratio);
+	is_u64(v[MGSIM_FT_TOTAL], 65 * ratio, "R=%u: counter 11 = 65 family-cycles x R", ratio);
+	is_u64(v[MGSIM_XQ_TOTAL], 10 * ratio, "R=%u: counter 12 = 10 waiting-cycles x R", ratio);
+	is_u64(v[MGSIM_CR_THREADS], 3, "R=%u: counter 18 = 3 tasks", ratio);
+	is_u64(v[MGSIM_CR_FAMILIES], 1, "R=%u: counter 19 = 1 (the fork; not the first process)",
+	       ratio);
+	ok(memcmp(v, w, sizeof(v)) == 0, "R=%u: a read changes nothing", ratio);
+	nops(m, 100, 10);
+	sample(m, w);
+	is_u64(w[MGSIM_TT_TOTAL], 95 * ratio, "R=%u: 10 more cycles with 1 task: 95 x R", ratio);
+	is_u64(w[MGSIM_FT_TOTAL], 75 * ratio, "R=%u: ... 75 x R family-cycles", ratio);
+	mgsim_get_status(m, &st);
+	ok(st.live_tasks == 1 && st.live_families == 1 && st.max_live_tasks == 3 &&
+	   st.waiting_tasks == 0, "R=%u: 1 task and 1 family live, at most 3 tasks", ratio);
+	check_invariants(v, w, m, "tasks");
+	/* A tid reused without an exit ends the old task first. */
+	mgsim_task_start(m, 100, 100);
+	mgsim_get_status(m, &st);
+	sample(m, w);
+	ok(st.live_tasks == 1 && w[MGSIM_CR_THREADS] == 4,
+	   "R=%u: a reused tid: still 1 live task, 4 created", ratio);
+	mgsim_free(m);
+
+	/* xq=off: waits are not tracked. */
+	c.xq_mode = MGSIM_XQ_OFF;
+	m = new_model(&c);
+	mgsim_task_start(m, 1, 1);
+	mgsim_task_start(m, 1, 2);
+	mgsim_wait_begin(m, 2);
+	nops(m, 1, 7);
+	sample(m, v);
+	is_u64(v[MGSIM_XQ_TOTAL], 0, "R=%u, xq=off: counter 12 stays 0", ratio);
+	is_u64(v[MGSIM_TT_TOTAL], v[MGSIM_CLOCKS] * 2, "R=%u: 2 tasks x counter 0", ratio);
+	mgsim_free(m);
+}
+
+static void
+test_futex_class(void)
+{
+	ok(mgsim_futex_waits(202, 0), "futex FUTEX_WAIT is wait-class");
+	ok(mgsim_futex_waits(202, 128), "futex FUTEX_WAIT_PRIVATE is wait-class");
+	ok(mgsim_futex_waits(202, 9 | 128 | 256), "FUTEX_WAIT_BITSET|PRIVATE|CLOCK_REALTIME too");
+	ok(mgsim_futex_waits(202, 6) && mgsim_futex_waits(202, 11) && mgsim_futex_waits(202, 13),
+	   "FUTEX_LOCK_PI, FUTEX_WAIT_REQUEUE_PI, FUTEX_LOCK_PI2 too");
+	ok(mgsim_futex_waits(449, 0), "futex_waitv too");
+	ok(!mgsim_futex_waits(202, 1) && !mgsim_futex_waits(202, 129) &&
+	   !mgsim_futex_waits(202, 12) && !mgsim_futex_waits(0, 0),
+	   "FUTEX_WAKE, FUTEX_CMP_REQUEUE_PI and read(2) are not");
+}
+
+/* ---- the cache model on its own ---- */
+
+static void
+test_cache_sim(void)
+{
+	struct cache_config cc = { 256, 2, 64 };	/* 2 sets x 2 ways */
+	char err[128];
+	struct cache *c = cache_new(&cc);
+	uint64_t victim = 0;
+	bool vd = false, d;
+	const struct cache_stats *st;
+
+	ok(c != NULL, "cache 256 B, 2-way, 64-byte lines");
+	is_u64(cache_line_of(c, 0x1234), 0x48, "line of 0x1234 is 0x48");
+	ok(!cache_access(c, 0, false), "line 0: miss");
+	ok(!cache_fill(c, 0, false, &victim, &vd), "fill line 0: nothing replaced");
+	ok(!cache_access(c, 2, false) && !cache_fill(c, 2, true, &victim, &vd),
+	   "line 2 (same set): miss, filled dirty, nothing replaced");
+	ok(cache_access(c, 0, false), "line 0: hit (now the most recent)");
+	ok(!cache_access(c, 4, false), "line 4: miss");
+	ok(cache_fill(c, 4, false, &victim, &vd) && victim == 2 && vd,
+	   "fill line 4 replaces the least recently used, dirty line 2");
+	ok(cache_probe(c, 0, &d) && !d && !cache_probe(c, 2, NULL) && cache_probe(c, 4, NULL),
+	   "set 0 now holds lines 0 and 4");
+	ok(!cache_access(c, 1, false) && !cache_fill(c, 1, false, NULL, NULL) &&
+	   cache_access(c, 1, true) && cache_probe(c, 1, &d) && d,
+	   "line 1 goes to set 1; a write hit marks it dirty");
+	ok(cache_clean(c, 1) && cache_probe(c, 1, &d) && !d && !cache_clean(c, 1),
+	   "clean: was dirty once, then clean");
+	ok(cache_invalidate(c, 0, &d) && !d && !cache_probe(c, 0, NULL) &&
+	   !cache_invalidate(c, 0, NULL), "invalidate line 0");
+	ok(!cache_fill(c, 6, false, &victim, &vd), "the freed way takes line 6 without an eviction");
+	st = cache_get_stats(c);
+	ok(st->hits == 2 && st->misses == 4 && st->fills == 5 && st->evictions == 1 &&
+	   st->dirty_evictions == 1 && st->invalidations == 1,
+	   "statistics: 2 hits, 4 misses, 5 fills, 1 dirty eviction, 1 invalidation");
+	cache_reset(c);
+	ok(!cache_probe(c, 4, NULL) && cache_get_stats(c)->fills == 0, "reset empties it");
+	cache_free(c);
+
+	cc = (struct cache_config){ 192, 1, 64 };
+	ok(cache_config_check(&cc, err, sizeof(err)) < 0 && strstr(err, "power of two"),
+	   "3 sets are refused: %s", err);
+	cc = (struct cache_config){ 256, 2, 48 };
+	ok(cache_config_check(&cc, err, sizeof(err)) < 0, "a 48-byte line is refused: %s", err);
+	cc = (struct cache_config){ 256, 0, 64 };
+	ok(cache_config_check(&cc, err, sizeof(err)) < 0, "0 ways are refused: %s", err);
+	cc = (struct cache_config){ 100, 1, 64 };
+	ok(cache_config_check(&cc, err, sizeof(err)) < 0, "100 bytes are refused: %s", err);
+	ok(cache_new(&cc) == NULL, "cache_new refuses a bad geometry");
+	cc = (struct cache_config){ 4096, 64, 64 };
+	ok(cache_config_check(&cc, err, sizeof(err)) == 0, "fully associative 4 KiB (64 ways) is fine");
+}
+
+/* ---- configuration ---- */
+
+static void
+test_config(void)
+{
+	struct mgsim_config c;
+	char err[256], json[1024];
+
+	mgsim_config_default(&c);
+	ok(c.l1i.size == 32768 && c.l1i.assoc == 8 && c.l1i.line == 64 && c.l1d.size == 32768 &&
+	   c.has_l2 && c.l2.size == 1048576 && c.l2.assoc == 16 &&
+	   c.l1d_policy == MGSIM_WRITE_THROUGH && mgsim_ratio(&c) == 1 && c.mmio_base == 8 &&
+	   c.thread_entries == 256 && c.family_entries == 32,
+	   "defaults: 32K/8/64 L1s, write-through L1D, 1M/16/64 L2, R 1, base 8, 256/32 entries");
+	ok(mgsim_config_parse(&c, "l1d=64K:8:64,l1d_policy=wb,l2=none,core_mhz=500,master_mhz=1500",
+			      err, sizeof(err)) == 0, "parse a list of settings");
+	ok(c.l1d.size == 65536 && c.l1d_policy == MGSIM_WRITE_BACK && !c.has_l2 &&
+	   mgsim_ratio(&c) == 3, "... 64 KiB L1D, write-back, no L2, R = 3");
+	ok(mgsim_config_parse(&c, "l2=2MiB:16:128,xq=off,base=0x100,time=alpha", err,
+			      sizeof(err)) == 0 && c.has_l2 && c.l2.size == 2097152 &&
+	   c.l2.line == 128 && c.xq_mode == MGSIM_XQ_OFF && c.mmio_base == 0x100 && c.alpha_time,
+	   "an L2 back, xq off, base 0x100, alpha time");
+	mgsim_config_json(&c, json, sizeof(json));
+	ok(strstr(json, "\"l2\":{\"size\":2097152,\"assoc\":16,\"line\":128}") &&
+	   strstr(json, "\"policy\":\"write-back\"") && strstr(json, "\"ratio\":3") &&
+	   strstr(json, "\"mmio_base\":256") && strstr(json, "\"xq\":\"off\""),
+	   "JSON of the settings");
+	ok(mgsim_config_parse(&c, "mgsim", err, sizeof(err)) == 0 && c.l1d.size == 1024 &&
+	   c.l1d.assoc == 4 && c.l1i.size == 1024 && !c.has_l2 && c.l1d_policy == MGSIM_WRITE_THROUGH,
+	   "'mgsim': MGSim's shipped geometry (1 KiB 4-way L1s, no L2)");
+	mgsim_config_json(&c, json, sizeof(json));
+	ok(strstr(json, "\"l2\":null") != NULL, "JSON: no L2 is null");
+	ok(mgsim_config_parse(&c, "l1d=48K:8:64", err, sizeof(err)) < 0, "48 KiB 8-way: %s", err);
+	mgsim_config_default(&c);
+	ok(mgsim_config_parse(&c, "master_mhz=1500", err, sizeof(err)) < 0,
+	   "master 1500 / core 1000 is not an integer: %s", err);
+	mgsim_config_default(&c);
+	ok(mgsim_config_parse(&c, "bogus=1", err, sizeof(err)) < 0 && strstr(err, "bogus"),
+	   "unknown key: %s", err);
+	ok(mgsim_config_parse(&c, "l1d_policy=sometimes", err, sizeof(err)) < 0, "bad value: %s",
+	   err);
+	ok(mgsim_config_parse(&c, "l1i=32K:8", err, sizeof(err)) < 0, "geometry needs 3 parts: %s",
+	   err);
+	ok(mgsim_config_parse(&c, "l1i", err, sizeof(err)) < 0, "a key without a value: %s", err);
+}
+
+/* ---- §2: packed date and time ---- */
+
+static void
+test_date_time(void)
+{
+	struct timespec ts = { 1709214330, 123456789 };
+	uint64_t v[MGSIM_NUM_COUNTERS] = { 0 };
+	uint64_t t;
+
+	/* The worked examples. */
+	is_u64(mgsim_pack_date(0), 0x8C01, "1970-01-01: date word 35841 (0x8C01)");
+	is_u64(mgsim_pack_time(0, 0, false), 0, "00:00:00.000000: time word 0");
+	is_u64(mgsim_pack_time(0, 0, true), 0, "... 0 on MT-Alpha too");
+	is_u64(mgsim_pack_date(1709214330), 63549, "2024-02-29: date word 63549 (0xF83D)");
+	is_u64(mgsim_pack_time(1709214330, 123456, false), 0x6DAF0F12,
+	       "13:45:30.123456: time word 0x6DAF0F12 (123456 >> 5 = 3858)");
+	is_u64(mgsim_pack_time(1709214330, 123456, true), 0x6DAF0F12,
+	       "... the same on MT-Alpha (hour < 16)");
+	is_u64(mgsim_pack_date(1490054399), 0xEA54, "2017-03-20: date word 59988 (0xEA54)");
+	t = mgsim_pack_time(1490054399, 999999, false);
+	is_u64(t, 0xBF7DFA11, "23:59:59.999999: time word 0xBF7DFA11 (clean 32-bit)");
+	is_u64(mgsim_pack_time(1490054399, 999999, true), 0xFFFFFFFFBF7DFA11ull,
+	       "... MT-Alpha sign-extends it (hour >= 16): 0xFFFFFFFFBF7DFA11");
+	is_u64(mgsim_pack_time(1490022000, 999999, true), 0x78007A11,
+	       "15:00:00.999999 on MT-Alpha: 0x78007A11, not sign-extended");
+	ok((t >> 27) == 23 && (t >> 21 & 63) == 59 && (t >> 15 & 63) == 59 &&
+	   (t & 0x7fff) << 5 == 999968,
+	   "decoding the third word: 23:59:59 and 999968 us (32 us truncation)");
+	is_u64(mgsim_pack_time(1709214330, 31, false) & 0x7fff, 0, "31 us truncate to 0");
+	is_u64(mgsim_pack_time(1709214330, 32, false) & 0x7fff, 1, "32 us are 1");
+	/* One clock reading gives 13, 14 and 15. */
+	mgsim_apply_clock(v, &ts, false);
+	ok(v[MGSIM_UNIX_CTIME] == 1709214330 && v[MGSIM_UNIX_DATE] == 63549 &&
+	   v[MGSIM_UNIX_TIME] == 0x6DAF0F12,
+	   "apply_clock: 13, 14, 15 from one reading (123456789 ns = 123456 us)");
+}
+
+/* ---- §3: MMIO ---- */
+
+static void
+test_mmio(void)
+{
+	unsigned idx = 99;
+	const char *why;
+
+	ok(mgsim_mmio_decode(8, 8, 8, &idx, &why) == MGSIM_MMIO_OK && idx == 0,
+	   "base 8: address 8 is counter 0");
+	ok(mgsim_mmio_decode(8, 8 + 20 * 8, 8, &idx, &why) == MGSIM_MMIO_OK && idx == 20,
+	   "address 0xA8 is counter 20");
+	ok(mgsim_mmio_decode(8, 0x50, 8, &idx, &why) == MGSIM_MMIO_OK && idx == 9,
+	   "index = (0x50 - 8) / 8 = 9");
+	is_u64(mgsim_mmio_decode(8, 0xB0, 8, &idx, &why), 404,
+	       "0xB0, just past the window (8 + 168): 404 (%s)", why);
+	is_u64(mgsim_mmio_decode(8, 0, 8, &idx, &why), 404, "0, before the window: 404");
+	is_u64(mgsim_mmio_decode(8, 4, 8, &idx, &why), 404, "4..11, starts before it: 404");
+	is_u64(mgsim_mmio_decode(8, 0xA8, 16, &idx, &why), 404,
+	       "0xA8 size 16 runs past the window: 404 (MGSim: ordinary memory)");
+	is_u64(mgsim_mmio_decode(8, 9, 8, &idx, &why), 400, "9, misaligned: 400 (%s)", why);
+	is_u64(mgsim_mmio_decode(8, 8, 4, &idx, &why), 400, "size 4: 400 (%s)", why);
+	is_u64(mgsim_mmio_decode(8, 8, 16, &idx, &why), 400, "size 16 inside the window: 400");
+	is_u64(mgsim_mmio_decode(8, 8, 0, &idx, &why), 400, "size 0: 400");
+	is_u64(mgsim_mmio_decode(8, UINT64_MAX - 3, 8, &idx, &why), 404,
+	       "an address at the top of the space: 404, no wrap-around");
+	is_u64(mgsim_mmio_decode(0, 8, 8, &idx, &why), 404, "base 0: not mapped, 404 (%s)", why);
+	ok(mgsim_mmio_decode(0x1000, 0x1000 + 13 * 8, 8, &idx, NULL) == MGSIM_MMIO_OK && idx == 13,
+	   "another base: 0x1000 + 104 is counter 13");
+	is_u64(MGSIM_ASR_WINDOW + MGSIM_ASR_NUM_COUNTERS * MGSIM_WORD_SIZE, 0x420,
+	       "discovery: ASR 4 (number of counters) at 0x420");
+	is_u64(MGSIM_ASR_WINDOW + MGSIM_ASR_COUNTERS_BASE * MGSIM_WORD_SIZE, 0x428,
+	       "discovery: ASR 5 (base) at 0x428");
+}
+
+/* ---- §5: derived columns and monitoring variables ---- */
+
+static void
+test_derived(void)
+{
+	struct mgsim_config c;
+	struct mgsim_derived d;
+	uint64_t a[MGSIM_NUM_COUNTERS] = { 0 }, b[MGSIM_NUM_COUNTERS] = { 0 };
+
+	mgsim_config_default(&c);
+	a[MGSIM_CLOCKS] = 1000;
+	a[MGSIM_TT_TOTAL] = 500;
+	b[MGSIM_CLOCKS] = 3000;
+	b[MGSIM_EXEC_INSNS] = 1000;
+	b[MGSIM_PLACE_SIZE] = 1;
+	b[MGSIM_TT_TOTAL] = 4500;
+	b[MGSIM_FT_TOTAL] = 2000;
+	b[MGSIM_XQ_TOTAL] = 500;
+	mgsim_derive(a, b, &c, &d);
+	ok(d.pl_eff == 0.5, "pl_eff = 1000 insns / 1 core x R 1 / 2000 cycles = 0.5");
+	ok(d.tt_occp == 4000.0 / 256 / 2000, "tt_occp = 4000 / 1 / 256 / 2000");
+	ok(d.ft_occp == 2000.0 / 32 / 2000, "ft_occp = 2000 / 1 / 32 / 2000");
+	ok(d.xq_avg == 0.25, "xq_avg = 500 / 1 / 2000 = 0.25");
+	c.master_mhz = 2000;
+	mgsim_derive(a, b, &c, &d);
+	ok(d.pl_eff == 1.0, "pl_eff with R = 2: 1.0 instruction per core cycle");
+	mgsim_derive(b, b, &c, &d);
+	ok(isnan(d.pl_eff) && isnan(d.tt_occp) && isnan(d.xq_avg), "no cycles passed: NaN");
+}
+
+static void
+test_monitor(void)
+{
+	struct mgsim_monitor mon = { 0, 0 };
+	uint64_t cy, other;
+
+	mgsim_monitor_read_all(&mon);
+	mgsim_monitor_get(&mon, &cy, &other);
+	ok(cy == 1 && other == 20, "a full snapshot: 1 cycle sample + 20 other samples");
+	mgsim_monitor_read_one(&mon, 0);
+	mgsim_monitor_read_one(&mon, 5);
+	mgsim_monitor_read_one(&mon, 20);
+	mgsim_monitor_read_one(&mon, 21);
+	mgsim_monitor_get(&mon, &cy, &other);
+	ok(cy == 2 && other == 22, "counter 0 adds to nCycleSampleOps, 5 and 20 to "
+	   "nOtherSampleOps, 21 to nothing");
+}
+
+/* ---- the self-check catches what it should ---- */
+
+static void
+test_check(void)
+{
+	struct mgsim_config c;
+	uint64_t a[MGSIM_NUM_COUNTERS] = { 0 }, b[MGSIM_NUM_COUNTERS];
+	char err[256];
+
+	mgsim_config_default(&c);
+	c.has_l2 = false;
+	a[MGSIM_PLACE_SIZE] = 1;
+	a[MGSIM_CLOCKS] = a[MGSIM_CORE_CLOCKS] = 100;
+	a[MGSIM_TT_TOTAL] = 100;
+	a[MGSIM_UNIX_CTIME] = 50;
+	memcpy(b, a, sizeof(b));
+	b[MGSIM_CLOCKS] = b[MGSIM_CORE_CLOCKS] = 200;
+	b[MGSIM_TT_TOTAL] = 300;
+	b[MGSIM_UNIX_CTIME] = 40;	/* a clock reading may go back */
+	is_u64(mgsim_check(a, b, &c, 2, err, sizeof(err)), 0, "a consistent pair passes");
+	b[MGSIM_EXT_LOADS] = 1;
+	ok(mgsim_check(a, b, &c, 2, err, sizeof(err)) == 1 && strstr(err, "16"),
+	   "no L2 and 16 != 7: %s", err);
+	b[MGSIM_EXT_LOADS] = 0;
+	b[MGSIM_CLOCKS] = 150;
+	ok(mgsim_check(a, b, &c, 4, err, sizeof(err)) >= 1, "0 != 20 x R: %s", err);
+	b[MGSIM_CLOCKS] = 200;
+	b[MGSIM_LOADS] = 0;
+	a[MGSIM_LOADS] = 1;
+	ok(mgsim_check(a, b, &c, 2, err, sizeof(err)) == 1 && strstr(err, "went down"),
+	   "a counter going down: %s", err);
+	a[MGSIM_LOADS] = 0;
+	ok(mgsim_check(a, b, &c, 1, err, sizeof(err)) == 1 && strstr(err, "counter 10"),
+	   "counter 10 growing faster than 1 live task allows: %s", err);
+	b[MGSIM_PLACE_SIZE] = 2;
+	ok(mgsim_check(NULL, b, &c, 1, err, sizeof(err)) == 1, "counter 9 != 1: %s", err);
+}
+
+int
+main(void)
+{
+	test_counter_info();
+	test_counters();
+	test_rep_interrupted();
+	test_write_policy();
+	test_l2();
+	test_cache_ops();
+	test_tasks(1);
+	test_tasks(3);
+	test_futex_class();
+	test_cache_sim();
+	test_config();
+	test_date_time();
+	test_mmio();
+	test_derived();
+	test_monitor();
+	test_check();
+	return done_testing();
+}
