@@ -1,0 +1,932 @@
+/*
+ * micad's HTTP server: libmicrohttpd daemons on loopback (IPv4 and IPv6
+ * by default), the checks every request passes before any handler runs
+ * (Host header against DNS rebinding, GET/HEAD only, path traversal in
+ * raw or percent-encoded form, the per-uid access token as Bearer header,
+ * ?token= or cookie), the token-for-cookie exchange of HTML pages, the
+ * read-only database pool, and the response headers (CSP, nosniff,
+ * no-store for the API).
+ */
+#include "config.h"
+
+#include <arpa/inet.h>
+#include <ctype.h>
+#include <errno.h>
+#include <limits.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/socket.h>
+
+#include "http_int.h"
+#include "mgsim.h"
+
+_Static_assert(HTTP_MGSIM_COUNTERS == MGSIM_NUM_COUNTERS, "http.h and mgsim.h disagree");
+
+#define TOKEN_COOKIE "micad_token"
+#define MEMORY_LIMIT (64 * 1024)	/* per connection: request line + headers */
+
+/* ---- small helpers used by the handlers ---- */
+
+void
+http_add_header(struct http_req *r, const char *name, const char *value)
+{
+	if (r->n_extra < (int)(sizeof(r->extra_header) / sizeof(r->extra_header[0]))) {
+		r->extra_header[r->n_extra][0] = xstrdup(name);
+		r->extra_header[r->n_extra][1] = xstrdup(value);
+		r->n_extra++;
+	}
+}
+
+int
+http_error(struct http_req *r, unsigned status, const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	jb_free(&r->body);
+	r->status = status;
+	r->content_type = "application/json";
+	jb_obj(&r->body);
+	jb_key(&r->body, "error");
+	jb_obj(&r->body);
+	jb_key(&r->body, "status");
+	jb_u64(&r->body, status);
+	jb_key(&r->body, "message");
+	jb_str(&r->body, msg);
+	jb_obj_end(&r->body);
+	jb_obj_end(&r->body);
+	jb_raw(&r->body, "\n", 1);
+	return 0;
+}
+
+const char *
+http_arg(struct http_req *r, const char *name)
+{
+	return MHD_lookup_connection_value(r->conn, MHD_GET_ARGUMENT_KIND, name);
+}
+
+int
+http_arg_u64(struct http_req *r, const char *name, uint64_t def, uint64_t max, uint64_t *out)
+{
+	const char *v = http_arg(r, name);
+	unsigned long long x;
+
+	if (!v) {
+		*out = def;
+		return 0;
+	}
+	if (parse_u64(v, &x) < 0 || x > max) {
+		http_error(r, 400, "parameter %s: want an integer from 0 to %llu", name,
+			   (unsigned long long)max);
+		return -1;
+	}
+	*out = x;
+	return 0;
+}
+
+int
+http_arg_i64(struct http_req *r, const char *name, int64_t *out, bool *present)
+{
+	const char *v = http_arg(r, name);
+	unsigned long long x;
+	bool neg;
+
+	*present = v != NULL;
+	if (!v)
+		return 0;
+	neg = v[0] == '-';
+	if (parse_u64(v + neg, &x) < 0 || x > (unsigned long long)INT64_MAX) {
+		http_error(r, 400, "parameter %s: want an integer", name);
+		return -1;
+	}
+	*out = neg ? -(int64_t)x : (int64_t)x;
+	return 0;
+}
+
+/* ---- read-only database pool ---- */
+
+sqlite3 *
+http_db(struct http_req *r)
+{
+	struct http_server *s = r->srv;
+	sqlite3 *db = NULL;
+	int rc;
+
+	if (r->db)
+		return r->db;
+	pthread_mutex_lock(&s->lock);
+	if (s->n_pool)
+		db = s->pool[--s->n_pool];
+	pthread_mutex_unlock(&s->lock);
+	if (!db) {
+		rc = sqlite3_open_v2(s->db_path, &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL);
+		if (rc != SQLITE_OK) {
+			http_error(r, 503, "cannot open the results database %s read-only: %s "
+				   "(no session recorded yet?)", s->db_path,
+				   db ? sqlite3_errmsg(db) : sqlite3_errstr(rc));
+			sqlite3_close(db);
+			return NULL;
+		}
+		sqlite3_busy_timeout(db, 2000);
+		sqlite3_exec(db, "PRAGMA query_only = 1", NULL, NULL, NULL);
+	}
+	r->db = db;
+	return db;
+}
+
+static void
+db_release(struct http_server *s, sqlite3 *db)
+{
+	if (!db)
+		return;
+	pthread_mutex_lock(&s->lock);
+	if (s->n_pool < HTTP_DB_POOL) {
+		s->pool[s->n_pool++] = db;
+		db = NULL;
+	}
+	pthread_mutex_unlock(&s->lock);
+	sqlite3_close(db);
+}
+
+sqlite3_stmt *
+http_prepare(struct http_req *r, const char *sql)
+{
+	sqlite3 *db = http_db(r);
+	sqlite3_stmt *st = NULL;
+
+	if (!db)
+		return NULL;
+	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) {
+		/* Most likely a database written by another schema version. */
+		http_error(r, 500, "database query failed: %s (schema version mismatch?)",
+			   sqlite3_errmsg(db));
+		return NULL;
+	}
+	return st;
+}
+
+int
+http_session_visible(struct http_req *r, int64_t session, bool *running)
+{
+	sqlite3_stmt *st = http_prepare(r, "SELECT uid, end_reason FROM session WHERE id = ?");
+	int rc, ret = 0;
+
+	if (!st)
+		return -1;
+	sqlite3_bind_int64(st, 1, session);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		if (r->uid == 0 || sqlite3_column_int64(st, 0) == (int64_t)r->uid) {
+			const unsigned char *er = sqlite3_column_text(st, 1);
+
+			if (running)
+				*running = er && !strcmp((const char *)er, "running");
+			ret = 1;
+		}
+	} else if (rc != SQLITE_DONE) {
+		http_error(r, 500, "database query failed: %s", sqlite3_errmsg(r->db));
+		ret = -1;
+	}
+	sqlite3_finalize(st);
+	/* Another user's session is as unknown as a missing one. */
+	if (ret == 0)
+		http_error(r, 404, "no session %lld", (long long)session);
+	return ret;
+}
+
+/* ---- MGSim monitoring variables (§5.1 of mgsim-counters.md) ---- */
+
+static struct http_sample_ops *
+sample_ops_locked(struct http_server *s, int64_t session)
+{
+	for (size_t i = 0; i < s->n_sample_ops; i++)
+		if (s->sample_ops[i].session == session)
+			return &s->sample_ops[i];
+	s->sample_ops = xreallocarray(s->sample_ops, s->n_sample_ops + 1, sizeof(*s->sample_ops));
+	memset(&s->sample_ops[s->n_sample_ops], 0, sizeof(*s->sample_ops));
+	s->sample_ops[s->n_sample_ops].session = session;
+	return &s->sample_ops[s->n_sample_ops++];
+}
+
+void
+http_count_sample(struct http_server *s, int64_t session, unsigned index)
+{
+	struct http_sample_ops *o;
+
+	pthread_mutex_lock(&s->lock);
+	o = sample_ops_locked(s, session);
+	if (index >= MGSIM_NUM_COUNTERS)
+		mgsim_monitor_read_all(&o->mon);
+	else
+		mgsim_monitor_read_one(&o->mon, index);
+	pthread_mutex_unlock(&s->lock);
+}
+
+void
+http_sample_ops(struct http_server *s, int64_t session, uint64_t *cycle, uint64_t *other)
+{
+	*cycle = *other = 0;
+	pthread_mutex_lock(&s->lock);
+	for (size_t i = 0; i < s->n_sample_ops; i++)
+		if (s->sample_ops[i].session == session)
+			mgsim_monitor_get(&s->sample_ops[i].mon, cycle, other);
+	pthread_mutex_unlock(&s->lock);
+}
+
+/* ---- tokens ---- */
+
+const char *
+http_token_for_uid(struct http_server *s, uid_t uid)
+{
+	static const char hexd[] = "0123456789abcdef";
+	unsigned char rnd[HTTP_TOKEN_HEX / 2];
+	struct http_token *t;
+	const char *ret = NULL;
+	size_t got = 0;
+
+	pthread_mutex_lock(&s->lock);
+	for (size_t i = 0; i < s->n_tokens; i++)
+		if (s->tokens[i].uid == uid) {
+			ret = s->tokens[i].hex;
+			goto out;
+		}
+	while (got < sizeof(rnd)) {
+		ssize_t n = getrandom(rnd + got, sizeof(rnd) - got, 0);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			perror_msg("getrandom for an HTTP access token");
+			goto out;
+		}
+		got += (size_t)n;
+	}
+	s->tokens = xreallocarray(s->tokens, s->n_tokens + 1, sizeof(*s->tokens));
+	t = &s->tokens[s->n_tokens++];
+	t->uid = uid;
+	for (size_t i = 0; i < sizeof(rnd); i++) {
+		t->hex[2 * i] = hexd[rnd[i] >> 4];
+		t->hex[2 * i + 1] = hexd[rnd[i] & 15];
+	}
+	t->hex[HTTP_TOKEN_HEX] = '\0';
+	ret = t->hex;
+out:
+	pthread_mutex_unlock(&s->lock);
+	return ret;
+}
+
+/* Constant-time comparison, so response times do not leak a prefix. */
+static bool
+token_eq(const char *a, const char *b)
+{
+	unsigned char diff = 0;
+
+	if (strlen(a) != HTTP_TOKEN_HEX || strlen(b) != HTTP_TOKEN_HEX)
+		return false;
+	for (size_t i = 0; i < HTTP_TOKEN_HEX; i++)
+		diff |= (unsigned char)(a[i] ^ b[i]);
+	return diff == 0;
+}
+
+static bool
+token_uid(struct http_server *s, const char *tok, uid_t *uid)
+{
+	bool found = false;
+
+	pthread_mutex_lock(&s->lock);
+	for (size_t i = 0; i < s->n_tokens; i++)
+		if (token_eq(tok, s->tokens[i].hex)) {
+			*uid = s->tokens[i].uid;
+			found = true;
+		}
+	pthread_mutex_unlock(&s->lock);
+	return found;
+}
+
+/* The token of a Cookie header value, copied into buf, or NULL. */
+static const char *
+cookie_token(const char *cookies, char *buf, size_t size)
+{
+	const char *p = cookies;
+	size_t klen = strlen(TOKEN_COOKIE);
+
+	while (p && *p) {
+		while (*p == ' ' || *p == ';')
+			p++;
+		if (!strncmp(p, TOKEN_COOKIE, klen) && p[klen] == '=') {
+			size_t n = strcspn(p + klen + 1, "; ");
+
+			if (n >= size)
+				return NULL;
+			memcpy(buf, p + klen + 1, n);
+			buf[n] = '\0';
+			return buf;
+		}
+		p = strchr(p, ';');
+	}
+	return NULL;
+}
+
+unsigned
+http_port(const struct http_server *s)
+{
+	return s->port;
+}
+
+char *
+http_url(struct http_server *s, uid_t uid)
+{
+	const char *tok = http_token_for_uid(s, uid);
+
+	if (!tok)
+		return NULL;
+	return xasprintf("http://%s:%u/?token=%s", s->host_for_url, s->port, tok);
+}
+
+/* ---- request checks ---- */
+
+static bool
+host_allowed(struct http_server *s, const char *host)
+{
+	char name[256];
+	size_t n;
+
+	if (!host)
+		return false;
+	if (host[0] == '[') {
+		const char *e = strchr(host, ']');
+
+		if (!e)
+			return false;
+		n = (size_t)(e - host) + 1;
+	} else {
+		n = strcspn(host, ":");
+	}
+	if (n == 0 || n >= sizeof(name))
+		return false;
+	for (size_t i = 0; i < n; i++)
+		name[i] = (char)tolower((unsigned char)host[i]);
+	name[n] = '\0';
+	for (size_t i = 0; i < s->n_allowed_hosts; i++)
+		if (!strcmp(name, s->allowed_hosts[i]))
+			return true;
+	return false;
+}
+
+/* Split and decode the path of the raw request target.  Refuses what
+ * could name something outside the tree or be read two ways: "." and ".."
+ * segments (raw or encoded), encoded '/' and '\\', NUL and other control
+ * bytes, bad escapes.  Returns 0 or an HTTP status. */
+static unsigned
+parse_path(struct http_req *r)
+{
+	const char *u = r->raw_uri;
+	size_t n = strcspn(u, "?#");
+	char *out, *seg;
+
+	if (n == 0 || u[0] != '/')
+		return 400;
+	out = r->segbuf = xmalloc(n + 1);
+	r->path = xmalloc(n + 1);
+	r->path[0] = '\0';
+	r->nseg = 0;
+	seg = out;
+	for (size_t i = 1; i <= n; i++) {
+		int c = i < n ? (unsigned char)u[i] : '/';
+
+		if (c == '%') {
+			int hi = i + 2 < n + 1 ? hex_digit(u[i + 1]) : -1;
+			int lo = hi >= 0 ? hex_digit(u[i + 2]) : -1;
+
+			if (hi < 0 || lo < 0)
+				return 400;
+			c = hi * 16 + lo;
+			i += 2;
+			if (c == '/' || c == '\\' || c < 0x20 || c == 0x7f)
+				return 400;
+		} else if (c == '\\' || (c < 0x20 && i < n) || c == 0x7f) {
+			return 400;
+		}
+		if (c == '/' && (i == n || u[i] == '/')) {
+			*out = '\0';
+			if (!strcmp(seg, ".") || !strcmp(seg, ".."))
+				return 400;
+			if (*seg) {
+				if (r->nseg == HTTP_MAX_SEGS)
+					return 404;
+				r->segs[r->nseg++] = seg;
+				strcat(r->path, "/");
+				strcat(r->path, seg);
+			}
+			seg = ++out;
+			continue;
+		}
+		*out++ = (char)c;
+	}
+	return 0;
+}
+
+/* The request target without its token parameter, for the redirect after
+ * the cookie is set. */
+static char *
+uri_without_token(const char *raw)
+{
+	const char *q = strchr(raw, '?');
+	struct jbuf b;
+	bool first = true;
+
+	jb_init(&b);
+	if (!q) {
+		jb_puts(&b, raw);
+		return jb_take(&b, NULL);
+	}
+	jb_raw(&b, raw, (size_t)(q - raw));
+	q++;
+	while (*q && *q != '#') {
+		size_t n = strcspn(q, "&#");
+
+		if (n && strncmp(q, "token=", 6) && !(n == 5 && !strncmp(q, "token", 5))) {
+			jb_raw(&b, first ? "?" : "&", 1);
+			jb_raw(&b, q, n);
+			first = false;
+		}
+		q += n;
+		if (*q == '&')
+			q++;
+	}
+	return jb_take(&b, NULL);
+}
+
+/* Who is asking: 1 with r->uid set, 0 when no token was presented, -1
+ * when the presented one is wrong.  Order: Authorization header, ?token=,
+ * cookie; the first one present decides. */
+static int
+authenticate(struct http_req *r)
+{
+	const char *auth = MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND,
+						       MHD_HTTP_HEADER_AUTHORIZATION);
+	const char *tok = NULL;
+	char buf[HTTP_TOKEN_HEX + 2];
+
+	if (auth) {
+		if (strncasecmp(auth, "Bearer ", 7))
+			return -1;
+		tok = auth + 7;
+		while (*tok == ' ')
+			tok++;
+	}
+	if (!tok)
+		tok = http_arg(r, "token");
+	if (!tok) {
+		const char *c = MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND,
+							    MHD_HTTP_HEADER_COOKIE);
+
+		tok = cookie_token(c, buf, sizeof(buf));
+	}
+	if (!tok)
+		return 0;
+	if (!token_uid(r->srv, tok, &r->uid))
+		return -1;
+	r->authed = true;
+	return 1;
+}
+
+static bool
+is_html_page(const struct http_req *r)
+{
+	size_t n;
+
+	if (r->nseg == 0)
+		return true;
+	n = strlen(r->segs[r->nseg - 1]);
+	return n > 5 && !strcmp(r->segs[r->nseg - 1] + n - 5, ".html");
+}
+
+/* ---- MHD callbacks ---- */
+
+static void *
+uri_cb(void *cls, const char *uri, struct MHD_Connection *conn)
+{
+	struct http_req *r = xcalloc(1, sizeof(*r));
+
+	r->srv = cls;
+	r->conn = conn;
+	r->raw_uri = xstrdup(uri ? uri : "");
+	jb_init(&r->body);
+	return r;
+}
+
+static void
+completed_cb(void *cls, struct MHD_Connection *conn, void **con_cls,
+	     enum MHD_RequestTerminationCode toe)
+{
+	struct http_req *r = *con_cls;
+
+	(void)cls;
+	(void)conn;
+	(void)toe;
+	if (!r)
+		return;
+	db_release(r->srv, r->db);
+	for (int i = 0; i < r->n_extra; i++) {
+		free(r->extra_header[i][0]);
+		free(r->extra_header[i][1]);
+	}
+	jb_free(&r->body);
+	free(r->raw_uri);
+	free(r->segbuf);
+	free(r->path);
+	free(r);
+	*con_cls = NULL;
+}
+
+static void
+logger(void *cls, const char *fmt, va_list ap)
+{
+	char msg[512];
+	size_t n;
+
+	(void)cls;
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	n = strlen(msg);
+	while (n && msg[n - 1] == '\n')
+		msg[--n] = '\0';
+	error_msg("http: %s", msg);
+}
+
+enum MHD_Result
+http_queue(struct http_req *r, struct MHD_Response *resp, bool no_store)
+{
+	enum MHD_Result ret;
+
+	MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE,
+				r->content_type ? r->content_type : "application/json");
+	MHD_add_response_header(resp, "Content-Security-Policy",
+				"default-src 'self'; frame-ancestors 'none'");
+	MHD_add_response_header(resp, "X-Content-Type-Options", "nosniff");
+	MHD_add_response_header(resp, "Referrer-Policy", "no-referrer");
+	MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL,
+				no_store ? "no-store" : "no-cache");
+	for (int i = 0; i < r->n_extra; i++)
+		MHD_add_response_header(resp, r->extra_header[i][0], r->extra_header[i][1]);
+	ret = MHD_queue_response(r->conn, r->status ? r->status : 200, resp);
+	MHD_destroy_response(resp);
+	return ret;
+}
+
+static enum MHD_Result
+send_response(struct http_req *r)
+{
+	struct MHD_Response *resp;
+	size_t len;
+	char *body;
+	bool api = r->nseg > 0 && (!strcmp(r->segs[0], "api") || !strcmp(r->segs[0], "metrics"));
+
+	body = jb_take(&r->body, &len);
+	resp = MHD_create_response_from_buffer_with_free_callback(len, body, free);
+	if (!resp) {
+		free(body);
+		return MHD_NO;
+	}
+	return http_queue(r, resp, api || r->status == 303);
+}
+
+static enum MHD_Result
+token_redirect(struct http_req *r)
+{
+	char *set = xasprintf("%s=%s; Path=/; HttpOnly; SameSite=Strict", TOKEN_COOKIE,
+			      http_token_for_uid(r->srv, r->uid));
+	char *loc = uri_without_token(r->raw_uri);
+	enum MHD_Result ret;
+
+	r->status = 303;
+	r->content_type = "text/plain; charset=utf-8";
+	jb_puts(&r->body, "see the Location header\n");
+	http_add_header(r, MHD_HTTP_HEADER_SET_COOKIE, set);
+	http_add_header(r, MHD_HTTP_HEADER_LOCATION, loc);
+	ret = send_response(r);
+	free(set);
+	free(loc);
+	return ret;
+}
+
+static enum MHD_Result process(struct http_req *r);
+
+static enum MHD_Result
+answer(struct http_req *r)
+{
+	r->answered = true;
+	return send_response(r);
+}
+
+static enum MHD_Result
+handler(void *cls, struct MHD_Connection *conn, const char *url, const char *method,
+	const char *version, const char *upload_data, size_t *upload_data_size, void **con_cls)
+{
+	struct http_req *r = *con_cls;
+	unsigned status;
+
+	(void)cls;
+	(void)url;
+	(void)version;
+	(void)upload_data;
+	if (!r)
+		return MHD_NO;
+	if (r->method) {
+		/* Later calls: drop any body; answer at the last call (size
+		 * 0), after the whole request was read, so the connection can
+		 * be kept alive. */
+		if (*upload_data_size || r->answered) {
+			*upload_data_size = 0;
+			return MHD_YES;
+		}
+		return process(r);
+	}
+	r->method = method;
+	r->conn = conn;
+
+	/* First call, headers only: refuse at once what fails the checks
+	 * (libmicrohttpd then closes the connection). */
+	if (!host_allowed(r->srv, MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
+							      MHD_HTTP_HEADER_HOST))) {
+		http_error(r, 421, "Host header not accepted: use http://127.0.0.1:PORT/, "
+			   "http://localhost:PORT/ or a host name configured in micad");
+		return answer(r);
+	}
+	r->head = !strcmp(method, MHD_HTTP_METHOD_HEAD);
+	if (strcmp(method, MHD_HTTP_METHOD_GET) && !r->head) {
+		http_error(r, 405, "method %s not allowed: the server is read-only", method);
+		http_add_header(r, MHD_HTTP_HEADER_ALLOW, "GET, HEAD");
+		return answer(r);
+	}
+	status = parse_path(r);
+	if (status) {
+		http_error(r, status, "bad request path (\".\", \"..\", encoded '/', '\\\\' or "
+			   "control bytes are refused)");
+		return answer(r);
+	}
+	return MHD_YES;
+}
+
+/* The request passed the first checks and was read whole: route it. */
+static enum MHD_Result
+process(struct http_req *r)
+{
+	int a;
+
+	r->answered = true;
+	a = authenticate(r);
+	if (r->nseg > 0 && (!strcmp(r->segs[0], "api") || !strcmp(r->segs[0], "metrics"))) {
+		if (a <= 0) {
+			http_error(r, 401, a < 0 ? "wrong access token" :
+				   "access token required: run 'micactl ui' for the URL, or send "
+				   "'Authorization: Bearer TOKEN'");
+			http_add_header(r, MHD_HTTP_HEADER_WWW_AUTHENTICATE, "Bearer realm=\"micad\"");
+			return send_response(r);
+		}
+		if (!strcmp(r->segs[0], "api"))
+			http_api(r);
+		else if (r->nseg == 1)
+			http_metrics(r);
+		else
+			http_error(r, 404, "no such page");
+		return send_response(r);
+	}
+
+	/* An HTML page reached with ?token=: trade it for a cookie and
+	 * redirect, so the token leaves the address bar and history. */
+	if (http_arg(r, "token") && is_html_page(r)) {
+		if (a <= 0) {
+			http_error(r, 401, "wrong access token: run 'micactl ui' for a fresh URL");
+			return send_response(r);
+		}
+		return token_redirect(r);
+	}
+	{
+		enum MHD_Result ret;
+
+		if (http_static(r, &ret) == 0)
+			return ret;
+		return send_response(r);
+	}
+}
+
+/* ---- start and stop ---- */
+
+static bool
+is_loopback(const struct sockaddr *sa)
+{
+	if (sa->sa_family == AF_INET)
+		return (ntohl(((const struct sockaddr_in *)sa)->sin_addr.s_addr) >> 24) == 127;
+	if (sa->sa_family == AF_INET6)
+		return IN6_IS_ADDR_LOOPBACK(&((const struct sockaddr_in6 *)sa)->sin6_addr);
+	return false;
+}
+
+/* "ADDR:PORT", "[V6]:PORT", ":PORT" or "PORT" into sa (family AF_UNSPEC
+ * when the address is left to the default).  -1 on junk. */
+static int
+parse_listen(const char *s, struct sockaddr_storage *sa, unsigned *port, char *addr,
+	     size_t addrsz)
+{
+	const char *p;
+	unsigned long long pn;
+	size_t n;
+
+	memset(sa, 0, sizeof(*sa));
+	addr[0] = '\0';
+	if (s[0] == '[') {
+		p = strchr(s, ']');
+		if (!p || p[1] != ':')
+			return -1;
+		n = (size_t)(p - s - 1);
+		if (n >= addrsz)
+			return -1;
+		memcpy(addr, s + 1, n);
+		addr[n] = '\0';
+		p += 2;
+	} else if ((p = strrchr(s, ':'))) {
+		n = (size_t)(p - s);
+		if (n >= addrsz)
+			return -1;
+		memcpy(addr, s, n);
+		addr[n] = '\0';
+		p++;
+	} else {
+		p = s;
+	}
+	if (parse_u64(p, &pn) < 0 || pn > 65535)
+		return -1;
+	*port = (unsigned)pn;
+	if (!addr[0] || !strcmp(addr, "localhost")) {
+		addr[0] = '\0';
+		sa->ss_family = AF_UNSPEC;
+		return 0;
+	}
+	if (inet_pton(AF_INET, addr, &((struct sockaddr_in *)sa)->sin_addr) == 1) {
+		sa->ss_family = AF_INET;
+		((struct sockaddr_in *)sa)->sin_port = htons((uint16_t)pn);
+		return 0;
+	}
+	if (inet_pton(AF_INET6, addr, &((struct sockaddr_in6 *)sa)->sin6_addr) == 1) {
+		sa->ss_family = AF_INET6;
+		((struct sockaddr_in6 *)sa)->sin6_port = htons((uint16_t)pn);
+		return 0;
+	}
+	return -1;
+}
+
+static struct MHD_Daemon *
+start_one(struct http_server *s, const struct http_config *c, struct sockaddr_storage *sa)
+{
+	unsigned flags = MHD_USE_AUTO | MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ERROR_LOG;
+
+	if (sa->ss_family == AF_INET6)
+		flags |= MHD_USE_IPv6;
+	return MHD_start_daemon(flags, 0, NULL, NULL, handler, s,
+		MHD_OPTION_EXTERNAL_LOGGER, logger, s,
+		MHD_OPTION_SOCK_ADDR, (struct sockaddr *)sa,
+		MHD_OPTION_CONNECTION_LIMIT, (unsigned)(c->connection_limit ? c->connection_limit : 64),
+		MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)(c->timeout_s ? c->timeout_s : 30),
+		MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)MEMORY_LIMIT,
+		/* Refuse what RFC 7230 forbids (a missing Host in HTTP/1.1,
+		 * bad whitespace) instead of guessing. */
+		MHD_OPTION_STRICT_FOR_CLIENT, (int)1,
+		MHD_OPTION_THREAD_POOL_SIZE, (unsigned)(c->threads ? c->threads : 2),
+		MHD_OPTION_URI_LOG_CALLBACK, uri_cb, s,
+		MHD_OPTION_NOTIFY_COMPLETED, completed_cb, s,
+		MHD_OPTION_END);
+}
+
+static void
+allow_host(struct http_server *s, const char *name)
+{
+	char *h = xstrdup(name);
+
+	for (char *p = h; *p; p++)
+		*p = (char)tolower((unsigned char)*p);
+	s->allowed_hosts = xreallocarray(s->allowed_hosts, s->n_allowed_hosts + 1,
+					 sizeof(*s->allowed_hosts));
+	s->allowed_hosts[s->n_allowed_hosts++] = h;
+}
+
+struct http_server *
+http_start(const struct http_config *c, char *err, size_t errsz)
+{
+	struct http_server *s;
+	struct sockaddr_storage sa, sa6;
+	char addr[INET6_ADDRSTRLEN + 8];
+	unsigned port = HTTP_DEFAULT_PORT;
+	bool dual = false;
+	const union MHD_DaemonInfo *info;
+
+	if (c->listen && parse_listen(c->listen, &sa, &port, addr, sizeof(addr)) < 0) {
+		snprintf(err, errsz, "bad HTTP listen address '%s': want ADDR:PORT, [V6ADDR]:PORT "
+			 "or :PORT with numeric addresses", c->listen);
+		return NULL;
+	}
+	if (!c->listen)
+		sa.ss_family = AF_UNSPEC;
+	if (!c->db_path) {
+		snprintf(err, errsz, "HTTP server: no results database path given");
+		return NULL;
+	}
+	if (sa.ss_family == AF_UNSPEC) {
+		/* The default: both loopbacks on one port. */
+		struct sockaddr_in *in = (struct sockaddr_in *)&sa;
+
+		dual = true;
+		memset(&sa, 0, sizeof(sa));
+		in->sin_family = AF_INET;
+		in->sin_port = htons((uint16_t)port);
+		in->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+		snprintf(addr, sizeof(addr), "127.0.0.1");
+	} else if (!is_loopback((struct sockaddr *)&sa)) {
+		if (!c->allow_remote) {
+			snprintf(err, errsz, "HTTP address %s is not loopback: the API shows traced "
+				 "programs' data, so another address needs the explicit "
+				 "allow-remote option", addr);
+			return NULL;
+		}
+		warning_msg("HTTP server listens on non-loopback address %s: anyone who can "
+			    "reach it and holds a token sees the sessions (no TLS)", addr);
+	}
+
+	s = xcalloc(1, sizeof(*s));
+	pthread_mutex_init(&s->lock, NULL);
+	s->db_path = xstrdup(c->db_path);
+	s->live = c->live;
+	s->live_arg = c->live_arg;
+	if (c->web_root) {
+		s->web_root = realpath(c->web_root, NULL);
+		if (!s->web_root)
+			warning_msg("web UI directory %s: %s; serving the API only", c->web_root,
+				    strerror(errno));
+	}
+	allow_host(s, "localhost");
+	allow_host(s, "127.0.0.1");
+	allow_host(s, "[::1]");
+	if (sa.ss_family == AF_INET6) {
+		char *b = xasprintf("[%s]", addr);
+
+		allow_host(s, b);
+		s->host_for_url = b;
+	} else {
+		allow_host(s, addr);
+		s->host_for_url = xstrdup(addr);
+	}
+	for (const char *const *h = c->host_names; h && *h; h++)
+		allow_host(s, *h);
+
+	s->d[0] = start_one(s, c, &sa);
+	if (!s->d[0]) {
+		snprintf(err, errsz, "cannot start the HTTP server on %s%s%s:%u (address in use? "
+			 "choose another with --http ADDR:PORT)", sa.ss_family == AF_INET6 ? "[" : "",
+			 addr, sa.ss_family == AF_INET6 ? "]" : "", port);
+		http_stop(s);
+		return NULL;
+	}
+	info = MHD_get_daemon_info(s->d[0], MHD_DAEMON_INFO_BIND_PORT);
+	s->port = info && info->port ? info->port : port;
+	if (dual) {
+		struct sockaddr_in6 *in6 = (struct sockaddr_in6 *)&sa6;
+
+		memset(&sa6, 0, sizeof(sa6));
+		in6->sin6_family = AF_INET6;
+		in6->sin6_port = htons((uint16_t)s->port);
+		in6->sin6_addr = in6addr_loopback;
+		s->d[1] = start_one(s, c, &sa6);
+		if (!s->d[1])
+			warning_msg("HTTP server: cannot also listen on [::1]:%u; IPv4 loopback only",
+				    s->port);
+	}
+	return s;
+}
+
+void
+http_stop(struct http_server *s)
+{
+	if (!s)
+		return;
+	for (int i = 0; i < 2; i++)
+		if (s->d[i])
+			MHD_stop_daemon(s->d[i]);
+	for (size_t i = 0; i < s->n_pool; i++)
+		sqlite3_close(s->pool[i]);
+	for (size_t i = 0; i < s->n_allowed_hosts; i++)
+		free(s->allowed_hosts[i]);
+	free(s->allowed_hosts);
+	free(s->tokens);
+	free(s->sample_ops);
+	free(s->host_for_url);
+	free(s->db_path);
+	free(s->web_root);
+	pthread_mutex_destroy(&s->lock);
+	free(s);
+}

@@ -1,0 +1,70 @@
+/*
+ * micad's HTTP server (libmicrohttpd): the read-only JSON API under
+ * /api/, Prometheus text at /metrics and the web UI's static files.
+ * Loopback only unless allow_remote, Host header checked (DNS rebinding),
+ * a random access token per uid that says who is asking (a user sees only
+ * their own sessions, root sees all), GET and HEAD only.
+ */
+#ifndef MICAD_HTTP_H
+#define MICAD_HTTP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#define HTTP_DEFAULT_PORT 8766
+#define HTTP_MGSIM_COUNTERS 21
+
+/*
+ * What the server needs from a running session, filled by the daemon's
+ * live() callback as one consistent copy (taken between two traced
+ * instructions, e.g. under trace_mgsim.h's seqlock).
+ */
+struct http_live {
+	int64_t session;
+	char state[16];			/* "running", "stopping", ... */
+	uint64_t instructions;		/* E so far, all threads */
+	uint64_t intervals;		/* finished intervals so far */
+	bool has_mgsim;			/* false: no MGSim model in this session */
+	/* MGSim Model A counters at the snapshot (index = counter number).
+	 * Counters 13-15 (host clock) are filled by the server from one clock
+	 * reading when it answers; whatever is here is ignored. */
+	uint64_t mgsim[HTTP_MGSIM_COUNTERS];
+};
+
+struct http_config {
+	/* "ADDR:PORT", "[V6ADDR]:PORT" or ":PORT"; NULL: 127.0.0.1 and ::1 on
+	 * HTTP_DEFAULT_PORT.  Port 0 picks a free port (see http_port). */
+	const char *listen;
+	bool allow_remote;		/* required for a non-loopback address */
+	const char *const *host_names;	/* extra allowed Host names, NULL-terminated */
+	const char *db_path;		/* the results database (opened read-only) */
+	const char *web_root;		/* directory of web/ files; NULL: no UI */
+	/* Live sessions (may be NULL): a consistent copy of session's live
+	 * state, or false when it is not running here. */
+	bool (*live)(void *arg, int64_t session, struct http_live *out);
+	void *live_arg;
+	unsigned connection_limit;	/* 0: 64 */
+	unsigned timeout_s;		/* idle connection timeout; 0: 30 s */
+	unsigned threads;		/* worker threads; 0: 2 */
+};
+
+struct http_server;
+
+/* Start serving; NULL with the reason in err (address in use, bad listen
+ * string, non-loopback address without allow_remote, ...). */
+struct http_server *http_start(const struct http_config *c, char *err, size_t errsz);
+
+/* The token of uid, created (getrandom) on first use; owned by s. */
+const char *http_token_for_uid(struct http_server *s, uid_t uid);
+
+/* "http://HOST:PORT/?token=TOKEN" for uid; malloc'd. */
+char *http_url(struct http_server *s, uid_t uid);
+
+/* The port actually bound (useful with port 0). */
+unsigned http_port(const struct http_server *s);
+
+void http_stop(struct http_server *s);
+
+#endif /* MICAD_HTTP_H */

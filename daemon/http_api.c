@@ -1,0 +1,1164 @@
+/*
+ * The JSON API under /api/: sessions (list, detail), threads, intervals
+ * with each analysis' raw counts and the derived metrics of schema.sql's
+ * views, the names of a session's metrics, one metric as a series per
+ * thread for charts (the long `metric` view), and any of the conversion
+ * views as JSON or CSV rows.  Every session-scoped route first checks
+ * that the asking uid may see the session.
+ */
+#include "config.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "http_int.h"
+#include "http_sched.h"
+
+#define LIST_LIMIT_MAX 1000
+#define ROWS_LIMIT_MAX 1000000
+#define IDX_MAX ((uint64_t)INT64_MAX)
+
+static double
+ratio(double num, double den)
+{
+	return den > 0 ? num / den : NAN;
+}
+
+static int
+db_fail(struct http_req *r)
+{
+	return http_error(r, 500, "database query failed: %s", sqlite3_errmsg(r->db));
+}
+
+/* ---- sessions ---- */
+
+/* Instructions: each thread's last total_ins (E from its start), read
+ * through the index instead of summing every interval. */
+#define SESSION_COLUMNS \
+	"s.id, s.mode, s.command, s.pid, s.uid, s.started_at, s.ended_at, s.exit_status, " \
+	"s.end_reason, (SELECT count(*) FROM thread t WHERE t.session_id = s.id), " \
+	"(SELECT count(*) FROM interval i WHERE i.session_id = s.id), " \
+	"(SELECT coalesce(sum(i.total_ins), 0) FROM thread t JOIN interval i ON i.id = " \
+	"(SELECT id FROM interval WHERE session_id = s.id AND tid = t.tid ORDER BY idx DESC " \
+	"LIMIT 1) WHERE t.session_id = s.id)"
+
+static void
+live_json(struct http_req *r, int64_t id)
+{
+	struct http_live lv;
+
+	if (!r->srv->live)
+		return;
+	memset(&lv, 0, sizeof(lv));
+	if (!r->srv->live(r->srv->live_arg, id, &lv))
+		return;
+	lv.state[sizeof(lv.state) - 1] = '\0';
+	jb_key(&r->body, "live");
+	jb_obj(&r->body);
+	jb_key(&r->body, "state");
+	jb_str(&r->body, lv.state);
+	jb_key(&r->body, "instructions");
+	jb_u64(&r->body, lv.instructions);
+	jb_key(&r->body, "intervals");
+	jb_u64(&r->body, lv.intervals);
+	jb_key(&r->body, "mgsim");
+	jb_bool(&r->body, lv.has_mgsim);
+	jb_obj_end(&r->body);
+}
+
+/* The fields of SESSION_COLUMNS, without the closing brace. */
+static void
+session_fields(struct http_req *r, sqlite3_stmt *st)
+{
+	static const char *const names[] = {
+		"id", "mode", "command", "pid", "uid", "started_at", "ended_at", "exit_status",
+		"end_reason", "threads", "intervals", "instructions",
+	};
+	const unsigned char *er = sqlite3_column_text(st, 8);
+
+	for (int i = 0; i < (int)(sizeof(names) / sizeof(names[0])); i++) {
+		jb_key(&r->body, names[i]);
+		jb_column(&r->body, st, i);
+	}
+	jb_key(&r->body, "running");
+	jb_bool(&r->body, er && !strcmp((const char *)er, "running"));
+	if (er && !strcmp((const char *)er, "running"))
+		live_json(r, sqlite3_column_int64(st, 0));
+}
+
+static int
+sessions_list(struct http_req *r)
+{
+	const char *state = http_arg(r, "state");
+	const char *filter = "";
+	uint64_t limit, offset;
+	sqlite3_stmt *st;
+	char *sql;
+	int64_t total = 0, n = 0;
+	int rc;
+
+	if (http_arg_u64(r, "limit", 50, LIST_LIMIT_MAX, &limit) < 0 ||
+	    http_arg_u64(r, "offset", 0, IDX_MAX, &offset) < 0)
+		return 0;
+	if (state && !strcmp(state, "running"))
+		filter = " AND s.end_reason = 'running'";
+	else if (state && !strcmp(state, "ended"))
+		filter = " AND s.end_reason IS NOT 'running'";
+	else if (state && strcmp(state, "all"))
+		return http_error(r, 400, "parameter state: want running, ended or all");
+
+	sql = xasprintf("SELECT count(*) FROM session s WHERE (?1 = 0 OR s.uid = ?1)%s", filter);
+	st = http_prepare(r, sql);
+	free(sql);
+	if (!st)
+		return 0;
+	sqlite3_bind_int64(st, 1, (int64_t)r->uid);
+	if (sqlite3_step(st) == SQLITE_ROW)
+		total = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+
+	sql = xasprintf("SELECT " SESSION_COLUMNS " FROM session s WHERE (?1 = 0 OR s.uid = ?1)%s "
+			"ORDER BY s.id DESC LIMIT ?2 OFFSET ?3", filter);
+	st = http_prepare(r, sql);
+	free(sql);
+	if (!st)
+		return 0;
+	sqlite3_bind_int64(st, 1, (int64_t)r->uid);
+	sqlite3_bind_int64(st, 2, (int64_t)limit);
+	sqlite3_bind_int64(st, 3, (int64_t)offset);
+	jb_obj(&r->body);
+	jb_key(&r->body, "total");
+	jb_i64(&r->body, total);
+	jb_key(&r->body, "offset");
+	jb_u64(&r->body, offset);
+	jb_key(&r->body, "limit");
+	jb_u64(&r->body, limit);
+	jb_key(&r->body, "sessions");
+	jb_arr(&r->body);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		jb_obj(&r->body);
+		session_fields(r, st);
+		jb_obj_end(&r->body);
+		n++;
+	}
+	jb_arr_end(&r->body);
+	jb_key(&r->body, "next_offset");
+	if ((int64_t)offset + n < total)
+		jb_i64(&r->body, (int64_t)offset + n);
+	else
+		jb_null(&r->body);
+	jb_obj_end(&r->body);
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE)
+		return db_fail(r);
+	return 0;
+}
+
+/* Analyses present in a session, judged by its first interval. */
+static void
+analyses_json(struct http_req *r, int64_t session)
+{
+	static const char *const tables[][2] = {
+		{ "ilp", "ilp" }, { "itypes", "itypes" }, { "ppm", "ppm_branches" },
+		{ "reg", "reg" }, { "stride", "stride_total" },
+		{ "memfootprint", "memfootprint" }, { "memstackdist", "memstackdist" },
+	};
+	sqlite3_stmt *st = http_prepare(r, "SELECT min(id) FROM interval WHERE session_id = ?");
+	int64_t first = -1;
+
+	if (!st)
+		return;
+	sqlite3_bind_int64(st, 1, session);
+	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL)
+		first = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	jb_key(&r->body, "analyses");
+	jb_arr(&r->body);
+	for (size_t i = 0; first >= 0 && i < sizeof(tables) / sizeof(tables[0]); i++) {
+		char *sql = xasprintf("SELECT 1 FROM %s WHERE interval_id = ? LIMIT 1", tables[i][1]);
+
+		st = http_prepare(r, sql);
+		free(sql);
+		if (!st)
+			return;
+		sqlite3_bind_int64(st, 1, first);
+		if (sqlite3_step(st) == SQLITE_ROW)
+			jb_str(&r->body, tables[i][0]);
+		sqlite3_finalize(st);
+	}
+	jb_arr_end(&r->body);
+}
+
+static int
+session_detail(struct http_req *r, int64_t id)
+{
+	sqlite3_stmt *st = http_prepare(r, "SELECT " SESSION_COLUMNS ", s.config, s.settings "
+					"FROM session s WHERE s.id = ?");
+
+	if (!st)
+		return 0;
+	sqlite3_bind_int64(st, 1, id);
+	if (sqlite3_step(st) != SQLITE_ROW) {
+		sqlite3_finalize(st);
+		return db_fail(r);
+	}
+	jb_obj(&r->body);
+	session_fields(r, st);
+	jb_key(&r->body, "config");
+	jb_column(&r->body, st, 12);
+	/* Effective settings are JSON written by micad itself: kept as a
+	 * string, so a client never has to trust its shape. */
+	jb_key(&r->body, "settings");
+	jb_column(&r->body, st, 13);
+	sqlite3_finalize(st);
+
+	st = http_prepare(r, "SELECT pid, parent_pid, exe FROM process WHERE session_id = ? "
+			  "ORDER BY pid");
+	if (!st)
+		return 0;
+	sqlite3_bind_int64(st, 1, id);
+	jb_key(&r->body, "processes");
+	jb_arr(&r->body);
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		jb_obj(&r->body);
+		jb_key(&r->body, "pid");
+		jb_column(&r->body, st, 0);
+		jb_key(&r->body, "parent_pid");
+		jb_column(&r->body, st, 1);
+		jb_key(&r->body, "exe");
+		jb_column(&r->body, st, 2);
+		jb_obj_end(&r->body);
+	}
+	jb_arr_end(&r->body);
+	sqlite3_finalize(st);
+
+	st = http_prepare(r, "SELECT name FROM itypes_group WHERE session_id = ? ORDER BY grp");
+	if (!st)
+		return 0;
+	sqlite3_bind_int64(st, 1, id);
+	jb_key(&r->body, "itypes_groups");
+	jb_arr(&r->body);
+	while (sqlite3_step(st) == SQLITE_ROW)
+		jb_column(&r->body, st, 0);
+	jb_arr_end(&r->body);
+	sqlite3_finalize(st);
+	analyses_json(r, id);
+	jb_obj_end(&r->body);
+	return 0;
+}
+
+static int
+threads_list(struct http_req *r, int64_t id)
+{
+	sqlite3_stmt *st = http_prepare(r,
+		"SELECT t.tid, t.pid, count(i.id), coalesce((SELECT total_ins FROM interval "
+		"WHERE session_id = t.session_id AND tid = t.tid ORDER BY idx DESC LIMIT 1), 0), "
+		"min(i.idx), max(i.idx) "
+		"FROM thread t LEFT JOIN interval i ON i.session_id = t.session_id AND i.tid = t.tid "
+		"WHERE t.session_id = ? GROUP BY t.tid ORDER BY t.tid");
+	static const char *const names[] = {
+		"tid", "pid", "intervals", "instructions", "first_interval", "last_interval",
+	};
+
+	if (!st)
+		return 0;
+	sqlite3_bind_int64(st, 1, id);
+	jb_obj(&r->body);
+	jb_key(&r->body, "session");
+	jb_i64(&r->body, id);
+	jb_key(&r->body, "threads");
+	jb_arr(&r->body);
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		jb_obj(&r->body);
+		for (int i = 0; i < 6; i++) {
+			jb_key(&r->body, names[i]);
+			jb_column(&r->body, st, i);
+		}
+		jb_obj_end(&r->body);
+	}
+	jb_arr_end(&r->body);
+	jb_obj_end(&r->body);
+	sqlite3_finalize(st);
+	return 0;
+}
+
+/* ---- intervals: raw counts and derived metrics per analysis ---- */
+
+enum { A_ILP, A_ITYPES, A_PPM, A_PPMB, A_REG, A_STRIDE_T, A_STRIDE, A_FOOT, A_MSD, A_MSD_B, A_N };
+
+static const char *const analysis_sql[A_N] = {
+	[A_ILP] = "SELECT analysis, window, cycles FROM ilp WHERE interval_id = ?1 "
+		  "ORDER BY analysis, window",
+	[A_ITYPES] = "SELECT t.grp, g.name, t.count FROM itypes t LEFT JOIN itypes_group g "
+		     "ON g.session_id = ?2 AND g.grp = t.grp WHERE t.interval_id = ?1 ORDER BY t.grp",
+	[A_PPM] = "SELECT p.organization, p.history, m.misses FROM ppm m JOIN ppm_predictor p "
+		  "ON p.id = m.predictor_id WHERE m.interval_id = ?1 ORDER BY m.predictor_id",
+	[A_PPMB] = "SELECT branches, transitions, taken FROM ppm_branches WHERE interval_id = ?1",
+	[A_REG] = "SELECT operands, values_, uses, reads, c1, c2, c4, c8, c16, c32, c64 FROM reg "
+		  "WHERE interval_id = ?1",
+	[A_STRIDE_T] = "SELECT reads, writes FROM stride_total WHERE interval_id = ?1",
+	[A_STRIDE] = "SELECT kind, le, count FROM stride WHERE interval_id = ?1 ORDER BY "
+		     "CASE kind WHEN 'local_read' THEN 0 WHEN 'global_read' THEN 1 "
+		     "WHEN 'local_write' THEN 2 ELSE 3 END, le",
+	[A_FOOT] = "SELECT data_blocks, data_pages, insn_blocks, insn_pages, block_size, page_size "
+		   "FROM memfootprint WHERE interval_id = ?1",
+	[A_MSD] = "SELECT refs, cold FROM memstackdist WHERE interval_id = ?1",
+	[A_MSD_B] = "SELECT b.bucket, rb.lo, rb.hi, b.count FROM memstackdist_bucket b "
+		    "JOIN reuse_bucket rb ON rb.bucket = b.bucket WHERE b.interval_id = ?1 "
+		    "ORDER BY b.bucket",
+};
+
+static const char *const analysis_names[] = {
+	"ilp", "itypes", "ppm", "reg", "stride", "memfootprint", "memstackdist",
+};
+#define N_ANALYSES (sizeof(analysis_names) / sizeof(analysis_names[0]))
+
+/* Bit i: analysis_names[i] asked for (all by default). */
+static int
+parse_analyses(struct http_req *r, unsigned *mask)
+{
+	const char *a = http_arg(r, "analysis");
+
+	*mask = (1u << N_ANALYSES) - 1;
+	if (!a)
+		return 0;
+	*mask = 0;
+	while (*a) {
+		size_t n = strcspn(a, ",");
+		size_t i;
+
+		for (i = 0; i < N_ANALYSES; i++)
+			if (strlen(analysis_names[i]) == n && !strncmp(a, analysis_names[i], n))
+				break;
+		if (i == N_ANALYSES) {
+			http_error(r, 400, "parameter analysis: want a comma-separated list of ilp, "
+				   "itypes, ppm, reg, stride, memfootprint, memstackdist");
+			return -1;
+		}
+		*mask |= 1u << i;
+		a += n;
+		if (*a == ',')
+			a++;
+	}
+	return 0;
+}
+
+static sqlite3_stmt *
+run_a(sqlite3_stmt **s, int which, int64_t interval_id, int64_t session)
+{
+	sqlite3_stmt *st = s[which];
+
+	sqlite3_reset(st);
+	sqlite3_bind_int64(st, 1, interval_id);
+	if (sqlite3_bind_parameter_count(st) >= 2)
+		sqlite3_bind_int64(st, 2, session);
+	return st;
+}
+
+static void
+interval_analyses(struct http_req *r, sqlite3_stmt **s, unsigned mask, int64_t iid,
+		  int64_t session, int64_t ins)
+{
+	struct jbuf *b = &r->body;
+	sqlite3_stmt *st;
+	bool any;
+
+	if (mask & 1u << 0) {
+		st = run_a(s, A_ILP, iid, session);
+		any = false;
+		while (sqlite3_step(st) == SQLITE_ROW) {
+			int64_t cycles = sqlite3_column_int64(st, 2);
+
+			if (!any) {
+				jb_key(b, "ilp");
+				jb_arr(b);
+				any = true;
+			}
+			jb_obj(b);
+			jb_key(b, "analysis");
+			jb_column(b, st, 0);
+			jb_key(b, "window");
+			jb_column(b, st, 1);
+			jb_key(b, "cycles");
+			jb_i64(b, cycles);
+			jb_key(b, "ilp");
+			jb_double(b, ratio((double)ins, (double)cycles));
+			jb_obj_end(b);
+		}
+		if (any)
+			jb_arr_end(b);
+	}
+	if (mask & 1u << 1) {
+		st = run_a(s, A_ITYPES, iid, session);
+		any = false;
+		while (sqlite3_step(st) == SQLITE_ROW) {
+			int64_t count = sqlite3_column_int64(st, 2);
+
+			if (!any) {
+				jb_key(b, "itypes");
+				jb_arr(b);
+				any = true;
+			}
+			jb_obj(b);
+			jb_key(b, "group");
+			jb_column(b, st, 0);
+			jb_key(b, "name");
+			jb_column(b, st, 1);
+			jb_key(b, "count");
+			jb_i64(b, count);
+			jb_key(b, "fraction");
+			jb_double(b, ratio((double)count, (double)ins));
+			jb_obj_end(b);
+		}
+		if (any)
+			jb_arr_end(b);
+	}
+	if (mask & 1u << 2) {
+		st = run_a(s, A_PPMB, iid, session);
+		if (sqlite3_step(st) == SQLITE_ROW) {
+			int64_t br = sqlite3_column_int64(st, 0);
+			sqlite3_stmt *p;
+
+			jb_key(b, "ppm");
+			jb_obj(b);
+			jb_key(b, "branches");
+			jb_i64(b, br);
+			jb_key(b, "transitions");
+			jb_column(b, st, 1);
+			jb_key(b, "taken");
+			jb_column(b, st, 2);
+			jb_key(b, "transition_rate");
+			jb_double(b, ratio(sqlite3_column_double(st, 1), (double)br));
+			jb_key(b, "taken_rate");
+			jb_double(b, ratio(sqlite3_column_double(st, 2), (double)br));
+			jb_key(b, "predictors");
+			jb_arr(b);
+			p = run_a(s, A_PPM, iid, session);
+			while (sqlite3_step(p) == SQLITE_ROW) {
+				double m = sqlite3_column_double(p, 2);
+
+				jb_obj(b);
+				jb_key(b, "organization");
+				jb_column(b, p, 0);
+				jb_key(b, "history");
+				jb_column(b, p, 1);
+				jb_key(b, "misses");
+				jb_column(b, p, 2);
+				jb_key(b, "rate");
+				jb_double(b, ratio(m, (double)br));
+				jb_key(b, "mpki");
+				jb_double(b, ratio(1000.0 * m, (double)ins));
+				jb_obj_end(b);
+			}
+			jb_arr_end(b);
+			jb_obj_end(b);
+		}
+	}
+	if (mask & 1u << 3) {
+		st = run_a(s, A_REG, iid, session);
+		if (sqlite3_step(st) == SQLITE_ROW) {
+			static const char *const d[] = { "1", "2", "4", "8", "16", "32", "64" };
+			double reads = sqlite3_column_double(st, 3);
+
+			jb_key(b, "reg");
+			jb_obj(b);
+			jb_key(b, "operands");
+			jb_column(b, st, 0);
+			jb_key(b, "values");
+			jb_column(b, st, 1);
+			jb_key(b, "uses");
+			jb_column(b, st, 2);
+			jb_key(b, "reads");
+			jb_column(b, st, 3);
+			jb_key(b, "age_le");
+			jb_obj(b);
+			for (int i = 0; i < 7; i++) {
+				jb_key(b, d[i]);
+				jb_column(b, st, 4 + i);
+			}
+			jb_obj_end(b);
+			jb_key(b, "avg_operands");
+			jb_double(b, ratio(sqlite3_column_double(st, 0), (double)ins));
+			jb_key(b, "avg_degree_of_use");
+			jb_double(b, ratio(sqlite3_column_double(st, 2), sqlite3_column_double(st, 1)));
+			jb_key(b, "dependency_distance_cdf");
+			jb_obj(b);
+			for (int i = 0; i < 7; i++) {
+				jb_key(b, d[i]);
+				jb_double(b, ratio(sqlite3_column_double(st, 4 + i), reads));
+			}
+			jb_obj_end(b);
+			jb_obj_end(b);
+		}
+	}
+	if (mask & 1u << 4) {
+		st = run_a(s, A_STRIDE_T, iid, session);
+		if (sqlite3_step(st) == SQLITE_ROW) {
+			double rd = sqlite3_column_double(st, 0), wr = sqlite3_column_double(st, 1);
+			char kind[32] = "";
+			sqlite3_stmt *k;
+
+			jb_key(b, "stride");
+			jb_obj(b);
+			jb_key(b, "reads");
+			jb_column(b, st, 0);
+			jb_key(b, "writes");
+			jb_column(b, st, 1);
+			jb_key(b, "kinds");
+			jb_obj(b);
+			k = run_a(s, A_STRIDE, iid, session);
+			any = false;
+			while (sqlite3_step(k) == SQLITE_ROW) {
+				const char *kn = (const char *)sqlite3_column_text(k, 0);
+				size_t kl = kn ? strlen(kn) : 0;
+				double c = sqlite3_column_double(k, 2);
+
+				if (!kn)
+					continue;
+				if (!any || strcmp(kind, kn)) {
+					if (any)
+						jb_arr_end(b);
+					jb_key(b, kn);
+					jb_arr(b);
+					any = true;
+				}
+				snprintf(kind, sizeof(kind), "%s", kn);
+				jb_obj(b);
+				jb_key(b, "le");
+				jb_column(b, k, 1);
+				jb_key(b, "count");
+				jb_column(b, k, 2);
+				jb_key(b, "probability");
+				jb_double(b, ratio(c, kl > 4 && !strcmp(kn + kl - 4, "read") ? rd : wr));
+				jb_obj_end(b);
+			}
+			if (any)
+				jb_arr_end(b);
+			jb_obj_end(b);
+			jb_obj_end(b);
+		}
+	}
+	if (mask & 1u << 5) {
+		st = run_a(s, A_FOOT, iid, session);
+		if (sqlite3_step(st) == SQLITE_ROW) {
+			static const char *const raw[] = {
+				"data_blocks", "data_pages", "insn_blocks", "insn_pages",
+				"block_size", "page_size",
+			};
+			static const char *const bytes[] = {
+				"data_block_bytes", "data_page_bytes", "insn_block_bytes",
+				"insn_page_bytes",
+			};
+			int bs = sqlite3_column_int(st, 4), ps = sqlite3_column_int(st, 5);
+
+			jb_key(b, "memfootprint");
+			jb_obj(b);
+			for (int i = 0; i < 6; i++) {
+				jb_key(b, raw[i]);
+				jb_column(b, st, i);
+			}
+			for (int i = 0; i < 4; i++) {
+				int sh = i % 2 ? ps : bs;
+
+				jb_key(b, bytes[i]);
+				if (sh >= 0 && sh < 63)
+					jb_u64(b, (uint64_t)sqlite3_column_int64(st, i) << sh);
+				else
+					jb_null(b);
+			}
+			jb_obj_end(b);
+		}
+	}
+	if (mask & 1u << 6) {
+		st = run_a(s, A_MSD, iid, session);
+		if (sqlite3_step(st) == SQLITE_ROW) {
+			double refs = sqlite3_column_double(st, 0), cum = 0;
+			sqlite3_stmt *k;
+
+			jb_key(b, "memstackdist");
+			jb_obj(b);
+			jb_key(b, "refs");
+			jb_column(b, st, 0);
+			jb_key(b, "cold");
+			jb_column(b, st, 1);
+			jb_key(b, "cold_fraction");
+			jb_double(b, ratio(sqlite3_column_double(st, 1), refs));
+			jb_key(b, "buckets");
+			jb_arr(b);
+			k = run_a(s, A_MSD_B, iid, session);
+			while (sqlite3_step(k) == SQLITE_ROW) {
+				double c = sqlite3_column_double(k, 3);
+
+				cum += c;
+				jb_obj(b);
+				jb_key(b, "bucket");
+				jb_column(b, k, 0);
+				jb_key(b, "lo");
+				jb_column(b, k, 1);
+				jb_key(b, "hi");
+				jb_column(b, k, 2);
+				jb_key(b, "count");
+				jb_column(b, k, 3);
+				jb_key(b, "fraction");
+				jb_double(b, ratio(c, refs));
+				jb_key(b, "cdf");
+				jb_double(b, ratio(cum, refs));
+				jb_obj_end(b);
+			}
+			jb_arr_end(b);
+			jb_obj_end(b);
+		}
+	}
+}
+
+/* Common filters: tid, from, to (interval indexes, inclusive). */
+struct range {
+	int64_t tid;
+	bool has_tid;
+	uint64_t from, to;
+};
+
+static int
+parse_range(struct http_req *r, struct range *g)
+{
+	if (http_arg_i64(r, "tid", &g->tid, &g->has_tid) < 0 ||
+	    http_arg_u64(r, "from", 0, IDX_MAX, &g->from) < 0 ||
+	    http_arg_u64(r, "to", IDX_MAX, IDX_MAX, &g->to) < 0)
+		return -1;
+	if (g->from > g->to) {
+		http_error(r, 400, "parameters from/to: from is after to");
+		return -1;
+	}
+	return 0;
+}
+
+/* Written out rather than "(?2 IS NULL OR tid = ?2)", which keeps SQLite
+ * from using the (session_id, tid, idx) index. */
+#define TID_COND(g) ((g)->has_tid ? "tid = ?2" : "?2 IS NULL")
+
+static void
+bind_range(sqlite3_stmt *st, int64_t session, const struct range *g)
+{
+	sqlite3_bind_int64(st, 1, session);
+	if (g->has_tid)
+		sqlite3_bind_int64(st, 2, g->tid);
+	else
+		sqlite3_bind_null(st, 2);
+	sqlite3_bind_int64(st, 3, (int64_t)g->from);
+	sqlite3_bind_int64(st, 4, (int64_t)g->to);
+}
+
+static int
+intervals_list(struct http_req *r, int64_t id)
+{
+	static const char *const cols[] = {
+		"tid", "index", "full", "final", "ins", "ins_aligned", "total_ins",
+		"total_ins_aligned", "started_at", "ended_at",
+	};
+	sqlite3_stmt *s[A_N] = { NULL }, *st;
+	struct range g;
+	char *sql;
+	uint64_t limit, offset;
+	unsigned mask;
+	int64_t n = 0;
+	int rc;
+
+	if (parse_range(r, &g) < 0 || parse_analyses(r, &mask) < 0 ||
+	    http_arg_u64(r, "limit", 100, LIST_LIMIT_MAX, &limit) < 0 ||
+	    http_arg_u64(r, "offset", 0, IDX_MAX, &offset) < 0)
+		return 0;
+	for (int i = 0; i < A_N; i++)
+		if (!(s[i] = http_prepare(r, analysis_sql[i])))
+			goto out;
+	sql = xasprintf("SELECT id, tid, idx, full, final, ins, ins_aligned, total_ins, "
+			"total_ins_aligned, started_at, ended_at FROM interval "
+			"WHERE session_id = ?1 AND %s AND idx BETWEEN ?3 AND ?4 "
+			"ORDER BY tid, idx LIMIT ?5 OFFSET ?6", TID_COND(&g));
+	st = http_prepare(r, sql);
+	free(sql);
+	if (!st)
+		goto out;
+	bind_range(st, id, &g);
+	sqlite3_bind_int64(st, 5, (int64_t)limit + 1);	/* one more: is there a next page? */
+	sqlite3_bind_int64(st, 6, (int64_t)offset);
+	jb_obj(&r->body);
+	jb_key(&r->body, "session");
+	jb_i64(&r->body, id);
+	jb_key(&r->body, "offset");
+	jb_u64(&r->body, offset);
+	jb_key(&r->body, "limit");
+	jb_u64(&r->body, limit);
+	jb_key(&r->body, "intervals");
+	jb_arr(&r->body);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW && n < (int64_t)limit) {
+		int64_t iid = sqlite3_column_int64(st, 0);
+
+		jb_obj(&r->body);
+		for (int i = 0; i < 10; i++) {
+			jb_key(&r->body, cols[i]);
+			if (i == 2 || i == 3)
+				jb_bool(&r->body, sqlite3_column_int(st, 1 + i));
+			else
+				jb_column(&r->body, st, 1 + i);
+		}
+		interval_analyses(r, s, mask, iid, id, sqlite3_column_int64(st, 5));
+		jb_obj_end(&r->body);
+		n++;
+	}
+	jb_arr_end(&r->body);
+	jb_key(&r->body, "next_offset");
+	if (rc == SQLITE_ROW)
+		jb_i64(&r->body, (int64_t)offset + n);
+	else
+		jb_null(&r->body);
+	jb_obj_end(&r->body);
+	sqlite3_finalize(st);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		db_fail(r);
+out:
+	for (int i = 0; i < A_N; i++)
+		sqlite3_finalize(s[i]);
+	return 0;
+}
+
+/* ---- metric names, series, views ---- */
+
+/*
+ * Every metric of one interval (?1 = interval id) as (metric, value), with
+ * the names and conversions of schema.sql's `metric` view.  The view is
+ * the reference; this spells it out per interval id because SQLite cannot
+ * push a filter into the view's window-function and UNION arms and would
+ * build it whole (seconds on 100,000 intervals).  tests/http_api.sh
+ * compares the two.
+ */
+const char http_metric_pairs_sql[] =
+	"SELECT metric, value FROM ("
+	"SELECT l.analysis || '_' || l.window AS metric,"
+	" CAST(i.ins AS REAL) / NULLIF(l.cycles, 0) AS value"
+	" FROM ilp l JOIN interval i ON i.id = l.interval_id WHERE l.interval_id = ?1"
+	" UNION ALL SELECT 'mix_' || COALESCE(g.name, t.grp), CAST(t.count AS REAL) / NULLIF(i.ins, 0)"
+	" FROM itypes t JOIN interval i ON i.id = t.interval_id"
+	" LEFT JOIN itypes_group g ON g.session_id = i.session_id AND g.grp = t.grp"
+	" WHERE t.interval_id = ?1"
+	" UNION ALL SELECT 'mispredict_' || p.organization || '_' || p.history,"
+	" CAST(m.misses AS REAL) / NULLIF(b.branches, 0)"
+	" FROM ppm m JOIN ppm_predictor p ON p.id = m.predictor_id"
+	" JOIN ppm_branches b ON b.interval_id = m.interval_id WHERE m.interval_id = ?1"
+	" UNION ALL SELECT 'mpki_' || p.organization || '_' || p.history,"
+	" 1000.0 * m.misses / NULLIF(i.ins, 0)"
+	" FROM ppm m JOIN ppm_predictor p ON p.id = m.predictor_id"
+	" JOIN interval i ON i.id = m.interval_id WHERE m.interval_id = ?1"
+	" UNION ALL SELECT 'taken_rate', CAST(taken AS REAL) / NULLIF(branches, 0)"
+	" FROM ppm_branches WHERE interval_id = ?1"
+	" UNION ALL SELECT 'transition_rate', CAST(transitions AS REAL) / NULLIF(branches, 0)"
+	" FROM ppm_branches WHERE interval_id = ?1"
+	" UNION ALL SELECT 'avg_register_operands', CAST(r.operands AS REAL) / NULLIF(i.ins, 0)"
+	" FROM reg r JOIN interval i ON i.id = r.interval_id WHERE r.interval_id = ?1"
+	" UNION ALL SELECT 'avg_degree_of_use', CAST(uses AS REAL) / NULLIF(values_, 0)"
+	" FROM reg WHERE interval_id = ?1"
+	" UNION ALL SELECT 'dependency_distance_le_' || d.column1, CAST(CASE d.column1"
+	" WHEN 1 THEN c1 WHEN 2 THEN c2 WHEN 4 THEN c4 WHEN 8 THEN c8 WHEN 16 THEN c16"
+	" WHEN 32 THEN c32 ELSE c64 END AS REAL) / NULLIF(reads, 0)"
+	" FROM reg, (VALUES (1), (2), (4), (8), (16), (32), (64)) d WHERE interval_id = ?1"
+	" UNION ALL SELECT 'stride_' || s.kind || '_le_' || s.le, CAST(s.count AS REAL) /"
+	" NULLIF(CASE WHEN s.kind LIKE '%read' THEN t.reads ELSE t.writes END, 0)"
+	" FROM stride s JOIN stride_total t ON t.interval_id = s.interval_id"
+	" WHERE s.interval_id = ?1"
+	" UNION ALL SELECT 'data_footprint_bytes', data_blocks << block_size"
+	" FROM memfootprint WHERE interval_id = ?1"
+	" UNION ALL SELECT 'data_footprint_page_bytes', data_pages << page_size"
+	" FROM memfootprint WHERE interval_id = ?1"
+	" UNION ALL SELECT 'insn_footprint_bytes', insn_blocks << block_size"
+	" FROM memfootprint WHERE interval_id = ?1"
+	" UNION ALL SELECT 'insn_footprint_page_bytes', insn_pages << page_size"
+	" FROM memfootprint WHERE interval_id = ?1"
+	" UNION ALL SELECT 'reuse_bucket_' || b.bucket, CAST(b.count AS REAL) / NULLIF(m.refs, 0)"
+	" FROM memstackdist_bucket b JOIN memstackdist m ON m.interval_id = b.interval_id"
+	" WHERE b.interval_id = ?1"
+	" UNION ALL SELECT 'reuse_cdf_' || b.bucket, CAST((SELECT SUM(b2.count) FROM"
+	" memstackdist_bucket b2 WHERE b2.interval_id = ?1 AND b2.bucket <= b.bucket) AS REAL)"
+	" / NULLIF(m.refs, 0)"
+	" FROM memstackdist_bucket b JOIN memstackdist m ON m.interval_id = b.interval_id"
+	" WHERE b.interval_id = ?1"
+	" UNION ALL SELECT 'reuse_cold', CAST(cold AS REAL) / NULLIF(refs, 0)"
+	" FROM memstackdist WHERE interval_id = ?1"
+	") WHERE ?2 IS NULL OR metric = ?2";
+
+
+static int
+metric_names(struct http_req *r, int64_t id)
+{
+	sqlite3_stmt *first = http_prepare(r, "SELECT id FROM interval WHERE session_id = ? "
+					   "ORDER BY id LIMIT 1"), *st;
+	char *sql;
+
+	if (!first)
+		return 0;
+	sqlite3_bind_int64(first, 1, id);
+	sql = xasprintf("%s ORDER BY metric", http_metric_pairs_sql);
+	st = http_prepare(r, sql);
+	free(sql);
+	if (!st) {
+		sqlite3_finalize(first);
+		return 0;
+	}
+	jb_obj(&r->body);
+	jb_key(&r->body, "session");
+	jb_i64(&r->body, id);
+	jb_key(&r->body, "metrics");
+	jb_arr(&r->body);
+	/* The names of the session's first interval (every interval of a
+	 * session has the same analyses). */
+	if (sqlite3_step(first) == SQLITE_ROW) {
+		sqlite3_bind_int64(st, 1, sqlite3_column_int64(first, 0));
+		while (sqlite3_step(st) == SQLITE_ROW)
+			jb_column(&r->body, st, 0);
+	}
+	jb_arr_end(&r->body);
+	jb_obj_end(&r->body);
+	sqlite3_finalize(st);
+	sqlite3_finalize(first);
+	return 0;
+}
+
+static int
+series(struct http_req *r, int64_t id)
+{
+	const char *metric = http_arg(r, "metric");
+	sqlite3_stmt *st, *pst;
+	struct range g;
+	struct jbuf vals;
+	char *sql;
+	int64_t cur_tid = 0;
+	bool any = false;
+	uint64_t limit;
+	int64_t n = 0;
+	int rc;
+
+	if (!metric || !*metric)
+		return http_error(r, 400, "parameter metric required (see .../metrics for names)");
+	if (parse_range(r, &g) < 0 ||
+	    http_arg_u64(r, "limit", ROWS_LIMIT_MAX, ROWS_LIMIT_MAX, &limit) < 0)
+		return 0;
+	sql = xasprintf("SELECT id, tid, idx FROM interval WHERE session_id = ?1 AND %s "
+			"AND idx BETWEEN ?3 AND ?4 ORDER BY tid, idx LIMIT ?6", TID_COND(&g));
+	st = http_prepare(r, sql);
+	free(sql);
+	if (!st)
+		return 0;
+	pst = http_prepare(r, http_metric_pairs_sql);
+	if (!pst) {
+		sqlite3_finalize(st);
+		return 0;
+	}
+	bind_range(st, id, &g);
+	sqlite3_bind_int64(st, 6, (int64_t)limit);
+	sqlite3_bind_text(pst, 2, metric, -1, SQLITE_TRANSIENT);
+	/* Column-oriented, one object per thread: {"tid", "interval": [...],
+	 * "value": [...]}, what chart libraries take directly. */
+	jb_init(&vals);
+	jb_obj(&r->body);
+	jb_key(&r->body, "session");
+	jb_i64(&r->body, id);
+	jb_key(&r->body, "metric");
+	jb_str(&r->body, metric);
+	jb_key(&r->body, "threads");
+	jb_arr(&r->body);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		int64_t tid = sqlite3_column_int64(st, 1);
+
+		sqlite3_reset(pst);
+		sqlite3_bind_int64(pst, 1, sqlite3_column_int64(st, 0));
+		if (sqlite3_step(pst) != SQLITE_ROW)
+			continue;
+		if (!any || tid != cur_tid) {
+			if (any) {
+				jb_arr_end(&r->body);
+				jb_arr_end(&vals);
+				jb_key(&r->body, "value");
+				jb_rawval(&r->body, vals.p, vals.len);
+				jb_obj_end(&r->body);
+			}
+			jb_free(&vals);
+			jb_arr(&vals);
+			jb_obj(&r->body);
+			jb_key(&r->body, "tid");
+			jb_i64(&r->body, tid);
+			jb_key(&r->body, "interval");
+			jb_arr(&r->body);
+			cur_tid = tid;
+			any = true;
+		}
+		jb_column(&r->body, st, 2);
+		jb_column(&vals, pst, 1);
+		n++;
+	}
+	if (any) {
+		jb_arr_end(&r->body);
+		jb_arr_end(&vals);
+		jb_key(&r->body, "value");
+		jb_rawval(&r->body, vals.p, vals.len);
+		jb_obj_end(&r->body);
+	}
+	jb_free(&vals);
+	jb_arr_end(&r->body);
+	jb_key(&r->body, "points");
+	jb_i64(&r->body, n);
+	jb_obj_end(&r->body);
+	sqlite3_finalize(st);
+	sqlite3_finalize(pst);
+	if (rc != SQLITE_DONE)
+		return db_fail(r);
+	if (n == 0)
+		return http_error(r, 404, "no values of metric '%s' in session %lld%s", metric,
+				  (long long)id, g.has_tid ? " for that thread" : "");
+	return 0;
+}
+
+/* The conversion views a client may read whole, with a stable order. */
+/* The reuse_distance view with the interval filter applied before its
+ * window function (SQLite would otherwise compute the view whole). */
+#define REUSE_DISTANCE_FILTERED \
+	"(SELECT i.session_id, i.tid, i.idx AS interval, b.bucket, rb.lo, rb.hi, b.count, " \
+	"m.refs, CAST(b.count AS REAL) / NULLIF(m.refs, 0) AS fraction, " \
+	"CAST(SUM(b.count) OVER (PARTITION BY b.interval_id ORDER BY b.bucket) AS REAL) " \
+	"/ NULLIF(m.refs, 0) AS cdf FROM interval i " \
+	"JOIN memstackdist_bucket b ON b.interval_id = i.id " \
+	"JOIN memstackdist m ON m.interval_id = i.id " \
+	"JOIN reuse_bucket rb ON rb.bucket = b.bucket " \
+	"WHERE i.session_id = ?1 AND ", " AND i.idx BETWEEN ?3 AND ?4)"
+
+static const struct {
+	const char *name, *order;
+	/* NULL: the view itself; else a subquery in two halves around the
+	 * tid condition. */
+	const char *from_head, *from_tail;
+} views[] = {
+	{ "ilp_per_window", "analysis, window" },
+	{ "instruction_mix", "grp" },
+	{ "misprediction_rate", "history, organization" },
+	{ "branch_behaviour", "interval" },
+	{ "register_traffic", "interval" },
+	{ "dependency_distance_cdf", "distance" },
+	{ "stride_cdf", "kind, le" },
+	{ "footprint_bytes", "interval" },
+	{ "reuse_distance", "bucket", REUSE_DISTANCE_FILTERED },
+	{ "cold_references", "interval" },
+	{ "metric", "metric" },
+};
+
+static void
+csv_field(struct jbuf *b, sqlite3_stmt *st, int i)
+{
+	const char *t;
+
+	switch (sqlite3_column_type(st, i)) {
+	case SQLITE_NULL:
+		return;
+	case SQLITE_INTEGER:
+		jb_printf(b, "%lld", (long long)sqlite3_column_int64(st, i));
+		return;
+	case SQLITE_FLOAT: {
+		char tmp[40];
+
+		fmt_double(tmp, sizeof(tmp), sqlite3_column_double(st, i));
+		jb_puts(b, tmp);
+		return;
+	}
+	default:
+		t = (const char *)sqlite3_column_text(st, i);
+		if (!t)
+			return;
+		if (!strpbrk(t, ",\"\r\n") && t[0] != '=' && t[0] != '+' && t[0] != '-' &&
+		    t[0] != '@') {
+			jb_puts(b, t);
+			return;
+		}
+		/* Quoted, and never a formula for a spreadsheet. */
+		jb_raw(b, "\"", 1);
+		if (t[0] == '=' || t[0] == '+' || t[0] == '-' || t[0] == '@')
+			jb_raw(b, "'", 1);
+		for (; *t; t++) {
+			if (*t == '"')
+				jb_raw(b, "\"", 1);
+			jb_raw(b, t, 1);
+		}
+		jb_raw(b, "\"", 1);
+	}
+}
+
+static int
+view_rows(struct http_req *r, int64_t id, const char *name)
+{
+	const char *format = http_arg(r, "format");
+	bool csv = format && !strcmp(format, "csv");
+	uint64_t limit, offset;
+	struct range g;
+	sqlite3_stmt *st;
+	size_t v;
+	char *sql;
+	int64_t n = 0;
+	int rc, ncol;
+
+	for (v = 0; v < sizeof(views) / sizeof(views[0]); v++)
+		if (!strcmp(name, views[v].name))
+			break;
+	if (v == sizeof(views) / sizeof(views[0]))
+		return http_error(r, 404, "no view '%s' (see /api for the list)", name);
+	if (format && !csv && strcmp(format, "json"))
+		return http_error(r, 400, "parameter format: want json or csv");
+	if (parse_range(r, &g) < 0 ||
+	    http_arg_u64(r, "limit", 100000, ROWS_LIMIT_MAX, &limit) < 0 ||
+	    http_arg_u64(r, "offset", 0, IDX_MAX, &offset) < 0)
+		return 0;
+	if (views[v].from_head) {
+		sql = xasprintf("SELECT * FROM %s%s%s ORDER BY tid, interval, %s LIMIT ?5 OFFSET ?6",
+				views[v].from_head, g.has_tid ? "i.tid = ?2" : "?2 IS NULL",
+				views[v].from_tail, views[v].order);
+	} else {
+		sql = xasprintf("SELECT * FROM %s WHERE session_id = ?1 AND %s "
+				"AND interval BETWEEN ?3 AND ?4 ORDER BY tid, interval, %s "
+				"LIMIT ?5 OFFSET ?6", views[v].name, TID_COND(&g), views[v].order);
+	}
+	st = http_prepare(r, sql);
+	free(sql);
+	if (!st)
+		return 0;
+	bind_range(st, id, &g);
+	sqlite3_bind_int64(st, 5, (int64_t)limit + 1);
+	sqlite3_bind_int64(st, 6, (int64_t)offset);
+	ncol = sqlite3_column_count(st);
+	if (csv) {
+		char *disp = xasprintf("attachment; filename=\"micad-session-%lld-%s.csv\"",
+				       (long long)id, views[v].name);
+
+		r->content_type = "text/csv; charset=utf-8";
+		http_add_header(r, "Content-Disposition", disp);
+		free(disp);
+		for (int i = 0; i < ncol; i++) {
+			if (i)
+				jb_raw(&r->body, ",", 1);
+			jb_puts(&r->body, sqlite3_column_name(st, i));
+		}
+		jb_raw(&r->body, "\n", 1);
+		while ((rc = sqlite3_step(st)) == SQLITE_ROW && n < (int64_t)limit) {
+			for (int i = 0; i < ncol; i++) {
+				if (i)
+					jb_raw(&r->body, ",", 1);
+				csv_field(&r->body, st, i);
+			}
+			jb_raw(&r->body, "\n", 1);
+			n++;
+		}
+	} else {
+		jb_obj(&r->body);
+		jb_key(&r->body, "session");
+		jb_i64(&r->body, id);
+		jb_key(&r->body, "view");
+		jb_str(&r->body, views[v].name);
+		jb_key(&r->body, "columns");
+		jb_arr(&r->body);
+		for (int i = 0; i < ncol; i++)
+			jb_str(&r->body, sqlite3_column_name(st, i));
+		jb_arr_end(&r->body);
+		jb_key(&r->body, "rows");
+		jb_arr(&r->body);
+		while ((rc = sqlite3_step(st)) == SQLITE_ROW && n < (int64_t)limit) {
+			jb_arr(&r->body);
+			for (int i = 0; i < ncol; i++)
+				jb_column(&r->body, st, i);
+			jb_arr_end(&r->body);
+			n++;
+		}
+		jb_arr_end(&r->body);
+		jb_key(&r->body, "offset");
+		jb_u64(&r->body, offset);
+		jb_key(&r->body, "next_offset");
+		if (rc == SQLITE_ROW)
+			jb_i64(&r->body, (int64_t)offset + n);
+		else
+			jb_null(&r->body);
+		jb_obj_end(&r->body);
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		return db_fail(r);
+	return 0;
+}
+
+/* ---- routing ---- */
+
+static int
+api_index(struct http_req *r)
+{
+	static const char *const endpoints[] = {
+		"/api/sessions", "/api/sessions/{id}", "/api/sessions/{id}/threads",
+		"/api/sessions/{id}/intervals", "/api/sessions/{id}/metrics",
+		"/api/sessions/{id}/series?metric=NAME", "/api/sessions/{id}/views/{view}",
+		"/api/sessions/{id}/mgsim", "/api/sessions/{id}/mgsim/counters",
+		"/api/sessions/{id}/mgsim/counters/{n}", "/api/sessions/{id}/mgsim/mmio?addr=A&size=S",
+		"/api/sessions/{id}/mgsim/intervals", "/api/sessions/{id}/sched", "/metrics",
+	};
+
+	jb_obj(&r->body);
+	jb_key(&r->body, "api");
+	jb_str(&r->body, "micad");
+	jb_key(&r->body, "version");
+	jb_i64(&r->body, 1);
+	jb_key(&r->body, "uid");
+	jb_u64(&r->body, r->uid);
+	jb_key(&r->body, "endpoints");
+	jb_arr(&r->body);
+	for (size_t i = 0; i < sizeof(endpoints) / sizeof(endpoints[0]); i++)
+		jb_str(&r->body, endpoints[i]);
+	jb_arr_end(&r->body);
+	jb_key(&r->body, "views");
+	jb_arr(&r->body);
+	for (size_t i = 0; i < sizeof(views) / sizeof(views[0]); i++)
+		jb_str(&r->body, views[i].name);
+	jb_arr_end(&r->body);
+	jb_obj_end(&r->body);
+	return 0;
+}
+
+int
+http_api(struct http_req *r)
+{
+	unsigned long long id;
+	const char *sub;
+	int v;
+
+	if (r->nseg == 1)
+		return api_index(r);
+	if (strcmp(r->segs[1], "sessions"))
+		return http_error(r, 404, "no API endpoint /%s (see /api)", r->segs[1]);
+	if (r->nseg == 2)
+		return sessions_list(r);
+	if (parse_u64(r->segs[2], &id) < 0 || id > (unsigned long long)INT64_MAX)
+		return http_error(r, 404, "no session '%s': session ids are integers", r->segs[2]);
+	v = http_session_visible(r, (int64_t)id, NULL);
+	if (v <= 0)
+		return 0;
+	if (r->nseg == 3)
+		return session_detail(r, (int64_t)id);
+	sub = r->segs[3];
+	if (!strcmp(sub, "mgsim"))
+		return http_api_mgsim(r, (int64_t)id, 4);
+	if (r->nseg == 5 && !strcmp(sub, "views"))
+		return view_rows(r, (int64_t)id, r->segs[4]);
+	if (r->nseg != 4)
+		return http_error(r, 404, "no such API endpoint");
+	if (!strcmp(sub, "threads"))
+		return threads_list(r, (int64_t)id);
+	if (!strcmp(sub, "intervals"))
+		return intervals_list(r, (int64_t)id);
+	if (!strcmp(sub, "metrics"))
+		return metric_names(r, (int64_t)id);
+	if (!strcmp(sub, "series"))
+		return series(r, (int64_t)id);
+	if (!strcmp(sub, "sched"))
+		return http_api_sched(r, (int64_t)id);
+	return http_error(r, 404, "no API endpoint '%s' for a session", sub);
+}

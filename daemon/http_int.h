@@ -1,0 +1,164 @@
+/*
+ * Internals shared by the HTTP server's files: the server and request
+ * structures, the JSON/text output buffer, the read-only database pool
+ * and the handlers of each area (API, MGSim view, /metrics, static
+ * files).  Not for use outside daemon/http*.c and their tests.
+ */
+#ifndef MICAD_HTTP_INT_H
+#define MICAD_HTTP_INT_H
+
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include <microhttpd.h>
+#include <sqlite3.h>
+
+#include "http.h"
+#include "mgsim.h"
+#include "util.h"
+
+#define HTTP_TOKEN_HEX 64		/* 32 random bytes */
+#define HTTP_MAX_SEGS 12
+#define HTTP_DB_POOL 4
+
+/* ---- output buffer with JSON helpers (http_json.c) ---- */
+
+struct jbuf {
+	char *p;
+	size_t len, cap;
+	int depth;
+	bool after_key;
+	bool first[32];		/* per nesting level: nothing written yet */
+};
+
+void jb_init(struct jbuf *b);
+void jb_free(struct jbuf *b);
+/* Take the buffer (malloc'd, NUL-terminated); b is reset. */
+char *jb_take(struct jbuf *b, size_t *len);
+void jb_raw(struct jbuf *b, const char *s, size_t n);
+void jb_puts(struct jbuf *b, const char *s);
+/* A ready-made JSON value (e.g. a document built in another buffer). */
+void jb_rawval(struct jbuf *b, const char *s, size_t n);
+void jb_printf(struct jbuf *b, const char *fmt, ...) ATTR_PRINTF(2, 3);
+
+/* JSON structure: commas are inserted automatically. */
+void jb_obj(struct jbuf *b);
+void jb_obj_end(struct jbuf *b);
+void jb_arr(struct jbuf *b);
+void jb_arr_end(struct jbuf *b);
+void jb_key(struct jbuf *b, const char *key);
+void jb_str(struct jbuf *b, const char *s);	/* NULL: null */
+void jb_strn(struct jbuf *b, const char *s, size_t n);
+void jb_i64(struct jbuf *b, int64_t v);
+void jb_u64(struct jbuf *b, uint64_t v);
+void jb_double(struct jbuf *b, double v);	/* NaN, inf: null */
+void jb_bool(struct jbuf *b, bool v);
+void jb_null(struct jbuf *b);
+/* The value of column i of a row: integer, real, text or null. */
+void jb_column(struct jbuf *b, sqlite3_stmt *s, int i);
+
+/* Shortest "%g" form that reads back as the same double (C locale). */
+void fmt_double(char *out, size_t size, double v);
+
+/* ---- the server ---- */
+
+struct http_token {
+	uid_t uid;
+	char hex[HTTP_TOKEN_HEX + 1];
+};
+
+struct http_server {
+	struct MHD_Daemon *d[2];	/* IPv4 and IPv6 loopback by default */
+	unsigned port;
+	char *host_for_url;		/* "127.0.0.1" or "[::1]" or the address */
+	char **allowed_hosts;		/* lower case, without port */
+	size_t n_allowed_hosts;
+	char *db_path;
+	char *web_root;			/* realpath, or NULL */
+	bool (*live)(void *arg, int64_t session, struct http_live *out);
+	void *live_arg;
+
+	pthread_mutex_t lock;		/* tokens, monitoring counts, pool */
+	struct http_token *tokens;
+	size_t n_tokens;
+
+	/* MGSim monitoring variables (§5.1), per session, since start. */
+	struct http_sample_ops {
+		int64_t session;
+		struct mgsim_monitor mon;
+	} *sample_ops;
+	size_t n_sample_ops;
+
+	sqlite3 *pool[HTTP_DB_POOL];
+	size_t n_pool;
+};
+
+/* One request: created by the URI callback, freed when it completes. */
+struct http_req {
+	struct http_server *srv;
+	struct MHD_Connection *conn;
+	char *raw_uri;
+	const char *method;
+	bool head;
+	bool answered;			/* a response is queued */
+	bool authed;
+	uid_t uid;
+	char *path;			/* decoded path, '/'-separated, no query */
+	char *segs[HTTP_MAX_SEGS];	/* decoded segments (point into segbuf) */
+	int nseg;
+	char *segbuf;
+
+	unsigned status;
+	struct jbuf body;
+	const char *content_type;
+	char *extra_header[4][2];	/* copies, freed with the request */
+	int n_extra;
+	sqlite3 *db;
+};
+
+/* Query argument (decoded) or NULL. */
+const char *http_arg(struct http_req *r, const char *name);
+/* Unsigned argument: absent -> def; bad or > max: 400 and -1. */
+int http_arg_u64(struct http_req *r, const char *name, uint64_t def, uint64_t max,
+		 uint64_t *out);
+/* Signed integer argument (ids, tids). Absent: *present = false. */
+int http_arg_i64(struct http_req *r, const char *name, int64_t *out, bool *present);
+
+/* A JSON error body {"error":{"status":N,"message":"..."}}; returns 0. */
+int http_error(struct http_req *r, unsigned status, const char *fmt, ...) ATTR_PRINTF(3, 4);
+void http_add_header(struct http_req *r, const char *name, const char *value);
+
+/* The read-only database of the request (pooled); NULL after a 503. */
+sqlite3 *http_db(struct http_req *r);
+/* Prepare, or 500 and NULL. */
+sqlite3_stmt *http_prepare(struct http_req *r, const char *sql);
+
+/* Session visible to the request's uid?  1: yes, 0: 404 sent, -1: error
+ * sent.  On 1, *running tells whether its end_reason is 'running'. */
+int http_session_visible(struct http_req *r, int64_t session, bool *running);
+
+/* MGSim monitoring variables: count one read of counter index, or of all
+ * 21 (a snapshot) when index is MGSIM_NUM_COUNTERS. */
+void http_count_sample(struct http_server *s, int64_t session, unsigned index);
+void http_sample_ops(struct http_server *s, int64_t session, uint64_t *cycle, uint64_t *other);
+
+/* Add the common headers (CSP, nosniff, Cache-Control, content type,
+ * r's extra headers), queue resp with r->status and destroy it. */
+enum MHD_Result http_queue(struct http_req *r, struct MHD_Response *resp, bool no_store);
+
+/* (metric, value) of interval ?1, all or only metric ?2 (http_api.c). */
+extern const char http_metric_pairs_sql[];
+
+/* ---- handlers ---- */
+int http_api(struct http_req *r);		/* /api/... */
+int http_api_mgsim(struct http_req *r, int64_t session, int seg);	/* .../mgsim... */
+int http_metrics(struct http_req *r);		/* /metrics */
+/* Static file: queues the response itself; returns MHD_YES/MHD_NO, or
+ * -1 when it set an error in r to be sent by the caller. */
+int http_static(struct http_req *r, enum MHD_Result *ret);
+
+#endif /* MICAD_HTTP_INT_H */

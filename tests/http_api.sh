@@ -1,0 +1,271 @@
+#!/bin/sh
+# The JSON API and /metrics on the fixture database (tests/http_fixture.c
+# says how each raw count was chosen): every endpoint, with values checked
+# by hand, and the derived values cross-checked against schema.sql's views
+# through the sqlite3 command-line tool.
+. "$top_srcdir/tests/http_lib.sh"
+
+make_fixture
+start_server --live 3
+
+# ---- index, sessions ----
+get /api
+is "$code" 200 "GET /api"
+has "$body" '"uid":1000' "/api says who is asking (uid of the token)"
+has "$body" '"views":["ilp_per_window",' "/api lists the views"
+
+get /api/sessions
+is "$code" 200 "GET /api/sessions"
+has "$body" '"total":2,' "uid 1000 sees its 2 sessions, not root's"
+hasnt "$body" 'root-daemon' "root's session is not listed for uid 1000"
+has "$body" '"sessions":[{"id":3,' "newest first"
+has "$body" '"command":"./prog \"a b\" \u003cx\u003e \u0026 '"'"'y'"'"' \\ é"' \
+	"command line escaped in JSON (quotes, <, >, &, backslash; UTF-8 kept)"
+has "$body" '"threads":2,"intervals":4,"instructions":6500,"running":false}' \
+	"session 1: 2 threads, 4 intervals, 1000+2000+3000+500 instructions"
+has "$body" '"live":{"state":"running","instructions":123456,"intervals":2,"mgsim":true}' \
+	"a running session carries its live progress"
+is "$(header Cache-Control)" "no-store" "API responses: Cache-Control: no-store"
+is "$(header Content-Security-Policy)" "default-src 'self'; frame-ancestors 'none'" \
+	"API responses: Content-Security-Policy"
+is "$(header X-Content-Type-Options)" "nosniff" "API responses: nosniff"
+is "$(header Content-Type)" "application/json" "API responses are JSON"
+
+get "/api/sessions?limit=1"
+has "$body" '"limit":1,' "pagination: limit"
+has "$body" '"next_offset":1}' "pagination: next_offset"
+get "/api/sessions?limit=1&offset=1"
+has "$body" '"sessions":[{"id":1,' "pagination: offset 1 gives the older session"
+has "$body" '"next_offset":null}' "pagination: last page"
+get "/api/sessions?state=running"
+has "$body" '"total":1,' "state=running: session 3 only"
+
+getraw /api/sessions -H "Authorization: Bearer $rtok"
+has "$body" '"total":3,' "root sees every session"
+
+get /api/sessions/1
+is "$code" 200 "GET /api/sessions/1"
+has "$body" '"started_at":1700000001.5,"ended_at":1700000100.25,"exit_status":0,"end_reason":"exited"' \
+	"session detail: times and end"
+has "$body" '"config":"analysis_type: all\ninterval_size: 1000\n"' "session detail: config text"
+has "$body" '"itypes_groups":["mem_read","mem_write","other"]' "session detail: itypes groups"
+has "$body" '"analyses":["ilp","itypes","ppm","reg","stride","memfootprint","memstackdist"]' \
+	"session detail: analyses present"
+
+get /api/sessions/1/threads
+is "$body" '{"session":1,"threads":[{"tid":100,"pid":100,"intervals":3,"instructions":6000,"first_interval":0,"last_interval":2},{"tid":101,"pid":101,"intervals":1,"instructions":500,"first_interval":0,"last_interval":0}]}' \
+	"threads: counts, instructions, interval range"
+
+# ---- intervals: raw counts and derived metrics (interval 1 of thread 100: n = 2) ----
+get "/api/sessions/1/intervals?tid=100&from=1&to=1"
+is "$code" 200 "GET intervals"
+has "$body" '"tid":100,"index":1,"full":false,"final":false,"ins":2000,"ins_aligned":1990' "interval: E and H"
+has "$body" '{"analysis":"ilp","window":64,"cycles":500,"ilp":4}' "ilp window 64: 2000 / 500 = 4"
+has "$body" '{"analysis":"ilp","window":256,"cycles":125,"ilp":16}' "ilp window 256: 2000 / 125 = 16"
+has "$body" '{"group":1,"name":"mem_write","count":200,"fraction":0.1}' "itypes: 200 / 2000"
+has "$body" '{"group":2,"name":"other","count":1200,"fraction":0.6}' "itypes: catch-all 'other'"
+has "$body" '"ppm":{"branches":400,"transitions":100,"taken":200,"transition_rate":0.25,"taken_rate":0.5' \
+	"ppm: branch counts and rates"
+has "$body" '{"organization":"GAg","history":4,"misses":40,"rate":0.1,"mpki":20}' \
+	"ppm GAg/4: 40 / 400 = 0.1, 1000 x 40 / 2000 = 20 MPKI"
+has "$body" '{"organization":"PAs","history":12,"misses":4,"rate":0.01,"mpki":2}' "ppm PAs/12"
+has "$body" '"reg":{"operands":4000,"values":200,"uses":600,"reads":800,"age_le":{"1":200,"2":400,"4":800' \
+	"reg: raw counts"
+has "$body" '"avg_operands":2,"avg_degree_of_use":3,"dependency_distance_cdf":{"1":0.25,"2":0.5,"4":1' \
+	"reg: 4000/2000 operands, 600/200 uses, CDF 200/800, 400/800"
+has "$body" '"stride":{"reads":160,"writes":80,"kinds":{"local_read":[{"le":0,"count":40,"probability":0.25},{"le":8,"count":40,"probability":0.25},{"le":64,"count":160,"probability":1}' \
+	"stride: local reads 40/160 up to 8 bytes, then all"
+has "$body" '"global_read":[{"le":0,"count":80,"probability":0.5}' "stride: global reads 80/160"
+has "$body" '"memfootprint":{"data_blocks":20,"data_pages":4,"insn_blocks":3,"insn_pages":1,"block_size":6,"page_size":12,"data_block_bytes":1280,"data_page_bytes":16384,"insn_block_bytes":192,"insn_page_bytes":4096}' \
+	"memfootprint: 20 x 64 B, 4 x 4 KiB, 3 x 64 B, 1 page"
+has "$body" '"memstackdist":{"refs":200,"cold":100,"cold_fraction":0.5,"buckets":[{"bucket":0,"lo":0,"hi":2,"count":40,"fraction":0.2,"cdf":0.2},{"bucket":1,"lo":2,"hi":4,"count":40,"fraction":0.2,"cdf":0.4},{"bucket":2,"lo":4,"hi":8,"count":20,"fraction":0.1,"cdf":0.5}' \
+	"memstackdist: 40/200, cumulative 0.4, 0.5"
+has "$body" '"next_offset":null}' "one interval in range"
+
+get "/api/sessions/1/intervals?analysis=ilp&limit=2"
+has "$body" '"limit":2,' "intervals: limit"
+has "$body" '"next_offset":2}' "intervals: 4 in all, next page at 2"
+hasnt "$body" '"itypes"' "analysis=ilp leaves the other analyses out"
+get "/api/sessions/1/intervals?analysis=ilp&limit=2&offset=2"
+has "$body" '"tid":101,"index":0,' "intervals: second page reaches thread 101"
+has "$body" '{"analysis":"ilp","window":32,"cycles":1000,"ilp":0.5}' "thread 101: 500 / 1000"
+
+# The derived values agree with schema.sql's views.
+if command -v sqlite3 >/dev/null 2>&1; then
+	is "$(sqlite3 "$db" "SELECT ilp FROM ilp_per_window WHERE tid = 100 AND interval = 1 AND window = 256")" \
+		16.0 "ilp_per_window view agrees (16)"
+	is "$(sqlite3 "$db" "SELECT avg_degree_of_use FROM register_traffic WHERE tid = 100 AND interval = 1")" \
+		3.0 "register_traffic view agrees (3)"
+	is "$(sqlite3 "$db" "SELECT cdf FROM reuse_distance WHERE tid = 100 AND interval = 1 AND bucket = 1")" \
+		0.4 "reuse_distance view agrees (0.4)"
+else
+	for i in 1 2 3; do
+		n_test=$((n_test + 1))
+		echo "ok $n_test - # SKIP sqlite3 CLI not installed"
+	done
+fi
+
+# ---- metric names, series, views ----
+get /api/sessions/1/metrics
+has "$body" '"ilp_256",' "metric names include ilp_256"
+has "$body" '"mix_mem_read",' "metric names include mix_mem_read"
+get "/api/sessions/1/series?metric=ilp_256"
+is "$body" '{"session":1,"metric":"ilp_256","threads":[{"tid":100,"interval":[0,1,2],"value":[8,16,24]},{"tid":101,"interval":[0],"value":[4]}],"points":4}' \
+	"series: ilp_256 per thread, column-oriented"
+get "/api/sessions/1/series?metric=mispredict_GAg_4&tid=100&from=2"
+is "$body" '{"session":1,"metric":"mispredict_GAg_4","threads":[{"tid":100,"interval":[2],"value":[0.1]}],"points":1}' \
+	"series: tid and from filter"
+get "/api/sessions/1/series?metric=no_such_metric"
+is "$code" 404 "series of an unknown metric: 404"
+get "/api/sessions/1/series"
+is "$code" 400 "series without metric: 400"
+
+get "/api/sessions/1/views/ilp_per_window?tid=100&to=0"
+is "$body" '{"session":1,"view":"ilp_per_window","columns":["session_id","tid","interval","analysis","window","ins","cycles","ilp"],"rows":[[1,100,0,"ilp",32,1000,1000,1],[1,100,0,"ilp",64,1000,500,2],[1,100,0,"ilp",128,1000,250,4],[1,100,0,"ilp",256,1000,125,8]],"offset":0,"next_offset":null}' \
+	"view rows as JSON"
+get "/api/sessions/1/views/instruction_mix?tid=100&to=0&format=csv"
+is "$body" "session_id,tid,interval,grp,grp_name,count,ins,fraction
+1,100,0,0,mem_read,300,1000,0.3
+1,100,0,1,mem_write,100,1000,0.1
+1,100,0,2,other,600,1000,0.6" "view rows as CSV"
+is "$(header Content-Type)" "text/csv; charset=utf-8" "CSV content type"
+has "$(header Content-Disposition)" 'filename="micad-session-1-instruction_mix.csv"' "CSV is a download"
+get "/api/sessions/1/views/reuse_distance?limit=2"
+has "$body" '"next_offset":2}' "view pagination"
+get "/api/sessions/1/views/session"
+is "$code" 404 "only the listed views: 404 for a table name"
+
+# ---- MGSim view (fixture: thread 100, snapshots at its start and 3 interval ends) ----
+get /api/sessions/1/mgsim
+is "$code" 200 "GET mgsim"
+has "$body" '"num_counters":21,"word_size":8,"base":8,"mapped":true' "mgsim discovery: 21 counters, base 8"
+has "$body" '"num_perfcounters":{"index":4,"addr":1056,"value":21}' "ASR 4 at 0x420 = 21"
+has "$body" '"perfcounters_base":{"index":5,"addr":1064,"value":8}' "ASR 5 at 0x428 = base"
+has "$body" '{"index":20,"name":"core_clocks","macro":"CORE_CYCLES","addr":168,' "counter 20 at 8 + 20 x 8"
+has "$body" '"thread_entries":256,"family_entries":32' "model settings from mgsim_config"
+
+get "/api/sessions/1/mgsim/intervals?tid=100"
+has "$body" '"index":0,"final":false,"taken_at":1700000010.000005,"seconds":10,"values":[2000,1000,' \
+	"mgsim interval 0: cumulative values"
+has "$body" '"delta":[3000,2000,20,30,40,50,60,70,80,null,3000,3000,0,null,null,null,160,170,0,0,3000]' \
+	"mgsim interval 1: deltas (null for 9 and 13-15)"
+has "$body" '"per_cycle":[1,0.75,' "mgsim interval 2: 3000 instructions / 4000 cycles"
+has "$body" '"per_second":[400,300,' "mgsim interval 2: per second over 10 s"
+has "$body" '"derived":{"pl_eff":0.75,"tt_occp":0.00390625,"ft_occp":0.03125,"xq_avg":0}' \
+	"derived columns: pl_eff 3000/4000, tt_occp 4000/256/4000, ft_occp 1/32"
+pl=$(sqlite3 "$db" "SELECT pl_eff FROM mgsim_delta WHERE tid = 100 AND interval = 2" 2>/dev/null)
+is "$pl" 0.75 "mgsim_delta view agrees on pl_eff"
+
+get "/api/sessions/1/mgsim/counters"
+has "$body" '"source":"interval","snapshot":"100:2","at":1700000030.000005' "snapshot: the latest stored one"
+has "$body" '"n_exec_insns":6000,' "snapshot: n_exec_insns"
+# 2023-11-14 22:13:50 UTC: date 14 | 10 << 5 | 123 << 9; time 0 | 50 << 15 | 13 << 21 | 22 << 27
+has "$body" '"notused2":1700000030,"notused3":63310,"notused4":2981691392,' \
+	"snapshot: packed date and time of the stored clock reading"
+get "/api/sessions/1/mgsim/counters?since=100:start"
+has "$body" '"since":{"source":"interval","snapshot":"100:start"' "since: from the thread's start"
+has "$body" '"derived":{"pl_eff":0.6666666666666666,' "since: pl_eff over the whole run, 6000/9000"
+get "/api/sessions/1/mgsim/counters?since=100:0&at=100:1"
+has "$body" '"delta":{"clocks":3000,"n_exec_insns":2000,' "since + at: one interval's delta"
+get "/api/sessions/1/mgsim/counters?since=bad"
+is "$code" 400 "since: malformed snapshot 400"
+get "/api/sessions/1/mgsim/counters?since=100:7"
+is "$code" 404 "since: unknown snapshot 404"
+
+get /api/sessions/1/mgsim/counters/1
+has "$body" '"index":1,"name":"n_exec_insns","unit":"instructions","value":6000,"word_le":"7017000000000000"}' \
+	"counters/1: value and little-endian word"
+get /api/sessions/1/mgsim/counters/core_clocks
+has "$body" '"index":20,"name":"core_clocks"' "counters by name"
+get /api/sessions/1/mgsim/counters/21
+is "$code" 404 "counters/21: 404"
+
+# MMIO decode rules (base 8, 8-byte words).
+get "/api/sessions/1/mgsim/mmio?addr=0x10&size=8"
+has "$body" '"index":1,"name":"n_exec_insns",' "mmio 0x10: counter (0x10 - 8) / 8 = 1"
+has "$body" '"addr":"0x10","size":8}' "mmio: address echoed"
+get "/api/sessions/1/mgsim/mmio?addr=168&size=8"
+has "$body" '"index":20,' "mmio 168 (0xa8): the last counter"
+get "/api/sessions/1/mgsim/mmio?addr=0xb0&size=8"
+is "$code" 404 "mmio past the window (0xb0): 404"
+get "/api/sessions/1/mgsim/mmio?addr=0&size=8"
+is "$code" 404 "mmio below the base: 404"
+get "/api/sessions/1/mgsim/mmio?addr=0xac&size=8"
+is "$code" 404 "mmio straddling the window's end: 404"
+get "/api/sessions/1/mgsim/mmio?addr=0x11&size=8"
+is "$code" 400 "mmio misaligned: 400"
+get "/api/sessions/1/mgsim/mmio?addr=0x10&size=4"
+is "$code" 400 "mmio 4-byte read: 400"
+get "/api/sessions/1/mgsim/mmio?addr=zz"
+is "$code" 400 "mmio bad address: 400"
+get "/api/sessions/1/mgsim/mmio?addr=0x10&size=8" -X PUT
+is "$code" 405 "mmio write (PUT): 405"
+is "$(header Allow)" "GET, HEAD" "405 says Allow: GET, HEAD"
+
+# Monitoring variables: reads so far of session 1 = snapshots (1 + 20
+# each): counters, since=start, since+at, = 3 (the 2 failed ones count
+# nothing); single reads: counters/1 (other), core_clocks (other), mmio
+# 0x10 (other), mmio 168 (other).
+get /api/sessions/1/mgsim
+has "$body" '"monitoring":{"nCycleSampleOps":3,"nOtherSampleOps":64}' \
+	"nCycleSampleOps 3, nOtherSampleOps 3 x 20 + 4"
+
+# Live snapshot (the test server reports session 3 as running: counter i
+# = 1000 i + 7, counter 9 = 1, counters 13-15 from the server's clock).
+get "/api/sessions/3/mgsim/counters?at=live"
+has "$body" '"source":"live","snapshot":null' "live snapshot"
+has "$body" '"n_exec_insns":1007,"n_issued_flops":2007,' "live counter values"
+now=$(date -u +%s)
+c13=$(printf '%s' "$body" | sed -n 's/.*"notused2":\([0-9]*\),.*/\1/p')
+ok $([ -n "$c13" ] && [ $((now - c13)) -ge 0 ] && [ $((now - c13)) -le 5 ]; echo $?) \
+	"live counter 13 is the host clock (got $c13, now $now)"
+c14=$(printf '%s' "$body" | sed -n 's/.*"notused3":\([0-9]*\),.*/\1/p')
+want14=$(( $(date -u -d "@$c13" +%-d) | ($(date -u -d "@$c13" +%-m) - 1) << 5 | ($(date -u -d "@$c13" +%Y) - 1900) << 9 ))
+is "$c14" "$want14" "live counter 14 packs the same clock reading's UTC date"
+get "/api/sessions/1/mgsim/counters?at=live"
+is "$code" 404 "at=live for an ended session: 404"
+
+# ---- /metrics ----
+get /metrics
+is "$code" 200 "GET /metrics"
+is "$(header Content-Type)" "text/plain; version=0.0.4; charset=utf-8" "Prometheus text format"
+has "$body" 'micad_session_running{session="3",mode="run",command="./live"} 1' "running session listed"
+hasnt "$body" 'session="1"' "ended sessions are not listed by default"
+has "$body" 'micad_session_instructions_total{session="3"} 123456' "live instruction count"
+has "$body" 'micad_mgsim_counter{session="3",index="1",name="n_exec_insns"} 1007' "live MGSim counter"
+has "$body" 'micad_interval_metric{session="3",tid="300",interval="1",metric="ilp_256"} 16' \
+	"latest interval's metrics (interval 1 of tid 300: ILP 16)"
+get "/metrics?session=1"
+has "$body" 'micad_session_running{session="1",mode="run",command="./prog \"a b\" <x> & '"'"'y'"'"' \\ é"} 0' \
+	"label values escaped (quote, backslash)"
+has "$body" 'micad_interval_metric{session="1",tid="101",interval="0",metric="ilp_32"} 0.5' \
+	"?session=N: that session's latest intervals"
+# The server's per-interval metrics (http_metric_pairs_sql) equal the
+# metric view's, name for name and value for value.
+if command -v sqlite3 >/dev/null 2>&1; then
+	sqlite3 -separator ' ' "$db" "SELECT metric, value FROM metric WHERE session_id = 1 AND
+		tid = 100 AND interval = 2 AND value IS NOT NULL" >"$tmp/view.txt"
+	printf '%s\n' "$body" |
+		sed -n 's/^micad_interval_metric{session="1",tid="100",interval="2",metric="\([^"]*\)"} \(.*\)$/\1 \2/p' \
+		>"$tmp/api.txt"
+	cmp=$(awk 'NR == FNR { v[$1] = $2; n++; next }
+		{ m++; if (!($1 in v) || (v[$1] - $2) ^ 2 > 1e-20) bad++ }
+		END { print n " " m " " bad + 0 }' "$tmp/view.txt" "$tmp/api.txt")
+	is "$cmp" "$(wc -l <"$tmp/view.txt" | tr -d ' ') $(wc -l <"$tmp/view.txt" | tr -d ' ') 0" \
+		"every metric of the metric view, same value (names, count, mismatches: $cmp)"
+else
+	n_test=$((n_test + 1))
+	echo "ok $n_test - # SKIP sqlite3 CLI not installed"
+fi
+n_help=$(printf '%s\n' "$body" | grep -c '^# TYPE micad_session_instructions_total ')
+is "$n_help" 1 "each metric family has one TYPE line"
+getraw "/metrics" -H "Authorization: Bearer $rtok"
+has "$body" 'micad_session_running{session="2"' "root's scrape sees root's running session"
+
+# HEAD: headers, no body.
+getraw /api/sessions -I -H "Authorization: Bearer $tok"
+is "$code" 200 "HEAD is allowed"
+
+stop_server
+is "$server_status" 0 "server stops cleanly on SIGTERM"
+done_testing

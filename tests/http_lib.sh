@@ -1,0 +1,139 @@
+# Shared by the HTTP tests: TAP helpers, the fixture database and a
+# server started with tests/http_serve on a free loopback port.
+# Sourced; needs $top_srcdir and $top_builddir.
+
+: "${top_builddir:=.}"
+: "${top_srcdir:=.}"
+n_test=0
+n_fail=0
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/micad-http.XXXXXX")
+server_pid=
+
+cleanup() {
+	if [ -n "$server_pid" ]; then
+		kill "$server_pid" 2>/dev/null
+		wait "$server_pid" 2>/dev/null
+	fi
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+
+ok() {	# ok CONDITION-STATUS DESCRIPTION
+	n_test=$((n_test + 1))
+	if [ "$1" -eq 0 ]; then
+		echo "ok $n_test - $2"
+	else
+		echo "not ok $n_test - $2"
+		n_fail=$((n_fail + 1))
+	fi
+}
+
+is() {	# is GOT WANT DESCRIPTION
+	if [ "$1" = "$2" ]; then
+		ok 0 "$3"
+	else
+		ok 1 "$3"
+		echo "#   got:  $1" | head -c 2000
+		echo
+		echo "#   want: $2"
+	fi
+}
+
+has() {	# has HAYSTACK NEEDLE DESCRIPTION
+	case $1 in
+	*"$2"*) ok 0 "$3" ;;
+	*)	ok 1 "$3"
+		echo "#   wanted to find: $2"
+		echo "#   in: $1" | head -c 2000
+		echo ;;
+	esac
+}
+
+hasnt() {	# hasnt HAYSTACK NEEDLE DESCRIPTION
+	case $1 in
+	*"$2"*) ok 1 "$3"; echo "#   found: $2" ;;
+	*)	ok 0 "$3" ;;
+	esac
+}
+
+skip_all() {
+	echo "1..0 # SKIP $1"
+	exit 0
+}
+
+done_testing() {
+	echo "1..$n_test"
+	[ "$n_fail" -eq 0 ]
+	exit $?
+}
+
+command -v curl >/dev/null 2>&1 || skip_all "curl is not installed (apt-get install curl)"
+
+# make_fixture: the hand-checked database (tests/http_fixture.c).
+make_fixture() {
+	db=$tmp/results.db
+	"$top_builddir/tests/http_fixture" "$db" || {
+		echo "Bail out! http_fixture failed"
+		exit 1
+	}
+}
+
+# start_server [ARGS...]: serve $db; sets port, tok (uid 1000), rtok (root).
+start_server() {
+	rm -f "$tmp/info"
+	"$top_builddir/tests/http_serve" --db "$db" --listen 127.0.0.1:0 --uid 1000 --uid 0 \
+		--info "$tmp/info" "$@" 2>"$tmp/server.err" &
+	server_pid=$!
+	# Wait for the info file (the server writes it once it listens), or
+	# for the server to die: bounded by a count, not a clock.
+	i=0
+	while [ ! -f "$tmp/info" ] && [ $i -lt 500 ] && kill -0 "$server_pid" 2>/dev/null; do
+		sleep 0.02
+		i=$((i + 1))
+	done
+	if [ ! -f "$tmp/info" ]; then
+		echo "Bail out! http_serve did not start: $(cat "$tmp/server.err")"
+		exit 1
+	fi
+	port=$(sed -n 's/^port //p' "$tmp/info")
+	tok=$(sed -n 's/^token 1000 //p' "$tmp/info")
+	rtok=$(sed -n 's/^token 0 //p' "$tmp/info")
+	base=http://127.0.0.1:$port
+}
+
+stop_server() {
+	kill "$server_pid"
+	wait "$server_pid"
+	server_status=$?
+	server_pid=
+	log=$(cat "$tmp/server.err" 2>/dev/null)
+	hasnt "$log" "Sanitizer" "no sanitizer report from the server"
+	hasnt "$log" "runtime error" "no undefined behaviour reported by the server"
+}
+
+# get PATH [CURL-ARGS...]: body in $body, status in $code, headers in
+# $tmp/headers.  Token of uid 1000 unless the caller passes its own
+# Authorization (use getraw for none).
+get() {
+	p=$1
+	shift
+	getraw "$p" -H "Authorization: Bearer $tok" "$@"
+}
+
+getraw() {
+	p=$1
+	shift
+	code=$(curl -sS --path-as-is -o "$tmp/body" -D "$tmp/headers" -w '%{http_code}' \
+		"$@" "$base$p" 2>"$tmp/curl.err") || code="curl-failed: $(cat "$tmp/curl.err")"
+	body=$(cat "$tmp/body" 2>/dev/null)
+}
+
+header() {	# header NAME: the value of a response header
+	tr -d '\r' <"$tmp/headers" | sed -n "s/^$1: //Ip" | head -1
+}
+
+# raw REQUEST-BYTES (\r \n \0 escapes): send them as they are, print the
+# status line ("closed" if none came).
+raw() {
+	"$top_builddir/tests/http_raw" "$port" "$1"
+}

@@ -1,0 +1,222 @@
+/*
+ * micad web UI: chart cards on uPlot (vendor/uplot, MIT): line and bar
+ * charts sharing one interval axis (cursor synchronised, a drag selects a
+ * range of intervals for every chart), stacked bars, a canvas heatmap
+ * and sparklines.  Each card has CSV and JSON download links of the data
+ * it shows (the API's view endpoint).
+ */
+"use strict";
+
+const PALETTE = ["#1f6feb", "#d1242f", "#1a7f37", "#9a6700", "#8250df", "#bf3989",
+	"#0a7ea4", "#6e7781", "#fb8500", "#2da44e", "#5a32a3", "#cf222e"];
+
+const charts = {
+	list: [],		/* the charts on the interval axis */
+	all: [],		/* every uPlot instance, to destroy */
+	onRange: null,		/* callback(from, to) when a range is dragged */
+};
+
+/* A card: title, plot area, a note, download links. */
+function chartCard(parent, title, note, downloads) {
+	const plot = el("div", { class: "plot" });
+	const foot = el("div", { class: "foot" });
+	for (const d of downloads || []) {
+		foot.append(el("a", { href: d.href + "&format=csv", download: d.name + ".csv", text: "CSV" }));
+		foot.append(el("a", { href: d.href, download: d.name + ".json", text: "JSON" }));
+	}
+	const card = el("section", { class: "card chart" },
+		el("div", { class: "cardhead" }, el("h2", { text: title })),
+		plot, note ? el("div", { class: "note", text: note }) : null, foot);
+	parent.append(card);
+	return { card, plot, foot };
+}
+
+function plotWidth(div) {
+	return Math.max(260, Math.floor(div.getBoundingClientRect().width) || 560);
+}
+
+function rangeHook(u) {
+	const s = u.select;
+	if (s.width < 2 || !charts.onRange)
+		return;
+	const lo = Math.ceil(u.posToVal(s.left, "x"));
+	const hi = Math.floor(u.posToVal(s.left + s.width, "x"));
+	u.setSelect({ left: 0, top: 0, width: 0, height: 0 }, false);
+	if (hi >= lo)
+		charts.onRange(lo, hi);
+}
+
+/*
+ * x: interval indexes; series: [{label, values, color}]; opts: yLabel,
+ * yFmt (tick and legend formatter), stacked (bars stacked to 1), bars,
+ * xLabel, xFmt, yRange [min, max], log (y in log2 scale).
+ */
+function xyChart(card, x, series, opts) {
+	const o = opts || {};
+	const yFmt = o.yFmt || fmtNum;
+	let data = [x];
+	const raw = series.map((s) => s.values);
+	if (o.stacked) {
+		/* Cumulative sums, drawn from the top band down so each band
+		 * covers the one above it only where it should. */
+		const cum = [];
+		let acc = x.map(() => 0);
+		for (const s of series) {
+			acc = acc.map((a, i) => a + (s.values[i] || 0));
+			cum.push(acc.slice());
+		}
+		data = data.concat(cum.slice().reverse());
+	} else {
+		data = data.concat(raw);
+	}
+	const order = o.stacked ? series.map((s, i) => i).reverse() : series.map((s, i) => i);
+	const bars = o.bars || o.stacked ? uPlot.paths.bars({ size: [0.9, 60], align: 0 }) : undefined;
+	const useries = [{ label: o.xLabel || "interval", value: (u, v) => v === null ? "\u2013" : (o.xFmt ? o.xFmt(v) : String(v)) }];
+	for (const i of order) {
+		const s = series[i];
+		const color = s.color || PALETTE[i % PALETTE.length];
+		useries.push({
+			label: s.label,
+			stroke: color,
+			width: bars ? 0 : 1.5,
+			fill: bars ? color : undefined,
+			paths: bars,
+			points: { show: x.length < 40 && !bars },
+			value: (u, v, si, di) => {
+				if (di === null || di === undefined)
+					return "\u2013";
+				const rv = raw[i][di];
+				return rv === null || rv === undefined ? "\u2013" : yFmt(rv);
+			},
+		});
+	}
+	const u = new uPlot({
+		width: plotWidth(card.plot),
+		height: o.height || 240,
+		scales: {
+			x: { time: false, range: (u, mn, mx) => [mn - (bars ? 0.5 : 0), mx + (bars ? 0.5 : 0)] },
+			y: o.yRange ? { range: o.yRange } : (o.log ? { distr: 3, log: 2 } : {}),
+		},
+		axes: [
+			{ label: o.xLabel || "interval", values: (u, vals) => vals.map((v) => Number.isInteger(v) ? (o.xFmt ? o.xFmt(v) : String(v)) : "") },
+			{ label: o.yLabel, size: 64, values: (u, vals) => vals.map((v) => yFmt(v)) },
+		],
+		series: useries,
+		cursor: Object.assign({ drag: { x: !o.noSelect, y: false, setScale: false } },
+			o.noSync ? {} : { sync: { key: "micad" } }),
+		hooks: { setSelect: [rangeHook] },
+		legend: { live: true },
+	}, data, card.plot);
+	charts.all.push(u);
+	if (!o.noSync)
+		charts.list.push(u);
+	micad.charts++;
+	return u;
+}
+
+/* Intervals (columns) x buckets (rows), cells coloured by value in [0, max]. */
+function heatmap(card, xs, rows, value, opts) {
+	const o = opts || {};
+	const W = plotWidth(card.plot), H = o.height || 240;
+	const dpr = window.devicePixelRatio || 1;
+	const c = el("canvas", { width: Math.round(W * dpr), height: Math.round(H * dpr) });
+	c.style.width = W + "px";
+	c.style.height = H + "px";
+	const g = c.getContext("2d");
+	g.scale(dpr, dpr);
+	const left = 70, right = 70, top = 8, bottom = 38;
+	const pw = W - left - right, ph = H - top - bottom;
+	let max = 0;
+	for (let i = 0; i < xs.length; i++)
+		for (let r = 0; r < rows.length; r++)
+			max = Math.max(max, value(i, r) || 0);
+	const color = (t) => {
+		/* white -> blue -> dark red, perceptually ordered enough */
+		const stops = [[255, 255, 255], [110, 168, 254], [31, 111, 235], [130, 0, 40]];
+		const f = Math.min(1, Math.max(0, t)) * (stops.length - 1);
+		const k = Math.min(stops.length - 2, Math.floor(f)), w = f - k;
+		const m = stops[k].map((a, j) => Math.round(a + (stops[k + 1][j] - a) * w));
+		return "rgb(" + m.join(",") + ")";
+	};
+	const cw = pw / Math.max(1, xs.length), rh = ph / rows.length;
+	for (let i = 0; i < xs.length; i++)
+		for (let r = 0; r < rows.length; r++) {
+			g.fillStyle = color(max ? (value(i, r) || 0) / max : 0);
+			g.fillRect(left + i * cw, top + ph - (r + 1) * rh, Math.ceil(cw), Math.ceil(rh));
+		}
+	g.strokeStyle = "#98a2b3";
+	g.strokeRect(left, top, pw, ph);
+	g.fillStyle = "#1d2330";
+	g.font = "11px system-ui, 'DejaVu Sans', sans-serif";
+	g.textAlign = "right";
+	g.textBaseline = "middle";
+	const rstep = Math.ceil(rows.length / Math.max(1, Math.floor(ph / 14)));
+	for (let r = 0; r < rows.length; r += rstep)
+		g.fillText(rows[r], left - 4, top + ph - (r + 0.5) * rh);
+	g.textAlign = "center";
+	g.textBaseline = "top";
+	const xstep = Math.ceil(xs.length / Math.max(1, Math.floor(pw / 50)));
+	for (let i = 0; i < xs.length; i += xstep)
+		g.fillText(String(xs[i]), left + (i + 0.5) * cw, top + ph + 4);
+	g.fillText(o.xLabel || "interval", left + pw / 2, top + ph + 20);
+	g.save();
+	g.translate(12, top + ph / 2);
+	g.rotate(-Math.PI / 2);
+	g.fillText(o.yLabel || "", 0, 0);
+	g.restore();
+	/* colour scale */
+	const lx = left + pw + 16;
+	for (let k = 0; k < ph; k++) {
+		g.fillStyle = color(1 - k / ph);
+		g.fillRect(lx, top + k, 12, 1);
+	}
+	g.strokeRect(lx, top, 12, ph);
+	g.fillStyle = "#1d2330";
+	g.textAlign = "left";
+	g.textBaseline = "top";
+	g.fillText((o.fmt || fmtNum)(max), lx + 15, top);
+	g.textBaseline = "bottom";
+	g.fillText("0", lx + 15, top + ph);
+	card.plot.replaceChildren(c);
+	micad.charts++;
+	return c;
+}
+
+function sparkline(values, w, h) {
+	const dpr = window.devicePixelRatio || 1;
+	const c = el("canvas", { width: Math.round(w * dpr), height: Math.round(h * dpr) });
+	c.style.width = w + "px";
+	c.style.height = h + "px";
+	const g = c.getContext("2d");
+	g.scale(dpr, dpr);
+	const v = values.filter((x) => x !== null && x !== undefined);
+	if (v.length < 2)
+		return c;
+	const mn = Math.min(...v), mx = Math.max(...v);
+	g.strokeStyle = "#1f6feb";
+	g.lineWidth = 1.2;
+	g.beginPath();
+	values.forEach((y, i) => {
+		const px = (i / (values.length - 1)) * (w - 2) + 1;
+		const py = h - 2 - (mx > mn ? ((y - mn) / (mx - mn)) * (h - 4) : (h - 4) / 2);
+		if (i === 0)
+			g.moveTo(px, py);
+		else
+			g.lineTo(px, py);
+	});
+	g.stroke();
+	return c;
+}
+
+function setRangeAll(lo, hi) {
+	for (const u of charts.list)
+		u.setScale("x", { min: lo - 0.5, max: hi + 0.5 });
+}
+
+function destroyCharts() {
+	for (const u of charts.all)
+		u.destroy();
+	charts.list = [];
+	charts.all = [];
+	micad.charts = 0;
+}

@@ -1,0 +1,366 @@
+/*
+ * micad web UI, one session: summary, thread and interval-range selector
+ * (kept in the URL hash: #session=N&tid=T&from=A&to=B), the per-interval
+ * charts of the MICA analyses, the reuse-distance histogram and heatmap,
+ * and the MGSim counter table; refreshed every 2 s while the session runs.
+ */
+"use strict";
+
+const MAX_INTERVALS = 2000;	/* shown at once; older ones via from/to */
+let state = hashState();
+let session = null;
+let threads = [];
+let lastIntervals = -1;
+let pollTimer = null;
+let strideLe = "64";
+
+const sid = () => encodeURIComponent(state.session || "");
+const base = () => "api/sessions/" + sid();
+
+function cols(view) {
+	const out = {};
+	view.columns.forEach((c, i) => { out[c] = view.rows.map((r) => r[i]); });
+	out.length = view.rows.length;
+	return out;
+}
+
+/* Group rows into series keyed by key(row i), values on the interval axis. */
+function pivot(c, xs, keyOf, valOf) {
+	const pos = new Map(xs.map((x, i) => [x, i]));
+	const series = new Map();
+	for (let i = 0; i < c.length; i++) {
+		const k = keyOf(i);
+		if (!series.has(k))
+			series.set(k, xs.map(() => null));
+		const p = pos.get(c.interval[i]);
+		if (p !== undefined)
+			series.get(k)[p] = valOf(i);
+	}
+	return series;
+}
+
+function viewQuery(name) {
+	return base() + "/views/" + name + "?tid=" + encodeURIComponent(state.tid) +
+		"&from=" + state.from + "&to=" + state.to + "&limit=1000000";
+}
+
+function summary(s) {
+	document.getElementById("title").textContent = "session " + s.id + ": " + s.command;
+	document.title = "micad: session " + s.id;
+	document.getElementById("heading").textContent = "Session " + s.id;
+	document.getElementById("state").replaceChildren(stateBadge(s));
+	const end = s.ended_at || (s.running ? Date.now() / 1000 : null);
+	const items = [
+		["command", s.command], ["mode", s.mode], ["pid", s.pid], ["uid", s.uid],
+		["started (UTC)", fmtTime(s.started_at)],
+		["duration", end ? fmtDuration(end - s.started_at) : "\u2013"],
+		["exit status", s.exit_status === null ? "\u2013" : s.exit_status],
+		["threads", fmtInt(s.threads)],
+		["intervals", fmtInt(s.live ? s.live.intervals : s.intervals)],
+		["instructions", fmtInt(s.live ? s.live.instructions : s.instructions)],
+		["analyses", (s.analyses || []).join(", ") || "\u2013"],
+	];
+	document.getElementById("summary").replaceChildren(...items.map(([k, v]) =>
+		el("div", {}, el("span", { class: "muted", text: k + " " }), el("b", { text: String(v) }))));
+	document.getElementById("live").textContent = s.live ? "live: " + s.live.state : "";
+}
+
+function threadSelector() {
+	const sel = document.getElementById("thread");
+	sel.replaceChildren(...threads.map((t) => el("option", { value: t.tid,
+		text: "tid " + t.tid + (t.tid === t.pid ? "" : " (pid " + t.pid + ")") +
+			" \u2013 " + fmtInt(t.intervals) + " intervals" })));
+	sel.value = state.tid;
+}
+
+function currentThread() {
+	return threads.find((t) => String(t.tid) === String(state.tid));
+}
+
+function clampRange() {
+	const t = currentThread();
+	if (!t || t.intervals === 0)
+		return;
+	const first = t.first_interval, last = t.last_interval;
+	let from = state.from === undefined || state.from === "" ? NaN : Number(state.from);
+	let to = state.to === undefined || state.to === "" ? NaN : Number(state.to);
+	if (Number.isNaN(to) || to > last) to = last;
+	if (Number.isNaN(from) || from < first) from = Math.max(first, to - MAX_INTERVALS + 1);
+	if (from > to) from = to;
+	if (to - from + 1 > MAX_INTERVALS) from = to - MAX_INTERVALS + 1;
+	state.from = from;
+	state.to = to;
+	document.getElementById("from").value = from;
+	document.getElementById("to").value = to;
+	setHashState(state);
+}
+
+async function renderCharts() {
+	const parent = document.getElementById("charts");
+	destroyCharts();
+	parent.replaceChildren();
+	const t = currentThread();
+	if (!t || t.intervals === 0) {
+		parent.append(el("section", { class: "card", text: "No finished interval for this thread yet." }));
+		testStatus({ page: "session" });
+		return;
+	}
+	const names = ["ilp_per_window", "instruction_mix", "misprediction_rate", "register_traffic",
+		"stride_cdf", "footprint_bytes", "reuse_distance"];
+	const views = await Promise.all(names.map((n) => api(viewQuery(n)).then(cols)));
+	const [ilp, mix, mis, reg, str, foot, reuse] = views;
+	const xs = [];
+	for (let i = Number(state.from); i <= Number(state.to); i++)
+		xs.push(i);
+	const dl = (n) => [{ href: viewQuery(n), name: "micad-session-" + state.session + "-" + n }];
+	const pct = (v) => fmtNum(v * 100) + "%";
+
+	if (ilp.length) {
+		const s = pivot(ilp, xs, (i) => ilp.analysis[i] + " " + ilp.window[i], (i) => ilp.ilp[i]);
+		xyChart(chartCard(parent, "ILP per window size", "instructions per cycle of an ideal machine with that many instructions in flight", dl("ilp_per_window")),
+			xs, [...s].map(([k, v]) => ({ label: "window " + k.split(" ")[1] + (k.startsWith("ilp_one") ? " (ilp_one)" : ""), values: v })),
+			{ yLabel: "ILP (insns / cycle)" });
+	}
+	if (mix.length) {
+		const s = pivot(mix, xs, (i) => mix.grp_name[i] || ("group " + mix.grp[i]), (i) => mix.fraction[i]);
+		xyChart(chartCard(parent, "Instruction mix", "fraction of the interval's instructions in each itypes group", dl("instruction_mix")),
+			xs, [...s].map(([k, v]) => ({ label: k, values: v })),
+			{ yLabel: "share of insns", yFmt: pct, stacked: true, yRange: [0, 1] });
+	}
+	if (mis.length) {
+		const s = pivot(mis, xs, (i) => mis.organization[i] + "/" + mis.history[i], (i) => mis.rate[i]);
+		xyChart(chartCard(parent, "Branch misprediction rate per predictor", "PPM predictors: organisation / history bits; mispredictions per conditional branch", dl("misprediction_rate")),
+			xs, [...s].map(([k, v]) => ({ label: k, values: v })),
+			{ yLabel: "mispredicted (%)", yFmt: pct });
+	}
+	if (reg.length) {
+		const s1 = pivot(reg, xs, () => "a", (i) => reg.avg_operands[i]).get("a");
+		const s2 = pivot(reg, xs, () => "a", (i) => reg.avg_degree_of_use[i]).get("a");
+		xyChart(chartCard(parent, "Register traffic", "register operands read per instruction, and reads of each written value (degree of use)", dl("register_traffic")),
+			xs, [{ label: "operands / instruction", values: s1 }, { label: "uses / value", values: s2 }],
+			{ yLabel: "count" });
+	}
+	if (str.length) {
+		const les = [...new Set(str.le)].sort((a, b) => a - b);
+		if (!les.map(String).includes(strideLe))
+			strideLe = String(les[Math.min(2, les.length - 1)]);
+		const c = chartCard(parent, "Memory access strides", "probability that the distance to the previous access (same instruction: local; any: global) is at most the chosen size", dl("stride_cdf"));
+		const sel = el("select", {}, ...les.map((le) => el("option", { value: le, text: "\u2264 " + fmtBytes(le) })));
+		sel.value = strideLe;
+		sel.addEventListener("change", () => { strideLe = sel.value; render(); });
+		c.card.querySelector(".cardhead").append(el("label", { class: "muted" }, "stride ", sel));
+		const s = pivot(str, xs, (i) => String(str.le[i]) === strideLe ? str.kind[i] : null, (i) => str.probability[i]);
+		s.delete(null);
+		xyChart(c, xs, [...s].map(([k, v]) => ({ label: k.replace("_", " "), values: v })),
+			{ yLabel: "P(stride \u2264 " + fmtBytes(Number(strideLe)) + ")", yFmt: pct, yRange: [0, 1] });
+	}
+	if (foot.length) {
+		const keys = [["data_block_bytes", "data (blocks)"], ["data_page_bytes", "data (pages)"],
+			["insn_block_bytes", "instructions (blocks)"], ["insn_page_bytes", "instructions (pages)"]];
+		xyChart(chartCard(parent, "Memory footprint", "distinct bytes touched in the interval, counted in whole blocks and pages", dl("footprint_bytes")),
+			xs, keys.map(([k, label]) => ({ label, values: pivot(foot, xs, () => "a", (i) => foot[k][i]).get("a") })),
+			{ yLabel: "bytes", yFmt: fmtBytes });
+	}
+	if (reuse.length) {
+		const nb = Math.max(...reuse.bucket) + 1;
+		const counts = new Array(nb).fill(0);
+		const refsBy = new Map();
+		for (let i = 0; i < reuse.length; i++) {
+			counts[reuse.bucket[i]] += reuse.count[i];
+			refsBy.set(reuse.interval[i], reuse.refs[i]);
+		}
+		let refs = 0;
+		for (const v of refsBy.values())
+			refs += v;
+		const bucketLabel = (b) => b === 0 ? "<2" : (b >= 18 ? "\u22652^18" : "2^" + b);
+		xyChart(chartCard(parent, "Reuse distance (intervals " + state.from + "\u2013" + state.to + ")",
+			"data reads by LRU stack distance in blocks (bucket [2^k, 2^(k+1))), over the selected intervals; cold reads not shown",
+			dl("reuse_distance")),
+			counts.map((c, b) => b), [{ label: "fraction of reads", values: counts.map((c) => refs ? c / refs : null) }],
+			{ xLabel: "reuse distance (blocks)", xFmt: bucketLabel, yLabel: "fraction of reads", yFmt: pct, bars: true, noSelect: true, noSync: true });
+		const pos = new Map(xs.map((x, i) => [x, i]));
+		const grid = xs.map(() => new Array(nb).fill(0));
+		for (let i = 0; i < reuse.length; i++) {
+			const p = pos.get(reuse.interval[i]);
+			if (p !== undefined)
+				grid[p][reuse.bucket[i]] = reuse.fraction[i];
+		}
+		const hc = chartCard(parent, "Reuse distance per interval", "colour: fraction of the interval's reads in each distance bucket", dl("reuse_distance"));
+		hc.card.classList.add("heat");
+		heatmap(hc, xs, Array.from({ length: nb }, (v, b) => bucketLabel(b)), (i, r) => grid[i][r],
+			{ xLabel: "interval", yLabel: "reuse distance (blocks)", fmt: pct });
+	}
+	/* The live scheduling model (absent in older sessions). */
+	let sched = null;
+	try {
+		sched = await api(base() + "/sched?tid=" + encodeURIComponent(state.tid) +
+			"&from=" + state.from + "&to=" + state.to + "&limit=1000");
+	} catch (e) {
+		sched = null;
+	}
+	if (sched && sched.intervals.length) {
+		const c = { length: sched.intervals.length, interval: sched.intervals.map((r) => r.index) };
+		const s = pivot(c, xs, () => "ipc", (i) => sched.intervals[i].ipc);
+		xyChart(chartCard(parent, "Simulated IPC", "instructions per cycle of the " + sched.cpu +
+			" pipeline model fed this thread's instructions (no cache misses or branch mispredictions)", null),
+			xs, [{ label: sched.cpu, values: s.get("ipc") }], { yLabel: "IPC (simulated)" });
+	}
+	testStatus({ page: "session" });
+}
+
+async function renderMgsim() {
+	const note = document.getElementById("mgsim-note");
+	const tbody = document.querySelector("#mgsim-table tbody");
+	let info, ivs, live = null;
+	try {
+		info = await api(base() + "/mgsim");
+		ivs = await api(base() + "/mgsim/intervals?tid=" + encodeURIComponent(state.tid) +
+			"&from=" + state.from + "&to=" + state.to + "&limit=2000");
+	} catch (e) {
+		if (e.status !== 404)
+			throw e;
+		note.textContent = "No MGSim counters recorded for this session.";
+		tbody.replaceChildren();
+		return;
+	}
+	if (info.live) {
+		try {
+			live = await api(base() + "/mgsim/counters?at=live");
+		} catch (e) {
+			live = null;
+		}
+	}
+	const b = ivs.intervals;
+	const last = b.length ? b[b.length - 1] : null;
+	if (!last && !live) {
+		note.textContent = "No MGSim counters recorded in these intervals.";
+		tbody.replaceChildren();
+		return;
+	}
+	note.textContent = live ? "live snapshot; deltas and rates: last finished interval of this thread" :
+		"at the end of interval " + last.index + " (tid " + last.tid + "); counters are chip-wide";
+	document.getElementById("mgsim-live").replaceChildren(live ? el("span", { class: "badge", text: "live" }) : "");
+	const rows = info.counters.map((c) => {
+		const v = live ? live.values[c.index] : last.values[c.index];
+		const d = last ? last.delta[c.index] : null;
+		const pc = last ? last.per_cycle[c.index] : null;
+		const spark = c.cumulative ? sparkline(b.map((x) => x.delta[c.index]), 120, 22) : "";
+		return el("tr", {},
+			el("td", { class: "num", text: String(c.index) }),
+			el("td", { class: "name", title: c.how, text: c.name }),
+			el("td", { text: c.unit }),
+			el("td", { class: "num", text: fmtInt(v) }),
+			el("td", { class: "num", text: d === null ? "\u2013" : fmtInt(d) }),
+			el("td", { class: "num", text: pc === null ? "\u2013" : fmtNum(pc) }),
+			el("td", {}, spark),
+			el("td", { class: "kind", title: c.how, text: c.kind }));
+	});
+	tbody.replaceChildren(...rows);
+	const dv = (last && last.derived) || {};
+	document.getElementById("mgsim-derived").replaceChildren(...[
+		["pl_eff", "instructions per core-cycle per core"], ["tt_occp", "thread table occupancy"],
+		["ft_occp", "family table occupancy"], ["xq_avg", "average exclusive queue length"]]
+		.map(([k, t]) => el("div", { title: t }, el("span", { class: "muted", text: k + " " }),
+			el("b", { text: fmtNum(dv[k]) }))));
+	const mon = info.monitoring;
+	document.getElementById("mgsim-foot").textContent = "MMIO window 0x" + info.base.toString(16) +
+		"\u20130x" + (info.base + 21 * 8 - 1).toString(16) + ", 21 counters of 8 bytes; reads served: nCycleSampleOps " +
+		mon.nCycleSampleOps + ", nOtherSampleOps " + mon.nOtherSampleOps;
+}
+
+async function render() {
+	clampRange();
+	try {
+		await renderCharts();
+		await renderMgsim();
+		banner(null);
+	} catch (e) {
+		banner(e.message);
+		micad.errors.push(e.message);
+	}
+	testStatus({ page: "session", tid: String(state.tid), from: state.from, to: state.to });
+}
+
+async function loadSession() {
+	session = await api(base());
+	summary(session);
+	threads = (await api(base() + "/threads")).threads;
+	if (!state.tid || !currentThread())
+		state.tid = threads.length ? String(threads[0].tid) : "";
+	threadSelector();
+}
+
+async function poll() {
+	clearTimeout(pollTimer);
+	if (!session || !session.running)
+		return;
+	try {
+		await loadSession();
+		const t = currentThread();
+		const n = t ? t.intervals : 0;
+		/* Follow new intervals when the range ends at the last one. */
+		if (n !== lastIntervals) {
+			if (t && Number(state.to) === t.last_interval - (n - lastIntervals))
+				state.to = t.last_interval;
+			lastIntervals = n;
+			await render();
+		} else {
+			await renderMgsim();
+		}
+	} catch (e) {
+		banner(e.message);
+	}
+	pollTimer = setTimeout(poll, 2000);
+}
+
+async function start() {
+	if (!state.session) {
+		banner("No session given: open a session from the list.");
+		return;
+	}
+	try {
+		const a = await api("api");
+		document.getElementById("who").textContent = "uid " + a.uid;
+		await loadSession();
+	} catch (e) {
+		banner(e.message);
+		testStatus({ page: "session", error: e.message });
+		return;
+	}
+	const t = currentThread();
+	lastIntervals = t ? t.intervals : 0;
+	await render();
+	pollTimer = setTimeout(poll, 2000);
+}
+
+charts.onRange = (lo, hi) => {
+	state.from = lo;
+	state.to = hi;
+	render();
+};
+document.getElementById("thread").addEventListener("change", (e) => {
+	state.tid = e.target.value;
+	state.from = state.to = "";
+	render();
+});
+document.getElementById("apply").addEventListener("click", () => {
+	state.from = document.getElementById("from").value;
+	state.to = document.getElementById("to").value;
+	render();
+});
+document.getElementById("reset").addEventListener("click", () => {
+	state.from = state.to = "";
+	render();
+});
+window.addEventListener("hashchange", () => {
+	const h = hashState();
+	if (h.session !== state.session) {
+		location.reload();
+		return;
+	}
+	if (h.tid !== state.tid || h.from !== String(state.from) || h.to !== String(state.to)) {
+		state = h;
+		render();
+	}
+});
+start();
