@@ -2,7 +2,7 @@
  * micad replay: run the MICA analyses over a recorded trace, without
  * tracing again.  Reads the text notation of mica.md §1.6 (trace_text.h)
  * or micad's binary trace format (tracefile.h), and writes MICA's output
- * files with --mica-out.
+ * files with --mica-out and a session into the results database.
  */
 #include "config.h"
 
@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "commands.h"
@@ -18,6 +19,8 @@
 #include "mica_files.h"
 #include "mica_output.h"
 #include "mica_run.h"
+#include "store_json.h"
+#include "store_writer.h"
 #include "trace_text.h"
 #include "tracefile.h"
 #include "util.h"
@@ -28,16 +31,27 @@ struct replay_thread {
 	struct mica_output *out;
 	uint64_t intervals;
 	uint64_t e, h;
+	double interval_start;	/* wall clock, Unix seconds */
+};
+
+/* A thread's process, from a binary trace's thread records. */
+struct replay_tid {
+	int32_t tid, pid;
 };
 
 struct replay {
 	struct mica_config cfg;
 	const struct mica_names *names;
 	const char *out_dir;
+	uint64_t des;		/* DEs analyzed, for mica_progress() */
 	long pid;
 	struct replay_thread *threads;
 	size_t n_threads;
 	bool failed;
+	struct store_writer *db;	/* NULL: --no-db */
+	int64_t session;
+	struct replay_tid *tids;
+	size_t n_tids;
 };
 
 static void
@@ -54,7 +68,11 @@ usage(FILE *f)
 		"  -c, --config FILE   mica.conf to use (default: ./mica.conf)\n"
 		"      --mica-out DIR  write MICA's output files into DIR\n"
 		"      --interval N    override interval_size (a number, or 'full')\n"
-		"      --pid N         the pid in file names with append_pid (default: micad's)\n"
+		"      --pid N         the pid in file names with append_pid (default: the\n"
+		"                      traced process's for a binary trace, else micad's)\n"
+		"      --db FILE       the results database (default: $XDG_DATA_HOME/micad/\n"
+		"                      results.db or ~/.local/share/micad/results.db)\n"
+		"      --no-db         do not write the results database\n"
 		"  -q, --quiet         no summary on stdout\n"
 		"  -h, --help          this help\n");
 }
@@ -74,6 +92,15 @@ decoded_iclass(void *ctx, const struct insn_info *ii)
 }
 
 static const struct mica_names decoded_names = { decoded_category, decoded_iclass, NULL };
+
+static int32_t
+pid_of_tid(const struct replay *rp, int32_t tid)
+{
+	for (size_t i = 0; i < rp->n_tids; i++)
+		if (rp->tids[i].tid == tid)
+			return rp->tids[i].pid;
+	return 0;
+}
 
 static int
 on_interval(void *arg, const struct mica_interval *iv)
@@ -95,6 +122,16 @@ on_interval(void *arg, const struct mica_interval *iv)
 		return -1;
 	if (!rp->out_dir)
 		mica_output_clear(t->out);
+	if (rp->db) {
+		double now = store_wall_clock();
+
+		if (store_writer_interval(rp->db, rp->session, iv, &rp->cfg, t->interval_start,
+					  now) < 0) {
+			error_msg("the results database writer has stopped");
+			return -1;
+		}
+		t->interval_start = now;
+	}
 	return 0;
 }
 
@@ -129,6 +166,18 @@ thread_get(struct replay *rp, uint32_t tid)
 	t->run = mica_run_new(&rp->cfg, rp->names, tid, on_interval, rp, err, sizeof(err));
 	if (!t->run)
 		error_msg_and_die("%s", err);
+	t->interval_start = store_wall_clock();
+	if (rp->db) {
+		int32_t pid = pid_of_tid(rp, (int32_t)tid);
+		struct store_thread row = {
+			.session = rp->session, .tid = tid, .pid = pid ? pid : rp->pid,
+			.files_pid = rp->n_threads == 0 ? rp->pid : (long)tid,
+			.files_pid_always = rp->n_threads > 0, .started_at = t->interval_start,
+		};
+
+		if (store_writer_thread(rp->db, &row) < 0)
+			rp->failed = true;
+	}
 	rp->n_threads++;
 	if (rp->out_dir && mica_files_begin(t->out, rp->out_dir) < 0)
 		rp->failed = true;
@@ -140,24 +189,53 @@ feed(struct replay *rp, const struct insn_event *ev)
 {
 	struct replay_thread *t = thread_get(rp, ev->tid);
 
+	if (!t->run && !rp->failed) {
+		error_msg("events of thread %u after its end (a reused thread id): not supported",
+			  (unsigned)ev->tid);
+		rp->failed = true;
+	}
 	if (rp->failed || mica_run_event(t->run, ev) < 0) {
 		rp->failed = true;
 		return -1;
 	}
+	if (rp->out_dir)
+		mica_progress(rp->out_dir, ++rp->des);
 	return 0;
 }
 
-/* Keep the totals, free the runs (before their instructions go). */
+/* Keep the totals, free the run (before its instructions go). */
+static void
+release_run(struct replay_thread *t)
+{
+	if (!t->run)
+		return;
+	t->e = mica_run_total_ins(t->run);
+	t->h = mica_run_total_ins_aligned(t->run);
+	mica_run_free(t->run);
+	t->run = NULL;
+}
+
 static void
 release_runs(struct replay *rp)
+{
+	for (size_t i = 0; i < rp->n_threads; i++)
+		release_run(&rp->threads[i]);
+}
+
+/* A thread's end in a binary trace: its last interval now, as the live
+ * run delivered it (the order of intervals across threads decides how
+ * MICA's shared itypes_other_group_categories.txt reads). */
+static void
+finish_thread(struct replay *rp, int32_t tid)
 {
 	for (size_t i = 0; i < rp->n_threads; i++) {
 		struct replay_thread *t = &rp->threads[i];
 
-		t->e = mica_run_total_ins(t->run);
-		t->h = mica_run_total_ins_aligned(t->run);
-		mica_run_free(t->run);
-		t->run = NULL;
+		if (t->tid != (uint32_t)tid || !t->run)
+			continue;
+		if (!rp->failed && mica_run_finish(t->run) < 0)
+			rp->failed = true;
+		release_run(t);
 	}
 }
 
@@ -210,8 +288,27 @@ replay_binary(struct replay *rp, const char *path)
 	rp->names = &decoded_names;
 	while ((r = tracefile_next(tr, &it, err, sizeof(err))) > 0) {
 		if (it.kind == TF_THREAD) {
-			if (it.thread.kind == TT_START && rp->n_threads == 0 && rp->pid < 0)
-				rp->pid = it.thread.pid;
+			const struct trace_thread_rec *tr_ = &it.thread;
+
+			if (tr_->kind == TT_START && rp->n_threads == 0 && rp->pid < 0)
+				rp->pid = tr_->pid;
+			if (tr_->kind == TT_START) {
+				rp->tids = xreallocarray(rp->tids, rp->n_tids + 1, sizeof(*rp->tids));
+				rp->tids[rp->n_tids++] = (struct replay_tid){ tr_->tid, tr_->pid };
+				if (rp->db && tr_->tid == tr_->pid &&
+				    store_writer_process(rp->db, rp->session, tr_->pid,
+							 pid_of_tid(rp, tr_->parent), NULL) < 0)
+					rp->failed = true;
+			}
+			if (tr_->kind == TT_EXIT || tr_->kind == TT_DETACH)
+				finish_thread(rp, tr_->tid);
+			if (rp->db && (tr_->kind == TT_EXIT || tr_->kind == TT_DETACH) &&
+			    store_writer_thread_end(rp->db, rp->session, tr_->tid,
+						    tr_->kind == TT_EXIT ? tr_->status : -1,
+						    tr_->kind == TT_DETACH ? "detached"
+						    : WIFSIGNALED(tr_->status) ? "killed" : "exited",
+						    store_wall_clock()) < 0)
+				rp->failed = true;
 			continue;
 		}
 		if (it.kind == TF_EVENT && feed(rp, &it.ev) < 0)
@@ -221,29 +318,113 @@ replay_binary(struct replay *rp, const char *path)
 		error_msg("%s: %s", path, err);
 	if (r == 0 && !rp->failed)
 		for (size_t i = 0; i < rp->n_threads; i++)
-			if (mica_run_finish(rp->threads[i].run) < 0)
+			if (rp->threads[i].run && mica_run_finish(rp->threads[i].run) < 0)
 				rp->failed = true;
 	release_runs(rp);
 	tracefile_close_reader(tr);
 	return r < 0 || rp->failed ? -1 : 0;
 }
 
+/* The replay's session row.  -1 after reporting why. */
+static int
+replay_session_begin(struct replay *rp, const char *db, const char *config, const char *interval,
+		     const char *trace)
+{
+	struct store_session s = { .mode = "replay", .command = trace, .uid = getuid(),
+				   .mica = &rp->cfg };
+	char err[512], *text, *settings = NULL;
+	size_t len;
+	FILE *f;
+
+	if (!(text = mica_read_file(config, &len)))
+		return -1;
+	if (!(f = open_memstream(&settings, &len)))
+		perror_msg_and_die("open_memstream");
+	fputs("{\"config_file\":", f);
+	json_put_string(f, config);
+	fputs(",", f);
+	json_put_mica_settings(f, &rp->cfg);
+	fputs(",\"interval_override\":", f);
+	json_put_string(f, interval);
+	fputs(",\"trace\":", f);
+	json_put_string(f, trace);
+	fputs("}", f);
+	if (fclose(f) != 0)
+		perror_msg_and_die("open_memstream");
+	s.config = text;
+	s.settings = settings;
+	rp->db = store_writer_open(db, err, sizeof(err));
+	if (!rp->db) {
+		error_msg("%s (choose another file with --db FILE, or none with --no-db)", err);
+	} else if ((rp->session = store_writer_session_begin(rp->db, &s, err, sizeof(err))) < 0) {
+		error_msg("cannot record the session: %s", err);
+		store_writer_close(rp->db);
+		rp->db = NULL;
+	}
+	free(text);
+	free(settings);
+	return rp->db ? 0 : -1;
+}
+
+static int
+session_pid_fn(struct store *st, void *arg, char *err, size_t errsz)
+{
+	return store_session_pid(st, ((const int64_t *)arg)[0], ((const int64_t *)arg)[1], err,
+				 errsz);
+}
+
+/* The end of the replay's session: 'replayed', or 'error' when the replay
+ * failed; then the writer is drained and closed.  -1 if the database could
+ * not record everything (already reported). */
+static int
+replay_session_end(struct replay *rp, const char *db, bool quiet)
+{
+	char err[512];
+	int ret = 0;
+
+	if (rp->pid > 0 && rp->n_tids) {
+		int64_t *j = xmalloc(2 * sizeof(*j));
+
+		j[0] = rp->session;
+		j[1] = rp->pid;
+		if (store_writer_submit(rp->db, session_pid_fn, j, free) < 0)
+			ret = -1;
+	}
+	if (store_writer_session_end(rp->db, rp->session, -1, rp->failed ? "error" : "replayed",
+				     err, sizeof(err)) < 0) {
+		error_msg("cannot record the end of session %lld: %s", (long long)rp->session, err);
+		ret = -1;
+	}
+	if (store_writer_close(rp->db) < 0) {
+		error_msg("some results of session %lld could not be written to %s (see above)",
+			  (long long)rp->session, db);
+		ret = -1;
+	}
+	rp->db = NULL;
+	if (!quiet)
+		fprintf(stderr, "micad: session %lld in %s\n", (long long)rp->session, db);
+	return ret;
+}
+
 int
 cmd_replay(int argc, char **argv)
 {
-	enum { OPT_MICA_OUT = 256, OPT_INTERVAL, OPT_PID };
+	enum { OPT_MICA_OUT = 256, OPT_INTERVAL, OPT_PID, OPT_DB, OPT_NO_DB };
 	static const struct option longopts[] = {
 		{ "config", required_argument, NULL, 'c' },
 		{ "mica-out", required_argument, NULL, OPT_MICA_OUT },
 		{ "interval", required_argument, NULL, OPT_INTERVAL },
 		{ "pid", required_argument, NULL, OPT_PID },
+		{ "db", required_argument, NULL, OPT_DB },
+		{ "no-db", no_argument, NULL, OPT_NO_DB },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
 	struct replay rp = { .pid = -1 };
-	const char *config = NULL, *interval = NULL;
-	bool quiet = false;
+	const char *config = NULL, *interval = NULL, *db = NULL;
+	char *db_path = NULL, dberr[512];
+	bool quiet = false, no_db = false;
 	int c, ret = 1;
 
 	while ((c = getopt_long(argc, argv, "c:qh", longopts, NULL)) != -1) {
@@ -265,6 +446,14 @@ cmd_replay(int argc, char **argv)
 				return 2;
 			}
 			rp.pid = (long)v;
+			break;
+		case OPT_DB:
+			db = optarg;
+			no_db = false;
+			break;
+		case OPT_NO_DB:
+			db = NULL;
+			no_db = true;
 			break;
 		case 'q':
 			quiet = true;
@@ -308,14 +497,31 @@ cmd_replay(int argc, char **argv)
 			goto out;
 		}
 	}
+	if (access(argv[optind], R_OK) != 0) {
+		perror_msg("%s", argv[optind]);
+		goto out;
+	}
+	if (!db && !no_db) {
+		if (!(db_path = store_default_path(dberr, sizeof(dberr)))) {
+			error_msg("the results database: %s, or --no-db", dberr);
+			goto out;
+		}
+		db = db_path;
+	}
+	if (db && replay_session_begin(&rp, db, config, interval, argv[optind]) < 0)
+		goto out;
 	if (tracefile_is_binary(argv[optind])) {
 		/* append_pid names: the traced process's pid, from the trace */
 		if (replay_binary(&rp, argv[optind]) < 0)
-			goto out;
+			rp.failed = true;
 	} else {
 		if (replay_text(&rp, argv[optind]) < 0)
-			goto out;
+			rp.failed = true;
 	}
+	if (rp.db && replay_session_end(&rp, db, quiet) < 0)
+		rp.failed = true;
+	if (rp.failed)
+		goto out;
 	if (!quiet) {
 		for (size_t i = 0; i < rp.n_threads; i++)
 			printf("tid %" PRIu32 ": %" PRIu64 " instructions (E), %" PRIu64
@@ -325,11 +531,17 @@ cmd_replay(int argc, char **argv)
 	}
 	ret = 0;
 out:
+	if (rp.db) {
+		/* An early failure: the session is closed as an error. */
+		replay_session_end(&rp, db, true);
+	}
 	for (size_t i = 0; i < rp.n_threads; i++) {
 		mica_run_free(rp.threads[i].run);
 		mica_output_free(rp.threads[i].out);
 	}
 	free(rp.threads);
+	free(rp.tids);
+	free(db_path);
 	mica_config_free(&rp.cfg);
 	return ret;
 }

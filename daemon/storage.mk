@@ -1,1 +1,5 @@
-## (filled in by its area)
+## The results database: its writer thread, and JSON text for the settings
+## column and micactl's outputs.
+libmicad_a_SOURCES += \
+	daemon/store_writer.h daemon/store_writer.c \
+	daemon/store_json.h daemon/store_json.c

@@ -1,18 +1,22 @@
 /*
  * The results database: SQLite, one file, schema.sql embedded at build
- * time.  WAL journal, foreign keys on, one transaction per batch of
- * intervals; PRAGMA application_id marks the file as micad's and
- * PRAGMA user_version drives migrations.
+ * time.  WAL journal, foreign keys on, a busy timeout (several micad
+ * processes may write one file), one transaction per batch of intervals;
+ * PRAGMA application_id marks the file as micad's and PRAGMA user_version
+ * drives migrations.
  */
 #include "config.h"
 
 #include <errno.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <sqlite3.h>
 
@@ -31,12 +35,13 @@ static const char *const migrations[STORE_SCHEMA_VERSION] = {
 
 enum stmt_id {
 	S_INTERVAL, S_ILP, S_ITYPES, S_PPM, S_PPM_BRANCHES, S_REG, S_STRIDE_TOTAL, S_STRIDE,
-	S_FOOTPRINT, S_MSD, S_MSD_BUCKET, N_STMTS
+	S_FOOTPRINT, S_MSD, S_MSD_BUCKET, S_OTHER, N_STMTS
 };
 
 static const char *const stmt_sql[N_STMTS] = {
 	[S_INTERVAL] = "INSERT INTO interval (session_id, tid, idx, full, final, ins, ins_aligned,"
-		       " total_ins, total_ins_aligned, ended_at) VALUES (?,?,?,?,?,?,?,?,?,?)",
+		       " total_ins, total_ins_aligned, started_at, ended_at)"
+		       " VALUES (?,?,?,?,?,?,?,?,?,?,?)",
 	[S_ILP] = "INSERT INTO ilp (interval_id, analysis, window, cycles) VALUES (?,?,?,?)",
 	[S_ITYPES] = "INSERT INTO itypes (interval_id, grp, count) VALUES (?,?,?)",
 	[S_PPM] = "INSERT INTO ppm (interval_id, predictor_id, misses) VALUES (?,?,?)",
@@ -50,6 +55,8 @@ static const char *const stmt_sql[N_STMTS] = {
 			" insn_blocks, insn_pages, block_size, page_size) VALUES (?,?,?,?,?,?,?)",
 	[S_MSD] = "INSERT INTO memstackdist (interval_id, refs, cold) VALUES (?,?,?)",
 	[S_MSD_BUCKET] = "INSERT INTO memstackdist_bucket (interval_id, bucket, count) VALUES (?,?,?)",
+	[S_OTHER] = "INSERT OR IGNORE INTO itypes_other (session_id, tid, seq, category)"
+		    " VALUES (?,?,?,?)",
 };
 
 struct store {
@@ -70,8 +77,8 @@ set_err(char *err, size_t errsz, const char *fmt, ...)
 	va_end(ap);
 }
 
-static double
-now_unix(void)
+double
+store_wall_clock(void)
 {
 	struct timespec ts;
 
@@ -79,12 +86,27 @@ now_unix(void)
 	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
+/* How long a writer waits for another process's transaction (ms). */
+#define BUSY_TIMEOUT_MS 30000
+
 static int
 exec_sql(struct store *st, const char *sql, char *err, size_t errsz)
 {
 	char *msg = NULL;
+	int rc;
 
-	if (sqlite3_exec(st->db, sql, NULL, NULL, &msg) != SQLITE_OK) {
+	/* SQLITE_PROTOCOL is a WAL lock race with another process opening or
+	 * closing the file (the busy handler does not cover it): retry, as
+	 * SQLite's documentation says to. */
+	for (int tries = 0;; tries++) {
+		rc = sqlite3_exec(st->db, sql, NULL, NULL, &msg);
+		if ((rc & 0xff) != SQLITE_PROTOCOL || tries == 50)
+			break;
+		sqlite3_free(msg);
+		msg = NULL;
+		sqlite3_sleep(10);
+	}
+	if (rc != SQLITE_OK) {
 		set_err(err, errsz, "%s: %s", st->path, msg ? msg : sqlite3_errmsg(st->db));
 		sqlite3_free(msg);
 		return -1;
@@ -155,8 +177,10 @@ migrate(struct store *st, bool read_only, char *err, size_t errsz)
 	return 0;
 }
 
-struct store *
-store_open(const char *path, bool read_only, char *err, size_t errsz)
+static void store_close_keep_code(struct store *st, int *code);
+
+static struct store *
+store_open_once(const char *path, bool read_only, char *err, size_t errsz, int *code)
 {
 	struct store *st = xcalloc(1, sizeof(*st));
 	int flags = read_only ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
@@ -165,20 +189,20 @@ store_open(const char *path, bool read_only, char *err, size_t errsz)
 	if (sqlite3_open_v2(path, &st->db, flags | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
 		set_err(err, errsz, "cannot open database %s: %s", path,
 			st->db ? sqlite3_errmsg(st->db) : "out of memory");
-		store_close(st);
+		store_close_keep_code(st, code);
 		return NULL;
 	}
-	sqlite3_busy_timeout(st->db, 10000);
+	sqlite3_busy_timeout(st->db, BUSY_TIMEOUT_MS);
 	sqlite3_extended_result_codes(st->db, 1);
 	if (!read_only &&
 	    (exec_sql(st, "PRAGMA journal_mode = WAL", err, errsz) < 0 ||
 	     exec_sql(st, "PRAGMA synchronous = NORMAL", err, errsz) < 0)) {
-		store_close(st);
+		store_close_keep_code(st, code);
 		return NULL;
 	}
 	if (exec_sql(st, "PRAGMA foreign_keys = ON", err, errsz) < 0 ||
 	    migrate(st, read_only, err, errsz) < 0) {
-		store_close(st);
+		store_close_keep_code(st, code);
 		return NULL;
 	}
 	if (!read_only) {
@@ -187,12 +211,55 @@ store_open(const char *path, bool read_only, char *err, size_t errsz)
 					       &st->stmt[i], NULL) != SQLITE_OK) {
 				set_err(err, errsz, "%s: preparing statements: %s", path,
 					sqlite3_errmsg(st->db));
-				store_close(st);
+				store_close_keep_code(st, code);
 				return NULL;
 			}
 		}
 	}
 	return st;
+}
+
+/* Close after a failed open, keeping the SQLite result code for
+ * store_open's retry decision. */
+static void
+store_close_keep_code(struct store *st, int *code)
+{
+	*code = st->db ? sqlite3_extended_errcode(st->db) & 0xff : SQLITE_NOMEM;
+	store_close(st);
+}
+
+struct store *
+store_open(const char *path, bool read_only, char *err, size_t errsz)
+{
+	/* SQLITE_PROTOCOL (and a lock held past the busy timeout) while
+	 * another process opens or closes the same WAL database: retry a few
+	 * times, as SQLite's documentation says to. */
+	for (int tries = 0;; tries++) {
+		int code = SQLITE_OK;
+		struct store *st = store_open_once(path, read_only, err, errsz, &code);
+
+		if (st || (code != SQLITE_PROTOCOL && code != SQLITE_BUSY) || tries == 20)
+			return st;
+		sqlite3_sleep(20 + 10 * tries);
+	}
+}
+
+struct sqlite3 *
+store_sqlite(struct store *st)
+{
+	return st->db;
+}
+
+const char *
+store_path(const struct store *st)
+{
+	return st->path;
+}
+
+int
+store_exec(struct store *st, const char *sql, char *err, size_t errsz)
+{
+	return exec_sql(st, sql, err, errsz);
 }
 
 void
@@ -279,19 +346,187 @@ run_ints(struct store *st, enum stmt_id id, const int64_t *v, int n, char *err, 
 	return step_done(st, st->stmt[id], err, errsz);
 }
 
+/* Prepare sql; -1 with the reason in err. */
+static int
+prepare(struct store *st, const char *sql, sqlite3_stmt **q, char *err, size_t errsz)
+{
+	if (sqlite3_prepare_v2(st->db, sql, -1, q, NULL) != SQLITE_OK) {
+		set_err(err, errsz, "%s: %s", st->path, sqlite3_errmsg(st->db));
+		return -1;
+	}
+	return 0;
+}
+
+/* Field 22 of /proc/PID/stat: the process's start time in clock ticks
+ * after boot, or -1.  With the boot id it names a process uniquely. */
+static int64_t
+proc_start_time(long pid)
+{
+	char path[64], buf[1024];
+	const char *p;
+	FILE *f;
+	size_t n;
+	long long v;
+
+	snprintf(path, sizeof(path), "/proc/%ld/stat", pid);
+	if (!(f = fopen(path, "re")))
+		return -1;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	/* The command name may hold spaces and ')': fields start after the
+	 * last ')'; then state is field 3, starttime field 22. */
+	if (!(p = strrchr(buf, ')')))
+		return -1;
+	p++;
+	/* A zombie writes nothing more: its parent died with it unreaped
+	 * (a killed daemon's worker, where init does not reap). */
+	if (p[0] == ' ' && (p[1] == 'Z' || p[1] == 'X'))
+		return -1;
+	for (int field = 3; field < 22; field++) {
+		p += strspn(p, " ");
+		p += strcspn(p, " ");
+	}
+	if (sscanf(p, " %lld", &v) != 1)
+		return -1;
+	return v;
+}
+
+/* The kernel's boot id (a UUID), or "" if /proc does not say. */
+static void
+boot_id(char *buf, size_t size)
+{
+	FILE *f = fopen("/proc/sys/kernel/random/boot_id", "re");
+
+	buf[0] = '\0';
+	if (!f)
+		return;
+	if (!fgets(buf, (int)size, f))
+		buf[0] = '\0';
+	fclose(f);
+	buf[strcspn(buf, "\n")] = '\0';
+}
+
+/* The built-in itypes groups' names (mica.md §3.2's table). */
+static const char *const builtin_group_names[] = {
+	"mem_read", "mem_write", "control", "arithmetic", "fp", "stack", "shift", "string",
+	"sse", "misc", "nop", "reg_transfer",
+};
+
+static const char *const itypes_kind_names[] = {
+	[ITYPES_CATEGORY] = "CATEGORY", [ITYPES_OPCODE] = "OPCODE", [ITYPES_SPECIAL] = "SPECIAL",
+};
+
+/* Group g's identifiers, "CATEGORY X, OPCODE Y, ..." (malloc'd). */
+static char *
+group_identifiers(const struct itypes_spec *spec, unsigned g)
+{
+	char *s = xstrdup(""), *t;
+
+	for (size_t i = 0; i < spec->n_idents; i++) {
+		const struct itypes_ident *id = &spec->idents[i];
+
+		if (id->group != g)
+			continue;
+		t = xasprintf("%s%s%s %s", s, *s ? ", " : "", itypes_kind_names[id->kind], id->name);
+		free(s);
+		s = t;
+	}
+	return s;
+}
+
+/* A name for group g: the built-in group's name when it has exactly the
+ * same identifiers, else the identifiers' names joined with '+'. */
+static char *
+group_name(const struct itypes_spec *spec, const struct itypes_spec *builtin, unsigned g)
+{
+	char *mine = group_identifiers(spec, g), *s, *t;
+
+	for (unsigned b = 0; builtin && b < builtin->n_groups &&
+			     b < sizeof(builtin_group_names) / sizeof(builtin_group_names[0]); b++) {
+		char *theirs = group_identifiers(builtin, b);
+		bool same = strcmp(mine, theirs) == 0;
+
+		free(theirs);
+		if (same) {
+			free(mine);
+			return xstrdup(builtin_group_names[b]);
+		}
+	}
+	free(mine);
+	s = xstrdup("");
+	for (size_t i = 0; i < spec->n_idents; i++) {
+		if (spec->idents[i].group != g)
+			continue;
+		t = xasprintf("%s%s%s", s, *s ? "+" : "", spec->idents[i].name);
+		free(s);
+		s = t;
+	}
+	return s;
+}
+
+/* The itypes group names and identifiers of a session's configuration. */
+static int
+put_itypes_groups(struct store *st, int64_t session, const struct mica_config *cfg,
+		  char *err, size_t errsz)
+{
+	struct itypes_spec *builtin = itypes_spec_builtin();
+	const struct itypes_spec *spec = cfg->itypes_spec ? cfg->itypes_spec : builtin;
+	sqlite3_stmt *q;
+	int rc = 0;
+
+	if (!builtin)
+		error_msg_and_die("out of memory");
+	if (prepare(st, "INSERT OR REPLACE INTO itypes_group (session_id, grp, name, identifiers)"
+		    " VALUES (?,?,?,?)", &q, err, errsz) < 0) {
+		itypes_spec_free(builtin);
+		return -1;
+	}
+	for (unsigned g = 0; g <= spec->n_groups && rc == 0; g++) {
+		char *name = g < spec->n_groups ? group_name(spec, builtin, g) : xstrdup("other");
+		char *idents = g < spec->n_groups ? group_identifiers(spec, g) : NULL;
+
+		sqlite3_bind_int64(q, 1, session);
+		sqlite3_bind_int64(q, 2, g);
+		sqlite3_bind_text(q, 3, name, -1, SQLITE_TRANSIENT);
+		if (idents)
+			sqlite3_bind_text(q, 4, idents, -1, SQLITE_TRANSIENT);
+		rc = step_done(st, q, err, errsz);
+		free(name);
+		free(idents);
+	}
+	sqlite3_finalize(q);
+	itypes_spec_free(builtin);
+	return rc;
+}
+
+/* analysis_type as mica.conf writes it. */
+static const char *
+analysis_type(const struct mica_config *cfg)
+{
+	if (cfg->all)
+		return "all";
+	for (int a = 0; a < MICA_N_ANALYSES; a++)
+		if (cfg->analyses == MICA_BIT(a))
+			return mica_analysis_name((enum mica_analysis)a);
+	return NULL;
+}
+
 int64_t
 store_session_begin(struct store *st, const struct store_session *s, char *err, size_t errsz)
 {
 	static const char sql[] =
-		"INSERT INTO session (mode, command, pid, uid, config, settings, started_at, end_reason)"
-		" VALUES (?,?,?,?,?,?,?,'running')";
+		"INSERT INTO session (mode, command, pid, uid, config, settings, analysis_type,"
+		" interval_size, ilp_size, block_size, page_size, append_pid, itypes_spec_file,"
+		" started_at, end_reason, writer_pid, writer_start, writer_boot_id)"
+		" VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,'running',?,?,?)";
+	const struct mica_config *m = s->mica;
+	char boot[64];
 	sqlite3_stmt *q;
-	int64_t id;
+	int64_t id, start;
 
-	if (sqlite3_prepare_v2(st->db, sql, -1, &q, NULL) != SQLITE_OK) {
-		set_err(err, errsz, "%s: %s", st->path, sqlite3_errmsg(st->db));
+	if (prepare(st, sql, &q, err, errsz) < 0)
 		return -1;
-	}
 	sqlite3_bind_text(q, 1, s->mode, -1, SQLITE_STATIC);
 	sqlite3_bind_text(q, 2, s->command ? s->command : "", -1, SQLITE_STATIC);
 	if (s->pid > 0)
@@ -299,7 +534,23 @@ store_session_begin(struct store *st, const struct store_session *s, char *err, 
 	sqlite3_bind_int64(q, 4, s->uid);
 	sqlite3_bind_text(q, 5, s->config ? s->config : "", -1, SQLITE_STATIC);
 	sqlite3_bind_text(q, 6, s->settings ? s->settings : "{}", -1, SQLITE_STATIC);
-	sqlite3_bind_double(q, 7, now_unix());
+	if (m) {
+		sqlite3_bind_text(q, 7, analysis_type(m), -1, SQLITE_STATIC);
+		sqlite3_bind_int64(q, 8, m->interval_size);
+		sqlite3_bind_int64(q, 9, m->ilp_size);
+		sqlite3_bind_int64(q, 10, m->block_size);
+		sqlite3_bind_int64(q, 11, m->page_size);
+		sqlite3_bind_int64(q, 12, m->append_pid);
+		if (m->itypes_spec_file)
+			sqlite3_bind_text(q, 13, m->itypes_spec_file, -1, SQLITE_STATIC);
+	}
+	sqlite3_bind_double(q, 14, store_wall_clock());
+	sqlite3_bind_int64(q, 15, (int64_t)getpid());
+	if ((start = proc_start_time((long)getpid())) >= 0)
+		sqlite3_bind_int64(q, 16, start);
+	boot_id(boot, sizeof(boot));
+	if (*boot)
+		sqlite3_bind_text(q, 17, boot, -1, SQLITE_TRANSIENT);
 	if (sqlite3_step(q) != SQLITE_DONE) {
 		set_err(err, errsz, "%s: %s", st->path, sqlite3_errmsg(st->db));
 		sqlite3_finalize(q);
@@ -307,7 +558,25 @@ store_session_begin(struct store *st, const struct store_session *s, char *err, 
 	}
 	sqlite3_finalize(q);
 	id = sqlite3_last_insert_rowid(st->db);
+	if (m && (m->analyses & MICA_BIT(MICA_ITYPES)) &&
+	    put_itypes_groups(st, id, m, err, errsz) < 0)
+		return -1;
 	return id;
+}
+
+int
+store_session_pid(struct store *st, int64_t session, int64_t pid, char *err, size_t errsz)
+{
+	sqlite3_stmt *q;
+	int rc;
+
+	if (prepare(st, "UPDATE session SET pid = ? WHERE id = ?", &q, err, errsz) < 0)
+		return -1;
+	sqlite3_bind_int64(q, 1, pid);
+	sqlite3_bind_int64(q, 2, session);
+	rc = step_done(st, q, err, errsz);
+	sqlite3_finalize(q);
+	return rc;
 }
 
 int
@@ -317,11 +586,9 @@ store_itypes_groups(struct store *st, int64_t session, const char *const *names,
 	sqlite3_stmt *q;
 	int rc = 0;
 
-	if (sqlite3_prepare_v2(st->db, "INSERT OR REPLACE INTO itypes_group (session_id, grp, name)"
-			       " VALUES (?,?,?)", -1, &q, NULL) != SQLITE_OK) {
-		set_err(err, errsz, "%s: %s", st->path, sqlite3_errmsg(st->db));
+	if (prepare(st, "INSERT OR REPLACE INTO itypes_group (session_id, grp, name)"
+		    " VALUES (?,?,?)", &q, err, errsz) < 0)
 		return -1;
-	}
 	for (unsigned g = 0; g <= n && rc == 0; g++) {
 		sqlite3_bind_int64(q, 1, session);
 		sqlite3_bind_int64(q, 2, g);
@@ -333,27 +600,103 @@ store_itypes_groups(struct store *st, int64_t session, const char *const *names,
 }
 
 int
-store_thread(struct store *st, int64_t session, int64_t tid, int64_t pid, char *err, size_t errsz)
+store_thread_begin(struct store *st, const struct store_thread *t, char *err, size_t errsz)
 {
 	sqlite3_stmt *q;
 	int rc;
 
-	if (sqlite3_prepare_v2(st->db, "INSERT OR IGNORE INTO thread (session_id, tid, pid)"
-			       " VALUES (?,?,?)", -1, &q, NULL) != SQLITE_OK) {
-		set_err(err, errsz, "%s: %s", st->path, sqlite3_errmsg(st->db));
+	if (prepare(st, "INSERT OR IGNORE INTO thread (session_id, tid, pid, files_pid,"
+		    " files_pid_always, started_at) VALUES (?,?,?,?,?,?)", &q, err, errsz) < 0)
 		return -1;
-	}
-	sqlite3_bind_int64(q, 1, session);
-	sqlite3_bind_int64(q, 2, tid);
-	sqlite3_bind_int64(q, 3, pid);
+	sqlite3_bind_int64(q, 1, t->session);
+	sqlite3_bind_int64(q, 2, t->tid);
+	sqlite3_bind_int64(q, 3, t->pid);
+	sqlite3_bind_int64(q, 4, t->files_pid);
+	sqlite3_bind_int64(q, 5, t->files_pid_always);
+	if (t->started_at > 0)
+		sqlite3_bind_double(q, 6, t->started_at);
 	rc = step_done(st, q, err, errsz);
 	sqlite3_finalize(q);
 	return rc;
 }
 
-static int
-put_interval(struct store *st, int64_t session, const struct mica_interval *iv,
-	     const struct mica_config *cfg, char *err, size_t errsz)
+int
+store_thread(struct store *st, int64_t session, int64_t tid, int64_t pid, char *err, size_t errsz)
+{
+	struct store_thread t = {
+		.session = session, .tid = tid, .pid = pid, .files_pid = pid,
+		.files_pid_always = tid != pid, .started_at = store_wall_clock(),
+	};
+
+	return store_thread_begin(st, &t, err, errsz);
+}
+
+int
+store_thread_end(struct store *st, int64_t session, int64_t tid, int wait_status,
+		 const char *reason, double ended_at, char *err, size_t errsz)
+{
+	sqlite3_stmt *q;
+	int rc;
+
+	if (prepare(st, "UPDATE thread SET ended_at = ?, exit_status = ?, end_reason = ?"
+		    " WHERE session_id = ? AND tid = ?", &q, err, errsz) < 0)
+		return -1;
+	if (ended_at > 0)
+		sqlite3_bind_double(q, 1, ended_at);
+	if (wait_status >= 0)
+		sqlite3_bind_int64(q, 2, WIFSIGNALED(wait_status) ? 128 + WTERMSIG(wait_status)
+								  : WEXITSTATUS(wait_status));
+	sqlite3_bind_text(q, 3, reason, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(q, 4, session);
+	sqlite3_bind_int64(q, 5, tid);
+	rc = step_done(st, q, err, errsz);
+	sqlite3_finalize(q);
+	return rc;
+}
+
+int
+store_process(struct store *st, int64_t session, int64_t pid, int64_t parent_pid,
+	      const char *exe, char *err, size_t errsz)
+{
+	sqlite3_stmt *q;
+	int rc;
+
+	if (prepare(st, "INSERT INTO process (session_id, pid, parent_pid, exe) VALUES (?,?,?,?)"
+		    " ON CONFLICT (session_id, pid) DO UPDATE SET exe = COALESCE(excluded.exe, exe)",
+		    &q, err, errsz) < 0)
+		return -1;
+	sqlite3_bind_int64(q, 1, session);
+	sqlite3_bind_int64(q, 2, pid);
+	if (parent_pid > 0)
+		sqlite3_bind_int64(q, 3, parent_pid);
+	if (exe)
+		sqlite3_bind_text(q, 4, exe, -1, SQLITE_STATIC);
+	rc = step_done(st, q, err, errsz);
+	sqlite3_finalize(q);
+	return rc;
+}
+
+int
+store_itypes_other(struct store *st, int64_t session, int64_t tid, const char *const *names,
+		   size_t n, char *err, size_t errsz)
+{
+	sqlite3_stmt *q = st->stmt[S_OTHER];
+
+	for (size_t i = 0; i < n; i++) {
+		sqlite3_bind_int64(q, 1, session);
+		sqlite3_bind_int64(q, 2, tid);
+		sqlite3_bind_int64(q, 3, (int64_t)i);
+		sqlite3_bind_text(q, 4, names[i], -1, SQLITE_STATIC);
+		if (step_done(st, q, err, errsz) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+int64_t
+store_interval(struct store *st, int64_t session, const struct mica_interval *iv,
+	       const struct mica_config *cfg, double started_at, double ended_at,
+	       char *err, size_t errsz)
 {
 	static const char *const stride_kinds[4] = {
 		"local_read", "global_read", "local_write", "global_write"
@@ -371,7 +714,10 @@ put_interval(struct store *st, int64_t session, const struct mica_interval *iv,
 	sqlite3_bind_int64(q, 7, (int64_t)iv->ins_aligned);
 	sqlite3_bind_int64(q, 8, (int64_t)iv->total_ins);
 	sqlite3_bind_int64(q, 9, (int64_t)iv->total_ins_aligned);
-	sqlite3_bind_double(q, 10, now_unix());
+	if (started_at > 0)
+		sqlite3_bind_double(q, 10, started_at);
+	if (ended_at > 0)
+		sqlite3_bind_double(q, 11, ended_at);
 	if (step_done(st, q, err, errsz) < 0)
 		return -1;
 	id = sqlite3_last_insert_rowid(st->db);
@@ -401,6 +747,9 @@ put_interval(struct store *st, int64_t session, const struct mica_interval *iv,
 			if (run_ints(st, S_ITYPES, v, 3, err, errsz) < 0)
 				return -1;
 		}
+		if (store_itypes_other(st, session, iv->tid, iv->itypes.other, iv->itypes.n_other,
+				       err, errsz) < 0)
+			return -1;
 	}
 	if (iv->analyses & MICA_BIT(MICA_PPM)) {
 		const struct mica_ppm_result *p = &iv->ppm;
@@ -468,24 +817,44 @@ put_interval(struct store *st, int64_t session, const struct mica_interval *iv,
 				return -1;
 		}
 	}
-	return 0;
+	return id;
 }
 
 int
 store_intervals(struct store *st, int64_t session, const struct mica_interval *const *iv, size_t n,
 		const struct mica_config *cfg, char *err, size_t errsz)
 {
+	double now = store_wall_clock();
+
 	if (n == 0)
 		return 0;
 	if (exec_sql(st, "BEGIN IMMEDIATE", err, errsz) < 0)
 		return -1;
 	for (size_t i = 0; i < n; i++) {
-		if (put_interval(st, session, iv[i], cfg, err, errsz) < 0) {
+		if (store_interval(st, session, iv[i], cfg, 0, now, err, errsz) < 0) {
 			sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
 			return -1;
 		}
 	}
 	return exec_sql(st, "COMMIT", err, errsz);
+}
+
+int64_t
+store_interval_id(struct store *st, int64_t session, int64_t tid, int64_t idx)
+{
+	sqlite3_stmt *q;
+	int64_t id = -1;
+
+	if (sqlite3_prepare_v2(st->db, "SELECT id FROM interval WHERE session_id = ? AND tid = ?"
+			       " AND idx = ?", -1, &q, NULL) != SQLITE_OK)
+		return -1;
+	sqlite3_bind_int64(q, 1, session);
+	sqlite3_bind_int64(q, 2, tid);
+	sqlite3_bind_int64(q, 3, idx);
+	if (sqlite3_step(q) == SQLITE_ROW)
+		id = sqlite3_column_int64(q, 0);
+	sqlite3_finalize(q);
+	return id;
 }
 
 int
@@ -495,12 +864,10 @@ store_session_end(struct store *st, int64_t session, int exit_status, const char
 	sqlite3_stmt *q;
 	int rc;
 
-	if (sqlite3_prepare_v2(st->db, "UPDATE session SET ended_at = ?, exit_status = ?,"
-			       " end_reason = ? WHERE id = ?", -1, &q, NULL) != SQLITE_OK) {
-		set_err(err, errsz, "%s: %s", st->path, sqlite3_errmsg(st->db));
+	if (prepare(st, "UPDATE session SET ended_at = ?, exit_status = ?,"
+		    " end_reason = ? WHERE id = ?", &q, err, errsz) < 0)
 		return -1;
-	}
-	sqlite3_bind_double(q, 1, now_unix());
+	sqlite3_bind_double(q, 1, store_wall_clock());
 	if (exit_status >= 0)
 		sqlite3_bind_int64(q, 2, exit_status);
 	sqlite3_bind_text(q, 3, reason, -1, SQLITE_STATIC);
@@ -510,11 +877,70 @@ store_session_end(struct store *st, int64_t session, int exit_status, const char
 	return rc;
 }
 
+/* Is the process that wrote a 'running' session still alive?  It is when
+ * this boot has a process with its pid and its start time; without a boot
+ * id or start time to compare, when its pid exists. */
+static bool
+writer_alive(sqlite3_stmt *q)
+{
+	char boot[64];
+	long pid;
+
+	if (sqlite3_column_type(q, 1) == SQLITE_NULL)
+		return false;
+	pid = (long)sqlite3_column_int64(q, 1);
+	if (pid <= 0)
+		return false;
+	boot_id(boot, sizeof(boot));
+	if (sqlite3_column_type(q, 3) != SQLITE_NULL && *boot &&
+	    strcmp((const char *)sqlite3_column_text(q, 3), boot) != 0)
+		return false;
+	if (sqlite3_column_type(q, 2) != SQLITE_NULL)
+		return proc_start_time(pid) == sqlite3_column_int64(q, 2);
+	return kill((pid_t)pid, 0) == 0 || errno == EPERM;
+}
+
 int
 store_mark_cut_off(struct store *st, char *err, size_t errsz)
 {
-	if (exec_sql(st, "UPDATE session SET end_reason = 'cut-off' WHERE end_reason = 'running'",
-		     err, errsz) < 0)
+	sqlite3_stmt *q, *u;
+	int64_t *gone = NULL;
+	size_t n_gone = 0;
+	int n = 0, rc;
+
+	/* Collect first: no update under a running SELECT of the table. */
+	if (prepare(st, "SELECT id, writer_pid, writer_start, writer_boot_id FROM session"
+		    " WHERE end_reason = 'running'", &q, err, errsz) < 0)
 		return -1;
-	return sqlite3_changes(st->db);
+	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
+		if (writer_alive(q))
+			continue;
+		gone = xreallocarray(gone, n_gone + 1, sizeof(*gone));
+		gone[n_gone++] = sqlite3_column_int64(q, 0);
+	}
+	sqlite3_finalize(q);
+	if (rc != SQLITE_DONE) {
+		set_err(err, errsz, "%s: %s", st->path, sqlite3_errmsg(st->db));
+		free(gone);
+		return -1;
+	}
+	if (n_gone == 0)
+		return 0;
+	if (prepare(st, "UPDATE session SET end_reason = 'cut-off', ended_at ="
+		    " (SELECT max(ended_at) FROM interval WHERE session_id = session.id)"
+		    " WHERE id = ? AND end_reason = 'running'", &u, err, errsz) < 0) {
+		free(gone);
+		return -1;
+	}
+	for (size_t i = 0; i < n_gone; i++) {
+		sqlite3_bind_int64(u, 1, gone[i]);
+		if (step_done(st, u, err, errsz) < 0) {
+			n = -1;
+			break;
+		}
+		n += sqlite3_changes(st->db);
+	}
+	sqlite3_finalize(u);
+	free(gone);
+	return n;
 }

@@ -11,7 +11,10 @@
 #include <string.h>
 
 #include "commands.h"
+#include "store.h"
 #include "trace_session.h"
+#include "sched_pipeline.h"
+#include "trace_sched.h"
 #include "util.h"
 
 static void
@@ -33,6 +36,13 @@ usage(FILE *f, bool run)
 		"      --record FILE   write the event stream to FILE (compact binary trace,\n"
 		"                      for 'micad replay')\n"
 		"      --interval N    interval size in instructions (overrides interval_size)\n"
+		"      --db FILE       the results database (default: $XDG_DATA_HOME/micad/\n"
+		"                      results.db or ~/.local/share/micad/results.db); without\n"
+		"                      -c, every analysis ('all') in intervals of 100000\n"
+		"      --no-db         do not write the results database\n"
+		"      --mcpu CPU      the CPU model of the simulated cycles per interval in the\n"
+		"                      database (as 'micactl mca -mcpu'; default: the host's,\n"
+		"                      %s; AMD models fall back to skylake)\n"
 		"      --follow-forks  trace child processes too, each characterized apart\n"
 		"      --no-pin        do not pin micad and the program to one CPU (slower)\n"
 		"      --step=MODE     how to step: 'leapfrog' (int3 on the next instruction,\n"
@@ -42,14 +52,17 @@ usage(FILE *f, bool run)
 		"                      (default: standard error)\n"
 		"      --dump-events FILE  one text line per event (tests, debugging)\n"
 		"  -q, --quiet         no progress line\n"
-		"  -h, --help          this help\n");
+		"  -h, --help          this help\n", trace_sched_host_cpu());
 }
+
+static char *default_db;
+static bool no_db;
 
 static int
 parse_opts(int argc, char **argv, struct trace_session_opts *o, bool run)
 {
 	enum { OPT_MICA_OUT = 256, OPT_RECORD, OPT_INTERVAL, OPT_FOLLOW, OPT_NO_PIN, OPT_DUMP,
-	       OPT_STEP };
+	       OPT_STEP, OPT_DB, OPT_NO_DB, OPT_MCPU };
 	static const struct option longopts[] = {
 		{ "config", required_argument, NULL, 'c' },
 		{ "mica-out", required_argument, NULL, OPT_MICA_OUT },
@@ -59,6 +72,9 @@ parse_opts(int argc, char **argv, struct trace_session_opts *o, bool run)
 		{ "no-pin", no_argument, NULL, OPT_NO_PIN },
 		{ "dump-events", required_argument, NULL, OPT_DUMP },
 		{ "step", required_argument, NULL, OPT_STEP },
+		{ "db", required_argument, NULL, OPT_DB },
+		{ "no-db", no_argument, NULL, OPT_NO_DB },
+		{ "mcpu", required_argument, NULL, OPT_MCPU },
 		{ "output", required_argument, NULL, 'o' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
@@ -106,6 +122,23 @@ parse_opts(int argc, char **argv, struct trace_session_opts *o, bool run)
 				return 2;
 			}
 			break;
+		case OPT_DB:
+			o->db = optarg;
+			no_db = false;
+			break;
+		case OPT_NO_DB:
+			o->db = NULL;
+			no_db = true;
+			break;
+		case OPT_MCPU:
+			if (!sched_model_find(optarg)) {
+				error_msg("--mcpu: '%s' is not a CPU model (skylake, haswell, "
+					  "sandybridge, ivybridge, alderlake, btver2, znver3, znver4)",
+					  optarg);
+				return 2;
+			}
+			o->mcpu = optarg;
+			break;
 		case 'o':
 			o->output = optarg;
 			break;
@@ -123,6 +156,24 @@ parse_opts(int argc, char **argv, struct trace_session_opts *o, bool run)
 	return -1;
 }
 
+/* The default database unless --db or --no-db said otherwise (after the
+ * usage checks: a usage error creates no directory).  -1 after reporting. */
+static int
+resolve_db(struct trace_session_opts *o)
+{
+	char err[512];
+
+	if (o->db || no_db)
+		return 0;
+	default_db = store_default_path(err, sizeof(err));
+	if (!default_db) {
+		error_msg("the results database: %s, or --no-db", err);
+		return -1;
+	}
+	o->db = default_db;
+	return 0;
+}
+
 int
 cmd_run(int argc, char **argv)
 {
@@ -135,7 +186,11 @@ cmd_run(int argc, char **argv)
 		error_msg("run: no program given (usage: micad run [OPTIONS] -- PROGRAM [ARGS...])");
 		return 2;
 	}
-	return trace_session_run(&o, argv + optind, 0);
+	if (resolve_db(&o) < 0)
+		return 1;
+	r = trace_session_run(&o, argv + optind, 0);
+	free(default_db);
+	return r;
 }
 
 int
@@ -155,5 +210,9 @@ cmd_attach(int argc, char **argv)
 		error_msg("attach: '%s' is not a process id", argv[optind]);
 		return 2;
 	}
-	return trace_session_run(&o, NULL, (pid_t)pid);
+	if (resolve_db(&o) < 0)
+		return 1;
+	r = trace_session_run(&o, NULL, (pid_t)pid);
+	free(default_db);
+	return r;
 }

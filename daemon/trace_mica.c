@@ -4,8 +4,12 @@
 #include "config.h"
 #include "trace_mica.h"
 
+#include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "decoder.h"
 #include "mica_config.h"
@@ -14,17 +18,28 @@
 #include "mica_run.h"
 #include "util.h"
 
+/* A traced thread's process, for the process rows' parent pid. */
+struct tm_tid {
+	int32_t tid, pid;
+};
+
 struct trace_mica {
 	struct mica_config cfg;
 	const char *out_dir;
+	uint64_t des;		/* DEs analyzed, for mica_progress() */
 	int32_t first_pid;
 	bool failed;
+	struct store_writer *store;
+	int64_t session;
+	struct tm_tid *tids;
+	size_t n_tids;
 };
 
 struct tm_thread {
 	struct trace_mica *m;
 	struct mica_run *run;
 	struct mica_output *out;
+	double interval_start;	/* wall clock, Unix seconds */
 };
 
 static const char *
@@ -49,9 +64,16 @@ trace_mica_new(const char *config, long long interval, const char *out_dir)
 	struct trace_mica *m = xcalloc(1, sizeof(*m));
 	char err[256];
 
-	if (mica_config_load(&m->cfg, config) < 0) {
-		free(m);
-		return NULL;
+	if (config) {
+		if (mica_config_load(&m->cfg, config) < 0) {
+			free(m);
+			return NULL;
+		}
+	} else {
+		mica_config_init(&m->cfg);
+		if (mica_config_parse(&m->cfg, "(default configuration)", TRACE_MICA_DEFAULT_CONFIG,
+				      strlen(TRACE_MICA_DEFAULT_CONFIG), err, sizeof(err)) < 0)
+			error_msg_and_die("internal error: %s", err);
 	}
 	if (interval > 0) {
 		m->cfg.interval_size = interval;
@@ -66,23 +88,105 @@ trace_mica_new(const char *config, long long interval, const char *out_dir)
 	return m;
 }
 
+const struct mica_config *
+trace_mica_config(const struct trace_mica *m)
+{
+	return &m->cfg;
+}
+
+void
+trace_mica_set_store(struct trace_mica *m, struct store_writer *w, int64_t session)
+{
+	m->store = w;
+	m->session = session;
+}
+
+bool
+trace_mica_failed(const struct trace_mica *m)
+{
+	return m->failed;
+}
+
 static int
 tm_interval(void *arg, const struct mica_interval *iv)
 {
 	struct tm_thread *t = arg;
+	struct trace_mica *m = t->m;
+	double now = store_wall_clock();
 
-	(void)iv;
 	if (mica_output_add(t->out, iv) < 0) {
 		error_msg("out of memory formatting the MICA output");
 		return -1;
 	}
-	if (t->m->out_dir) {
-		if (mica_files_flush(t->out, t->m->out_dir) < 0)
+	if (m->out_dir) {
+		if (mica_files_flush(t->out, m->out_dir) < 0)
 			return -1;
 	} else {
 		mica_output_clear(t->out);
 	}
+	/* The interval is copied into the writer's queue: this thread never
+	 * waits on SQLite (only on a full queue, rather than lose results). */
+	if (m->store && store_writer_interval(m->store, m->session, iv, &m->cfg, t->interval_start,
+					      now) < 0) {
+		error_msg("the results database writer has stopped: interval %llu of thread %u "
+			  "not written", (unsigned long long)iv->index, (unsigned)iv->tid);
+		return -1;
+	}
+	t->interval_start = now;
 	return 0;
+}
+
+/* The executable of process pid (malloc'd), or NULL if /proc does not say
+ * (the process may be gone already: the analysis lags the tracer). */
+static char *
+process_exe(int32_t pid)
+{
+	char link[64], buf[PATH_MAX];
+	ssize_t n;
+
+	snprintf(link, sizeof(link), "/proc/%d/exe", (int)pid);
+	n = readlink(link, buf, sizeof(buf) - 1);
+	if (n <= 0)
+		return NULL;
+	buf[n] = '\0';
+	return xstrdup(buf);
+}
+
+static int32_t
+pid_of_tid(const struct trace_mica *m, int32_t tid)
+{
+	for (size_t i = 0; i < m->n_tids; i++)
+		if (m->tids[i].tid == tid)
+			return m->tids[i].pid;
+	return 0;
+}
+
+/* The database rows of a new thread (and of its process, when it is the
+ * process's first thread). */
+static void
+tm_store_thread(struct trace_mica *m, const struct trace_thread_rec *r, bool files_pid_always,
+		double now)
+{
+	struct store_thread row = {
+		.session = m->session, .tid = r->tid, .pid = r->pid,
+		.files_pid = r->tid == r->pid ? r->pid : r->tid,
+		.files_pid_always = files_pid_always, .started_at = now,
+	};
+	int32_t parent_pid = r->parent ? pid_of_tid(m, r->parent) : 0;
+
+	if (pid_of_tid(m, r->tid) != r->pid) {
+		m->tids = xreallocarray(m->tids, m->n_tids + 1, sizeof(*m->tids));
+		m->tids[m->n_tids++] = (struct tm_tid){ r->tid, r->pid };
+	}
+	if (r->tid == r->pid) {
+		char *exe = process_exe(r->pid);
+
+		if (store_writer_process(m->store, m->session, r->pid, parent_pid, exe) < 0)
+			m->failed = true;
+		free(exe);
+	}
+	if (store_writer_thread(m->store, &row) < 0)
+		m->failed = true;
 }
 
 static void *
@@ -92,11 +196,14 @@ tm_thread_start(void *arg, const struct trace_thread_rec *r)
 	struct tm_thread *t = xcalloc(1, sizeof(*t));
 	struct mica_config c = m->cfg;
 	char err[256];
+	bool forced;
 
 	if (!m->first_pid)
 		m->first_pid = r->pid;
 	t->m = m;
-	if (r->tid != r->pid || r->pid != m->first_pid)
+	t->interval_start = store_wall_clock();
+	forced = r->tid != r->pid || r->pid != m->first_pid;
+	if (forced)
 		c.append_pid = true;
 	t->out = mica_output_new(&c, r->tid == r->pid ? r->pid : r->tid);
 	if (!t->out)
@@ -106,6 +213,8 @@ tm_thread_start(void *arg, const struct trace_thread_rec *r)
 		error_msg_and_die("%s", err);
 	if (m->out_dir && mica_files_begin(t->out, m->out_dir) < 0)
 		m->failed = true;
+	if (m->store)
+		tm_store_thread(m, r, forced, t->interval_start);
 	return t;
 }
 
@@ -119,6 +228,8 @@ tm_event(void *arg, void *tstate, const struct insn_event *ev)
 		m->failed = true;
 		mica_run_free(t->run);
 		t->run = NULL;
+	} else if (t->run && m->out_dir) {
+		mica_progress(m->out_dir, ++m->des);
 	}
 }
 
@@ -128,10 +239,26 @@ tm_thread_rec(void *arg, void *tstate, const struct trace_thread_rec *r)
 	struct trace_mica *m = arg;
 	struct tm_thread *t = tstate;
 
+	if (r->kind == TT_EXEC && m->store && r->tid == r->pid) {
+		char *exe = process_exe(r->pid);
+
+		if (exe && store_writer_process(m->store, m->session, r->pid, 0, exe) < 0)
+			m->failed = true;
+		free(exe);
+	}
 	if (r->kind != TT_EXIT && r->kind != TT_DETACH)
 		return;
 	if (t->run && mica_run_finish(t->run) < 0)
 		m->failed = true;
+	if (m->store) {
+		const char *reason = r->kind == TT_DETACH ? "detached"
+				     : WIFSIGNALED(r->status) ? "killed" : "exited";
+
+		if (store_writer_thread_end(m->store, m->session, r->tid,
+					    r->kind == TT_EXIT ? r->status : -1, reason,
+					    store_wall_clock()) < 0)
+			m->failed = true;
+	}
 	mica_run_free(t->run);
 	mica_output_free(t->out);
 	free(t);
@@ -154,6 +281,7 @@ trace_mica_free(struct trace_mica *m)
 		return 0;
 	ret = m->failed ? -1 : 0;
 	mica_config_free(&m->cfg);
+	free(m->tids);
 	free(m);
 	return ret;
 }

@@ -1,23 +1,50 @@
 /*
  * The MICA consumer of a live trace: one mica_run (mica_run.h) per traced
  * thread, its intervals written as MICA's files into a directory
- * (mica_files.h).  A process's main thread gets MICA's file names (with
- * its pid when append_pid is set, or for a followed child process); any
- * other thread's files carry its tid where append_pid puts the pid.
+ * (mica_files.h) and into the results database (store_writer.h).  A
+ * process's main thread gets MICA's file names (with its pid when
+ * append_pid is set, or for a followed child process); any other thread's
+ * files carry its tid where append_pid puts the pid.
  */
 #ifndef MICAD_TRACE_MICA_H
 #define MICAD_TRACE_MICA_H
 
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "mica_config.h"
+#include "store_writer.h"
 #include "trace_analysis.h"
+
+/*
+ * What runs when the results database is on and no configuration is
+ * given: every analysis of MICA's `all`, in intervals of 100,000
+ * instructions (a multiple of ILP's 200-entry buffer; about a second of
+ * tracing at step-mode rates, so a run gives a curve, not a point).
+ */
+#define TRACE_MICA_DEFAULT_CONFIG "analysis_type: all\ninterval_size: 100000\n"
 
 struct trace_mica;
 
-/* Load config (a mica.conf), override its interval size when interval > 0,
- * write into out_dir (NULL: compute but write nothing).  NULL after
- * reporting the error. */
+/* Load config (a mica.conf; NULL: TRACE_MICA_DEFAULT_CONFIG), override
+ * its interval size when interval > 0, write MICA's files into out_dir
+ * (NULL: none).  NULL after reporting the error. */
 struct trace_mica *trace_mica_new(const char *config, long long interval, const char *out_dir);
+
+/* The configuration in effect (the interval override applied). */
+const struct mica_config *trace_mica_config(const struct trace_mica *m);
+
+/* Also write the rows of every process, thread and interval of the trace
+ * into session of w's database (call before the trace starts). */
+void trace_mica_set_store(struct trace_mica *m, struct store_writer *w, int64_t session);
+
 struct trace_consumer trace_mica_consumer(struct trace_mica *m);
-/* -1 if any analysis or file write failed (already reported). */
+
+/* Whether an analysis, a file write or a database write failed so far
+ * (each already reported). */
+bool trace_mica_failed(const struct trace_mica *m);
+
+/* -1 if anything failed (trace_mica_failed). */
 int trace_mica_free(struct trace_mica *m);
 
 #endif /* MICAD_TRACE_MICA_H */

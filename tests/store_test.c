@@ -2,19 +2,25 @@
  * Storage test: fabricated intervals go into a fresh database; the tables
  * hold the raw counts and the views MICA's conversions, checked against
  * values computed by hand.  Also: reopening, the application_id guard,
- * migration refusal for newer files, cut-off marking, integrity.
+ * migration refusal for newer files, cut-off marking (only of sessions
+ * whose writer process is gone), integrity, itypes group names, and the
+ * writer thread (several producers, a bounded queue, deep copies, a
+ * failing job rolled back alone).
  */
 #include "config.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <sqlite3.h>
 
 #include "store.h"
+#include "store_writer.h"
 #include "tap.h"
 #include "util.h"
 
@@ -63,6 +69,216 @@ query_text(const char *sql, char *buf, size_t size)
 	if (!ok(fabs(g_ - w_) < 1e-9, __VA_ARGS__)) \
 		diag("  got %.12g, want %.12g", g_, w_); \
 } while (0)
+
+static void
+remove_db(void)
+{
+	char p[300];
+
+	unlink(dbpath);
+	snprintf(p, sizeof(p), "%s-wal", dbpath);
+	unlink(p);
+	snprintf(p, sizeof(p), "%s-shm", dbpath);
+	unlink(p);
+}
+
+static int
+parse_config(struct mica_config *cfg, const char *text)
+{
+	char err[256];
+	int r = mica_config_parse(cfg, "test.conf", text, strlen(text), err, sizeof(err));
+
+	if (r < 0)
+		diag("%s", err);
+	return r;
+}
+
+/* itypes group names: the built-in groups by name; a spec file's groups
+ * by the built-in name when identical, else their identifiers; MICA's
+ * settings as session columns. */
+static void
+test_group_names(void)
+{
+	static const char spec_text[] =
+		"0, 0, SPECIAL, mem_read\n"
+		"1, 0, CATEGORY, COND_BR\n1, 1, CATEGORY, UNCOND_BR\n1, 2, OPCODE, LEAVE\n"
+		"1, 2, OPCODE, RET_NEAR\n1, 3, OPCODE, CALL_NEAR\n"
+		"2, 0, CATEGORY, X87_ALU\n2, 1, CATEGORY, FCMOV\n2, 2, CATEGORY, LOGICAL_FP\n";
+	struct mica_config cfg;
+	struct store *st;
+	char err[512], buf[512];
+	int64_t a, b;
+
+	remove_db();
+	st = store_open(dbpath, false, err, sizeof(err));
+	if (!ok(st != NULL, "names: new database")) {
+		diag("%s", err);
+		return;
+	}
+	mica_config_init(&cfg);
+	ok(parse_config(&cfg, "analysis_type: all\ninterval_size: 400\n") == 0,
+	   "names: parse a configuration");
+	a = store_session_begin(st, &(struct store_session){ .mode = "run", .command = "x",
+		.mica = &cfg }, err, sizeof(err));
+	mica_config_free(&cfg);
+	mica_config_init(&cfg);
+	ok(parse_config(&cfg, "analysis_type: itypes\ninterval_size: full\n") == 0,
+	   "names: parse another");
+	cfg.itypes_spec = itypes_spec_parse("spec", spec_text, sizeof(spec_text) - 1, err,
+					    sizeof(err));
+	ok(cfg.itypes_spec != NULL, "names: parse a spec file");
+	b = store_session_begin(st, &(struct store_session){ .mode = "replay", .command = "y",
+		.mica = &cfg }, err, sizeof(err));
+	mica_config_free(&cfg);
+	store_close(st);
+	ok(a > 0 && b > a, "names: two sessions");
+
+	is_str(query_text("SELECT group_concat(name, ' ') FROM (SELECT name FROM itypes_group"
+			  " WHERE session_id = 1 ORDER BY grp)", buf, sizeof(buf)),
+	       "mem_read mem_write control arithmetic fp stack shift string sse misc nop "
+	       "reg_transfer other", "built-in group names, then the catch-all");
+	is_str(query_text("SELECT identifiers FROM itypes_group WHERE session_id = 1 AND grp = 5",
+			  buf, sizeof(buf)), "CATEGORY POP, CATEGORY PUSH",
+	       "a group's identifiers are recorded");
+	is_str(query_text("SELECT group_concat(name, ' ') FROM (SELECT name FROM itypes_group"
+			  " WHERE session_id = 2 ORDER BY grp)", buf, sizeof(buf)),
+	       "mem_read control X87_ALU+FCMOV+LOGICAL_FP other",
+	       "a spec file's groups: built-in names when identical, else the identifiers");
+	is_str(query_text("SELECT analysis_type || ' ' || interval_size || ' ' || block_size || ' '"
+			  " || page_size || ' ' || append_pid FROM session WHERE id = 1", buf,
+			  sizeof(buf)), "all 400 6 12 0", "MICA settings as session columns");
+	is_str(query_text("SELECT analysis_type || ' ' || interval_size FROM session WHERE id = 2",
+			  buf, sizeof(buf)), "itypes -1", "full mode is interval_size -1");
+	ok(query_real("SELECT writer_pid FROM session WHERE id = 1") == (double)getpid(),
+	   "the writer's pid is recorded");
+}
+
+/* The writer thread. */
+struct producer {
+	struct store_writer *w;
+	int64_t session;
+	uint32_t tid;
+	int n;
+	int failed;
+};
+
+static void *
+produce(void *arg)
+{
+	struct producer *p = arg;
+	struct mica_config cfg;
+
+	mica_config_init(&cfg);
+	for (int i = 0; i < p->n; i++) {
+		/* The counts live on this stack frame only: the writer must copy
+		 * them before this loop overwrites them. */
+		uint64_t counts[3] = { (uint64_t)i, (uint64_t)i * 2, p->tid };
+		const char *other[1] = { "CONVERT" };
+		struct mica_interval iv = {
+			.tid = p->tid, .index = (uint64_t)i, .ins = 1000, .ins_aligned = 990,
+			.total_ins = 1000 * (uint64_t)(i + 1), .analyses = MICA_BIT(MICA_ITYPES),
+			.itypes = { .n_groups = 2, .counts = counts, .n_other = 1, .other = other },
+		};
+
+		if (store_writer_interval(p->w, p->session, &iv, &cfg, 1.0 + i, 2.0 + i) < 0)
+			p->failed++;
+		memset(counts, 0xff, sizeof(counts));
+	}
+	return NULL;
+}
+
+static int
+duplicate_interval(struct store *st, void *job, char *err, size_t errsz)
+{
+	int64_t session = *(int64_t *)job;
+
+	/* (session, tid 1, idx 0) exists: the UNIQUE constraint fails. */
+	return store_exec(st, session == 1 ? "INSERT INTO interval (session_id, tid, idx, full,"
+			  " final, ins, ins_aligned, total_ins, total_ins_aligned)"
+			  " VALUES (1, 1, 0, 0, 0, 0, 0, 0, 0)" : "SELECT 1", err, errsz);
+}
+
+static int
+mark_job(struct store *st, void *job, char *err, size_t errsz)
+{
+	(void)job;
+	return store_exec(st, "INSERT INTO process (session_id, pid, exe) VALUES (1, 77, 'marker')",
+			  err, errsz);
+}
+
+static void
+test_writer(void)
+{
+	enum { THREADS = 3, PER_THREAD = 2000 };	/* > STORE_WRITER_QUEUE in all */
+	struct producer p[THREADS];
+	pthread_t th[THREADS];
+	struct store_writer *w;
+	struct store_thread row = { .files_pid = 1 };
+	char err[512], buf[512];
+	int64_t session, one = 1;
+	int failed = 0;
+
+	remove_db();
+	w = store_writer_open(dbpath, err, sizeof(err));
+	if (!ok(w != NULL, "writer: open")) {
+		diag("%s", err);
+		return;
+	}
+	session = store_writer_session_begin(w, &(struct store_session){ .mode = "run",
+		.command = "prog", .pid = 10, .uid = 1 }, err, sizeof(err));
+	is_u64(session, 1, "writer: the session row exists when session_begin returns");
+	for (int i = 0; i < THREADS; i++) {
+		row.session = session;
+		row.tid = row.pid = i + 1;
+		store_writer_thread(w, &row);
+		p[i] = (struct producer){ w, session, (uint32_t)i + 1, PER_THREAD, 0 };
+		pthread_create(&th[i], NULL, produce, &p[i]);
+	}
+	for (int i = 0; i < THREADS; i++) {
+		pthread_join(th[i], NULL);
+		failed += p[i].failed;
+	}
+	is_u64(failed, 0, "writer: every submission accepted (producers blocked, none dropped)");
+	store_writer_submit(w, duplicate_interval, &one, NULL);
+	store_writer_submit(w, mark_job, NULL, NULL);
+	store_writer_flush(w);
+	is_u64(store_writer_failures(w), 1, "writer: the failing job is counted");
+	ok(store_writer_session_end(w, session, 3, "exited", err, sizeof(err)) == 0,
+	   "writer: session end");
+	ok(store_writer_close(w) < 0, "writer: close reports that a job failed");
+
+	is_u64(query_real("SELECT count(*) FROM interval"), THREADS * PER_THREAD,
+	       "writer: every interval of every producer is in");
+	is_u64(query_real("SELECT count(*) FROM itypes"), THREADS * PER_THREAD * 3,
+	       "writer: every itypes row is in");
+	is_u64(query_real("SELECT count(*) FROM itypes t JOIN interval i ON i.id = t.interval_id"
+			  " WHERE (t.grp = 0 AND t.count != i.idx) OR (t.grp = 1 AND t.count != 2 * i.idx)"
+			  " OR (t.grp = 2 AND t.count != i.tid)"), 0,
+	       "writer: counts are deep copies (the producers' buffers were overwritten)");
+	is_u64(query_real("SELECT count(*) FROM interval a JOIN interval b ON a.tid = b.tid"
+			  " AND b.idx = a.idx + 1 WHERE b.id < a.id"), 0,
+	       "writer: each producer's intervals are written in order");
+	is_str(query_text("SELECT exe FROM process WHERE pid = 77", buf, sizeof(buf)), "marker",
+	       "writer: the job after the failing one in its batch is committed");
+	is_str(query_text("SELECT group_concat(category) FROM itypes_other", buf, sizeof(buf)),
+	       "CONVERT,CONVERT,CONVERT", "writer: catch-all categories once per thread");
+	is_u64(query_real("SELECT started_at FROM interval WHERE tid = 2 AND idx = 5"), 6,
+	       "writer: the interval's start time");
+	is_u64(query_real("SELECT ended_at FROM interval WHERE tid = 2 AND idx = 5"), 7,
+	       "writer: the interval's end time");
+	is_str(query_text("SELECT end_reason || ' ' || exit_status FROM session", buf, sizeof(buf)),
+	       "exited 3", "writer: the session's end, after its intervals");
+	is_str(query_text("PRAGMA integrity_check", buf, sizeof(buf)), "ok", "writer: integrity_check");
+	{
+		struct store *st = store_open(dbpath, true, err, sizeof(err));
+
+		ok(st && store_interval_id(st, 1, 3, 1999) ==
+		   (int64_t)query_real("SELECT id FROM interval WHERE tid = 3 AND idx = 1999"),
+		   "store_interval_id finds an interval's row");
+		ok(st && store_interval_id(st, 1, 3, 2000) == -1, "store_interval_id: -1 if none");
+		store_close(st);
+	}
+}
 
 int
 main(void)
@@ -195,17 +411,41 @@ main(void)
 	is_str(query_text("SELECT end_reason FROM session", buf, sizeof(buf)), "exited",
 	       "session end reason");
 
-	/* A session left running by a killed daemon is cut off at the next
-	 * open. */
+	/* A session left running is cut off only when its writer is gone:
+	 * this process is alive, a forked child that exits is not. */
 	st = store_open(dbpath, false, err, sizeof(err));
 	ok(st != NULL, "reopen the database");
 	if (st) {
 		int64_t s2 = store_session_begin(st, &(struct store_session){
 			.mode = "attach", .command = "1234", .uid = 0 }, err, sizeof(err));
+		pid_t child;
+		int status = -1;
 
 		ok(s2 > sid, "second session");
-		is_u64(store_mark_cut_off(st, err, sizeof(err)), 1, "one running session marked cut-off");
+		is_u64(store_mark_cut_off(st, err, sizeof(err)), 0,
+		       "a session whose writer is alive is not cut off");
 		store_close(st);
+		child = fork();
+		if (child == 0) {
+			struct store *cs = store_open(dbpath, false, err, sizeof(err));
+
+			/* Begun, never ended: as if killed. */
+			_exit(cs && store_session_begin(cs, &(struct store_session){
+				.mode = "run", .command = "child", .uid = 0 }, err,
+				sizeof(err)) > 0 ? 0 : 1);
+		}
+		waitpid(child, &status, 0);
+		ok(WIFEXITED(status) && WEXITSTATUS(status) == 0, "a child process begins a session");
+		st = store_open(dbpath, false, err, sizeof(err));
+		is_u64(st ? store_mark_cut_off(st, err, sizeof(err)) : 99, 1,
+		       "the session of the exited child is cut off");
+		store_close(st);
+		snprintf(buf, sizeof(buf), "SELECT end_reason FROM session WHERE command = 'child'");
+		is_str(query_text(buf, (char[64]){ 0 }, 64), "cut-off", "the child's session says cut-off");
+		snprintf(buf, sizeof(buf), "SELECT end_reason FROM session WHERE id = %lld",
+			 (long long)s2);
+		is_str(query_text(buf, (char[64]){ 0 }, 64), "running",
+		       "this process's session is still running");
 	}
 	is_str(query_text("PRAGMA integrity_check", buf, sizeof(buf)), "ok", "integrity_check");
 
@@ -242,10 +482,8 @@ main(void)
 	   "a foreign SQLite file is refused: %s", err);
 	store_close(st);
 
-	unlink(dbpath);
-	snprintf(buf, sizeof(buf), "%s-wal", dbpath);
-	unlink(buf);
-	snprintf(buf, sizeof(buf), "%s-shm", dbpath);
-	unlink(buf);
+	test_group_names();
+	test_writer();
+	remove_db();
 	return done_testing();
 }
