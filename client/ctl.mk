@@ -1,1 +1,2 @@
-## (filled in by its area)
+## micactl's daemon commands (issue 5).
+micactl_SOURCES += client/ctl.c

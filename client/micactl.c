@@ -12,6 +12,15 @@
 #include "util.h"
 
 static const struct micad_command commands[] = {
+	{ "run", "run a program under the daemon, tracing every instruction", cmd_ctl_run },
+	{ "attach", "trace a running process under the daemon", cmd_ctl_attach },
+	{ "stop", "stop tracing a session (the process goes on)", cmd_ctl_stop },
+	{ "list", "list sessions", cmd_ctl_list },
+	{ "status", "progress of running sessions, or one session", cmd_ctl_status },
+	{ "shutdown", "stop the daemon (sessions are detached)", cmd_ctl_shutdown },
+	{ "ui", "print the web UI's address with your access token", cmd_ctl_ui },
+	{ "export", "write a session's results: MICA's files, CSV or JSON", cmd_ctl_export },
+	{ "query", "run a read-only SQL query on the results database", cmd_ctl_query },
 	{ "mca", "analyze machine code like llvm-mca", cmd_mca },
 	{ NULL, NULL, NULL }
 };

@@ -8,3 +8,22 @@ contrib/sample/sample: contrib/sample/sample.c
 
 all-local: contrib/sample/sample
 CLEANFILES += contrib/sample/sample
+
+## systemd units (system and per-user), with the install paths filled in.
+SYSTEMD_UNITS = contrib/systemd/micad.service contrib/systemd/micad.socket \
+	contrib/systemd/user/micad.service contrib/systemd/user/micad.socket
+EXTRA_DIST += $(SYSTEMD_UNITS:=.in)
+CLEANFILES += $(SYSTEMD_UNITS)
+$(SYSTEMD_UNITS): %: $(srcdir)/%.in Makefile
+	@$(MKDIR_P) $(@D)
+	$(AM_V_GEN)sed -e 's|@bindir[@]|$(bindir)|g' -e 's|@docdir[@]|$(docdir)|g' $(srcdir)/$@.in > $@
+all-local: $(SYSTEMD_UNITS)
+systemdsystemunitdir = $(prefix)/lib/systemd/system
+systemduserunitdir = $(prefix)/lib/systemd/user
+install-data-local: $(SYSTEMD_UNITS)
+	$(MKDIR_P) $(DESTDIR)$(systemdsystemunitdir) $(DESTDIR)$(systemduserunitdir)
+	$(INSTALL_DATA) contrib/systemd/micad.service contrib/systemd/micad.socket $(DESTDIR)$(systemdsystemunitdir)/
+	$(INSTALL_DATA) contrib/systemd/user/micad.service contrib/systemd/user/micad.socket $(DESTDIR)$(systemduserunitdir)/
+uninstall-local:
+	rm -f $(DESTDIR)$(systemdsystemunitdir)/micad.service $(DESTDIR)$(systemdsystemunitdir)/micad.socket
+	rm -f $(DESTDIR)$(systemduserunitdir)/micad.service $(DESTDIR)$(systemduserunitdir)/micad.socket

@@ -14,6 +14,16 @@ struct micad_command {
 int cmd_run(int argc, char **argv);
 int cmd_attach(int argc, char **argv);
 int cmd_replay(int argc, char **argv);
+int cmd_serve(int argc, char **argv);
+int cmd_ctl_run(int argc, char **argv);
+int cmd_ctl_attach(int argc, char **argv);
+int cmd_ctl_stop(int argc, char **argv);
+int cmd_ctl_list(int argc, char **argv);
+int cmd_ctl_status(int argc, char **argv);
+int cmd_ctl_shutdown(int argc, char **argv);
+int cmd_ctl_ui(int argc, char **argv);
+int cmd_ctl_export(int argc, char **argv);
+int cmd_ctl_query(int argc, char **argv);
 int cmd_mca(int argc, char **argv);
 
 #endif /* MICAD_COMMANDS_H */

@@ -23,3 +23,5 @@ micad_CFLAGS = $(AM_CFLAGS) $(SQLITE_CFLAGS) $(MHD_CFLAGS) $(UNWIND_CFLAGS)
 include daemon/storage.mk
 include daemon/serve.mk
 include daemon/http.mk
+include daemon/mgsim.mk
+include daemon/sched_live.mk

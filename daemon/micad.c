@@ -9,12 +9,15 @@
 #include <string.h>
 
 #include "commands.h"
+#include "serve.h"
 #include "util.h"
 
 static const struct micad_command commands[] = {
 	{ "run", "launch a program and trace every instruction", cmd_run },
 	{ "attach", "trace a running process until it exits or Ctrl-C", cmd_attach },
 	{ "replay", "analyze a recorded trace without tracing again", cmd_replay },
+	{ "serve", "run the daemon that micactl talks to", cmd_serve },
+	{ "worker", NULL, cmd_worker },	/* micad serve's, one per session */
 	{ NULL, NULL, NULL }
 };
 
@@ -30,7 +33,8 @@ usage(FILE *f)
 		"\n"
 		"Commands:\n");
 	for (const struct micad_command *c = commands; c->name; c++)
-		fprintf(f, "  %-10s %s\n", c->name, c->summary);
+		if (c->summary)
+			fprintf(f, "  %-10s %s\n", c->name, c->summary);
 	fprintf(f,
 		"\n"
 		"Run 'micad COMMAND --help' for the options of a command.\n");

@@ -7,6 +7,7 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <signal.h>
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
@@ -203,9 +204,16 @@ trace_analysis_start(struct trace_analysis *ta, struct ring *ring, int avoid_cpu
 {
 	int e;
 
+	sigset_t all, old;
+
 	ta->ring = ring;
 	ta->avoid_cpu = avoid_cpu;
+	/* Signals are for the tracer's thread (a SIGINT must interrupt its
+	 * waitpid): the analysis thread is born with every signal blocked. */
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
 	e = pthread_create(&ta->thread, NULL, ta_main, ta);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (e) {
 		errno = e;
 		perror_msg("cannot start the analysis thread");

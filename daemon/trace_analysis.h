@@ -29,7 +29,7 @@ struct trace_consumer {
 	void *arg;
 };
 
-#define TRACE_MAX_CONSUMERS 4
+#define TRACE_MAX_CONSUMERS 8
 
 struct trace_analysis;
 

@@ -5,6 +5,7 @@
 #include "trace_session.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -13,9 +14,16 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "mica_files.h"
 #include "ring.h"
+#include "store_json.h"
+#include "store_writer.h"
 #include "trace_analysis.h"
 #include "trace_mica.h"
+#include "trace_mgsim.h"
+#include "store_mgsim.h"
+#include "trace_sched.h"
+#include "store_sched.h"
 #include "tracefile.h"
 #include "util.h"
 
@@ -66,40 +74,242 @@ install_signals(void)
 	signal(SIGPIPE, SIG_IGN);
 }
 
+/* What the session row says the command was: argv joined with spaces, or
+ * an attached process's /proc/PID/cmdline the same way (malloc'd). */
+static char *
+command_text(char **argv, pid_t pid)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	if (!f)
+		perror_msg_and_die("open_memstream");
+	if (argv) {
+		for (char **a = argv; *a; a++)
+			fprintf(f, "%s%s", a == argv ? "" : " ", *a);
+	} else {
+		char path[64], chunk[4096];
+		ssize_t n;
+		int fd;
+
+		snprintf(path, sizeof(path), "/proc/%d/cmdline", (int)pid);
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		while (fd >= 0 && (n = read(fd, chunk, sizeof(chunk))) > 0)
+			for (ssize_t i = 0; i < n; i++)
+				putc(chunk[i] ? chunk[i] : ' ', f);
+		if (fd >= 0)
+			close(fd);
+	}
+	if (fclose(f) != 0)
+		perror_msg_and_die("open_memstream");
+	/* cmdline ends with a NUL: no trailing space */
+	while (len && buf[len - 1] == ' ')
+		buf[--len] = '\0';
+	if (!len) {
+		free(buf);
+		buf = xasprintf("pid %d", (int)pid);
+	}
+	return buf;
+}
+
+/* The effective settings, JSON: MICA's (after --interval) and the
+ * tracer's (malloc'd). */
+static char *
+settings_json(const struct trace_session_opts *o, const struct mica_config *c)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	if (!f)
+		perror_msg_and_die("open_memstream");
+	fputs("{\"config_file\":", f);
+	json_put_string(f, o->config);
+	fputs(",", f);
+	json_put_mica_settings(f, c);
+	fputs(",\"interval_override\":", f);
+	if (o->interval > 0)
+		fprintf(f, "%lld", o->interval);
+	else
+		fputs("null", f);
+	fprintf(f, ",\"step\":\"%s\",\"pin\":%s,\"follow_forks\":%s,\"mica_out\":",
+		o->t.step == STEP_TF ? "tf" : "leapfrog", o->t.pin ? "true" : "false",
+		o->t.follow_forks ? "true" : "false");
+	json_put_string(f, o->mica_out);
+	fputs(",\"record\":", f);
+	json_put_string(f, o->record);
+	fputs("}", f);
+	if (fclose(f) != 0)
+		perror_msg_and_die("open_memstream");
+	return buf;
+}
+
+/* The session row, before the program starts (its pid comes later). */
+static int64_t
+session_begin(const struct trace_session_opts *o, struct store_writer *db,
+	      const struct trace_mica *mica, char **argv, pid_t attach_pid)
+{
+	struct store_session s = {
+		.mode = o->mode ? o->mode : argv ? "run" : "attach",
+		.uid = o->uid,
+		.mica = trace_mica_config(mica),
+	};
+	char err[512], *command, *settings, *config = NULL;
+	size_t len;
+	int64_t id;
+
+	if (o->config && !(config = mica_read_file(o->config, &len)))
+		return -1;
+	s.config = config ? config : TRACE_MICA_DEFAULT_CONFIG;
+	s.command = command = command_text(argv, attach_pid);
+	s.pid = attach_pid;
+	s.settings = settings = settings_json(o, s.mica);
+	id = store_writer_session_begin(db, &s, err, sizeof(err));
+	if (id < 0)
+		error_msg("cannot record the session: %s", err);
+	free(config);
+	free(command);
+	free(settings);
+	return id;
+}
+
+struct session_pid_job {
+	int64_t session, pid;
+};
+
+static int
+session_pid_fn(struct store *st, void *arg, char *err, size_t errsz)
+{
+	struct session_pid_job *j = arg;
+
+	return store_session_pid(st, j->session, j->pid, err, errsz);
+}
+
+/* How the session ended, for its row. */
+static const char *
+end_reason(bool started, bool failed, bool ended, int status, int *exit_status)
+{
+	*exit_status = -1;
+	if (started && ended)
+		*exit_status = WIFSIGNALED(status) ? 128 + WTERMSIG(status) : WEXITSTATUS(status);
+	if (!started || failed)
+		return "error";
+	if (!ended)
+		return "detached";
+	return WIFSIGNALED(status) ? "killed" : "exited";
+}
+
 int
 trace_session_run(const struct trace_session_opts *o, char **prog_argv, pid_t attach_pid)
 {
 	struct ring *ring = ring_new(RING_BYTES);
-	struct tracer *t;
+	struct tracer *t = NULL;
 	struct trace_analysis *ta = trace_analysis_new();
 	struct insn_counts *ic = insn_counts_new();
 	struct tracefile_writer *rec = NULL;
 	struct trace_consumer c;
 	FILE *out = stderr, *dump = NULL;
-	int ret = 0, status = 0;
-
+	int ret = 0, status = 0, fail = prog_argv ? 127 : 1;
 	struct trace_mica *mica = NULL;
+	struct trace_mgsim *mg = NULL;
+	struct store_mgsim_sink sink = { NULL, 0, 0 };
+	struct trace_sched *sched = NULL;
+	struct store_sched_sink ssink = { NULL, 0, 0 };
+	struct store_writer *db = NULL;
+	int64_t session = -1;
+	bool started = false, failed = false, ended = false;
+	char err[512];
 
-	if (o->config || o->mica_out) {
-		const char *conf = o->config ? o->config : "mica.conf";
+	if (o->config || o->mica_out || o->db) {
+		/* The database alone runs the default configuration. */
+		const char *conf = o->config ? o->config : o->mica_out ? "mica.conf" : NULL;
 
-		if (!o->config && access(conf, F_OK) != 0) {
+		if (!o->config && o->mica_out && access(conf, F_OK) != 0) {
 			error_msg("--mica-out needs a configuration: no mica.conf in the current "
 				  "directory, pass one with -c FILE");
-			return prog_argv ? 127 : 1;
+			ret = fail;
+			goto out;
 		}
 		mica = trace_mica_new(conf, o->interval, o->mica_out);
-		if (!mica)
-			return prog_argv ? 127 : 1;
+		if (!mica) {
+			ret = fail;
+			goto out;
+		}
+	}
+	if (o->db) {
+		db = store_writer_open(o->db, err, sizeof(err));
+		if (!db) {
+			error_msg("%s (choose another file with --db FILE, or none with --no-db)", err);
+			ret = fail;
+			goto out;
+		}
+		session = session_begin(o, db, mica, prog_argv, attach_pid);
+		if (session < 0) {
+			ret = fail;
+			goto out;
+		}
+		trace_mica_set_store(mica, db, session);
+	}
+	/* The MGSim counter view (mgsim-counters.md, Model A): its snapshots
+	 * line up with the MICA intervals; live for the daemon's HTTP side. */
+	if (db || o->mgsim_live) {
+		struct trace_mgsim_opts mo;
+
+		memset(&mo, 0, sizeof(mo));
+		mgsim_config_default(&mo.cfg);
+		mo.interval_size = mica ? trace_mica_config(mica)->interval_size : -1;
+		if (db) {
+			sink.w = db;
+			sink.session = session;
+			mo.on_snapshot = store_mgsim_on_snapshot;
+			mo.arg = &sink;
+		}
+		mo.live = o->mgsim_live;
+		mg = trace_mgsim_new(&mo, err, sizeof(err));
+		if (!mg) {
+			error_msg("MGSim counters: %s", err);
+			ret = fail;
+			goto out;
+		}
+		/* The scheduling model (issue 7, live): per-interval cycles,
+		 * the hot blocks, and MGSim's counters 0 and 20. */
+		if (db) {
+			struct trace_sched_opts so;
+
+			memset(&so, 0, sizeof(so));
+			so.mcpu = o->mcpu;
+			so.interval_size = mo.interval_size;
+			ssink.w = db;
+			ssink.session = session;
+			so.on_snapshot = store_sched_on_snapshot;
+			so.on_hot_block = store_sched_on_hot_block;
+			so.arg = &ssink;
+			so.mgsim = trace_mgsim_model(mg);
+			sched = trace_sched_new(&so, err, sizeof(err));
+			if (!sched) {
+				error_msg("--mcpu: %s", err);
+				ret = fail;
+				goto out;
+			}
+			mo.cfg.cycle_model = trace_sched_cpu(sched);
+			if (store_writer_sched_config(db, session, trace_sched_cpu(sched),
+						      TRACE_SCHED_REPORT_ITERATIONS) < 0)
+				failed = true;
+		}
+		if (db && store_writer_mgsim_config(db, session, &mo.cfg) < 0)
+			failed = true;
 	}
 	if (o->output && !(out = fopen(o->output, "w"))) {
 		perror_msg("cannot write the counts to '%s'", o->output);
-		return prog_argv ? 127 : 1;
+		ret = fail;
+		goto out;
 	}
 	if (o->dump) {
 		if (!(dump = fopen(o->dump, "w"))) {
 			perror_msg("cannot write the event dump '%s'", o->dump);
-			return prog_argv ? 127 : 1;
+			ret = fail;
+			goto out;
 		}
 		c = event_dump_consumer(dump);
 		trace_analysis_add(ta, &c);
@@ -110,10 +320,21 @@ trace_session_run(const struct trace_session_opts *o, char **prog_argv, pid_t at
 		c = trace_mica_consumer(mica);
 		trace_analysis_add(ta, &c);
 	}
+	if (sched) {
+		/* Before MGSim's: it takes the cycles of each event from it. */
+		c = trace_sched_consumer(sched);
+		trace_analysis_add(ta, &c);
+	}
+	if (mg) {
+		c = trace_mgsim_consumer(mg);
+		trace_analysis_add(ta, &c);
+	}
 	if (o->record) {
 		rec = tracefile_create(o->record);
-		if (!rec)
-			return prog_argv ? 127 : 1;
+		if (!rec) {
+			ret = fail;
+			goto out;
+		}
 		c = tracefile_consumer(rec);
 		trace_analysis_add(ta, &c);
 	}
@@ -129,12 +350,25 @@ trace_session_run(const struct trace_session_opts *o, char **prog_argv, pid_t at
 		ret = 1;
 		goto out;
 	}
+	started = true;
 	run_pid = tracer_main_pid(t);
+	if (db) {
+		struct session_pid_job *j = xmalloc(sizeof(*j));
+
+		j->session = session;
+		j->pid = run_pid;
+		if (store_writer_submit(db, session_pid_fn, j, free) < 0)
+			failed = true;
+		if (o->on_session)
+			o->on_session(o->arg, session);
+	}
 	if (trace_analysis_start(ta, ring, tracer_cpu(t)) < 0) {
 		tracer_request_detach();
 		ret = 1;
+		failed = true;
 	}
-	tracer_loop(t);
+	if (tracer_loop(t) < 0)
+		failed = true;
 	trace_analysis_join(ta);
 	if (rec && tracefile_close(rec) < 0)
 		ret = 1;
@@ -153,8 +387,9 @@ trace_session_run(const struct trace_session_opts *o, char **prog_argv, pid_t at
 			o->t.step == STEP_LEAPFROG ? "leapfrog" : "tf",
 			(unsigned long long)st.leap_steps);
 	}
+	ended = tracer_main_status(t, &status);
 	if (prog_argv && ret == 0) {
-		if (!tracer_main_status(t, &status))
+		if (!ended)
 			ret = 1;
 		else if (WIFSIGNALED(status))
 			ret = 128 + WTERMSIG(status);
@@ -173,6 +408,31 @@ out:
 		ret = ret ? ret : 1;
 	}
 	trace_analysis_free(ta);
+	trace_mgsim_free(mg);
+	trace_sched_free(sched);
+	if (sink.failed || ssink.failed)
+		failed = true;
+	if (mica && trace_mica_failed(mica))
+		failed = true;
+	if (db && session > 0) {
+		int exit_status;
+		const char *reason = end_reason(started, failed, ended, status, &exit_status);
+
+		/* After every interval queued before it (the writer is FIFO). */
+		if (store_writer_session_end(db, session, exit_status, reason, err,
+					     sizeof(err)) < 0) {
+			error_msg("cannot record the end of session %lld: %s", (long long)session,
+				  err);
+			ret = ret ? ret : 1;
+		}
+	}
+	if (store_writer_close(db) < 0) {
+		error_msg("some results of session %lld could not be written to %s (see above)",
+			  (long long)session, o->db);
+		ret = ret ? ret : 1;
+	}
+	if (db && session > 0 && !o->t.quiet)
+		fprintf(stderr, "micad: session %lld in %s\n", (long long)session, o->db);
 	if (trace_mica_free(mica) < 0 && ret == 0)
 		ret = 1;
 	insn_counts_free(ic);
@@ -180,4 +440,3 @@ out:
 	ring_free(ring);
 	return ret;
 }
-

@@ -14,6 +14,8 @@
 
 #include "tracer.h"
 
+struct mgsim_live;
+
 struct trace_session_opts {
 	const char *config;	/* a mica.conf; NULL: none given */
 	const char *mica_out;	/* write MICA's files here; NULL: none */
@@ -25,6 +27,11 @@ struct trace_session_opts {
 	const char *mode;	/* "run" or "attach" (session row) */
 	int64_t uid;		/* the session's owner (who asked for it) */
 	struct tracer_options t;
+	/* The live scheduling model's CPU (-mcpu names); NULL: the host's. */
+	const char *mcpu;
+	/* The MGSim counters of the running session, published for the
+	 * daemon's HTTP server (NULL: none). */
+	struct mgsim_live *mgsim_live;
 	/* Called once the session's database row exists (NULL: not called). */
 	void (*on_session)(void *arg, int64_t session_id);
 	void *arg;

@@ -37,14 +37,17 @@
 #include <elf.h>
 #include <stddef.h>
 #include <errno.h>
+#include <grp.h>
 #include <fcntl.h>
 #include <sched.h>
+#include <stdatomic.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/ptrace.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
 #include <sys/user.h>
@@ -446,6 +449,12 @@ show_progress(struct tracer *t, bool final)
 	if (!final && dt < 1.0)
 		return;
 	el = ts_diff(&now, &t->t0);
+	if (t->opt.progress) {
+		t->st.seconds = el;
+		t->opt.progress(t->opt.progress_arg, &t->st, final);
+		t->last_progress = now;
+		return;
+	}
 	if (!final || t->progress_shown) {
 		fprintf(stderr, "\rmicad: %llu instructions, %.1f K/s, %.1f s elapsed%s",
 			(unsigned long long)t->st.steps,
@@ -482,7 +491,9 @@ commit(struct tracer *t, struct tthread *th, uint64_t next_pc)
 	p = ring_reserve(t->ring, TREC_EVENT, sz);
 	memcpy(p, ev, sz);
 	ring_commit(t->ring);
-	if ((++t->st.steps & 4095) == 0 && !t->opt.quiet)
+	if (t->opt.live_steps)
+		atomic_store_explicit(t->opt.live_steps, t->st.steps + 1, memory_order_relaxed);
+	if ((++t->st.steps & 4095) == 0 && (!t->opt.quiet || t->opt.progress))
 		show_progress(t, false);
 }
 
@@ -964,13 +975,52 @@ handle_stop(struct tracer *t, pid_t pid, int status)
 
 /* ---- launch and attach ---- */
 
+enum launch_stage { LAUNCH_OK, LAUNCH_EXEC, LAUNCH_STDIO, LAUNCH_CWD, LAUNCH_IDS };
+
+/*
+ * In the child, before exec: what micad changed for itself must not leak
+ * into the program (signal dispositions it ignores, a blocked signal mask:
+ * both survive exec), then the daemon's launch environment.  Returns 0,
+ * or the stage that failed with errno set.
+ */
+static int
+launch_prepare(const struct tracer_launch_env *le)
+{
+	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGPIPE, SIGUSR1, SIGUSR2,
+				    SIGCHLD, SIGQUIT };
+	extern char **environ;
+	sigset_t none;
+
+	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+		signal(sigs[i], SIG_DFL);
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+	if (!le)
+		return 0;
+	for (int fd = 0; fd < 3; fd++)
+		if (le->stdio[fd] >= 0 && le->stdio[fd] != fd && dup2(le->stdio[fd], fd) < 0)
+			return LAUNCH_STDIO;
+	if (le->cwd_fd >= 0 && fchdir(le->cwd_fd) < 0)
+		return LAUNCH_CWD;
+	if (le->umask >= 0)
+		umask((mode_t)le->umask);
+	if (le->set_ids) {
+		if (setgroups((size_t)le->ngroups, le->groups) < 0 || setgid(le->gid) < 0 ||
+		    setuid(le->uid) < 0)
+			return LAUNCH_IDS;
+	}
+	if (le->envp)
+		environ = le->envp;
+	return 0;
+}
+
 int
 tracer_launch(struct tracer *t, char *const argv[])
 {
 	int go[2], err[2];
 	pid_t pid;
 	char c = 0;
-	int e = 0;
+	int fail[2];	/* the child's enum launch_stage and errno */
 	ssize_t n;
 
 	if (pipe2(go, O_CLOEXEC) < 0 || pipe2(err, O_CLOEXEC) < 0) {
@@ -992,13 +1042,18 @@ tracer_launch(struct tracer *t, char *const argv[])
 			CPU_SET(t->cpu, &set);
 			sched_setaffinity(0, sizeof(set), &set);
 		}
-		signal(SIGINT, SIG_DFL);
-		signal(SIGTERM, SIG_DFL);
+		if ((fail[0] = launch_prepare(t->opt.launch)) != 0) {
+			fail[1] = errno;
+			if (write(err[1], fail, sizeof(fail)) < 0)
+				_exit(127);
+			_exit(127);
+		}
 		if (read(go[0], &c, 1) != 1)
 			_exit(127);
 		execvp(argv[0], argv);
-		e = errno;
-		if (write(err[1], &e, sizeof(e)) < 0)
+		fail[0] = LAUNCH_EXEC;
+		fail[1] = errno;
+		if (write(err[1], fail, sizeof(fail)) < 0)
 			_exit(127);
 		_exit(127);
 	}
@@ -1015,17 +1070,26 @@ tracer_launch(struct tracer *t, char *const argv[])
 	if (write(go[1], &c, 1) != 1)
 		perror_msg("pipe write");
 	close(go[1]);
-	n = read(err[0], &e, sizeof(e));
+	n = read(err[0], fail, sizeof(fail));
 	close(err[0]);
-	if (n == sizeof(e)) {
+	if (n == sizeof(fail)) {
+		static const char *const what[] = {
+			[LAUNCH_EXEC] = "cannot run",
+			[LAUNCH_STDIO] = "cannot give its standard input/output to",
+			[LAUNCH_CWD] = "cannot enter the requested working directory for",
+			[LAUNCH_IDS] = "cannot take the requested user and groups for",
+		};
 		int status;
 
-		errno = e;
-		perror_msg("cannot run '%s'", argv[0]);
+		errno = fail[1];
+		perror_msg("%s '%s'", what[fail[0] > 0 && fail[0] <= LAUNCH_IDS ? fail[0] : 1],
+			   argv[0]);
 		while (waitpid(pid, &status, __WALL) == pid && !WIFEXITED(status) && !WIFSIGNALED(status))
 			ptrace(PTRACE_CONT, pid, NULL, NULL);
 		return -1;
 	}
+	if (t->opt.started)
+		t->opt.started(t->opt.started_arg, pid);
 	return 0;
 }
 
@@ -1129,6 +1193,8 @@ tracer_attach(struct tracer *t, pid_t pid)
 		}
 		closedir(d);
 	} while (found_new);
+	if (t->opt.started)
+		t->opt.started(t->opt.started_arg, pid);
 	return 0;
 }
 
@@ -1244,7 +1310,9 @@ tracer_loop(struct tracer *t)
 	}
 	clock_gettime(CLOCK_MONOTONIC, &end);
 	t->st.seconds = ts_diff(&end, &t->t0);
-	if (!t->opt.quiet && t->progress_shown)
+	if (t->opt.progress)
+		show_progress(t, true);
+	else if (!t->opt.quiet && t->progress_shown)
 		show_progress(t, true);
 	ring_close(t->ring);
 	return 0;

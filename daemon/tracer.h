@@ -18,6 +18,7 @@
 #ifndef MICAD_TRACER_H
 #define MICAD_TRACER_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -67,12 +68,42 @@ enum tracer_step_mode {
 	STEP_LEAPFROG = 1,
 };
 
+struct tracer_stats;
+
+/*
+ * How to start a launched program when it is not micad's own child
+ * environment (the daemon's 'run' starts it as the client asked): the
+ * credentials, working directory, environment and standard fds to give it.
+ */
+struct tracer_launch_env {
+	bool set_ids;		/* setgroups/setgid/setuid before exec */
+	uid_t uid;
+	gid_t gid;
+	const gid_t *groups;
+	int ngroups;
+	int cwd_fd;		/* fchdir() to it; -1: stay */
+	int umask;		/* the program's umask; -1: keep */
+	int stdio[3];		/* dup2() onto 0, 1, 2; -1: keep */
+	char **envp;		/* NULL: micad's own environment */
+};
+
 struct tracer_options {
 	bool follow_forks;
 	int step;		/* enum tracer_step_mode */
 	bool pin;		/* tracer and traced threads on one CPU */
 	bool quiet;		/* no progress line */
 	int pin_cpu;		/* CPU to pin to; -1: the one micad runs on */
+	const struct tracer_launch_env *launch;	/* NULL: micad's own */
+	/* Progress: when set, called about once a second while tracing and
+	 * once at the end (final), instead of the progress line. */
+	void (*progress)(void *arg, const struct tracer_stats *st, bool final);
+	void *progress_arg;
+	/* When set, the instruction count is stored there at every step
+	 * (relaxed), for a live view in another process. */
+	_Atomic uint64_t *live_steps;
+	/* Called once the program is launched or attached (NULL: not). */
+	void (*started)(void *arg, pid_t pid);
+	void *started_arg;
 };
 
 struct tracer;

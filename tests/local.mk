@@ -12,3 +12,4 @@ include tests/daemon.mk
 include tests/mgsim.mk
 include tests/http.mk
 include tests/export.mk
+include tests/sched_daemon.mk

@@ -1,0 +1,220 @@
+#!/bin/sh
+# micad serve and micactl run/attach/stop/list/status/shutdown: the program
+# runs as the client (cwd, environment, stdio, exit status, signals), exact
+# counts, errors, stop, SIGTERM and kill -9 of the daemon, auto-start.
+. "$top_srcdir/tests/tracer_lib.sh"
+MICACTL="$top_builddir/micactl"
+SOCK="$TMP/s/control.sock"
+DB="$TMP/results.db"
+
+start_daemon() {	# start_daemon: micad serve on $SOCK and $DB, pid in $daemon
+	rm -f "$SOCK"	# left by a killed daemon: wait for the new one's
+	"$MICAD" serve --socket "$SOCK" --db "$DB" --http 127.0.0.1:0 2>>"$TMP/daemon.log" &
+	daemon=$!
+	i=0
+	while [ ! -S "$SOCK" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+}
+
+# session_of FILE: the session number from micactl's "session N, pid P" line
+session_of() {
+	sed -n 's/^micactl: session \([0-9]*\), pid .*/\1/p' "$1" | head -n 1
+}
+
+sql() {
+	sqlite3 -cmd ".timeout 5000" "$DB" "$1"
+}
+
+export MICAD_SOCKET="$SOCK"
+start_daemon
+[ -S "$SOCK" ]
+ok $? "micad serve listens on --socket"
+is "$(stat -c %a "$SOCK")" 600 "the per-user socket is private (0600)"
+is "$(stat -c %a "$TMP/s")" 700 "and so is its directory (0700)"
+
+# Exact counts through the daemon (tests/asm/loop.S is hand-counted: 304).
+"$MICACTL" run -- "$ASM/loop" 2>"$TMP/loop.err"
+is "$?" 0 "run: exit status 0 passed on"
+grep -q "^micactl: session [0-9]* ended: 304 instructions traced" "$TMP/loop.err"
+ok $? "run: 304 instructions traced in tests/asm/loop, as hand-counted"
+s_loop=$(session_of "$TMP/loop.err")
+[ -n "$s_loop" ] && [ "$s_loop" -gt 0 ]
+ok $? "run: the session has a database id ($s_loop)"
+is "$(sql "select end_reason || ' ' || exit_status || ' ' || mode from session where id = $s_loop")" \
+	"exited 0 run" "run: the session row says exited, status 0, mode run"
+is "$(sql "select sum(ins) from interval where session_id = $s_loop")" 304 \
+	"run: the intervals hold the 304 instructions"
+
+# Exit status and stdout of the program reach the client.
+"$MICACTL" run -q -- "$ASM/sleeper" >"$TMP/sleeper.out" 2>"$TMP/sleeper.err"
+is "$?" 7 "run: the program's exit status (7) is micactl's"
+is "$(cat "$TMP/sleeper.out")" "done" "run: the program writes to micactl's stdout"
+
+# The program runs in the client's directory with the client's environment
+# and stdin.
+mkdir -p "$TMP/wd"
+out=$(cd "$TMP/wd" && MICAD_TEST_VAR=xyzzy "$MICACTL" run -q -- /bin/sh -c 'pwd; echo "$MICAD_TEST_VAR"' 2>/dev/null)
+is "$out" "$TMP/wd
+xyzzy" "run: the program gets the client's working directory and environment"
+out=$(cd "$TMP/wd" && umask 027 && "$MICACTL" run -q -- /bin/sh -c 'umask' 2>/dev/null)
+is "$out" "0027" "run: the program gets the client's umask"
+out=$(printf 'from stdin' | "$MICACTL" run -q -- /bin/cat 2>/dev/null)
+is "$out" "from stdin" "run: the program reads the client's stdin"
+
+# Errors.
+"$MICACTL" run -q -- "$TMP/no-such-program" 2>"$TMP/enoent.err"
+is "$?" 127 "run: a program that cannot start gives 127"
+grep -q "cannot run '$TMP/no-such-program': No such file or directory" "$TMP/enoent.err"
+ok $? "run: and says why, on micactl's stderr"
+"$MICACTL" stop 999999 2>"$TMP/stop.err"
+is "$?" 1 "stop of an unknown session fails"
+grep -q "session 999999 is not running here" "$TMP/stop.err"
+ok $? "stop: says the session is not running"
+"$MICACTL" status 999999 2>"$TMP/status.err"
+is "$?" 1 "status of an unknown session fails"
+grep -q "no session 999999" "$TMP/status.err"
+ok $? "status: says there is no such session"
+pid=4000000
+while kill -0 "$pid" 2>/dev/null; do pid=$((pid + 1)); done
+"$MICACTL" attach "$pid" 2>"$TMP/esrch.err"
+is "$?" 1 "attach to a missing pid fails"
+grep -q "attach $pid refused: no process $pid" "$TMP/esrch.err"
+ok $? "attach: says there is no such process"
+"$MICACTL" attach abc 2>/dev/null
+is "$?" 2 "attach: a pid that is not a number is a usage error"
+MICAD_SOCKET="$TMP/nowhere.sock" "$MICACTL" run -- "$ASM/loop" 2>"$TMP/unreach.err"
+is "$?" 127 "run: an unreachable daemon gives 127"
+grep -q "cannot reach micad at '$TMP/nowhere.sock': No such file or directory" "$TMP/unreach.err"
+ok $? "run: and names the socket"
+
+# Ctrl-C goes to the program: it dies of SIGINT, micactl exits 130.
+"$MICACTL" run -q -- "$ASM/spinner" >/dev/null 2>"$TMP/int.err" &
+m=$!
+sleep 1
+kill -INT "$m"
+wait "$m"
+is "$?" 130 "run: SIGINT to micactl reaches the program (exit 128+2)"
+
+# attach --background, status, stop: the target goes on.
+"$ASM/sleeper" >"$TMP/att.out" &
+target=$!
+sleep 0.1
+"$MICACTL" attach -b "$target" 2>"$TMP/att.err"
+is "$?" 0 "attach -b returns once the session started"
+s_att=$(session_of "$TMP/att.err")
+sleep 0.3
+"$MICACTL" status >"$TMP/status.out"
+grep -q "^pid: *$target$" "$TMP/status.out"
+ok $? "status lists the running session with its pid"
+grep -q "^state: *running$" "$TMP/status.out"
+ok $? "status: state running"
+"$MICACTL" list >"$TMP/list.out"
+grep -q "^ *$s_att  attach  running .* $target " "$TMP/list.out"
+ok $? "list shows the live session"
+# The web UI's address, and the live view of the session through it.
+url=$("$MICACTL" ui)
+echo "$url" | grep -Eq '^http://127\.0\.0\.1:[0-9]+/\?token=[0-9a-f]{64}$'
+ok $? "ui: prints the web UI's URL with a 64-hex-digit token ($url)"
+base=${url%%/\?token=*}
+token=${url##*token=}
+if command -v curl >/dev/null; then
+	code=$(curl -s -o /dev/null -w '%{http_code}' "$base/api/sessions")
+	is "$code" 401 "ui: the API refuses a request without the token"
+	curl -s -H "Authorization: Bearer $token" "$base/api/sessions/$s_att" >"$TMP/live.json"
+	grep -q '"live":{"state":"running","instructions":[1-9]' "$TMP/live.json"
+	r=$?
+	ok $r "ui: the API shows the running session's live instruction count"
+	[ $r -eq 0 ] || { sed 's/^/# /' "$TMP/live.json"; echo; }
+else
+	skip "ui: the API refuses a request without the token" "curl is not installed"
+	skip "ui: the API shows the running session's live instruction count" "curl is not installed"
+fi
+"$MICACTL" stop "$s_att" 2>/dev/null
+is "$?" 0 "stop: accepted"
+wait "$target"
+is "$?" 7 "stop: the target finishes by itself with its own status"
+is "$(cat "$TMP/att.out")" "done" "stop: the target's output is intact"
+i=0
+while [ "$(sql "select end_reason from session where id = $s_att")" = running ] && [ $i -lt 100 ]; do
+	sleep 0.05; i=$((i + 1))
+done
+is "$(sql "select end_reason from session where id = $s_att")" detached \
+	"stop: the session is recorded as detached"
+
+# SIGTERM to the daemon: sessions detached, intervals written, exit 0.
+"$ASM/sleeper" >"$TMP/term.out" &
+target=$!
+sleep 0.1
+"$MICACTL" attach -b "$target" 2>"$TMP/term.err"
+s_term=$(session_of "$TMP/term.err")
+[ -n "$s_term" ] || { sed 's/^/# /' "$TMP/term.err"; tail -5 "$TMP/daemon.log" | sed 's/^/# /'; }
+sleep 0.3
+kill -TERM "$daemon"
+wait "$daemon"
+is "$?" 0 "SIGTERM: the daemon exits 0"
+[ ! -e "$SOCK" ]
+ok $? "SIGTERM: the socket is removed"
+wait "$target"
+is "$?" 7 "SIGTERM: the traced process goes on to its own end"
+got=$(sql "select end_reason from session where id = $s_term" 2>&1)
+is "$got" detached "SIGTERM: the session is recorded as detached"
+[ "$got" = detached ] || { echo "# session $s_term"; sql "select id, end_reason from session" | sed 's/^/# /'; sed 's/^/# /' "$TMP/term.err"; }
+
+# kill -9 of the daemon in the middle of a run: the file is intact, holds
+# the committed intervals, and the next daemon marks the session cut-off.
+start_daemon
+"$MICACTL" run --interval 1000 -- "$ASM/spinner" >/dev/null 2>"$TMP/k9.err" &
+m=$!
+i=0
+while [ -z "$(session_of "$TMP/k9.err")" ] && [ $i -lt 200 ]; do sleep 0.05; i=$((i + 1)); done
+s_k9=$(session_of "$TMP/k9.err")
+i=0
+while [ "$(sql "select count(*) from interval where session_id = $s_k9" 2>/dev/null)" -lt 20 ] &&
+	[ $i -lt 200 ]; do
+	sleep 0.05; i=$((i + 1))
+done
+kill -9 "$daemon"
+wait "$daemon" 2>/dev/null
+wait "$m" 2>/dev/null
+sleep 0.2
+is "$(sql 'pragma integrity_check')" ok "kill -9: the database passes integrity_check"
+n=$(sql "select count(*) from interval where session_id = $s_k9")
+[ "$n" -ge 20 ]
+ok $? "kill -9: the committed intervals are there ($n)"
+is "$(sql "select count(*) from interval where session_id = $s_k9 and ins != 1000")" 0 \
+	"kill -9: each committed interval holds 1000 instructions"
+start_daemon
+"$MICACTL" list >"$TMP/list2.out"
+grep -q "^ *$s_k9  run     cut-off " "$TMP/list2.out"
+r=$?
+ok $r "kill -9: the next daemon marks the session cut-off"
+[ $r -eq 0 ] || { sed 's/^/# /' "$TMP/list2.out"; tail -5 "$TMP/daemon.log" | sed 's/^/# /'; }
+
+"$MICACTL" shutdown
+wait "$daemon"
+is "$?" 0 "shutdown: the daemon exits 0"
+
+# Auto-start: no daemon, no MICAD_SOCKET: micactl starts one for the user.
+unset MICAD_SOCKET
+mkdir -p "$TMP/xdg" "$TMP/data"
+chmod 700 "$TMP/xdg"
+XDG_RUNTIME_DIR="$TMP/xdg" XDG_DATA_HOME="$TMP/data" "$MICACTL" run -- "$ASM/loop" 2>"$TMP/spawn.err"
+is "$?" 0 "auto-start: micactl run works with no daemon running"
+grep -q "^micactl: started micad for uid $(id -u) (socket $TMP/xdg/micad/control.sock" "$TMP/spawn.err"
+ok $? "auto-start: says it started micad and where"
+grep -q "ended: 304 instructions traced" "$TMP/spawn.err"
+ok $? "auto-start: the session ran"
+[ -f "$TMP/data/micad/results.db" ]
+ok $? "auto-start: the daemon uses the per-user database"
+XDG_RUNTIME_DIR="$TMP/xdg" "$MICACTL" --version >/dev/null
+XDG_RUNTIME_DIR="$TMP/xdg" "$MICACTL" run --no-spawn -- "$ASM/loop" 2>/dev/null
+is "$?" 0 "auto-start: the started daemon keeps serving"
+XDG_RUNTIME_DIR="$TMP/xdg" "$MICACTL" shutdown
+is "$?" 0 "auto-start: shutdown stops it"
+i=0
+while [ -e "$TMP/xdg/micad/control.sock" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+XDG_RUNTIME_DIR="$TMP/xdg" "$MICACTL" run --no-spawn -- "$ASM/loop" 2>"$TMP/nospawn.err"
+is "$?" 127 "--no-spawn: no daemon, no run"
+grep -q "start it with 'micad serve'" "$TMP/nospawn.err"
+ok $? "--no-spawn: says how to start the daemon"
+
+done_testing
