@@ -1,4 +1,4 @@
--- micad results database, schema version 1.
+-- micad results database, schema version 2.
 --
 -- Raw integer counts, exactly as MICA writes them, live in tables; MICA's
 -- conversions (ILP, mix fractions, misprediction rates, CDFs, bytes) live

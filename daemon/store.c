@@ -28,9 +28,14 @@
 extern const char micad_schema_sql[];	/* schema_sql.c, generated from schema.sql */
 
 /* Migrations: migrations[v] takes a database from user_version v to v + 1.
- * Version 0 is an empty file. */
+ * Version 0 is an empty file: schema.sql creates the current layout, and
+ * the later steps have nothing left to do for it.  Version 1 was the
+ * layout of development builds before the first release (no writer
+ * identity, no MGSim or scheduling tables): it is refused, not migrated. */
+#define PRERELEASE_SCHEMA_VERSION 1
 static const char *const migrations[STORE_SCHEMA_VERSION] = {
 	micad_schema_sql,
+	"",
 };
 
 enum stmt_id {
@@ -155,6 +160,13 @@ migrate(struct store *st, bool read_only, char *err, size_t errsz)
 	}
 	if (ver == STORE_SCHEMA_VERSION)
 		return 0;
+	if (ver == PRERELEASE_SCHEMA_VERSION) {
+		set_err(err, errsz, "%s: made by a development build of micad before the first "
+			"release (schema version 1), whose layout cannot be migrated: move it "
+			"away (mv %s %s.old) or choose another file with --db", st->path, st->path,
+			st->path);
+		return -1;
+	}
 	if (read_only) {
 		set_err(err, errsz, "%s: schema version %lld needs migrating to %d; open it once "
 			"with micad (not read-only)", st->path, (long long)ver, STORE_SCHEMA_VERSION);

@@ -15,7 +15,7 @@
 #include "mica.h"
 #include "mica_output.h"
 
-#define STORE_SCHEMA_VERSION 1
+#define STORE_SCHEMA_VERSION 2
 
 struct store;
 struct sqlite3;

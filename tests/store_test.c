@@ -453,6 +453,19 @@ main(void)
 	ok(st != NULL, "open read-only");
 	store_close(st);
 
+	/* A development-build file (schema 1) is refused, with what to do. */
+	{
+		sqlite3 *db;
+
+		sqlite3_open(dbpath, &db);
+		sqlite3_exec(db, "PRAGMA user_version = 1", NULL, NULL, NULL);
+		sqlite3_close(db);
+	}
+	st = store_open(dbpath, false, err, sizeof(err));
+	ok(st == NULL && strstr(err, "development build of micad") && strstr(err, ".old"),
+	   "a pre-release schema 1 file is refused: %s", err);
+	store_close(st);
+
 	/* A newer schema is refused with a message that says what to do. */
 	{
 		sqlite3 *db;

@@ -102,7 +102,7 @@ is "$(q "SELECT count(DISTINCT metric) FROM metric WHERE session_id = $D")" 26 \
 is "$(q "SELECT count(*) FROM pragma_table_list WHERE schema = 'main' AND type = 'table' AND name NOT LIKE 'sqlite_%' AND strict = 0")" 0 \
 	"every table is STRICT"
 is "$(q 'PRAGMA application_id')" 1296647009 "application_id 'MICA'"
-is "$(q 'PRAGMA user_version')" 1 "schema version 1"
+is "$(q 'PRAGMA user_version')" 2 "schema version 2"
 
 if command -v sqlite3 > /dev/null; then
 	sql="SELECT * FROM reuse_distance WHERE session_id = $H ORDER BY bucket"
