@@ -51,6 +51,10 @@ struct sched_live {
 	uint8_t p_fuse;
 	/* interval */
 	uint64_t last_cycles, last_insns, last_port[UA_MAX_PORTS];
+	/* counts of simulators restarted by the stall watchdog */
+	uint64_t base_cycles, base_insns, base_port[UA_MAX_PORTS];
+	uint64_t watch_insns, watch_cycle;
+	unsigned restarts;
 	/* basic blocks */
 	struct u64map by_start;		/* start pc -> index + 1 */
 	struct live_block *blocks;
@@ -204,11 +208,49 @@ lookup(struct sched_live *l, const struct insn_info *ii, bool *failed)
 	return &e->ui;
 }
 
+/*
+ * One simulated cycle, under a watchdog: a pipeline that retires nothing
+ * for STALL_CYCLES cycles is stuck (a uop the model can never issue: a
+ * model bug, seen on real programs), and a stuck model must not stop the
+ * trace it runs beside.  The simulator is then restarted empty; its counts
+ * up to its last retirement are kept, the stalled cycles are not.
+ */
+#define STALL_CYCLES 100000
+
+static void
+live_cycle(struct sched_live *l)
+{
+	const struct ua_stats *st;
+	struct ua_sim *fresh;
+
+	ua_sim_cycle(l->sim, NULL, NULL);
+	st = ua_sim_stats(l->sim);
+	if (st->insns != l->watch_insns) {
+		l->watch_insns = st->insns;
+		l->watch_cycle = st->cycles;
+		return;
+	}
+	if (st->cycles - l->watch_cycle < STALL_CYCLES)
+		return;
+	fresh = ua_sim_new(l->model, l->ua, UA_FE_DSB);
+	if (!fresh)
+		return;		/* out of memory: keep trying with the old one */
+	l->base_cycles += l->watch_cycle;
+	l->base_insns += st->insns;
+	for (unsigned p = 0; p < l->pt.n; p++)
+		l->base_port[p] += st->port_uops[p];
+	ua_sim_free(l->sim);
+	l->sim = fresh;
+	l->watch_insns = 0;
+	l->watch_cycle = 0;
+	l->restarts++;
+}
+
 static void
 run_until(struct sched_live *l, unsigned queued)
 {
 	while (ua_sim_queued(l->sim) >= queued && !ua_sim_idle(l->sim))
-		ua_sim_cycle(l->sim, NULL, NULL);
+		live_cycle(l);
 }
 
 static void
@@ -218,7 +260,7 @@ push_pending(struct sched_live *l)
 		return;
 	/* The ring has room for a look-ahead and more. */
 	while (ua_sim_push(l->sim, l->p_ui, l->p_pc, 0, l->p_fuse, l->p_taken, l->p_mem) < 0)
-		ua_sim_cycle(l->sim, NULL, NULL);
+		live_cycle(l);
 	l->has_pending = false;
 	run_until(l, UA_LOOKAHEAD);
 }
@@ -350,28 +392,37 @@ sched_live_flush(struct sched_live *l)
 {
 	push_pending(l);
 	while (!ua_sim_idle(l->sim))
-		ua_sim_cycle(l->sim, NULL, NULL);
+		live_cycle(l);
+}
+
+unsigned
+sched_live_restarts(const struct sched_live *l)
+{
+	return l->restarts;
 }
 
 void
 sched_live_interval(struct sched_live *l, struct sched_live_interval *out)
 {
 	const struct ua_stats *st = ua_sim_stats(l->sim);
+	uint64_t cycles = l->base_cycles + st->cycles, insns = l->base_insns + st->insns;
 
 	memset(out, 0, sizeof(*out));
-	out->cycles = st->cycles - l->last_cycles;
-	out->insns = st->insns - l->last_insns;
+	out->cycles = cycles - l->last_cycles;
+	out->insns = insns - l->last_insns;
 	out->ipc = out->cycles ? (double)out->insns / out->cycles : 0.0;
 	out->n_ports = l->pt.n;
 	for (unsigned p = 0; p < l->pt.n; p++) {
-		out->port_uops[p] = st->port_uops[p] - l->last_port[p];
+		uint64_t u = l->base_port[p] + st->port_uops[p];
+
+		out->port_uops[p] = u - l->last_port[p];
 		out->port_pressure[p] = out->cycles ? (double)out->port_uops[p] / out->cycles : 0.0;
-		l->last_port[p] = st->port_uops[p];
+		l->last_port[p] = u;
 	}
-	out->total_insns = st->insns;
-	out->total_cycles = st->cycles;
-	l->last_cycles = st->cycles;
-	l->last_insns = st->insns;
+	out->total_insns = insns;
+	out->total_cycles = cycles;
+	l->last_cycles = cycles;
+	l->last_insns = insns;
 }
 
 unsigned

@@ -72,6 +72,10 @@ int sched_live_feed(struct sched_live *l, const struct insn_event *ev);
 /* Simulate until everything fed has retired (end of a trace). */
 void sched_live_flush(struct sched_live *l);
 
+/* How many times the stall watchdog restarted the pipeline model (each
+ * restart loses the timing of the instructions then in flight). */
+unsigned sched_live_restarts(const struct sched_live *l);
+
 /* The interval since the previous call; starts the next one. */
 void sched_live_interval(struct sched_live *l, struct sched_live_interval *out);
 

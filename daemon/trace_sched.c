@@ -285,6 +285,10 @@ ts_thread_rec(void *arg, void *tstate, const struct trace_thread_rec *r)
 	}
 	close_interval(ts, t, true);
 	ts->unmapped += sched_live_unmapped(t->live);
+	if (sched_live_restarts(t->live))
+		warning_msg("scheduling model: thread %d: the pipeline model stalled and was "
+			    "restarted %u time(s); the simulated cycles around those points are "
+			    "approximate", (int)r->tid, sched_live_restarts(t->live));
 	merge_blocks(ts, t->live);
 	sched_live_free(t->live);
 	free(t);
