@@ -301,7 +301,7 @@ follow_session(int fd, const struct ctl_opts *o, bool run)
 			code = c ? atoi(c) : 1;
 			if (progress_shown)
 				fputc('\n', stderr);
-			if (!o->quiet)
+			if (!o->quiet && session > 0)
 				fprintf(stderr, "micactl: session %lld %s: %s instructions traced "
 					"(micactl status %lld; micactl export %lld --format mica)\n",
 					session, reason && strcmp(reason, "detached") == 0 ?
