@@ -46,7 +46,7 @@ struct ppm_branch {
 };
 
 /* The batch's branches: DE index, branch index, global history. */
-struct ppm_todo {
+struct ppm_pending {
 	uint32_t i, b, global;
 };
 
@@ -63,7 +63,7 @@ struct ppm {
 	uint32_t *bidx;		/* [sid]: branch index, or UNKNOWN */
 	size_t n_bidx;
 	int8_t next[2][256];	/* [taken][counter]: the counter after an update */
-	struct ppm_todo todo[MICA_BATCH];
+	struct ppm_pending pending[MICA_BATCH];
 };
 
 #define UNKNOWN		UINT32_MAX
@@ -171,7 +171,7 @@ fail:
 
 /* Start loading the private counters branch t will use. */
 static inline void
-prefetch_branch(const struct ppm *pp, const struct ppm_todo *t)
+prefetch_branch(const struct ppm *pp, const struct ppm_pending *t)
 {
 	const struct ppm_branch *b = &pp->br[t->b];
 
@@ -265,9 +265,9 @@ ppm_run(void *p, const struct mica_batch *bt)
 				return -1;
 			bi = pp->bidx[d->sid] = (uint32_t)(b - pp->br);
 		}
-		pp->todo[n].i = i;
-		pp->todo[n].b = bi;
-		pp->todo[n].global = global;
+		pp->pending[n].i = i;
+		pp->pending[n].b = bi;
+		pp->pending[n].global = global;
 		n++;
 		global = global << 1 | d->taken;
 	}
@@ -281,15 +281,15 @@ ppm_run(void *p, const struct mica_batch *bt)
 	memcpy(miss, pp->miss, sizeof(miss));
 	memcpy(shared, pp->shared, sizeof(shared));
 	for (unsigned k = 0; k < n && k < AHEAD; k++)
-		prefetch_branch(pp, &pp->todo[k]);
+		prefetch_branch(pp, &pp->pending[k]);
 	for (unsigned k = 0; k < n; k++) {
-		const struct ppm_todo *t = &pp->todo[k];
+		const struct ppm_pending *t = &pp->pending[k];
 		struct ppm_branch *b = &pp->br[t->b];
 		bool taken = bt->de[t->i].taken;
 		uint32_t g = t->global, lh = b->local;
 
 		if (k + AHEAD < n)
-			prefetch_branch(pp, &pp->todo[k + AHEAD]);
+			prefetch_branch(pp, &pp->pending[k + AHEAD]);
 #pragma GCC unroll 3
 		for (int l = 0; l < MICA_PPM_LENGTHS; l++) {
 			unsigned h = hist_len[l], mask = (1u << h) - 1;

@@ -26,6 +26,7 @@
 #include "sched_map.h"
 #include "sched_pipeline.h"
 #include "sched_uarch.h"
+#include "trace_sched.h"
 #include "util.h"
 
 struct mca_opts {
@@ -1222,55 +1223,6 @@ print_json(FILE *o, const struct mca_opts *opt, const struct model_choice *mc,
 /* ------------------------------------------------------------------ */
 /* Options                                                             */
 
-/* LLVM's name for the host CPU among the models we have (llvm-mca's
- * -mcpu default), from CPUID. */
-static const char *
-host_cpu(void)
-{
-	unsigned eax, ebx, ecx, edx, family, model;
-	char vendor[13];
-
-	if (!__get_cpuid(0, &eax, &ebx, &ecx, &edx))
-		return "znver4";
-	memcpy(vendor, &ebx, 4);
-	memcpy(vendor + 4, &edx, 4);
-	memcpy(vendor + 8, &ecx, 4);
-	vendor[12] = '\0';
-	if (!__get_cpuid(1, &eax, &ebx, &ecx, &edx))
-		return "znver4";
-	family = (eax >> 8) & 0xf;
-	model = (eax >> 4) & 0xf;
-	if (family == 0xf)
-		family += (eax >> 20) & 0xff;
-	if (family == 0x6 || family >= 0xf)
-		model |= ((eax >> 16) & 0xf) << 4;
-	if (strcmp(vendor, "AuthenticAMD") == 0) {
-		if (family == 0x16)
-			return "btver2";
-		if (family == 0x17)
-			return "znver3";	/* Zen 1/2: the nearest model we have */
-		if (family == 0x19)
-			return (model <= 0x0f || (model >= 0x20 && model <= 0x5f)) ? "znver3" : "znver4";
-		return "znver4";
-	}
-	if (strcmp(vendor, "GenuineIntel") == 0 && family == 6) {
-		switch (model) {
-		case 0x2a: case 0x2d:
-			return "sandybridge";
-		case 0x3a: case 0x3e:
-			return "ivybridge";
-		case 0x3c: case 0x3f: case 0x45: case 0x46:
-		case 0x3d: case 0x47: case 0x4f: case 0x56:	/* Broadwell */
-			return "haswell";
-		case 0x97: case 0x9a: case 0xb7: case 0xba: case 0xbf: case 0xaa: case 0xac:
-		case 0x8f: case 0xcf:	/* Sapphire/Emerald Rapids: Golden/Raptor Cove cores */
-			return "alderlake";
-		default:
-			return "skylake";
-		}
-	}
-	return "znver4";
-}
 
 static int
 parse_bool(const char *opt, const char *v, bool *out)
@@ -1330,7 +1282,7 @@ usage(FILE *f)
 		"                             measured) or run as a loop\n"
 		"  --bhive                    BHive's environment: registers all start with\n"
 		"                             one value, loads all return one value\n"
-		"  --hex, --json\n", host_cpu());
+		"  --hex, --json\n", trace_sched_host_cpu());
 }
 
 int
@@ -1487,7 +1439,7 @@ cmd_mca(int argc, char **argv)
 		return 1;
 	}
 	if (!opt.mcpu || strcmp(opt.mcpu, "native") == 0)
-		opt.mcpu = host_cpu();
+		opt.mcpu = trace_sched_host_cpu();
 	model = sched_model_find(opt.mcpu);
 	if (!model) {
 		error_msg("mca: unknown CPU '%s' (-mcpu: skylake, haswell, ivybridge, sandybridge, "

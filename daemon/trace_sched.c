@@ -10,8 +10,8 @@
 
 #include "util.h"
 
-/* The same choice as micactl mca's -mcpu default (CPUID family and model
- * to LLVM's names for the models we have). */
+/* LLVM's name for the host CPU among the models we have, from CPUID: the
+ * -mcpu default of micactl mca (as llvm-mca's) and of traced sessions. */
 const char *
 trace_sched_host_cpu(void)
 {
