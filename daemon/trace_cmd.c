@@ -12,6 +12,7 @@
 
 #include "commands.h"
 #include "store.h"
+#include "trace_http.h"
 #include "trace_session.h"
 #include "sched_pipeline.h"
 #include "trace_sched.h"
@@ -51,18 +52,21 @@ usage(FILE *f, bool run)
 		"  -o, --output FILE   write the per-thread instruction counts to FILE\n"
 		"                      (default: standard error)\n"
 		"      --dump-events FILE  one text line per event (tests, debugging)\n"
+		"      --http[=ADDR:PORT]  serve the web UI and JSON API while tracing (as\n"
+		"                      micad serve does; default 127.0.0.1:8766 and [::1])\n"
 		"  -q, --quiet         no progress line\n"
 		"  -h, --help          this help\n", trace_sched_host_cpu());
 }
 
 static char *default_db;
 static bool no_db;
+static const char *http_listen;	/* --http: NULL none, "" the default */
 
 static int
 parse_opts(int argc, char **argv, struct trace_session_opts *o, bool run)
 {
 	enum { OPT_MICA_OUT = 256, OPT_RECORD, OPT_INTERVAL, OPT_FOLLOW, OPT_NO_PIN, OPT_DUMP,
-	       OPT_STEP, OPT_DB, OPT_NO_DB, OPT_MCPU };
+	       OPT_STEP, OPT_DB, OPT_NO_DB, OPT_MCPU, OPT_HTTP };
 	static const struct option longopts[] = {
 		{ "config", required_argument, NULL, 'c' },
 		{ "mica-out", required_argument, NULL, OPT_MICA_OUT },
@@ -75,6 +79,7 @@ parse_opts(int argc, char **argv, struct trace_session_opts *o, bool run)
 		{ "db", required_argument, NULL, OPT_DB },
 		{ "no-db", no_argument, NULL, OPT_NO_DB },
 		{ "mcpu", required_argument, NULL, OPT_MCPU },
+		{ "http", optional_argument, NULL, OPT_HTTP },
 		{ "output", required_argument, NULL, 'o' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
@@ -139,6 +144,9 @@ parse_opts(int argc, char **argv, struct trace_session_opts *o, bool run)
 			}
 			o->mcpu = optarg;
 			break;
+		case OPT_HTTP:
+			http_listen = optarg ? optarg : "";
+			break;
 		case 'o':
 			o->output = optarg;
 			break;
@@ -174,6 +182,20 @@ resolve_db(struct trace_session_opts *o)
 	return 0;
 }
 
+/* The session, with the HTTP server beside it when --http asked. */
+static int
+run_session(struct trace_session_opts *o, char **argv, pid_t pid)
+{
+	struct trace_http *th = NULL;
+	int r;
+
+	if (http_listen && !(th = trace_http_start(o, http_listen)))
+		return argv ? 127 : 1;
+	r = trace_session_run(o, argv, pid);
+	trace_http_stop(th);
+	return r;
+}
+
 int
 cmd_run(int argc, char **argv)
 {
@@ -188,7 +210,7 @@ cmd_run(int argc, char **argv)
 	}
 	if (resolve_db(&o) < 0)
 		return 1;
-	r = trace_session_run(&o, argv + optind, 0);
+	r = run_session(&o, argv + optind, 0);
 	free(default_db);
 	return r;
 }
@@ -212,7 +234,7 @@ cmd_attach(int argc, char **argv)
 	}
 	if (resolve_db(&o) < 0)
 		return 1;
-	r = trace_session_run(&o, NULL, (pid_t)pid);
+	r = run_session(&o, NULL, (pid_t)pid);
 	free(default_db);
 	return r;
 }

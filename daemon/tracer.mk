@@ -6,4 +6,5 @@ libmicad_a_SOURCES += \
 	daemon/trace_mica.h daemon/trace_mica.c \
 	daemon/tracefile.h daemon/tracefile.c \
 	daemon/trace_session.h daemon/trace_session.c \
+	daemon/trace_http.h daemon/trace_http.c \
 	daemon/trace_cmd.c

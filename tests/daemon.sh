@@ -218,6 +218,35 @@ ok $r "kill -9: the next daemon marks the session cut-off"
 wait "$daemon"
 is "$?" 0 "shutdown: the daemon exits 0"
 
+# micad run --http: the same API beside a foreground session, live.
+if command -v curl >/dev/null; then
+	"$MICAD" run -q --db "$TMP/http.db" --http=127.0.0.1:0 -- "$ASM/spinner" \
+		>/dev/null 2>"$TMP/http.err" &
+	m=$!
+	i=0
+	while ! grep -q "web UI and API" "$TMP/http.err" && [ $i -lt 100 ]; do
+		sleep 0.05; i=$((i + 1))
+	done
+	url=$(sed -n 's/^micad: web UI and API: //p' "$TMP/http.err")
+	echo "$url" | grep -Eq '^http://127\.0\.0\.1:[0-9]+/\?token=[0-9a-f]{64}$'
+	ok $? "run --http: prints the URL with the token ($url)"
+	sleep 1
+	curl -s -H "Authorization: Bearer ${url##*token=}" "${url%%/\?token=*}/api/sessions/1" \
+		>"$TMP/http.json"
+	grep -q '"live":{"state":"running","instructions":[1-9][0-9]*,"intervals":0,"mgsim":true}' \
+		"$TMP/http.json"
+	ok $? "run --http: the running session is live, with MGSim counters"
+	kill "$(cat /proc/$m/task/$m/children | tr -d ' ')"
+	wait "$m"
+	is "$?" 143 "run --http: the program's end (SIGTERM) ends micad run"
+	"$MICAD" run -q --no-db --http -- "$ASM/loop" 2>"$TMP/http-nodb.err"
+	is "$?" 127 "run --http --no-db: refused"
+	grep -q "cannot go with --no-db" "$TMP/http-nodb.err"
+	ok $? "run --http --no-db: says why"
+else
+	for n in 1 2 3 4 5; do skip "run --http check $n" "curl is not installed"; done
+fi
+
 # Auto-start: no daemon, no MICAD_SOCKET: micactl starts one for the user.
 unset MICAD_SOCKET
 mkdir -p "$TMP/xdg" "$TMP/data"
