@@ -566,17 +566,40 @@ parse_session(const char *s, long long *id)
 	return true;
 }
 
+/*
+ * One request, one reply: send req (freed here) and read the answer into
+ * reply.  0, or 1 after reporting (an unreachable daemon, an error reply).
+ */
+static int
+daemon_request(const struct ctl_opts *o, struct ctl_msg *req, struct ctl_msg *reply)
+{
+	int fd = daemon_connect(o), r;
+
+	ctl_msg_init(reply, NULL);
+	if (fd < 0) {
+		ctl_msg_free(req);
+		return 1;
+	}
+	r = ctl_send(fd, req);
+	ctl_msg_free(req);
+	if (r < 0)
+		error_msg("cannot send the request to micad: %s", strerror(-r));
+	else if (recv_reply(fd, reply) > 0)
+		r = 1;
+	close(fd);
+	return r == 1 ? 0 : 1;
+}
+
 int
 cmd_ctl_stop(int argc, char **argv)
 {
 	struct ctl_opts o;
-	struct ctl_msg m;
+	struct ctl_msg req, m;
 	long long id;
 	int r = simple_opts(argc, argv, &o,
 			    "Usage: micactl stop SESSION\n"
 			    "Stop tracing a running session: its process is detached and goes on;\n"
 			    "every finished interval is kept.\n");
-	int fd;
 
 	if (r >= 0)
 		return r;
@@ -587,20 +610,12 @@ cmd_ctl_stop(int argc, char **argv)
 	if (!parse_session(argv[optind], &id))
 		return 2;
 	o.no_spawn = true;
-	fd = daemon_connect(&o);
-	if (fd < 0)
-		return 1;
-	ctl_msg_init(&m, "stop");
-	ctl_msg_addf(&m, "session", "%lld", id);
-	r = ctl_send(fd, &m);
+	ctl_msg_init(&req, "stop");
+	ctl_msg_addf(&req, "session", "%lld", id);
+	r = daemon_request(&o, &req, &m);
 	ctl_msg_free(&m);
-	if (r < 0 || recv_reply(fd, &m) <= 0) {
-		ctl_msg_free(&m);
-		close(fd);
-		return 1;
-	}
-	ctl_msg_free(&m);
-	close(fd);
+	if (r)
+		return r;
 	if (!o.quiet)
 		fprintf(stderr, "micactl: session %lld: detach requested\n", id);
 	return 0;
@@ -737,43 +752,31 @@ int
 cmd_ctl_shutdown(int argc, char **argv)
 {
 	struct ctl_opts o;
-	struct ctl_msg m;
+	struct ctl_msg req, m;
 	int r = simple_opts(argc, argv, &o,
 			    "Usage: micactl shutdown\n"
 			    "Stop the daemon: every session is detached, its finished intervals\n"
 			    "written.\n");
-	int fd;
 
 	if (r >= 0)
 		return r;
 	o.no_spawn = true;
-	fd = daemon_connect(&o);
-	if (fd < 0)
-		return 1;
-	ctl_msg_init(&m, "shutdown");
-	r = ctl_send(fd, &m);
+	ctl_msg_init(&req, "shutdown");
+	r = daemon_request(&o, &req, &m);
 	ctl_msg_free(&m);
-	if (r < 0 || recv_reply(fd, &m) <= 0) {
-		ctl_msg_free(&m);
-		close(fd);
-		return 1;
-	}
-	ctl_msg_free(&m);
-	close(fd);
-	return 0;
+	return r;
 }
 
 int
 cmd_ctl_ui(int argc, char **argv)
 {
 	struct ctl_opts o;
-	struct ctl_msg m;
+	struct ctl_msg req, m;
 	int r = simple_opts(argc, argv, &o,
 			    "Usage: micactl ui\n"
 			    "Print the address of the daemon's web UI with your access token (open\n"
 			    "it in a browser; the token also works as 'Authorization: Bearer' and\n"
 			    "'?token=' for scripts).  Starts a daemon if none is running.\n");
-	int fd;
 
 	if (r >= 0)
 		return r;
@@ -781,19 +784,10 @@ cmd_ctl_ui(int argc, char **argv)
 		error_msg("ui: unexpected argument '%s'", argv[optind]);
 		return 2;
 	}
-	fd = daemon_connect(&o);
-	if (fd < 0)
-		return 1;
-	ctl_msg_init(&m, "ui");
-	r = ctl_send(fd, &m);
+	ctl_msg_init(&req, "ui");
+	r = daemon_request(&o, &req, &m);
+	if (r == 0)
+		printf("%s\n", ctl_msg_get(&m, "url") ? ctl_msg_get(&m, "url") : "");
 	ctl_msg_free(&m);
-	if (r < 0 || recv_reply(fd, &m) <= 0) {
-		ctl_msg_free(&m);
-		close(fd);
-		return 1;
-	}
-	printf("%s\n", ctl_msg_get(&m, "url") ? ctl_msg_get(&m, "url") : "");
-	ctl_msg_free(&m);
-	close(fd);
-	return 0;
+	return r;
 }

@@ -930,3 +930,10 @@ http_stop(struct http_server *s)
 	pthread_mutex_destroy(&s->lock);
 	free(s);
 }
+
+const char *
+http_default_web_root(void)
+{
+	return access(MICAD_WEB_DIR "/index.html", R_OK) == 0 ? MICAD_WEB_DIR
+							       : MICAD_SRC_WEB_DIR;
+}

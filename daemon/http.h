@@ -67,4 +67,8 @@ unsigned http_port(const struct http_server *s);
 
 void http_stop(struct http_server *s);
 
+/* The web UI's files: the installed ones, else (a build tree) the
+ * sources'. */
+const char *http_default_web_root(void);
+
 #endif /* MICAD_HTTP_H */

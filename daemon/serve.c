@@ -856,8 +856,7 @@ cmd_serve(int argc, char **argv)
 		hc.live = http_live_cb;
 		hc.live_arg = &sv;
 		if (!hc.web_root)
-			hc.web_root = access(MICAD_WEB_DIR "/index.html", R_OK) == 0 ? MICAD_WEB_DIR
-				    : MICAD_SRC_WEB_DIR;
+			hc.web_root = http_default_web_root();
 		sv.http = http_start(&hc, err, sizeof(err));
 		if (!sv.http && hc.listen) {
 			error_msg("--http %s: %s", hc.listen, err);

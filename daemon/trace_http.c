@@ -71,8 +71,7 @@ trace_http_start(struct trace_session_opts *o, const char *listen)
 	th = xcalloc(1, sizeof(*th));
 	hc.listen = listen && *listen ? listen : NULL;
 	hc.db_path = o->db;
-	hc.web_root = access(MICAD_WEB_DIR "/index.html", R_OK) == 0 ? MICAD_WEB_DIR
-		    : MICAD_SRC_WEB_DIR;
+	hc.web_root = http_default_web_root();
 	hc.live = live_cb;
 	hc.live_arg = th;
 	th->srv = http_start(&hc, err, sizeof(err));
