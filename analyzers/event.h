@@ -153,6 +153,27 @@ enum event_flags {
 	EV_REP_FIRST = 1 << 2,	/* ... and the first iteration */
 	EV_NEXT_UNKNOWN = 1 << 3,	/* next_pc needs memory (ret, jmp [m]): the tracer fills it */
 	EV_INVALID = 1 << 4,	/* info is an INSN_INVALID record */
+	EV_SYSCALL = 1 << 5,	/* a `syscall` instruction: sys holds its number and arguments */
+};
+
+/*
+ * The system call a `syscall` instruction (0F 05, the x86-64 Linux ABI)
+ * asked for: the registers when it was stepped, rax = nr and rdi, rsi,
+ * rdx, r10, r8, r9 = arg[0..5].  For a syscall the kernel interrupted and
+ * restarts (ERESTART*), nr is the restarted call (orig_rax, or
+ * restart_syscall).  Set by the tracer and by the trace file reader when
+ * ev->flags has EV_SYSCALL (then n_mem is 0); never for `int 0x80` or
+ * `sysenter` (another ABI: other numbers and registers), nor for text
+ * traces or version 1 trace files, which do not have them.
+ *
+ * A syscall's event is produced when the instruction completes (the
+ * call returned, or the task exited in it), after the events other
+ * threads ran in the meantime: an analyzer that wants the time a task
+ * spent blocked in it counts from the task's previous event.
+ */
+struct ev_syscall {
+	uint64_t nr;
+	uint64_t arg[6];
 };
 
 struct insn_event {
@@ -164,16 +185,25 @@ struct insn_event {
 	uint16_t flags;		/* enum event_flags */
 	uint8_t n_mem;
 	uint8_t reserved[5];
-	/* Accesses in architectural order: for MOVS read then write, for
-	 * CMPS the [rsi] read then the [rdi] read, for RMW the read then the
-	 * write, for gathers element 0 first.  Only n_mem entries are valid;
-	 * transports copy only those (insn_event_size()). */
-	struct mem_access mem[EV_MAX_MEM];
+	union {
+		/* Accesses in architectural order: for MOVS read then
+		 * write, for CMPS the [rsi] read then the [rdi] read, for
+		 * RMW the read then the write, for gathers element 0
+		 * first.  Only n_mem entries are valid; transports copy
+		 * only those (insn_event_size()). */
+		struct mem_access mem[EV_MAX_MEM];
+		/* EV_SYSCALL only (a syscall has no memory operand, n_mem
+		 * is 0): the call.  It shares the space of mem so that the
+		 * other events do not grow. */
+		struct ev_syscall sys;
+	};
 };
 
 static inline size_t
 insn_event_size(const struct insn_event *ev)
 {
+	if (ev->flags & EV_SYSCALL)
+		return offsetof(struct insn_event, sys) + sizeof(ev->sys);
 	return offsetof(struct insn_event, mem) + ev->n_mem * sizeof(ev->mem[0]);
 }
 

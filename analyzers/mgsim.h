@@ -186,17 +186,32 @@ void mgsim_task_start(struct mgsim *m, int32_t pid, int32_t tid);
 void mgsim_task_end(struct mgsim *m, int32_t tid);
 
 /*
- * Counter 12's queue: a live task enters a futex wait-class syscall, and
- * leaves it.  Ignored when xq_mode is MGSIM_XQ_OFF, for unknown tasks, or
- * twice in a row.  mgsim_futex_waits() says whether syscall nr with these
- * arguments is wait-class (FUTEX_WAIT, FUTEX_WAIT_BITSET, FUTEX_LOCK_PI,
- * FUTEX_LOCK_PI2, FUTEX_WAIT_REQUEUE_PI, futex_waitv).
+ * Counter 12's queue, by hand: a live task enters a futex wait-class
+ * syscall, and leaves it.  Ignored when xq_mode is MGSIM_XQ_OFF, for
+ * unknown tasks, or twice in a row.  mgsim_futex_waits() says whether
+ * syscall nr (x86-64 numbers) with futex_op (its second argument) is
+ * wait-class: futex(2) with FUTEX_WAIT, FUTEX_WAIT_BITSET, FUTEX_LOCK_PI,
+ * FUTEX_LOCK_PI2 or FUTEX_WAIT_REQUEUE_PI after FUTEX_CMD_MASK (the
+ * private and clock-realtime flags do not matter), and futex_waitv (449)
+ * whatever its arguments.  Not FUTEX_TRYLOCK_PI: it never blocks.
+ *
+ * mgsim_event() does it from the events themselves: an EV_SYSCALL event
+ * whose call is wait-class is charged to counter 12 for the master
+ * cycles since its task last ran (event.h: a syscall's event comes when
+ * it has returned), i.e. from the end of the task's previous event, or
+ * its start, to the start of the syscall's event, in the order the tracer
+ * serialised the tasks.  The charge is made when the event arrives: a
+ * read during the wait does not include it yet.  A task alone never
+ * waits (nothing else can run meanwhile: 0).  These hooks are for callers
+ * that know waits another way; a task marked waiting by them is not
+ * charged by its events as well.
  */
 void mgsim_wait_begin(struct mgsim *m, int32_t tid);
 void mgsim_wait_end(struct mgsim *m, int32_t tid);
 bool mgsim_futex_waits(uint64_t nr, uint64_t futex_op);
 
-/* One event (every DE, in the order the threads ran). */
+/* One event (every DE, in the order the threads ran); see above for
+ * EV_SYSCALL events and counter 12. */
 void mgsim_event(struct mgsim *m, const struct insn_event *ev);
 
 /*
@@ -219,6 +234,7 @@ struct mgsim_status {
 	uint64_t live_tasks, live_families, waiting_tasks;
 	uint64_t max_live_tasks;	/* the most live at once */
 	uint64_t core_cycles, events;
+	uint64_t futex_waits;		/* wait-class syscall events charged to 12 */
 };
 void mgsim_get_status(const struct mgsim *m, struct mgsim_status *st);
 
@@ -286,8 +302,9 @@ void mgsim_monitor_get(const struct mgsim_monitor *mon, uint64_t *cycle_ops, uin
 /*
  * Check one sample after, and if before is not NULL the change since
  * before: 0 >= 20 (== when R = 1, 0 == 20 x R); 16 == 7 and 17 == 8 with no
- * L2; 9 == 1; Δ10 <= max_live x Δ0 and Δ11 <= max_live x Δ0; every
- * cumulative counter monotone.  Returns the number of violations, the
+ * L2; 9 == 1; 12 <= (max_live - 1) x 0 (a wait is charged when it ends, so
+ * only over the whole run); Δ10 <= max_live x Δ0 and Δ11 <= max_live x Δ0;
+ * every cumulative counter monotone.  Returns the number of violations, the
  * first described in err.
  */
 int mgsim_check(const uint64_t *before, const uint64_t after[MGSIM_NUM_COUNTERS],

@@ -9,6 +9,8 @@
  *    the snapshots line up with the rows of the database's interval table;
  *  - publishes the counters for the HTTP server into a struct mgsim_live
  *    (a seqlock that can live in MAP_SHARED memory) between two events.
+ * Counter 12 (futex waits) comes from the events' system calls
+ * (EV_SYSCALL, event.h), in mgsim_event() itself (mgsim.h).
  */
 #ifndef MICAD_TRACE_MGSIM_H
 #define MICAD_TRACE_MGSIM_H

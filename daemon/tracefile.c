@@ -158,6 +158,12 @@ tf_event(void *arg, void *tstate, const struct insn_event *ev)
 		put_u(w, ev->rep_count);
 	if (fl & FL_NEXT_PC)
 		put_s(w, (int64_t)(ev->next_pc - fall));
+	if (ev->flags & EV_SYSCALL) {
+		put_u(w, ev->sys.nr);
+		for (unsigned i = 0; i < 6; i++)
+			put_u(w, ev->sys.arg[i]);
+		return;		/* n_mem is 0 */
+	}
 	put_u(w, ev->n_mem);
 	for (unsigned i = 0; i < ev->n_mem; i++) {
 		const struct mem_access *m = &ev->mem[i];
@@ -220,6 +226,7 @@ tracefile_close(struct tracefile_writer *w)
 
 struct tracefile_reader {
 	FILE *f;
+	unsigned version;
 	struct insn_info **insns;
 	size_t n_insns, cap_insns;
 	uint32_t last_tid;
@@ -256,8 +263,9 @@ tracefile_open(const char *path, char *err, size_t errsz)
 		fclose(f);
 		return NULL;
 	}
-	if (hdr[8] != TRACEFILE_VERSION || hdr[9] || hdr[10] || hdr[11]) {
-		snprintf(err, errsz, "'%s' is a micad trace of version %u; this micad reads version %d",
+	if (hdr[8] < 1 || hdr[8] > TRACEFILE_VERSION || hdr[9] || hdr[10] || hdr[11]) {
+		snprintf(err, errsz, "'%s' is a micad trace of version %u; this micad reads "
+			 "versions 1 to %d (record it again with this micad)",
 			 path, hdr[8] | hdr[9] << 8 | hdr[10] << 16 | (unsigned)hdr[11] << 24,
 			 TRACEFILE_VERSION);
 		fclose(f);
@@ -265,6 +273,7 @@ tracefile_open(const char *path, char *err, size_t errsz)
 	}
 	r = xcalloc(1, sizeof(*r));
 	r->f = f;
+	r->version = hdr[8];
 	return r;
 }
 
@@ -377,6 +386,17 @@ tracefile_next(struct tracefile_reader *r, struct tracefile_item *it, char *err,
 			if (get_s(r, &s) < 0)
 				BAD("truncated event record");
 			ev->next_pc += (uint64_t)s;
+		}
+		if (ev->flags & EV_SYSCALL) {
+			if (r->version < 2)
+				BAD("corrupt trace: a system call event in a version 1 file");
+			if (get_u(r, &ev->sys.nr) < 0)
+				BAD("truncated system call event");
+			for (unsigned i = 0; i < 6; i++)
+				if (get_u(r, &ev->sys.arg[i]) < 0)
+					BAD("truncated system call event");
+			it->kind = TF_EVENT;
+			return 1;
 		}
 		if (get_u(r, &u) < 0 || u > EV_MAX_MEM)
 			BAD("corrupt event record (memory access count)");

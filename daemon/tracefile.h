@@ -3,7 +3,7 @@
  * and read by 'micad replay'.
  *
  * Layout (all integers LEB128 varints, signed ones zigzag-encoded):
- *   header   "MICADTRC" (8 bytes), version (u32 LE, = 1), flags (u32 LE, = 0)
+ *   header   "MICADTRC" (8 bytes), version (u32 LE, = 2), flags (u32 LE, = 0)
  *   records, each starting with a tag byte:
  *     'I' insn:   pc, len (1 byte), the raw bytes.  Static instructions are
  *                 numbered 0, 1, 2... in the order they appear; each one is
@@ -15,10 +15,16 @@
  *                 [rep_count]            if EV_REP
  *                 [next_pc - (pc + len), signed] unless the instruction fell
  *                                        through
- *                 n_mem, then per access: address (signed delta from the
- *                 previous access in the file), size, dir | flags << 2.
+ *                 with EV_SYSCALL: the call's number and its 6 arguments
+ *                 (struct ev_syscall), and nothing more (n_mem is 0);
+ *                 else n_mem, then per access: address (signed delta from
+ *                 the previous access in the file), size, dir | flags << 2.
  *     The flags varint holds the event's flags (enum event_flags) in bits
  *     0..13, bit 14 = "next_pc follows", bit 15 = "tid follows".
+ *
+ * Version 2 added the system calls (EV_SYSCALL).  Version 1 files are
+ * still read: their events have no system calls (so MGSim's counter 12,
+ * which needs them, is 0 for them, as it was when they were recorded).
  *
  * Reading yields, in the recorded order, the thread records and the
  * events exactly as the tracer produced them (same struct insn_event
@@ -40,7 +46,7 @@
 #include "tracer.h"
 
 #define TRACEFILE_MAGIC "MICADTRC"
-#define TRACEFILE_VERSION 1
+#define TRACEFILE_VERSION 2
 
 struct tracefile_writer;
 

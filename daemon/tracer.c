@@ -541,6 +541,19 @@ build_pending(struct tracer *t, struct tthread *th)
 		vec = read_vec_state(t, th->tid);
 	insn_eval(ii, regs, vec, (uint32_t)th->tid, &th->pending);
 	th->have_pending = true;
+	if ((ii->flags & INSN_SYSCALL) && ii->len >= 2 && ii->bytes[ii->len - 2] == 0x0f &&
+	    ii->bytes[ii->len - 1] == 0x05 && th->pending.n_mem == 0) {
+		/* `syscall` (not int 0x80, sysenter): the call it makes,
+		 * for the analyzers (event.h). */
+		th->pending.flags |= EV_SYSCALL;
+		th->pending.sys.nr = regs->rax;
+		th->pending.sys.arg[0] = regs->rdi;
+		th->pending.sys.arg[1] = regs->rsi;
+		th->pending.sys.arg[2] = regs->rdx;
+		th->pending.sys.arg[3] = regs->r10;
+		th->pending.sys.arg[4] = regs->r8;
+		th->pending.sys.arg[5] = regs->r9;
+	}
 	if (ii->flags & INSN_SYSCALL) {
 		/* Code may go away or change protection: forget it first. */
 		switch (regs->rax) {

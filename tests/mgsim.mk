@@ -15,8 +15,8 @@ TESTS += tests/mgsim_store
 check_PROGRAMS += tests/mgsim_trace
 tests_mgsim_trace_SOURCES = tests/mgsim_trace.c
 tests_mgsim_trace_LDADD = libmicad.a $(MICA_LIBS) $(AX_PTHREAD_LIBS)
-TESTS += tests/mgsim_trace.sh
-EXTRA_DIST += tests/mgsim_trace.sh
+TESTS += tests/mgsim_trace.sh tests/mgsim_futex.sh
+EXTRA_DIST += tests/mgsim_trace.sh tests/mgsim_futex.sh
 ## mgsim_trace.sh runs these.
 check_SCRIPTS += tests/asm/rep tests/asm/memops tests/asm/threads tests/asm/forkexec \
-	tests/asm/branches tests/cprog/static_prog
+	tests/asm/branches tests/asm/futex tests/cprog/static_prog

@@ -6,12 +6,16 @@
  * compares the output with hand counts and with what it derives itself
  * from the event dump.
  *
- *   mgsim_trace [-c SETTINGS] [-i INTERVAL_SIZE] [-d DUMP] [-f] [-u] -- PROG ARGS
+ *   mgsim_trace [-c SETTINGS] [-i INTERVAL_SIZE] [-d DUMP] [-f] [-u] [-R TRACE] -- PROG ARGS
+ *   mgsim_trace [-c SETTINGS] [-i INTERVAL_SIZE] [-d DUMP] [-u] -r TRACE
  *     -c  mgsim_config_parse() settings     -i  MICA interval size (default full)
  *     -d  write the event dump there        -f  follow forks
  *     -u  one core cycle per event (instead of the simple cycle model)
+ *     -R  also record the trace (tracefile.h) there
+ *     -r  replay a recorded trace instead of tracing a program
  * Output lines:
  *   counter NAME VALUE          (the 21 counters at the end, in order)
+ *   futex_waits N               (wait-class syscall events charged to 12)
  *   insns E H                   (instruction counts, all threads)
  *   cache NAME HITS MISSES FILLS EVICTIONS DIRTY_EVICTIONS   (l1i, l1d, l2)
  *   snapshot TID IDX FINAL N0 N1 ... N20
@@ -28,6 +32,7 @@
 #include "ring.h"
 #include "trace_analysis.h"
 #include "trace_mgsim.h"
+#include "tracefile.h"
 #include "tracer.h"
 
 #define MAX_SNAPS 100000
@@ -62,13 +67,15 @@ main(int argc, char **argv)
 	struct insn_counts *ic;
 	struct trace_consumer c;
 	struct ring *ring;
-	struct tracer *t;
 	FILE *dump = NULL;
 	char err[256];
 	uint64_t v[MGSIM_NUM_COUNTERS], e, h;
 	struct mgsim_status st;
 	int opt, bad = 0;
 	bool unit = false;
+	const char *record = NULL, *replay = NULL;
+	struct tracefile_writer *rec = NULL;
+	struct tracer *t = NULL;
 
 	memset(&o, 0, sizeof(o));
 	mgsim_config_default(&o.cfg);
@@ -78,7 +85,7 @@ main(int argc, char **argv)
 	topt.pin = true;
 	topt.pin_cpu = -1;
 	topt.quiet = true;
-	while ((opt = getopt(argc, argv, "c:i:d:fu")) != -1) {
+	while ((opt = getopt(argc, argv, "c:i:d:fuR:r:")) != -1) {
 		switch (opt) {
 		case 'c':
 			if (mgsim_config_parse(&o.cfg, optarg, err, sizeof(err)) < 0) {
@@ -102,12 +109,19 @@ main(int argc, char **argv)
 		case 'u':
 			unit = true;
 			break;
+		case 'R':
+			record = optarg;
+			break;
+		case 'r':
+			replay = optarg;
+			break;
 		default:
 			return 2;
 		}
 	}
-	if (optind >= argc) {
-		fprintf(stderr, "usage: mgsim_trace [-c SETTINGS] [-i S] [-d DUMP] [-f] [-u] -- PROG\n");
+	if (replay ? optind < argc || record : optind >= argc) {
+		fprintf(stderr, "usage: mgsim_trace [-c SETTINGS] [-i S] [-d DUMP] [-f] [-u] "
+			"[-R TRACE] -- PROG\n       mgsim_trace [...] -r TRACE\n");
 		return 2;
 	}
 	snaps = calloc(MAX_SNAPS, sizeof(*snaps));
@@ -132,13 +146,46 @@ main(int argc, char **argv)
 	trace_analysis_add(ta, &c);
 	c = trace_mgsim_consumer(tm);
 	trace_analysis_add(ta, &c);
-	t = tracer_new(&topt, ring);
-	if (tracer_launch(t, argv + optind) < 0)
-		return 127;
-	if (trace_analysis_start(ta, ring, tracer_cpu(t)) < 0)
+	if (record) {
+		rec = tracefile_create(record);
+		if (!rec)
+			return 2;
+		c = tracefile_consumer(rec);
+		trace_analysis_add(ta, &c);
+	}
+	if (replay) {
+		struct tracefile_reader *r = tracefile_open(replay, err, sizeof(err));
+		struct tracefile_item *it = malloc(sizeof(*it));
+		int rc;
+
+		if (!r || !it) {
+			fprintf(stderr, "mgsim_trace: %s\n", r ? "out of memory" : err);
+			return 2;
+		}
+		while ((rc = tracefile_next(r, it, err, sizeof(err))) > 0) {
+			if (it->kind == TF_EVENT)
+				trace_analysis_feed_event(ta, &it->ev);
+			else
+				trace_analysis_feed_thread(ta, &it->thread);
+		}
+		if (rc < 0) {
+			fprintf(stderr, "mgsim_trace: %s: %s\n", replay, err);
+			return 2;
+		}
+		trace_analysis_finish(ta);
+		tracefile_close_reader(r);
+		free(it);
+	} else {
+		t = tracer_new(&topt, ring);
+		if (tracer_launch(t, argv + optind) < 0)
+			return 127;
+		if (trace_analysis_start(ta, ring, tracer_cpu(t)) < 0)
+			return 2;
+		tracer_loop(t);
+		trace_analysis_join(ta);
+	}
+	if (rec && tracefile_close(rec) < 0)
 		return 2;
-	tracer_loop(t);
-	trace_analysis_join(ta);
 	if (dump && fclose(dump) != 0) {
 		perror("dump");
 		return 2;
@@ -147,9 +194,10 @@ main(int argc, char **argv)
 	mgsim_sample(trace_mgsim_model(tm), v);
 	for (unsigned i = 0; i < MGSIM_NUM_COUNTERS; i++)
 		printf("counter %s %llu\n", mgsim_counter_info(i)->name, (unsigned long long)v[i]);
+	mgsim_get_status(trace_mgsim_model(tm), &st);
+	printf("futex_waits %llu\n", (unsigned long long)st.futex_waits);
 	insn_counts_total(ic, &e, &h);
 	printf("insns %llu %llu\n", (unsigned long long)e, (unsigned long long)h);
-	mgsim_get_status(trace_mgsim_model(tm), &st);
 	for (int k = 0; k < 3; k++) {
 		const struct mgsim *m = trace_mgsim_model(tm);
 		const struct cache *ca = k == 0 ? mgsim_l1i(m) : k == 1 ? mgsim_l1d(m) : mgsim_l2(m);

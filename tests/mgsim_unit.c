@@ -584,6 +584,149 @@ test_tasks(unsigned ratio)
 	mgsim_free(m);
 }
 
+/* Task tid's `syscall` (0F 05) asking for call nr with futex_op as its
+ * second argument, as the tracer reports it: EV_SYSCALL, rax and rsi. */
+static void
+sys_event(struct mgsim *m, int32_t tid, uint64_t nr, uint64_t futex_op)
+{
+	const struct insn_info *ii = decode_at("0f 05", 0x2000);
+	struct insn_event ev;
+
+	cur_tid = (uint32_t)tid;
+	insn_eval(ii, &regs, NULL, cur_tid, &ev);
+	ev.flags &= (uint16_t)~EV_NEXT_UNKNOWN;
+	ev.next_pc = 0x2002;
+	ev.flags |= EV_SYSCALL;
+	memset(&ev.sys, 0, sizeof(ev.sys));
+	ev.sys.nr = nr;
+	ev.sys.arg[0] = 0x404000;	/* uaddr */
+	ev.sys.arg[1] = futex_op;
+	mgsim_event(m, &ev);
+}
+
+/*
+ * Counter 12 from syscall events, 1 core cycle per event (so the core
+ * cycle after k events is k), tasks 1 and 2 of process 10 started at 0.
+ * A wait-class event is charged (cycle at its start) - (cycle when its
+ * task last ran or started), x R:
+ *   1: 3 nops  0-3        2: 2 nops  3-5 (1 off from 3)
+ *   1: 7 nops  5-12 (2 off from 5)
+ *   2: FUTEX_WAIT_PRIVATE at 12: charged 12 - 5 = 7          12-13
+ *   1: FUTEX_WAKE_PRIVATE at 13: not wait-class                13-14
+ *   2: nop 14-15, FUTEX_WAIT at 15 right after its own nop: 0  15-16
+ *   1: 4 nops 16-20 (1 off from 20)
+ *   2: FUTEX_TRYLOCK_PI at 20: never blocks, 0                 20-21
+ *   2: 3 nops 21-24
+ *   1: futex_waitv at 24: charged 24 - 20 = 4                  24-25
+ *   task 3 starts at 25; 1: 6 nops 25-31
+ *   3: FUTEX_WAIT_BITSET|CLOCK_REALTIME at 31, its first event:
+ *      charged 31 - 25 (its start) = 6                          31-32
+ *   mgsim_wait_begin(2) at 32; 1: 5 nops 32-37; 2: FUTEX_WAIT at 37
+ *      (already waiting by the hooks: not charged again) 37-38;
+ *      mgsim_wait_end(2) at 38: the hooks charge 38 - 32 = 6
+ *   99 (never started): FUTEX_WAIT at 38: unknown task, 0       38-39
+ * Counter 12 = (7 + 4 + 6 + 6) x R = 23 x R; counter 0 = 39 x R;
+ * xq_avg over the run = 23 / 39.
+ */
+static void
+test_futex_events(unsigned ratio)
+{
+	struct mgsim_config c;
+	struct mgsim *m;
+	uint64_t v0[MGSIM_NUM_COUNTERS], v[MGSIM_NUM_COUNTERS];
+	unsigned calls = 0;
+	struct mgsim_status st;
+	struct mgsim_derived d;
+
+	mgsim_config_default(&c);
+	c.master_mhz = 1000 * ratio;
+	m = new_model(&c);
+	mgsim_set_cycle_model(m, "test", one_per_event, &calls);
+	mgsim_task_start(m, 10, 1);
+	mgsim_task_start(m, 10, 2);
+	sample(m, v0);
+	nops(m, 1, 3);
+	nops(m, 2, 2);
+	nops(m, 1, 7);
+	sample(m, v);
+	is_u64(v[MGSIM_XQ_TOTAL], 0, "R=%u: during the wait counter 12 does not show it yet "
+	       "(its syscall event has not come)", ratio);
+	sys_event(m, 2, 202, 128);
+	sample(m, v);
+	is_u64(v[MGSIM_XQ_TOTAL], 7 * ratio, "R=%u: FUTEX_WAIT_PRIVATE of task 2 while task 1 "
+	       "ran 7 cycles: 7 x R", ratio);
+	sys_event(m, 1, 202, 129);
+	nops(m, 2, 1);
+	sys_event(m, 2, 202, 0);
+	sample(m, v);
+	is_u64(v[MGSIM_XQ_TOTAL], 7 * ratio, "R=%u: FUTEX_WAKE adds 0; a FUTEX_WAIT right after "
+	       "the task's own event adds 0", ratio);
+	nops(m, 1, 4);
+	sys_event(m, 2, 202, 8);
+	sample(m, v);
+	is_u64(v[MGSIM_XQ_TOTAL], 7 * ratio, "R=%u: FUTEX_TRYLOCK_PI adds 0 (it never blocks)",
+	       ratio);
+	nops(m, 2, 3);
+	sys_event(m, 1, 449, 0);
+	sample(m, v);
+	is_u64(v[MGSIM_XQ_TOTAL], 11 * ratio, "R=%u: futex_waitv of task 1, off since cycle 20, "
+	       "at 24: + 4 x R", ratio);
+	mgsim_task_start(m, 10, 3);
+	nops(m, 1, 6);
+	sys_event(m, 3, 202, 9 | 256);
+	sample(m, v);
+	is_u64(v[MGSIM_XQ_TOTAL], 17 * ratio, "R=%u: a wait as a task's first event counts from "
+	       "its start: + 6 x R", ratio);
+	mgsim_wait_begin(m, 2);
+	nops(m, 1, 5);
+	sys_event(m, 2, 202, 0);
+	mgsim_wait_end(m, 2);
+	sys_event(m, 99, 202, 0);
+	sample(m, v);
+	is_u64(v[MGSIM_XQ_TOTAL], 23 * ratio, "R=%u: a task waiting by the hooks is not charged "
+	       "twice (+ 6 x R); an unknown task adds 0", ratio);
+	is_u64(v[MGSIM_CLOCKS], 39 * ratio, "R=%u: counter 0 = 39 x R", ratio);
+	is_u64(calls, 39, "R=%u: 39 events", ratio);
+	mgsim_get_status(m, &st);
+	is_u64(st.futex_waits, 3, "R=%u: 3 waits charged by their events", ratio);
+	mgsim_derive(v0, v, &c, &d);
+	ok(fabs(d.xq_avg - 23.0 / 39.0) < 1e-12, "R=%u: xq_avg = 23 / 39 (got %g)", ratio,
+	   d.xq_avg);
+	check_invariants(v0, v, m, "futex events");
+	/* The waiter exits right after its wait: the charge stays. */
+	mgsim_task_end(m, 2);
+	sample(m, v);
+	is_u64(v[MGSIM_XQ_TOTAL], 23 * ratio, "R=%u: the task's exit keeps its charge", ratio);
+	mgsim_free(m);
+
+	/* The same first wait with xq=off: 0. */
+	c.xq_mode = MGSIM_XQ_OFF;
+	m = new_model(&c);
+	mgsim_set_cycle_model(m, "test", one_per_event, &calls);
+	mgsim_task_start(m, 10, 1);
+	mgsim_task_start(m, 10, 2);
+	nops(m, 2, 2);
+	nops(m, 1, 7);
+	sys_event(m, 2, 202, 128);
+	sample(m, v);
+	is_u64(v[MGSIM_XQ_TOTAL], 0, "R=%u, xq=off: a futex wait adds nothing", ratio);
+	mgsim_free(m);
+
+	/* One task alone: its waits never see anything run, 0. */
+	c.xq_mode = MGSIM_XQ_FUTEX;
+	m = new_model(&c);
+	mgsim_set_cycle_model(m, "test", one_per_event, &calls);
+	mgsim_task_start(m, 10, 1);
+	nops(m, 1, 5);
+	sys_event(m, 1, 202, 0);
+	nops(m, 1, 5);
+	sys_event(m, 1, 449, 0);
+	sample(m, v);
+	is_u64(v[MGSIM_XQ_TOTAL], 0, "R=%u: a single task's futex waits: counter 12 = 0", ratio);
+	is_u64(v[MGSIM_CLOCKS], 12 * ratio, "R=%u: ... while the clock ran 12 x R", ratio);
+	mgsim_free(m);
+}
+
 static void
 test_futex_class(void)
 {
@@ -596,6 +739,9 @@ test_futex_class(void)
 	ok(!mgsim_futex_waits(202, 1) && !mgsim_futex_waits(202, 129) &&
 	   !mgsim_futex_waits(202, 12) && !mgsim_futex_waits(0, 0),
 	   "FUTEX_WAKE, FUTEX_CMP_REQUEUE_PI and read(2) are not");
+	ok(!mgsim_futex_waits(202, 8) && !mgsim_futex_waits(202, 8 | 128),
+	   "FUTEX_TRYLOCK_PI is not (it never blocks)");
+	ok(mgsim_futex_waits(202, 0xffffff00u | 128 | 6), "the op is masked with FUTEX_CMD_MASK");
 }
 
 /* ---- the cache model on its own ---- */
@@ -854,6 +1000,18 @@ test_check(void)
 	   "counter 10 growing faster than 1 live task allows: %s", err);
 	b[MGSIM_PLACE_SIZE] = 2;
 	ok(mgsim_check(NULL, b, &c, 1, err, sizeof(err)) == 1, "counter 9 != 1: %s", err);
+	b[MGSIM_PLACE_SIZE] = 1;
+	/* Counter 12: a whole wait charged at once passes (150 in 100
+	 * cycles of the pair), up to (2 - 1) x counter 0 = 200 ... */
+	b[MGSIM_XQ_TOTAL] = 150;
+	is_u64(mgsim_check(a, b, &c, 2, err, sizeof(err)), 0,
+	       "counter 12 growing by a whole wait at once passes");
+	b[MGSIM_XQ_TOTAL] = 201;
+	ok(mgsim_check(a, b, &c, 2, err, sizeof(err)) == 1 && strstr(err, "counter 12"),
+	   "... but not more than (live - 1) x counter 0: %s", err);
+	b[MGSIM_XQ_TOTAL] = 1;
+	ok(mgsim_check(NULL, b, &c, 1, err, sizeof(err)) == 1 && strstr(err, "counter 12"),
+	   "a task alone never waits: %s", err);
 }
 
 int
@@ -868,6 +1026,8 @@ main(void)
 	test_tasks(1);
 	test_tasks(3);
 	test_futex_class();
+	test_futex_events(1);
+	test_futex_events(2);
 	test_cache_sim();
 	test_config();
 	test_date_time();

@@ -1,10 +1,14 @@
 /*
  * The binary trace format: events and thread records written through the
- * recorder consumer read back identical, field by field; a damaged file is
+ * recorder consumer read back identical, field by field (a `syscall`
+ * event's number and arguments too, version 2); a version 1 file (no
+ * system calls) is still read; a damaged file or an unknown version is
  * reported, not misread.
  */
 #include "config.h"
 
+#include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,16 +22,44 @@ static const uint8_t code[][15] = {
 	{ 0x48, 0x8b, 0x05, 0x10, 0x00, 0x00, 0x00 },	/* mov 0x10(%rip),%rax */
 	{ 0xf3, 0xa4 },					/* rep movsb */
 	{ 0xc3 },					/* ret */
+	{ 0x0f, 0x05 },					/* syscall */
 };
-static const size_t code_len[] = { 7, 2, 1 };
+static const size_t code_len[] = { 7, 2, 1, 2 };
+
+/* Write bytes to path. */
+static void
+write_file(const char *path, const void *p, size_t n)
+{
+	FILE *f = fopen(path, "wb");
+
+	if (!f || fwrite(p, 1, n, f) != n || fclose(f) != 0) {
+		perror(path);
+		exit(99);
+	}
+}
+
+/* The number of events in path, or -1 with the reason in err. */
+static int
+count_events(const char *path, struct tracefile_item *it, char *err, size_t errsz)
+{
+	struct tracefile_reader *r = tracefile_open(path, err, errsz);
+	int n = 0, rc;
+
+	if (!r)
+		return -1;
+	while ((rc = tracefile_next(r, it, err, errsz)) > 0)
+		n += it->kind == TF_EVENT;
+	tracefile_close_reader(r);
+	return rc < 0 ? -1 : n;
+}
 
 int
 main(void)
 {
 	char path[] = "/tmp/tracefile_test.XXXXXX";
 	int fd = mkstemp(path);
-	struct insn_info ii[3];
-	struct insn_event ev[6];
+	struct insn_info ii[4];
+	struct insn_event ev[7];
 	struct trace_thread_rec thr = { TT_START, 100, 101, 100, 0, 0 };
 	struct trace_thread_rec end = { TT_EXIT, 100, 101, 0, 9, 0 };
 	struct tracefile_writer *w;
@@ -38,7 +70,7 @@ main(void)
 	int n_ev = 0, n_thr = 0, same = 1;
 
 	close(fd);
-	for (int i = 0; i < 3; i++)
+	for (int i = 0; i < 4; i++)
 		insn_decode(code[i], code_len[i], 0x401000 + 16 * i, &ii[i]);
 	memset(ev, 0, sizeof(ev));
 	for (int i = 0; i < 6; i++) {
@@ -63,11 +95,21 @@ main(void)
 			ev[i].mem[0] = (struct mem_access){ 0x401017ULL, 8, MEM_READ, 0, 0 };
 		}
 	}
+	/* A futex wait (FUTEX_WAIT_PRIVATE) by thread 101; extreme values
+	 * in the other arguments. */
+	ev[6].info = &ii[3];
+	ev[6].pc = ii[3].pc;
+	ev[6].next_pc = ii[3].pc + 2;
+	ev[6].tid = 101;
+	ev[6].flags = EV_SYSCALL;
+	ev[6].sys = (struct ev_syscall){ 202, { 0x404010, 128, 0, 0, UINT64_MAX, 1ULL << 63 } };
+	is_u64(insn_event_size(&ev[6]), offsetof(struct insn_event, mem) + 7 * 8,
+	       "a syscall event's size covers its number and 6 arguments");
 	w = tracefile_create(path);
 	ok(w != NULL, "create a trace file");
 	c = tracefile_consumer(w);
 	c.thread_start(c.arg, &thr);
-	for (int i = 0; i < 6; i++)
+	for (int i = 0; i < 7; i++)
 		c.event(c.arg, NULL, &ev[i]);
 	c.thread_rec(c.arg, NULL, &end);
 	ok(tracefile_close(w) == 0, "close it");
@@ -89,11 +131,26 @@ main(void)
 			a->info->len == b->info->len && memcmp(a->info->bytes, b->info->bytes, b->info->len) == 0 &&
 			a->info->flags == b->info->flags &&
 			memcmp(a->mem, b->mem, b->n_mem * sizeof(b->mem[0])) == 0;
+		if (b->flags & EV_SYSCALL) {
+			ok(a->sys.nr == 202 && a->sys.arg[0] == 0x404010 && a->sys.arg[1] == 128 &&
+			   a->sys.arg[4] == UINT64_MAX && a->sys.arg[5] == 1ULL << 63,
+			   "the syscall's number and arguments read back");
+			same &= memcmp(&a->sys, &b->sys, sizeof(b->sys)) == 0;
+		}
 	}
-	is_u64(n_ev, 6, "six events read back");
+	is_u64(n_ev, 7, "seven events read back");
 	is_u64(n_thr, 2, "two thread records read back");
 	ok(same, "everything reads back identical");
 	tracefile_close_reader(r);
+	{
+		FILE *f = fopen(path, "rb");
+		uint8_t hdr[16];
+
+		ok(f && fread(hdr, 1, 16, f) == 16 && hdr[8] == 2 && hdr[9] == 0,
+		   "the file says version 2");
+		if (f)
+			fclose(f);
+	}
 
 	/* Truncate in the middle: an error, not garbage. */
 	{
@@ -120,6 +177,44 @@ main(void)
 		ok(!tracefile_is_binary(path), "a text trace is not taken for a binary one");
 		r = tracefile_open(path, err, sizeof(err));
 		ok(r == NULL && strstr(err, "not a micad trace"), "opening it says why: %s", err);
+	}
+	{
+		/* Version 1 (before system calls): header, the 'I' record of
+		 * the ret at 0x1000 (pc varint 80 20), one event of it (id 0;
+		 * flags EV_TAKEN | next_pc follows | tid follows = 0xc001 ->
+		 * 81 80 03; tid +7 -> zigzag 0e; next_pc 0x2000 = fall-through
+		 * + 0xfff -> zigzag 0x1ffe -> fe 3f; n_mem 0). */
+		static const uint8_t v1[] = {
+			'M', 'I', 'C', 'A', 'D', 'T', 'R', 'C', 1, 0, 0, 0, 0, 0, 0, 0,
+			'I', 0x80, 0x20, 1, 0xc3,
+			'E', 0, 0x81, 0x80, 0x03, 0x0e, 0xfe, 0x3f, 0,
+		};
+		uint8_t bad[sizeof(v1)];
+		struct tracefile_item one;
+		int n;
+
+		write_file(path, v1, sizeof(v1));
+		n = count_events(path, &one, err, sizeof(err));
+		ok(n == 1 && one.ev.pc == 0x1000 && one.ev.next_pc == 0x2000 && one.ev.tid == 7 &&
+		   one.ev.flags == EV_TAKEN && one.ev.n_mem == 0,
+		   "a version 1 trace is still read (%d event: pc %#llx -> %#llx, tid %u)", n,
+		   (unsigned long long)one.ev.pc, (unsigned long long)one.ev.next_pc, one.ev.tid);
+		memcpy(bad, v1, sizeof(v1));
+		bad[23] |= EV_SYSCALL;
+		write_file(path, bad, sizeof(bad));
+		n = count_events(path, &one, err, sizeof(err));
+		ok(n < 0 && strstr(err, "version 1"),
+		   "a system call event in a version 1 file is corrupt: %s", err);
+		memcpy(bad, v1, sizeof(v1));
+		bad[8] = 3;
+		write_file(path, bad, sizeof(bad));
+		r = tracefile_open(path, err, sizeof(err));
+		ok(r == NULL && strstr(err, "version 3") && strstr(err, "versions 1 to 2"),
+		   "a newer version is refused, saying which: %s", err);
+		bad[8] = 0;
+		write_file(path, bad, sizeof(bad));
+		r = tracefile_open(path, err, sizeof(err));
+		ok(r == NULL && strstr(err, "version 0"), "version 0 is refused: %s", err);
 	}
 	unlink(path);
 	return done_testing();

@@ -5,7 +5,7 @@
 ## CI build never reach a -nostdlib program.
 TRACER_ASM = tests/asm/loop tests/asm/rep tests/asm/calls tests/asm/branches \
 	tests/asm/threads tests/asm/signals tests/asm/forkexec tests/asm/sleeper \
-	tests/asm/memops tests/asm/spinner
+	tests/asm/memops tests/asm/spinner tests/asm/futex
 check_SCRIPTS += $(TRACER_ASM)
 CLEANFILES += $(TRACER_ASM)
 EXTRA_DIST += $(TRACER_ASM:=.S)
