@@ -233,7 +233,7 @@ if command -v curl >/dev/null; then
 	sleep 1
 	curl -s -H "Authorization: Bearer ${url##*token=}" "${url%%/\?token=*}/api/sessions/1" \
 		>"$TMP/http.json"
-	grep -q '"live":{"state":"running","instructions":[1-9][0-9]*,"intervals":0,"mgsim":true}' \
+	grep -q '"live":{"state":"running","instructions":[1-9][0-9]*,"intervals":[0-9][0-9]*,"mgsim":true}' \
 		"$TMP/http.json"
 	ok $? "run --http: the running session is live, with MGSim counters"
 	kill "$(cat /proc/$m/task/$m/children | tr -d ' ')"
