@@ -332,8 +332,23 @@ CREATE VIEW IF NOT EXISTS metric AS
 	UNION ALL SELECT session_id, tid, interval, 'data_footprint_page_bytes', data_page_bytes FROM footprint_bytes
 	UNION ALL SELECT session_id, tid, interval, 'insn_footprint_bytes', insn_block_bytes FROM footprint_bytes
 	UNION ALL SELECT session_id, tid, interval, 'insn_footprint_page_bytes', insn_page_bytes FROM footprint_bytes
-	UNION ALL SELECT session_id, tid, interval, 'reuse_bucket_' || bucket, fraction FROM reuse_distance
-	UNION ALL SELECT session_id, tid, interval, 'reuse_cdf_' || bucket, cdf FROM reuse_distance
+	-- The reuse rows as reuse_distance computes them, without its window
+	-- function (which SQLite cannot filter before computing it over every
+	-- interval of the database): a filter on session, thread or interval
+	-- reaches the tables' indexes.
+	UNION ALL SELECT i.session_id, i.tid, i.idx, 'reuse_bucket_' || b.bucket,
+			 CAST(b.count AS REAL) / NULLIF(m.refs, 0)
+		FROM memstackdist_bucket b JOIN memstackdist m ON m.interval_id = b.interval_id
+		JOIN interval i ON i.id = b.interval_id
+		JOIN reuse_bucket rb ON rb.bucket = b.bucket
+	UNION ALL SELECT i.session_id, i.tid, i.idx, 'reuse_cdf_' || b.bucket,
+			 CAST((SELECT SUM(b2.count) FROM memstackdist_bucket b2
+			       JOIN reuse_bucket r2 ON r2.bucket = b2.bucket
+			       WHERE b2.interval_id = b.interval_id AND b2.bucket <= b.bucket) AS REAL)
+			 / NULLIF(m.refs, 0)
+		FROM memstackdist_bucket b JOIN memstackdist m ON m.interval_id = b.interval_id
+		JOIN interval i ON i.id = b.interval_id
+		JOIN reuse_bucket rb ON rb.bucket = b.bucket
 	UNION ALL SELECT session_id, tid, interval, 'reuse_cold', fraction FROM cold_references;
 
 -- MGSim counters (mgsim-counters.md; Model A: one simulated core runs every

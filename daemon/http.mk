@@ -6,7 +6,7 @@ libmicad_a_CFLAGS += $(MHD_CFLAGS)
 
 ## The web UI: static files, installed beside the data.
 webdir = $(pkgdatadir)/web
-dist_web_DATA = web/index.html web/session.html web/micad.css web/common.js \
+dist_web_DATA = web/index.html web/session.html web/micad.css web/common.js web/favicon.svg \
 	web/index.js web/session.js web/charts.js
 webvendordir = $(pkgdatadir)/web/vendor/uplot
 dist_webvendor_DATA = web/vendor/uplot/uPlot.iife.min.js web/vendor/uplot/uPlot.min.css \

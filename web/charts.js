@@ -7,8 +7,22 @@
  */
 "use strict";
 
+/* 16 colours told apart on white (no two reds or blues alike). */
 const PALETTE = ["#1f6feb", "#d1242f", "#1a7f37", "#9a6700", "#8250df", "#bf3989",
-	"#0a7ea4", "#6e7781", "#fb8500", "#2da44e", "#5a32a3", "#cf222e"];
+	"#0a7ea4", "#6e7781", "#fb8500", "#7ee787", "#00205b", "#ff8fa3",
+	"#a0522d", "#00c2c7", "#b8a000", "#000000"];
+
+/* Tick steps for byte axes: powers of two and their multiples by 3. */
+const POW2_INCRS = [];
+for (let k = 0; k < 50; k++)
+	POW2_INCRS.push(2 ** k, 3 * 2 ** k);
+POW2_INCRS.sort((a, b) => a - b);
+
+const SUPERSCRIPT = "\u2070\u00b9\u00b2\u00b3\u2074\u2075\u2076\u2077\u2078\u2079";
+/* pow2(18) = "2¹⁸" */
+function pow2(k) {
+	return "2" + String(k).split("").map((d) => SUPERSCRIPT[Number(d)]).join("");
+}
 
 const charts = {
 	list: [],		/* the charts on the interval axis */
@@ -49,7 +63,8 @@ function rangeHook(u) {
 /*
  * x: interval indexes; series: [{label, values, color}]; opts: yLabel,
  * yFmt (tick and legend formatter), stacked (bars stacked to 1), bars,
- * xLabel, xFmt, yRange [min, max], log (y in log2 scale).
+ * xLabel, xFmt, yRange [min, max], log (y in log2 scale), yIncrs (tick
+ * steps).  A series may have a dash pattern (dash: [on, off]).
  */
 function xyChart(card, x, series, opts) {
 	const o = opts || {};
@@ -78,6 +93,7 @@ function xyChart(card, x, series, opts) {
 		useries.push({
 			label: s.label,
 			stroke: color,
+			dash: s.dash,
 			width: bars ? 0 : 1.5,
 			fill: bars ? color : undefined,
 			paths: bars,
@@ -99,7 +115,8 @@ function xyChart(card, x, series, opts) {
 		},
 		axes: [
 			{ label: o.xLabel || "interval", values: (u, vals) => vals.map((v) => Number.isInteger(v) ? (o.xFmt ? o.xFmt(v) : String(v)) : "") },
-			{ label: o.yLabel, size: 64, values: (u, vals) => vals.map((v) => yFmt(v)) },
+			Object.assign({ label: o.yLabel, size: 64, values: (u, vals) => vals.map((v) => yFmt(v)) },
+				o.yIncrs ? { incrs: o.yIncrs } : {}),
 		],
 		series: useries,
 		cursor: Object.assign({ drag: { x: !o.noSelect, y: false, setScale: false } },
@@ -124,7 +141,7 @@ function heatmap(card, xs, rows, value, opts) {
 	c.style.height = H + "px";
 	const g = c.getContext("2d");
 	g.scale(dpr, dpr);
-	const left = 70, right = 70, top = 8, bottom = 38;
+	const left = 70, right = 92, top = 8, bottom = 38;
 	const pw = W - left - right, ph = H - top - bottom;
 	let max = 0;
 	for (let i = 0; i < xs.length; i++)

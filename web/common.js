@@ -9,6 +9,8 @@
 const micad = {
 	errors: [],
 	charts: 0,
+	polls: 0,	/* live updates done (session page) */
+	mgsim: null,	/* the MGSim snapshot the table shows */
 };
 
 /* The browser test reads this element: rendered charts and any error. */
@@ -125,7 +127,7 @@ function fmtBytes(v) {
 		v /= 1024;
 		i++;
 	}
-	return (i ? v.toPrecision(3) : String(v)) + " " + u[i];
+	return (i ? String(Number(v.toPrecision(3))) : String(v)) + " " + u[i];
 }
 
 function fmtTime(unix) {

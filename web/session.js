@@ -56,7 +56,7 @@ function summary(s) {
 		["duration", end ? fmtDuration(end - s.started_at) : "\u2013"],
 		["exit status", s.exit_status === null ? "\u2013" : s.exit_status],
 		["threads", fmtInt(s.threads)],
-		["intervals", fmtInt(s.live ? s.live.intervals : s.intervals)],
+		["intervals", fmtInt(s.live ? Math.max(s.live.intervals, s.intervals) : s.intervals)],
 		["instructions", fmtInt(s.live ? s.live.instructions : s.instructions)],
 		["analyses", (s.analyses || []).join(", ") || "\u2013"],
 	];
@@ -129,8 +129,16 @@ async function renderCharts() {
 	}
 	if (mis.length) {
 		const s = pivot(mis, xs, (i) => mis.organization[i] + "/" + mis.history[i], (i) => mis.rate[i]);
-		xyChart(chartCard(parent, "Branch misprediction rate per predictor", "PPM predictors: organisation / history bits; mispredictions per conditional branch", dl("misprediction_rate")),
-			xs, [...s].map(([k, v]) => ({ label: k, values: v })),
+		/* One colour per organisation, one dash per history length. */
+		const orgs = [...new Set(mis.organization)];
+		const hists = [...new Set(mis.history)].sort((a, b) => a - b);
+		const dashes = [undefined, [6, 3], [2, 2], [8, 3, 2, 3]];
+		xyChart(chartCard(parent, "Branch misprediction rate per predictor", "PPM predictors: organisation / history bits (colour: organisation, dash: history); mispredictions per conditional branch", dl("misprediction_rate")),
+			xs, [...s].map(([k, v]) => {
+				const [org, h] = k.split("/");
+				return { label: k, values: v, color: PALETTE[orgs.indexOf(org) % PALETTE.length],
+					dash: dashes[hists.indexOf(Number(h)) % dashes.length] };
+			}),
 			{ yLabel: "mispredicted (%)", yFmt: pct });
 	}
 	if (reg.length) {
@@ -138,7 +146,7 @@ async function renderCharts() {
 		const s2 = pivot(reg, xs, () => "a", (i) => reg.avg_degree_of_use[i]).get("a");
 		xyChart(chartCard(parent, "Register traffic", "register operands read per instruction, and reads of each written value (degree of use)", dl("register_traffic")),
 			xs, [{ label: "operands / instruction", values: s1 }, { label: "uses / value", values: s2 }],
-			{ yLabel: "count" });
+			{ yLabel: "average count" });
 	}
 	if (str.length) {
 		const les = [...new Set(str.le)].sort((a, b) => a - b);
@@ -159,7 +167,7 @@ async function renderCharts() {
 			["insn_block_bytes", "instructions (blocks)"], ["insn_page_bytes", "instructions (pages)"]];
 		xyChart(chartCard(parent, "Memory footprint", "distinct bytes touched in the interval, counted in whole blocks and pages", dl("footprint_bytes")),
 			xs, keys.map(([k, label]) => ({ label, values: pivot(foot, xs, () => "a", (i) => foot[k][i]).get("a") })),
-			{ yLabel: "bytes", yFmt: fmtBytes });
+			{ yLabel: "bytes", yFmt: fmtBytes, yIncrs: POW2_INCRS });
 	}
 	if (reuse.length) {
 		const nb = Math.max(...reuse.bucket) + 1;
@@ -172,7 +180,7 @@ async function renderCharts() {
 		let refs = 0;
 		for (const v of refsBy.values())
 			refs += v;
-		const bucketLabel = (b) => b === 0 ? "<2" : (b >= 18 ? "\u22652^18" : "2^" + b);
+		const bucketLabel = (b) => b === 0 ? "<2" : (b >= 18 ? "\u2265" + pow2(18) : pow2(b));
 		xyChart(chartCard(parent, "Reuse distance (intervals " + state.from + "\u2013" + state.to + ")",
 			"data reads by LRU stack distance in blocks (bucket [2^k, 2^(k+1))), over the selected intervals; cold reads not shown",
 			dl("reuse_distance")),
@@ -205,7 +213,54 @@ async function renderCharts() {
 			" pipeline model fed this thread's instructions (no cache misses or branch mispredictions)", null),
 			xs, [{ label: sched.cpu, values: s.get("ipc") }], { yLabel: "IPC (simulated)" });
 	}
+	const missing = [[ilp, "ILP (ilp)"], [mix, "instruction mix (itypes)"],
+		[mis, "branch mispredictions (ppm)"], [reg, "register traffic (reg)"],
+		[str, "strides (stride)"], [foot, "footprint (memfootprint)"],
+		[reuse, "reuse distance (memstackdist)"]].filter(([v]) => !v.length).map(([, n]) => n);
+	if (!(sched && sched.intervals.length))
+		missing.push("simulated IPC (the scheduling model)");
+	if (missing.length)
+		parent.append(el("section", { class: "card wide muted", text: "No data in intervals " +
+			state.from + "\u2013" + state.to + " of this thread for: " + missing.join(", ") +
+			" (not enabled in the session's mica.conf, or not recorded by this micad)." }));
+	if (sched && sched.hot_blocks && sched.hot_blocks.length)
+		hotBlocks(parent, sched);
 	testStatus({ page: "session" });
+}
+
+/* The scheduling model's hottest basic blocks, each with its report. */
+function hotBlocks(parent, sched) {
+	const bound = (r) => {
+		const b = [["issue width", r.bound_issue], ["ports", r.bound_ports], ["dependencies", r.bound_deps]];
+		b.sort((x, y) => y[1] - x[1]);
+		return b[0][1] ? b[0][0] : "\u2013";
+	};
+	const rows = sched.hot_blocks.map((h) => {
+		const r = h.report || {};
+		const cyc = r.iterations ? r.total_cycles / r.iterations : null;
+		const insns = (r.instruction_info || []).map((ii) => ii.text + "    ; " + ii.uops +
+			" uop" + (ii.uops === 1 ? "" : "s") + ", latency " + ii.latency).join("\n");
+		return el("tr", {},
+			el("td", { class: "num", text: String(h.rank) }),
+			el("td", { class: "addr", text: h.address + "\u2013" + h.end_address }),
+			el("td", { class: "num", text: fmtInt(h.instructions) }),
+			el("td", { class: "num", text: fmtInt(h.executions) }),
+			el("td", { class: "num", text: fmtInt(h.instructions * h.executions) }),
+			el("td", { class: "num", text: fmtNum(cyc) }),
+			el("td", { class: "num", text: fmtNum(r.ipc) }),
+			el("td", { text: bound(r) }),
+			el("td", {}, el("details", {}, el("summary", { text: "code" }), el("pre", { text: insns }))));
+	});
+	const head = ["#", "block", "instructions", "executions", "instructions run",
+		"cycles / iteration", "IPC", "bound by", "report"].map((h, i) =>
+		el("th", { class: i === 1 || i >= 7 ? "" : "num", text: h }));
+	parent.append(el("section", { class: "card wide" },
+		el("div", { class: "cardhead" }, el("h2", { text: "Hottest basic blocks (simulated " +
+			sched.cpu + ")" }), el("span", { class: "muted",
+			text: "whole session, all threads; each block analysed alone as a loop of " +
+			((sched.hot_blocks[0].report || {}).iterations || "?") + " iterations" })),
+		el("table", { class: "grid hot" }, el("thead", {}, el("tr", {}, ...head)),
+			el("tbody", {}, ...rows))));
 }
 
 async function renderMgsim() {
@@ -240,6 +295,9 @@ async function renderMgsim() {
 	note.textContent = live ? "live snapshot; deltas and rates: last finished interval of this thread" :
 		"at the end of interval " + last.index + " (tid " + last.tid + "); counters are chip-wide";
 	document.getElementById("mgsim-live").replaceChildren(live ? el("span", { class: "badge", text: "live" }) : "");
+	micad.mgsim = { source: live ? "live" : "interval",
+		n_exec_insns: live ? live.values[1] : last.values[1],
+		snapshot: live ? "live" : last.tid + ":" + last.index };
 	const rows = info.counters.map((c) => {
 		const v = live ? live.values[c.index] : last.values[c.index];
 		const d = last ? last.delta[c.index] : null;
@@ -268,6 +326,19 @@ async function renderMgsim() {
 		mon.nCycleSampleOps + ", nOtherSampleOps " + mon.nOtherSampleOps;
 }
 
+/* What the page shows, for the browser tests' #test-status. */
+function shown() {
+	const st = { page: "session", tid: String(state.tid), from: state.from, to: state.to,
+		polls: micad.polls };
+	if (session) {
+		st.running = session.running;
+		st.intervals = session.live ? Math.max(session.live.intervals, session.intervals) : session.intervals;
+	}
+	if (micad.mgsim)
+		st.mgsim = micad.mgsim;
+	return st;
+}
+
 async function render() {
 	clampRange();
 	try {
@@ -278,7 +349,7 @@ async function render() {
 		banner(e.message);
 		micad.errors.push(e.message);
 	}
-	testStatus({ page: "session", tid: String(state.tid), from: state.from, to: state.to });
+	testStatus(shown());
 }
 
 async function loadSession() {
@@ -307,6 +378,8 @@ async function poll() {
 		} else {
 			await renderMgsim();
 		}
+		micad.polls++;
+		testStatus(shown());
 	} catch (e) {
 		banner(e.message);
 	}

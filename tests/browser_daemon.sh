@@ -1,0 +1,248 @@
+#!/bin/sh
+# The web UI in headless Chromium against a real daemon: a private
+# 'micad serve' (its own socket, database and loopback port) traces
+# tests/cprog/static_prog with 'micactl run' (84,569 instructions,
+# intervals of 2,000, the scheduling model on); the URL and token come from
+# 'micactl ui'.  The session list and the session page render; the number
+# of charts the page reports is the number of charts with data in the
+# database; no script error, CSP report or console error; the numbers on
+# the page are the database's.  Then a session that is still running
+# (/bin/cat reading a FIFO): the open page picks up the live MGSim snapshot
+# after the test feeds the program, and the new interval and the end of
+# the session after the test closes the FIFO.  Every wait is on a
+# condition, with generous bounds; no timing is asserted.
+#
+# Chromium is driven over the DevTools protocol by tests/browser_cdp.py.
+# Screenshots (1280x800 and whole pages) are kept in
+# tests/browser-artifacts/ of the build tree: daemon-*.png.
+. "$top_srcdir/tests/http_lib.sh"
+
+chrome=
+for c in chromium chromium-browser google-chrome; do
+	if command -v "$c" >/dev/null 2>&1; then
+		chrome=$c
+		break
+	fi
+done
+[ -n "$chrome" ] || skip_all "Chromium is not installed (apt-get install chromium)"
+command -v python3 >/dev/null 2>&1 || skip_all "python3 is not installed (it drives Chromium)"
+command -v sqlite3 >/dev/null 2>&1 || skip_all "no sqlite3 command-line tool"
+
+MICACTL=$top_builddir/micactl
+art=$top_builddir/tests/browser-artifacts
+mkdir -p "$art"
+db=$tmp/results.db
+sock=$tmp/s/control.sock
+holder=
+catpid=
+
+# The daemon is the http_lib server: its cleanup stops it.  Ours also
+# ends the FIFO's writer (the traced cat then ends) and micactl.
+cleanup() {
+	[ -n "$holder" ] && kill "$holder" 2>/dev/null
+	[ -n "$catpid" ] && wait "$catpid" 2>/dev/null
+	if [ -n "$server_pid" ]; then
+		kill "$server_pid" 2>/dev/null
+		wait "$server_pid" 2>/dev/null
+	fi
+	rm -rf "$tmp"
+}
+
+"$top_builddir/micad" serve --socket "$sock" --db "$db" --http 127.0.0.1:0 \
+	--web-root "$top_srcdir/web" 2>"$tmp/server.err" &
+server_pid=$!
+i=0
+while [ ! -S "$sock" ] && [ $i -lt 1000 ] && kill -0 "$server_pid" 2>/dev/null; do
+	sleep 0.02
+	i=$((i + 1))
+done
+[ -S "$sock" ] || { echo "Bail out! micad serve did not start: $(cat "$tmp/server.err")"; exit 1; }
+export MICAD_SOCKET="$sock"
+
+sq() { sqlite3 -cmd ".timeout 10000" "$db" "$1"; }
+# 84569 -> 84,569 (the page's en-US grouping)
+group() { echo "$1" | sed -e ':a' -e 's/\([0-9]\)\([0-9]\{3\}\)\($\|,\)/\1,\2\3/' -e 'ta'; }
+# st EXPR: a page expression over the parsed #test-status (false until set)
+st() {
+	echo "(() => { try { const s = JSON.parse(document.getElementById('test-status').textContent); return ($1); } catch (e) { return false; } })()"
+}
+status_js="document.getElementById('test-status').textContent"
+# drive NAME STEP...: Chromium at 1280x800 (profile and log per NAME)
+drive() {
+	name=$1
+	shift
+	python3 "$top_srcdir/tests/browser_cdp.py" --chrome "$chrome" --profile "$tmp/prof-$name" \
+		--log "$tmp/$name.log" --size 1280,800 --timeout 120 "$@" 2>"$tmp/$name.err"
+	ok $? "$name: Chromium ran every step $(sed 's/^/ /' "$tmp/$name.err" | head -c 300)"
+}
+# console NAME: what Chromium reported at level error or warning
+console() {
+	grep -E '^(error|warning) ' "$tmp/$1.log" || true
+}
+# png_size FILE: "WIDTHxHEIGHT" from the IHDR chunk
+png_size() {
+	od -An -tu1 -j16 -N8 "$1" | awk '{ printf "%dx%d", (($1*256+$2)*256+$3)*256+$4, (($5*256+$6)*256+$7)*256+$8 }'
+}
+
+# A real session: static_prog, intervals of 2,000 instructions.
+printf 'analysis_type: all\ninterval_size: 2000\n' >"$tmp/mica.conf"
+"$MICACTL" run --no-spawn -c "$tmp/mica.conf" -- "$top_builddir/tests/cprog/static_prog" \
+	>"$tmp/prog.out" 2>"$tmp/run.err"
+is "$?" 0 "micactl run static_prog: exit status 0"
+sid=$(sed -n 's/^micactl: session \([0-9]*\), pid .*/\1/p' "$tmp/run.err" | head -n 1)
+[ -n "$sid" ] || { echo "Bail out! no session number: $(cat "$tmp/run.err")"; exit 1; }
+url=$("$MICACTL" ui --no-spawn)
+base=${url%%/\?token=*}
+tok=${url##*\?token=}
+has "$url" "http://127.0.0.1:" "micactl ui: a loopback URL with the token"
+
+tid=$(sq "SELECT tid FROM thread WHERE session_id = $sid")
+ins=$(sq "SELECT sum(ins) FROM interval WHERE session_id = $sid")
+nint=$(sq "SELECT count(*) FROM interval WHERE session_id = $sid")
+[ "$nint" -ge 20 ] && [ "$ins" -lt 1000000 ]
+ok $? "the session has $nint intervals and $ins instructions (< 10^6)"
+# The charts with data: one per conversion view with rows for the thread,
+# two for reuse_distance (histogram and heatmap), one for sched_interval.
+want=0
+for v in ilp_per_window instruction_mix misprediction_rate register_traffic stride_cdf \
+	footprint_bytes reuse_distance; do
+	n=$(sq "SELECT count(*) FROM $v WHERE session_id = $sid AND tid = $tid")
+	[ "$n" -gt 0 ] && want=$((want + 1))
+	[ "$n" -gt 0 ] && [ $v = reuse_distance ] && want=$((want + 1))
+done
+n=$(sq "SELECT count(*) FROM sched_interval WHERE session_id = $sid AND tid = $tid")
+[ "$n" -gt 0 ] && want=$((want + 1))
+is "$want" 9 "the database has data for 9 charts (every view and the scheduling model)"
+
+# The session list.
+drive index "go:$base/?token=$tok" "wait:$(st 's.page === "index" && s.sessions >= 1')" \
+	"eval:$tmp/index.status=$status_js" "dom:$tmp/index.dom" "shot:$art/daemon-index.png"
+status=$(cat "$tmp/index.status")
+dom=$(cat "$tmp/index.dom")
+has "$status" '"page":"index","sessions":1,"total":1' "session list: the one session"
+has "$status" '"errors":[]' "session list: no script error"
+is "$(console index)" "" "session list: no console error or warning, no CSP report"
+has "$dom" "<a href=\"session.html#session=$sid\">$sid</a>" "session list: the session's link"
+has "$dom" "<td class=\"num\">$(group "$nint")</td><td class=\"num\">$(group "$ins")</td>" \
+	"session list: intervals ($nint) and instructions ($ins) as in the database"
+is "$(png_size "$art/daemon-index.png")" 1280x800 "screenshot kept: daemon-index.png, 1280x800"
+
+# The session page: charts, summary, MGSim table, hot blocks.
+drive session "go:$base/session.html?token=$tok#session=$sid" \
+	"wait:$(st 's.page === "session" && s.mgsim && s.tid')" \
+	"eval:$tmp/session.status=$status_js" "dom:$tmp/session.dom" \
+	"shot:$art/daemon-session.png" "fullshot:$art/daemon-session-full.png" \
+	"eval:$tmp/scroll1=document.getElementById('mgsim').scrollIntoView() || 'ok'" \
+	"shot:$art/daemon-session-mgsim.png"
+status=$(cat "$tmp/session.status")
+dom=$(cat "$tmp/session.dom")
+has "$status" "\"charts\":$want," "session page: $want charts rendered, one per chart with data"
+has "$status" '"errors":[]' "session page: no script error"
+is "$(console session)" "" "session page: no console error or warning, no CSP report"
+has "$status" "\"tid\":\"$tid\",\"from\":0,\"to\":$((nint - 1))," "session page: the whole thread"
+has "$dom" "<span class=\"muted\">instructions </span><b>$(group "$ins")</b>" \
+	"summary: instructions as in the database"
+has "$dom" "<span class=\"muted\">intervals </span><b>$nint</b>" "summary: intervals as in the database"
+has "$dom" '<h2>Simulated IPC</h2>' "the scheduling model's IPC chart is shown"
+# The MGSim counter 1 at the last interval, and its delta.
+last=$(sq "SELECT max(idx) FROM mgsim_counters WHERE session_id = $sid AND tid = $tid")
+v1=$(sq "SELECT n_exec_insns FROM mgsim_counters WHERE session_id = $sid AND tid = $tid AND idx = $last")
+d1=$(sq "SELECT c.n_exec_insns - p.n_exec_insns FROM mgsim_counters c JOIN mgsim_counters p
+	ON p.session_id = c.session_id AND p.tid = c.tid AND p.idx = c.idx - 1
+	WHERE c.session_id = $sid AND c.tid = $tid AND c.idx = $last")
+has "$dom" ">n_exec_insns</td><td>instructions</td><td class=\"num\">$(group "$v1")</td><td class=\"num\">$(group "$d1")</td>" \
+	"MGSim table: n_exec_insns $v1, last delta $d1, as in the database"
+is "$v1" "$(sq "SELECT sum(ins_aligned) FROM interval WHERE session_id = $sid")" \
+	"MGSim n_exec_insns = the instructions with a REP string instruction once"
+c0=$(sq "SELECT clocks FROM mgsim_counters WHERE session_id = $sid AND tid = $tid AND idx = $last")
+has "$dom" ">clocks</td><td>master cycles</td><td class=\"num\">$(group "$c0")</td>" \
+	"MGSim table: clocks $c0 as in the database"
+has "$status" "\"mgsim\":{\"source\":\"interval\",\"n_exec_insns\":$v1,\"snapshot\":\"$tid:$last\"}" \
+	"MGSim table: the last interval's snapshot of a finished session"
+addr=$(sq "SELECT printf('0x%x', address) FROM sched_hot_block WHERE session_id = $sid AND rank = 1")
+has "$dom" "<td class=\"num\">1</td><td class=\"addr\">$addr" "hot blocks: the hottest block's address"
+# A chart's CSV link gives the view's rows.
+href=$(sed -n 's/.*<a href="\(api\/sessions\/[0-9]*\/views\/footprint_bytes[^"]*format=csv\)".*/\1/p' \
+	"$tmp/session.dom" | sed 's/&amp;/\&/g' | head -n 1)
+get "/$href"
+is "$(echo "$body" | tail -n +2 | cut -d, -f3,4 | tr '\n' ' ')" \
+	"$(sq "SELECT interval || ',' || data_block_bytes FROM footprint_bytes WHERE session_id = $sid AND tid = $tid ORDER BY interval" | tr '\n' ' ')" \
+	"the footprint chart's CSV link: the view's rows"
+is "$(png_size "$art/daemon-session.png")" 1280x800 "screenshot kept: daemon-session.png, 1280x800"
+sz=$(png_size "$art/daemon-session-full.png")
+[ "${sz%x*}" = 1280 ] && [ "${sz#*x}" -gt 1600 ]
+ok $? "screenshot kept: daemon-session-full.png, the whole page ($sz)"
+
+# A running session: cat reads a FIFO; a writer holds it open (cat blocks
+# in read, the session goes on) until the test ends it.
+mkfifo "$tmp/fifo"
+"$MICACTL" run --no-spawn --interval 5000 -- /bin/cat <"$tmp/fifo" >"$tmp/cat.out" 2>"$tmp/cat.err" &
+catpid=$!
+sleep 100000 >"$tmp/fifo" &
+holder=$!
+# Wait until it runs and has stopped in read(): two equal live readings.
+lid=
+prev=-1
+cur=-2
+i=0
+while [ $i -lt 600 ]; do
+	get "/api/sessions?state=running"
+	lid=$(echo "$body" | sed -n 's/.*"sessions":\[{"id":\([0-9]*\),"mode":"run","command":"\/bin\/cat".*/\1/p')
+	if [ -n "$lid" ]; then
+		get "/api/sessions/$lid/mgsim/counters/1"
+		cur=$(echo "$body" | sed -n 's/.*"source":"live".*"value":\([0-9]*\).*/\1/p')
+		[ -n "$cur" ] && [ "$cur" = "$prev" ] && break
+		prev=$cur
+	fi
+	sleep 0.2
+	i=$((i + 1))
+done
+[ -n "$lid" ] && [ "$cur" = "$prev" ]
+ok $? "a running session: cat blocked in read, live n_exec_insns $cur"
+
+drive live "go:$base/session.html?token=$tok#session=$lid" \
+	"wait:$(st 's.polls >= 1 && s.mgsim && s.mgsim.source === "live"')" \
+	"eval:$tmp/live1.status=$status_js" "shot:$art/daemon-live.png" \
+	"run:seq 1 2000 >'$tmp/fifo'" \
+	"wait:$(st "s.mgsim && s.mgsim.n_exec_insns > $cur")" \
+	"eval:$tmp/live2.status=$status_js" \
+	"run:kill $holder" \
+	"wait:$(st 's.running === false')" \
+	"eval:$tmp/live3.status=$status_js" "dom:$tmp/live3.dom" "fullshot:$art/daemon-live-ended.png"
+wait "$catpid"
+is "$?" 0 "cat ended (exit status 0) when the FIFO closed"
+catpid=
+holder=
+s1=$(cat "$tmp/live1.status")
+s2=$(cat "$tmp/live2.status")
+s3=$(cat "$tmp/live3.status")
+has "$s1" "\"running\":true," "live page: the session is running"
+has "$s1" "\"mgsim\":{\"source\":\"live\",\"n_exec_insns\":$cur," \
+	"live page: the MGSim table shows the live snapshot ($cur instructions)"
+n2=$(echo "$s2" | sed -n 's/.*"n_exec_insns":\([0-9]*\).*/\1/p')
+p1=$(echo "$s1" | sed -n 's/.*"polls":\([0-9]*\).*/\1/p')
+p2=$(echo "$s2" | sed -n 's/.*"polls":\([0-9]*\).*/\1/p')
+[ "$n2" -gt "$cur" ] && [ "$p2" -gt "$p1" ]
+ok $? "live page: a later poll ($p2 > $p1) showed the fed program's new snapshot ($n2 > $cur)"
+is "$(cmp "$tmp/cat.out" /dev/stdin <<EOF
+$(seq 1 2000)
+EOF
+echo $?)" 0 "cat copied what the test fed it"
+i1=$(echo "$s1" | sed -n 's/.*"intervals":\([0-9]*\).*/\1/p')
+lins=$(sq "SELECT sum(ins) FROM interval WHERE session_id = $lid")
+lint=$(sq "SELECT count(*) FROM interval WHERE session_id = $lid")
+has "$s3" "\"running\":false,\"intervals\":$lint" \
+	"live page: followed the session to its end, $lint intervals as in the database"
+[ "$lint" -gt "$i1" ]
+ok $? "live page: picked up new intervals ($i1 while blocked, $lint at the end)"
+dom=$(cat "$tmp/live3.dom")
+has "$dom" "<span class=\"muted\">instructions </span><b>$(group "$lins")</b>" \
+	"live page: the final instruction count ($lins) as in the database"
+has "$dom" '<span class="state exited">exited</span>' "live page: the state says exited"
+has "$s3" '"errors":[]' "live page: no script error"
+is "$(console live)" "" "live page: no console error or warning"
+
+log=$(cat "$tmp/server.err")
+hasnt "$log" "Sanitizer" "no sanitizer report from the daemon"
+hasnt "$log" "runtime error" "no undefined behaviour reported by the daemon"
+done_testing
