@@ -248,6 +248,7 @@ worker_main(const struct worker_args *a)
 	o.t.started = on_started;
 	o.t.started_arg = &w;
 	o.mgsim_live = &a->shared->mgsim;
+	o.live_intervals = &a->shared->intervals;
 	o.on_session = on_session;
 	o.arg = &w;
 	if (ctl_msg_get_i64(req, "interval", &v) && v > 0)

@@ -20,6 +20,7 @@ struct trace_http {
 	struct http_server *srv;
 	struct mgsim_live *mgsim;
 	_Atomic uint64_t steps;
+	_Atomic uint64_t intervals;
 	_Atomic int64_t session;
 	_Atomic int running;
 	void (*chained)(void *arg, int64_t session);	/* the caller's on_session */
@@ -38,6 +39,7 @@ live_cb(void *arg, int64_t session, struct http_live *out)
 	out->session = session;
 	snprintf(out->state, sizeof(out->state), "running");
 	out->instructions = atomic_load(&th->steps);
+	out->intervals = atomic_load(&th->intervals);
 	if (th->mgsim && mgsim_live_read(th->mgsim, &d, 1000) == 0 &&
 	    d.state != MGSIM_LIVE_NONE) {
 		out->has_mgsim = true;
@@ -88,6 +90,7 @@ trace_http_start(struct trace_session_opts *o, const char *listen)
 	o->arg = th;
 	o->mgsim_live = th->mgsim;
 	o->t.live_steps = &th->steps;
+	o->live_intervals = &th->intervals;
 	url = http_url(th->srv, getuid());
 	fprintf(stderr, "micad: web UI and API: %s\n", url);
 	free(url);

@@ -5,6 +5,7 @@
 #include "trace_mica.h"
 
 #include <limits.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,6 +34,7 @@ struct trace_mica {
 	int64_t session;
 	struct tm_tid *tids;
 	size_t n_tids;
+	_Atomic uint64_t *live_intervals;	/* intervals stored so far, or NULL */
 };
 
 struct tm_thread {
@@ -101,6 +103,12 @@ trace_mica_set_store(struct trace_mica *m, struct store_writer *w, int64_t sessi
 	m->session = session;
 }
 
+void
+trace_mica_set_live_intervals(struct trace_mica *m, _Atomic uint64_t *counter)
+{
+	m->live_intervals = counter;
+}
+
 bool
 trace_mica_failed(const struct trace_mica *m)
 {
@@ -133,6 +141,8 @@ tm_interval(void *arg, const struct mica_interval *iv)
 		return -1;
 	}
 	t->interval_start = now;
+	if (m->live_intervals)
+		atomic_fetch_add(m->live_intervals, 1);
 	return 0;
 }
 

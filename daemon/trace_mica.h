@@ -38,6 +38,10 @@ const struct mica_config *trace_mica_config(const struct trace_mica *m);
  * into session of w's database (call before the trace starts). */
 void trace_mica_set_store(struct trace_mica *m, struct store_writer *w, int64_t session);
 
+/* Count every interval handed to the database writer in *counter (the
+ * daemon's shared progress for its HTTP server; call before the trace). */
+void trace_mica_set_live_intervals(struct trace_mica *m, _Atomic uint64_t *counter);
+
 struct trace_consumer trace_mica_consumer(struct trace_mica *m);
 
 /* Whether an analysis, a file write or a database write failed so far

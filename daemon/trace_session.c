@@ -236,6 +236,8 @@ trace_session_run(const struct trace_session_opts *o, char **prog_argv, pid_t at
 			ret = fail;
 			goto out;
 		}
+		if (o->live_intervals)
+			trace_mica_set_live_intervals(mica, o->live_intervals);
 	}
 	if (o->db) {
 		db = store_writer_open(o->db, err, sizeof(err));

@@ -8,6 +8,7 @@
 #ifndef MICAD_TRACE_SESSION_H
 #define MICAD_TRACE_SESSION_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -32,6 +33,8 @@ struct trace_session_opts {
 	/* The MGSim counters of the running session, published for the
 	 * daemon's HTTP server (NULL: none). */
 	struct mgsim_live *mgsim_live;
+	/* Incremented for every finished interval (NULL: none). */
+	_Atomic uint64_t *live_intervals;
 	/* Called once the session's database row exists (NULL: not called). */
 	void (*on_session)(void *arg, int64_t session_id);
 	void *arg;
