@@ -257,7 +257,7 @@ llvm_side_effects(const struct insn_info *ii, const char *name)
 					  strcmp(p + 3, "64r") == 0 || strcmp(p + 3, "64m") == 0))
 		return true;
 	for (size_t i = 0; i < sizeof(exact) / sizeof(exact[0]); i++)
-		if (strcmp(name, exact[i]) == 0)
+		if (exact[i][0] == name[0] && strcmp(name, exact[i]) == 0)
 			return true;
 	return false;
 }
@@ -374,7 +374,7 @@ sched_insn_correct(const struct sched_model *model, const struct insn_info *ii,
 		si->n_reads = 0;
 	}
 	for (size_t i = 0; i < sizeof(moves) / sizeof(moves[0]); i++) {
-		if (strcmp(name, moves[i]) == 0) {
+		if (moves[i][0] == name[0] && strcmp(name, moves[i]) == 0) {
 			si->latency = 0;
 			si->n_uses = 0;
 		}

@@ -198,7 +198,11 @@ ua_ports_init(const struct sched_model *model, const struct sched_uarch *ua,
 static unsigned
 popcount16(uint16_t x)
 {
-	return (unsigned)__builtin_popcount(x);
+	/* Without -mpopcnt __builtin_popcount() is a libgcc call. */
+	x = (uint16_t)(x - ((x >> 1) & 0x5555));
+	x = (uint16_t)((x & 0x3333) + ((x >> 2) & 0x3333));
+	x = (uint16_t)((x + (x >> 4)) & 0x0F0F);
+	return (unsigned)((x + (x >> 8)) & 0x1F);
 }
 
 static reg_id
@@ -222,7 +226,7 @@ static bool
 name_in(const char *name, const char *const *list, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
-		if (strcmp(name, list[i]) == 0)
+		if (list[i][0] == name[0] && strcmp(name, list[i]) == 0)
 			return true;
 	return false;
 }
@@ -485,7 +489,10 @@ ua_insn_build(const struct sched_model *model, const struct sched_uarch *ua,
 		for (unsigned i = 0; i < ui->n_uops; i++) {
 			struct ua_uop *u = &ui->uops[i];
 
-			if (si->may_store && u->ports == pt->std) {
+			/* Any uop that can only go to store-data ports: Alder
+			 * Lake's are two (4 and 9) and LLVM gives some stores
+			 * (FNSTCW16m) a port-4-only uop. */
+			if (si->may_store && u->ports && (u->ports & ~pt->std) == 0) {
 				u->kind = UA_STD;
 				n_std++;
 			}
@@ -667,7 +674,8 @@ ua_insn_build(const struct sched_model *model, const struct sched_uarch *ua,
 	for (size_t i = 0; i < sizeof(fixes) / sizeof(fixes[0]); i++) {
 		const struct ua_fix *fx = &fixes[i];
 
-		if (strcmp(fx->uarch, ua->name) != 0 || strcmp(fx->opcode, name) != 0)
+		if (fx->opcode[0] != name[0] || strcmp(fx->uarch, ua->name) != 0 ||
+		    strcmp(fx->opcode, name) != 0)
 			continue;
 		raw = fx->fused;
 		ui->op_lat = fx->latency;
@@ -875,6 +883,7 @@ struct rs_slot {
 struct store_rec {
 	uint64_t a, b, seq;
 	unsigned size;
+	bool has_std;		/* it has a store-data uop (std_time gets set) */
 };
 
 struct ua_sim {
@@ -897,6 +906,8 @@ struct ua_sim {
 	int32_t wheel[WHEEL];
 	uint16_t cand[UA_MAX_PORTS][RS_SLOTS];	/* ready uops per port, by age */
 	unsigned n_cand[UA_MAX_PORTS];
+	unsigned cand_mask;		/* ports with n_cand[p] != 0 */
+	unsigned cand_added;		/* ports given a ready uop (dispatch_stage()) */
 	unsigned pending[UA_MAX_PORTS];
 	uint32_t busy_until[4];
 	uint32_t prod[N_REGS];		/* register -> producer ref (make_ref()) */
@@ -1244,9 +1255,12 @@ retire_stage(struct ua_sim *s, ua_retire_fn fn, void *arg)
 				unsigned idx = u < d->ui->n_uops ? u : UA_MAX_UOPS;
 
 				r.port_uops[d->uop_port[idx]]++;
-				if (idx < d->ui->n_uops && d->ui->uops[idx].busy)
+				r.port_mask |= (uint16_t)(1u << d->uop_port[idx]);
+				if (idx < d->ui->n_uops && d->ui->uops[idx].busy) {
 					r.busy_cycles[d->ui->uops[idx].busy_unit] +=
 						d->ui->uops[idx].busy;
+					r.busy_mask |= (uint8_t)(1u << d->ui->uops[idx].busy_unit);
+				}
 			}
 			fn(arg, &r);
 		}
@@ -1302,6 +1316,8 @@ rs_place(struct ua_sim *s, int32_t i)
 		}
 		s->cand[p][j] = (uint16_t)i;
 		s->n_cand[p] = n + 1;
+		s->cand_mask |= 1u << p;
+		s->cand_added |= 1u << p;
 	}
 }
 
@@ -1390,11 +1406,22 @@ dispatch_stage(struct ua_sim *s)
 	}
 	/* Each port takes its oldest ready uop; a second round lets a port
 	 * take a uop woken by this cycle's dispatches (store data to a load
-	 * with no forwarding delay). */
+	 * with no forwarding delay).  A port that found nothing in the first
+	 * round and was given no uop since finds nothing again (uops leave
+	 * a list only by dispatch, busy units only get busier), so the
+	 * second round looks only at the ports given one. */
+	s->cand_added = 0;
 	for (unsigned round = 0; round < 2; round++) {
-		for (unsigned p = 0; p < s->pt.n; p++) {
-			if (used & (1u << p))
-				continue;
+		/* The ports in increasing order, each as it is when reached
+		 * (a dispatch may give a later port a uop). */
+		for (unsigned p = 0;; p++) {
+			unsigned m = s->cand_mask & ~used & ~((1u << p) - 1);
+
+			if (round)
+				m &= s->cand_added;
+			if (!m)
+				break;
+			p = (unsigned)__builtin_ctz(m);
 			for (unsigned j = 0; j < s->n_cand[p]; j++) {
 				int32_t k = s->cand[p][j];
 				const struct rs_slot *e = &s->rs[k];
@@ -1405,7 +1432,8 @@ dispatch_stage(struct ua_sim *s)
 					continue;
 				memmove(&s->cand[p][j], &s->cand[p][j + 1],
 					(s->n_cand[p] - j - 1) * sizeof(s->cand[p][0]));
-				s->n_cand[p]--;
+				if (--s->n_cand[p] == 0)
+					s->cand_mask &= ~(1u << p);
 				used |= 1u << p;
 				dispatch_uop(s, k);
 				break;
@@ -1419,14 +1447,13 @@ choose_port(struct ua_sim *s, uint16_t mask, const unsigned *snap, unsigned *ass
 {
 	unsigned best = UA_MAX_PORTS, best_n = 0;
 
-	if (popcount16(mask) == 1)
+	if (mask && !(mask & (mask - 1)))
 		return (unsigned)__builtin_ctz(mask);
-	for (unsigned p = 0; p < s->pt.n; p++) {
-		unsigned n;
+	/* The ports of the mask in increasing order (the first of the
+	 * least loaded wins). */
+	for (unsigned m = mask & ((1u << s->pt.n) - 1); m; m &= m - 1) {
+		unsigned p = (unsigned)__builtin_ctz(m), n = snap[p] + assigned[p];
 
-		if (!(mask & (1u << p)))
-			continue;
-		n = snap[p] + assigned[p];
 		if (best == UA_MAX_PORTS || n < best_n) {
 			best = p;
 			best_n = n;
@@ -1510,13 +1537,16 @@ rename_insn(struct ua_sim *s, struct ua_dyn *d, const unsigned *snap, unsigned *
 			    -diff >= lsize)
 				continue;
 			d->fwd = r->seq + 1;
-			d->fwd_fail = diff < 0 || diff + lsize > (int64_t)r->size;
+			/* A store with no store-data uop never sets std_time:
+			 * the load reads the data once the store is written. */
+			d->fwd_fail = diff < 0 || diff + lsize > (int64_t)r->size || !r->has_std;
 			break;
 		}
 	}
 	if (d->has_skey) {
 		s->stores[s->store_pos] = (struct store_rec){ d->skey_a, d->skey_b, d->seq,
-							      d->ssize ? d->ssize : 1u };
+							      d->ssize ? d->ssize : 1u,
+							      ui->n_std != 0 };
 		s->store_pos = (s->store_pos + 1) % UA_STORES;
 		if (s->n_stores < UA_STORES)
 			s->n_stores++;
@@ -1789,12 +1819,18 @@ block_retired(void *arg, const struct ua_retired *rt)
 	unsigned idx = rt->tag % b->n, it = rt->tag / b->n;
 	double *pr = &b->r->pressure[(size_t)idx * b->r->n_columns];
 
-	for (unsigned p = 0; p < b->pt->n; p++)
+	for (unsigned m = rt->port_mask & ((1u << b->pt->n) - 1); m; m &= m - 1) {
+		unsigned p = (unsigned)__builtin_ctz(m);
+
 		if (rt->port_uops[p] && b->port_col[p] >= 0)
 			pr[b->port_col[p]] += rt->port_uops[p];
-	for (unsigned k = 0; k < b->pt->n_busy; k++)
+	}
+	for (unsigned m = rt->busy_mask & ((1u << b->pt->n_busy) - 1); m; m &= m - 1) {
+		unsigned k = (unsigned)__builtin_ctz(m);
+
 		if (rt->busy_cycles[k] && b->busy_col[k] >= 0)
 			pr[b->busy_col[k]] += rt->busy_cycles[k];
+	}
 	if (it < b->tl_iters) {
 		struct sched_timeline_entry *t = &b->r->timeline[rt->tag];
 
@@ -1841,9 +1877,13 @@ port_bound(const struct ua_ports *pt, const struct ua_insn *ui, unsigned n, unsi
 		for (unsigned k = 0; k < nm; k++)
 			if ((masks[k] & ~set) == 0)
 				total += cnt[k];
-		if (total && (double)total / popcount16((uint16_t)set) > best) {
-			best = (double)total / popcount16((uint16_t)set);
-			*best_set = set;
+		if (total) {
+			double v = (double)total / popcount16((uint16_t)set);
+
+			if (v > best) {
+				best = v;
+				*best_set = set;
+			}
 		}
 	}
 	return best;
@@ -1998,10 +2038,22 @@ ua_run_block(const struct sched_model *model, const struct sched_uarch *ua,
 				if (s->pt.busy[k] == i)
 					b.busy_col[k] = (int)col;
 			for (unsigned u = 0; u < res->units; u++) {
-				if (res->units > 1)
-					snprintf(r->column_names[col + u], 32, "%s.%u", res->name, u);
-				else
-					snprintf(r->column_names[col + u], 32, "%s", res->name);
+				char *cn = r->column_names[col + u];
+				size_t len = strlen(res->name);
+
+				/* snprintf's result, without its cost per block */
+				if (len < 24 && u < 10) {
+					memcpy(cn, res->name, len);
+					if (res->units > 1) {
+						cn[len++] = '.';
+						cn[len++] = (char)('0' + u);
+					}
+					cn[len] = '\0';
+				} else if (res->units > 1) {
+					snprintf(cn, 32, "%s.%u", res->name, u);
+				} else {
+					snprintf(cn, 32, "%s", res->name);
+				}
 			}
 			col += res->units;
 		}

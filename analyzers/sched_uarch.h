@@ -217,6 +217,8 @@ struct ua_retired {
 	uint32_t fetched, decoded, issued, ready, dispatched, executed, retired;
 	uint16_t port_uops[UA_MAX_PORTS];	/* uops per port */
 	uint16_t busy_cycles[4];
+	uint16_t port_mask;			/* ports with port_uops[p] != 0 */
+	uint8_t busy_mask;			/* units with busy_cycles[k] != 0 */
 };
 
 typedef void (*ua_retire_fn)(void *arg, const struct ua_retired *r);

@@ -13,9 +13,11 @@
 #include <elf.h>
 #include <errno.h>
 #include <getopt.h>
+#include <malloc.h>
 #include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdio_ext.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -377,7 +379,7 @@ parse_asm(char *text, bool intel, struct region **rs, size_t *nr)
 }
 
 struct block {
-	unsigned n;
+	unsigned n, cap;		/* instructions, room for (cap) */
 	struct sched_insn *si;
 	struct ua_insn *ui;		/* the corrected model's view, when it has one */
 	char (*text)[128];
@@ -446,9 +448,12 @@ build_block(const struct model_choice *mc, const struct region *r, const struct 
 			block_free(b);
 			return -1;
 		}
-		b->si = xreallocarray(b->si, b->n + 2, sizeof(*b->si));
-		b->ui = xreallocarray(b->ui, b->n + 2, sizeof(*b->ui));
-		b->text = xreallocarray(b->text, b->n + 2, sizeof(*b->text));
+		if (b->n + 2 > b->cap) {
+			b->cap = b->cap ? 2 * b->cap : 16;
+			b->si = xreallocarray(b->si, b->cap, sizeof(*b->si));
+			b->ui = xreallocarray(b->ui, b->cap, sizeof(*b->ui));
+			b->text = xreallocarray(b->text, b->cap, sizeof(*b->text));
+		}
 		if (m.lock) {
 			sched_insn_lock_prefix(model, &b->si[b->n]);
 			/* For the uop model the prefix is a byte of the
@@ -1040,7 +1045,16 @@ json_str(FILE *o, const char *s)
 	fputc('"', o);
 	for (; *s; s++) {
 		unsigned char c = (unsigned char)*s;
+		size_t run = 0;
 
+		/* A run of characters that need no escape, in one write. */
+		while ((unsigned char)s[run] >= 0x20 && s[run] != '"' && s[run] != '\\')
+			run++;
+		if (run) {
+			fwrite(s, 1, run, o);
+			s += run - 1;
+			continue;
+		}
 		if (c == '"' || c == '\\')
 			fprintf(o, "\\%c", c);
 		else if (c == '\t')
@@ -1051,6 +1065,45 @@ json_str(FILE *o, const char *s)
 			fputc(c, o);
 	}
 	fputc('"', o);
+}
+
+/*
+ * fprintf(o, "%.4f", v) (decimals 4) or "%.2f" (decimals 2), without
+ * printf's cost for the common case.  y = v * 10^decimals is rounded
+ * once (error at most half an ulp, below 2^-12 for |y| < 2^40); when y is
+ * within 1/4 of an integer k, the exact v * 10^decimals is within
+ * 1/4 + 2^-12 < 1/2 of k, so printf, which rounds the exact binary value,
+ * prints k / 10^decimals: the digits of k.  Anything else (near a
+ * rounding tie, negative, huge, not finite) goes to printf.
+ */
+static void
+json_fixed(FILE *o, double v, unsigned decimals)
+{
+	double scale = decimals == 4 ? 10000.0 : 100.0;
+	double y = v * scale, k;
+	char buf[32], *e = buf + sizeof(buf), *q = e;
+	uint64_t n;
+
+	if (!(v >= 0.0) || signbit(v) || !(y < 1099511627776.0)) {
+		fprintf(o, decimals == 4 ? "%.4f" : "%.2f", v);
+		return;
+	}
+	k = floor(y + 0.5);
+	if (fabs(y - k) > 0.25) {
+		fprintf(o, decimals == 4 ? "%.4f" : "%.2f", v);
+		return;
+	}
+	n = (uint64_t)k;
+	for (unsigned d = 0; d < decimals; d++) {
+		*--q = (char)('0' + n % 10);
+		n /= 10;
+	}
+	*--q = '.';
+	do {
+		*--q = (char)('0' + n % 10);
+		n /= 10;
+	} while (n);
+	fwrite(q, 1, (size_t)(e - q), o);
 }
 
 static void
@@ -1081,25 +1134,31 @@ print_json(FILE *o, const struct mca_opts *opt, const struct model_choice *mc,
 	json_str(o, rg->name);
 	fprintf(o, ", \"cpu\": \"%s\", \"model\": \"%s\", \"throughput_mode\": \"%s\", "
 		"\"instructions\": %u, \"iterations\": %u, \"total_cycles\": %llu, "
-		"\"total_uops\": %llu, \"dispatch_width\": %u, \"cycles_per_iteration\": %.4f, "
-		"\"uops_per_cycle\": %.4f, \"ipc\": %.4f, \"block_rthroughput\": %.4f, "
-		"\"throughput\": %.4f",
+		"\"total_uops\": %llu, \"dispatch_width\": %u, \"cycles_per_iteration\": ",
 		model->name, opt->llvm ? "llvm" : "corrected", opt->loop ? "loop" : "unrolled",
 		res->n_insns, res->iterations, (unsigned long long)res->total_cycles,
-		(unsigned long long)res->total_uops, res->dispatch_width,
-		(double)res->total_cycles / res->iterations, res->total_uops / cyc,
-		(double)res->total_insns / cyc, res->block_rthroughput, res->throughput);
+		(unsigned long long)res->total_uops, res->dispatch_width);
+	json_fixed(o, (double)res->total_cycles / res->iterations, 4);
+	fputs(", \"uops_per_cycle\": ", o);
+	json_fixed(o, res->total_uops / cyc, 4);
+	fputs(", \"ipc\": ", o);
+	json_fixed(o, (double)res->total_insns / cyc, 4);
+	fputs(", \"block_rthroughput\": ", o);
+	json_fixed(o, res->block_rthroughput, 4);
+	fputs(", \"throughput\": ", o);
+	json_fixed(o, res->throughput, 4);
 	if (opt->instruction_info) {
 		fprintf(o, ", \"instruction_info\": [");
 		for (unsigned i = 0; i < b->n; i++) {
 			const struct sched_insn *s = &b->si[i];
 
-			fprintf(o, "%s{\"uops\": %u, \"latency\": %u, \"rthroughput\": %.2f, "
-				"\"may_load\": %s, \"may_store\": %s, \"has_side_effects\": %s, "
-				"\"text\": ", i ? ", " : "", mc->ua ? b->ui[i].fused : s->uops,
-				s->latency, s->rthroughput, s->may_load ? "true" : "false",
-				s->may_store ? "true" : "false",
-				s->has_side_effects ? "true" : "false");
+			fprintf(o, "%s{\"uops\": %u, \"latency\": %u, \"rthroughput\": ",
+				i ? ", " : "", mc->ua ? b->ui[i].fused : s->uops, s->latency);
+			json_fixed(o, s->rthroughput, 2);
+			fputs(s->may_load ? ", \"may_load\": true" : ", \"may_load\": false", o);
+			fputs(s->may_store ? ", \"may_store\": true" : ", \"may_store\": false", o);
+			fputs(s->has_side_effects ? ", \"has_side_effects\": true, \"text\": "
+						  : ", \"has_side_effects\": false, \"text\": ", o);
 			json_str(o, b->text[i]);
 			fputc('}', o);
 		}
@@ -1121,13 +1180,18 @@ print_json(FILE *o, const struct mca_opts *opt, const struct model_choice *mc,
 
 			for (unsigned i = 0; i < b->n; i++)
 				sum += pr[i * res->n_columns + c];
-			fprintf(o, "%s%.4f", c ? ", " : "", sum / it);
+			if (c)
+				fputs(", ", o);
+			json_fixed(o, sum / it, 4);
 		}
 		fprintf(o, "], \"by_instruction\": [");
 		for (unsigned i = 0; i < b->n; i++) {
-			fprintf(o, "%s[", i ? ", " : "");
-			for (unsigned c = 0; c < res->n_columns; c++)
-				fprintf(o, "%s%.4f", c ? ", " : "", pr[i * res->n_columns + c] / it);
+			fputs(i ? ", [" : "[", o);
+			for (unsigned c = 0; c < res->n_columns; c++) {
+				if (c)
+					fputs(", ", o);
+				json_fixed(o, pr[i * res->n_columns + c] / it, 4);
+			}
 			fputc(']', o);
 		}
 		fprintf(o, "]}");
@@ -1477,6 +1541,17 @@ cmd_mca(int argc, char **argv)
 			goto out;
 		}
 	}
+	/* Thousands of blocks (--hex): keep freed memory for the next block
+	 * rather than giving it back to the kernel and faulting it in again.
+	 * A speed setting only: when it fails (sanitizer allocators do not
+	 * support it) the defaults stay, with the same results, so the
+	 * return value is deliberately not reported. */
+	if (nr > 1) {
+		(void)mallopt(M_TRIM_THRESHOLD, 64 << 20);
+		(void)mallopt(M_MMAP_THRESHOLD, 16 << 20);
+	}
+	/* One thread writes it: no stdio locking per call. */
+	__fsetlocking(out, FSETLOCKING_BYCALLER);
 	if (opt.json)
 		fputs("[", out);
 	for (size_t i = 0; i < nr; i++) {
