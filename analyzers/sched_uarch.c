@@ -32,7 +32,8 @@ static const struct sched_uarch uarchs[] = {
 		.dsb_width = 6, .dsb_window = 32, .ms_switch = 2, .fwd_delay = 0,
 		.fwd_fail_delay = 7, .slow_lea = true, .false_dep_popcnt = true,
 		.move_elim = true, .unlaminate_all = false, .fast_ptr_chase = true,
-		.simple_sta_port = 7,
+		.simple_sta_port = 7, .fwd_save = 1,
+		.cc_complex = true, .cc_both_uop = 1, .partial_load_merge = true,
 	},
 	{
 		.name = "haswell", .model = "haswell", .port_prefix = "HWPort",
@@ -45,6 +46,8 @@ static const struct sched_uarch uarchs[] = {
 		.fwd_fail_delay = 7, .slow_lea = true, .false_dep_popcnt = true,
 		.move_elim = true, .unlaminate_all = false, .fast_ptr_chase = true,
 		.simple_sta_port = 7,
+		.fusible_not_last = true, .pop5c_complex = true,
+		.cc_both_uop = 2, .cc_complex = true, .partial_load_merge = true,
 	},
 	{
 		.name = "ivybridge", .model = "sandybridge", .port_prefix = "SBPort",
@@ -57,6 +60,8 @@ static const struct sched_uarch uarchs[] = {
 		.fwd_fail_delay = 7, .slow_lea = true, .false_dep_popcnt = true,
 		.move_elim = true, .unlaminate_all = true, .fast_ptr_chase = false,
 		.simple_sta_port = UA_MAX_PORTS,
+		.fusible_not_last = true, .pop5c_complex = true,
+		.cc_both_uop = 1, .cc_complex = true,
 	},
 	{
 		.name = "sandybridge", .model = "sandybridge", .port_prefix = "SBPort",
@@ -69,6 +74,8 @@ static const struct sched_uarch uarchs[] = {
 		.fwd_fail_delay = 7, .slow_lea = true, .false_dep_popcnt = true,
 		.move_elim = false, .unlaminate_all = true, .fast_ptr_chase = false,
 		.simple_sta_port = UA_MAX_PORTS,
+		.fusible_not_last = true, .pop5c_complex = true,
+		.cc_both_uop = 1, .cc_complex = true,
 	},
 	{
 		.name = "alderlake", .model = "alderlake", .port_prefix = "ADLPPort",
@@ -424,6 +431,17 @@ ua_insn_build(const struct sched_model *model, const struct sched_uarch *ua,
 	if (decoded && in.mnemonic == ZYDIS_MNEMONIC_NOP)
 		ui->flags |= UA_NOP;
 	if (decoded) {
+		/* The opcode byte precedes ModRM, else the displacement or
+		 * immediate, else it ends the instruction. */
+		unsigned pos = (in.attributes & ZYDIS_ATTRIB_HAS_MODRM) ? in.raw.modrm.offset
+			     : in.raw.disp.size ? in.raw.disp.offset
+			     : in.raw.imm[0].size ? in.raw.imm[0].offset : in.length;
+
+		ui->opc_pos = (uint8_t)(pos ? pos - 1 : 0);
+	}
+	if (decoded && in.mnemonic == ZYDIS_MNEMONIC_POP && in.opcode == 0x5C)
+		ui->flags |= UA_POP5C;
+	if (decoded) {
 		for (unsigned i = 0; i < in.operand_count_visible; i++)
 			if (ops[i].type == ZYDIS_OPERAND_TYPE_IMMEDIATE)
 				has_imm = true;
@@ -671,24 +689,88 @@ ua_insn_build(const struct sched_model *model, const struct sched_uarch *ua,
 		ui->op_lat = 3;
 		ui->uops[0].ports = 1u << 1;
 	}
+	/* HSW/SKL rename no low 8- or 16-bit register apart: a load into
+	 * one (mov (%rbx),%al) merges into the old register with an ALU uop
+	 * after the load (2 uops: p23 + p0156), so it depends on the
+	 * register's last writer. */
+	if (ua->partial_load_merge && (ui->flags & UA_PURE_LOAD) && ui->n_op == 0 &&
+	    ui->n_uops < UA_MAX_UOPS && !stack_op) {
+		bool part = false;
+
+		for (unsigned i = 0; i < ii->n_regs_written; i++) {
+			ZydisRegisterClass rc = ZydisRegisterGetClass((ZydisRegister)ii->regs_written[i]);
+
+			if (rc == ZYDIS_REGCLASS_GPR8 || rc == ZYDIS_REGCLASS_GPR16)
+				part = true;
+		}
+		if (part) {
+			ui->uops[ui->n_uops++] = (struct ua_uop){ pt->alu, UA_OP, 0, 0 };
+			ui->n_op++;
+			raw++;
+			ui->flags &= ~(uint32_t)(UA_PURE_LOAD | UA_PTR_LOAD);
+			ui->op_lat = 1;
+		}
+	}
+	/* CMOVcc and SETcc.  BE and NBE (A) read CF and the ZF/SF/OF group,
+	 * renamed apart: one uop and one cycle more than the other
+	 * conditions (LLVM's CMOVA/CMOVBE and SETA/SETBE variants, which the
+	 * dumped tables leave unresolved).  SNB to SKL decode even the
+	 * single-uop forms on the first decoder only (BHive: five
+	 * instructions with one CMOVE or SETE take 2 cycles, not 1.25). */
+	if (decoded && (in.meta.category == ZYDIS_CATEGORY_CMOV ||
+			in.meta.category == ZYDIS_CATEGORY_SETCC)) {
+		bool both = in.mnemonic == ZYDIS_MNEMONIC_CMOVBE ||
+			    in.mnemonic == ZYDIS_MNEMONIC_CMOVNBE ||
+			    in.mnemonic == ZYDIS_MNEMONIC_SETBE || in.mnemonic == ZYDIS_MNEMONIC_SETNBE;
+
+		if (both && ua->cc_both_uop && ui->n_uops < UA_MAX_UOPS) {
+			uint16_t ports = pt->alu;
+
+			for (unsigned i = 0; ua->cc_both_uop == 1 && i < ui->n_uops; i++) {
+				if (ui->uops[i].kind == UA_OP) {
+					ports = ui->uops[i].ports;
+					break;
+				}
+			}
+			ui->uops[ui->n_uops++] = (struct ua_uop){ ports, UA_OP, 0, 0 };
+			ui->n_op++;
+			raw++;
+			ui->op_lat++;
+		}
+		if (ua->cc_complex)
+			ui->flags |= UA_COMPLEX_DEC;
+	}
 	for (size_t i = 0; i < sizeof(fixes) / sizeof(fixes[0]); i++) {
 		const struct ua_fix *fx = &fixes[i];
+		size_t nl;
+		bool mem_form;
 
-		if (fx->opcode[0] != name[0] || strcmp(fx->uarch, ua->name) != 0 ||
-		    strcmp(fx->opcode, name) != 0)
+		if (fx->opcode[0] != name[0] || strcmp(fx->uarch, ua->name) != 0)
 			continue;
-		raw = fx->fused;
+		nl = strlen(name);
+		/* The memory form (DIV64m for DIV64r): the same uops after a
+		 * load (uops.info; LLVM gives it 2 uops). */
+		mem_form = nl > 1 && name[nl - 1] == 'm' && ui->n_load &&
+			   strlen(fx->opcode) == nl && fx->opcode[nl - 1] == 'r' &&
+			   strncmp(fx->opcode, name, nl - 1) == 0;
+		if (strcmp(fx->opcode, name) != 0 && !mem_form)
+			continue;
+		raw = fx->fused + mem_form;
 		ui->op_lat = fx->latency;
 		ui->fe_stall = fx->fe_stall;
-		ui->n_uops = ui->n_op = 0;
-		for (unsigned k = 0; k < fx->fused && k < UA_MAX_UOPS; k++) {
+		ui->n_uops = ui->n_op = ui->n_load = 0;
+		if (mem_form) {
+			ui->uops[ui->n_uops++] = (struct ua_uop){ pt->load, UA_LOAD, 0, 0 };
+			ui->n_load = 1;
+		}
+		for (unsigned k = 0; k < fx->fused && ui->n_uops < UA_MAX_UOPS; k++) {
 			ui->uops[ui->n_uops++] = (struct ua_uop){ k ? pt->alu : (uint16_t)1u, UA_OP,
 								  0, 0 };
 			ui->n_op++;
 		}
 		if (fx->busy && pt->n_busy) {
-			ui->uops[0].busy = fx->busy;
-			ui->uops[0].busy_unit = 0;
+			ui->uops[mem_form].busy = fx->busy;
+			ui->uops[mem_form].busy_unit = 0;
 		}
 	}
 
@@ -1366,6 +1448,12 @@ dispatch_uop(struct ua_sim *s, int32_t i)
 	case UA_LOAD: {
 		unsigned lat = d->ptr_chase ? 4u : d->ui->load_lat;
 
+		/* Data forwarded from a store in flight: the store buffer
+		 * answers sooner than the cache. */
+		if (d->fwd && !d->fwd_fail && s->ua->fwd_save && !d->ptr_chase &&
+		    lat > s->ua->fwd_save + 1)
+			lat -= s->ua->fwd_save;
+
 		d->load_ready = c + lat;
 		if (d->ui->flags & UA_PURE_LOAD)
 			d->result_ready = d->load_ready;
@@ -1680,6 +1768,17 @@ predecode_stage(struct ua_sim *s)
 		if (d->taken)
 			break;
 	}
+	/* Five instructions predecoded and the next one starts in this
+	 * window with its opcode byte, but ends in the next: the predecoder
+	 * spends a cycle on it alone (uiCA's measured behaviour). */
+	if (n == ua->predecode_width && s->pd_head < s->push_end) {
+		const struct ua_dyn *d = &s->ring[s->pd_head & s->mask];
+
+		if (d->addr / ua->predecode_bytes == s->pd_block &&
+		    end_block(d, ua->predecode_bytes) != s->pd_block &&
+		    d->addr % ua->predecode_bytes + d->ui->opc_pos < ua->predecode_bytes)
+			s->pd_stall += 1;
+	}
 }
 
 static void
@@ -1704,7 +1803,8 @@ decode_stage(struct ua_sim *s)
 			s->dec_head++;
 			continue;
 		}
-		if (d->ui->fused > 1 && n > 0)
+		if ((d->ui->fused > 1 || (d->ui->flags & UA_COMPLEX_DEC) ||
+		     (ua->pop5c_complex && (d->ui->flags & UA_POP5C))) && n > 0)
 			break;
 		if (n > 0 && uops + f > ua->decode_uops)
 			break;
@@ -1714,6 +1814,15 @@ decode_stage(struct ua_sim *s)
 			break;
 		if (pair && (s->dec_head + 1 >= s->pd_head ||
 			     s->ring[(s->dec_head + 1) & s->mask].t_predec >= s->cycle))
+			break;
+		/* SNB..HSW decide macro-fusion in the decoder: a fusible
+		 * instruction waits for a decoder after which one more
+		 * remains, and for the next instruction to be predecoded,
+		 * even when that one turns out not to be a Jcc. */
+		if (ua->fusible_not_last && !pair && (d->ui->flags & UA_MACRO_FIRST) &&
+		    (n == ua->decoders - 1 ||
+		     (s->dec_head + 1 < s->push_end && (s->dec_head + 1 >= s->pd_head ||
+		      s->ring[(s->dec_head + 1) & s->mask].t_predec >= s->cycle))))
 			break;
 		d->t_dec = s->cycle;
 		s->idq_uops += f;
@@ -1733,6 +1842,9 @@ decode_stage(struct ua_sim *s)
 			break;
 		}
 		if (d->taken || (pair && s->ring[(s->dec_head - 1) & s->mask].taken))
+			break;
+		/* pop %rsp / pop %r12 end the decode group (uops.info) */
+		if (d->ui->flags & UA_POP5C)
 			break;
 	}
 }

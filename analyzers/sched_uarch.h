@@ -52,6 +52,8 @@ struct sched_uarch {
 	unsigned fwd_delay;		/* store data -> dependent load dispatch */
 	unsigned fwd_fail_delay;	/* store retired -> load that could not
 					 * forward (partial overlap) may dispatch */
+	unsigned fwd_save;		/* cycles a load served by store forwarding
+					 * takes less than one from the cache */
 	bool move_elim;			/* reg-reg moves eliminated at rename (always:
 					 * uiCA's limited elimination slots were
 					 * measured and did not help on BHive) */
@@ -61,6 +63,19 @@ struct sched_uarch {
 	bool false_dep_popcnt;		/* popcnt/lzcnt/tzcnt wait for their destination */
 	unsigned simple_sta_port;	/* port that takes only [base+disp] store
 					 * addresses (port 7), or UA_MAX_PORTS */
+	bool fusible_not_last;		/* SNB..HSW: a macro-fusible instruction
+					 * (cmp, test, add, sub, and, inc, dec) is
+					 * not decoded by the last decoder, nor
+					 * before the next one is predecoded */
+	bool pop5c_complex;		/* SNB..HSW: pop %rsp / pop %r12 need the
+					 * first (complex) decoder */
+	bool cc_complex;		/* SNB..SKL: single-uop CMOVcc and SETcc need the
+					 * first (complex) decoder */
+	bool partial_load_merge;	/* HSW/SKL: a load into an 8/16-bit register
+					 * merges with an ALU uop */
+	uint8_t cc_both_uop;		/* CMOVBE/CMOVNBE, SETBE/SETNBE read CF and
+					 * ZF: the extra uop goes to 1 = the flag
+					 * uop's ports (p06, p05), 2 = any ALU port */
 };
 
 /* The uarch for an -mcpu name, NULL when there is none (AMD models: the
@@ -91,6 +106,8 @@ enum ua_insn_flags {
 	UA_PTR_LOAD = 1 << 11,	/* [base+disp<2048] GPR load: pointer chasing */
 	UA_DEP_BREAK = 1 << 12,	/* reads no data registers (pcmpeq x,x) */
 	UA_SLOW_LEA = 1 << 13,	/* three-component LEA */
+	UA_POP5C = 1 << 14,	/* pop %rsp / pop %r12 (opcode 5C): ends a decode group */
+	UA_COMPLEX_DEC = 1 << 15,	/* one uop, but only the first decoder takes it */
 };
 
 /* How the value of a written GPR relates to a register before it, for
@@ -107,6 +124,7 @@ struct ua_mem {
 struct ua_insn {
 	uint32_t flags;		/* enum ua_insn_flags */
 	uint8_t len;
+	uint8_t opc_pos;	/* offset of the opcode byte (after prefixes, escapes) */
 	uint8_t macro_class;	/* 1 cmp/test, 2 add/sub/and, 3 inc/dec (macro-fusion) */
 	uint8_t cond;		/* Jcc condition (enum insn_cond) */
 	uint8_t fused;		/* fused-domain uops as decoded (>= 1) */

@@ -18,4 +18,4 @@ bench-mca: micactl bench/mca_live_bench
 bench: bench-mca
 .PHONY: bench-mca
 CLEANFILES += bench/mca_live_bench bench/mca_accuracy.json
-EXTRA_DIST += bench/mca_accuracy.py bench/mca_live_bench.c
+EXTRA_DIST += bench/mca_accuracy.py bench/mca_errors.py bench/mca_live_bench.c

@@ -84,6 +84,25 @@ plain(const char *hex)
 	return tp;
 }
 
+/* The same on another CPU (its uarch and LLVM model). */
+static double
+corrected_on(const char *cpu, const char *hex)
+{
+	const struct sched_model *m0 = skl;
+	const struct sched_uarch *u0 = skl_ua;
+	struct ua_ports p0 = skl_pt;
+	double tp = -1;
+
+	skl_ua = sched_uarch_find(cpu);
+	skl = skl_ua ? sched_model_find(skl_ua->model) : NULL;
+	if (skl && ua_ports_init(skl, skl_ua, &skl_pt) == 0)
+		tp = corrected(hex, UA_TP_UNROLLED, NULL);
+	skl = m0;
+	skl_ua = u0;
+	skl_pt = p0;
+	return tp;
+}
+
 #define is_tp(got, want, ...) do { \
 	double g_ = (got), w_ = (want); \
 	if (!ok(fabs(g_ - w_) < 0.015, __VA_ARGS__)) \
@@ -109,11 +128,36 @@ main(void)
 	 * window, four decoders: 1 cycle. */
 	is_tp(corrected("4883c0014883c3014883c1014883c201", UA_TP_UNROLLED, NULL), 1.0,
 	      "four independent adds: rename width 4 -> 1 cycle");
-	/* mov %rax,%rbx; mov %rbx,%rax: eliminated moves, no latency; 2 slots
-	 * = 0.5 cycle (predecode: 8 iterations in 3 windows taking 1+1+2
-	 * cycles, also 0.5).  LLVM's model chains two 1-cycle moves. */
-	is_tp(corrected("4889c34889d8", UA_TP_UNROLLED, NULL), 0.5, "move elimination: 0.5 cycle");
-	is_tp(plain("4889c34889d8"), 2.0, "LLVM's model: 2 cycles (no move elimination)");
+	/* mov %eax,%ebx; mov %ebx,%eax: eliminated moves, no latency; 2 slots
+	 * = 0.5 cycle (predecode: 8 two-byte instructions per 16-byte window
+	 * in 5 + 3, 4 iterations in 2 cycles, also 0.5).  LLVM's model
+	 * chains two 1-cycle moves. */
+	is_tp(corrected("89c389d8", UA_TP_UNROLLED, NULL), 0.5, "move elimination: 0.5 cycle");
+	is_tp(plain("89c389d8"), 2.0, "LLVM's model: 2 cycles (no move elimination)");
+	/* The same with 64-bit moves (3 bytes, 48 89 c3 / 48 89 d8): over 48
+	 * bytes (8 iterations) window 0 has 5 instructions, the one at 15
+	 * has its opcode in the next window and goes with it; window 1 has
+	 * that one + 4, and the one at 30 crosses with its opcode byte (31)
+	 * still in window 1: a cycle on it alone; window 2 has it + 5, 2
+	 * cycles.  1 + 2 + 2 = 5 cycles for 8 iterations. */
+	is_tp(corrected("4889c34889d8", UA_TP_UNROLLED, NULL), 0.625,
+	      "predecode: 5 instructions and a crossing one with its opcode in the window -> 0.625");
+	/* Four add $1,%r (16 bytes, one window): Haswell and Ivy Bridge do not
+	 * decode a macro-fusible instruction on the last of the 4 decoders:
+	 * 3 per cycle, 4/3 cycle per iteration; Skylake decodes all 4. */
+	is_tp(corrected_on("haswell", "4883c0014883c3014883c1014883c201"), 4.0 / 3,
+	      "haswell: fusible add not on the last decoder -> 4/3 cycle");
+	is_tp(corrected_on("ivybridge", "4883c0014883c3014883c1014883c201"), 4.0 / 3,
+	      "ivybridge: fusible add not on the last decoder -> 4/3 cycle");
+	/* pop %rbx; pop %rbp; pop %r12; add $40,%rdi; xor %eax,%eax: pop %r12
+	 * (41 5C) ends its decode group: [add xor pop pop] [pop %r12] -> 2
+	 * cycles; with pop %r11 (41 5B) the 3 loads on 2 ports bound: 1.5. */
+	is_tp(corrected("5b5d415c4883c72831c0", UA_TP_UNROLLED, NULL), 2.0,
+	      "pop %%r12 ends the decode group: 2 cycles");
+	is_tp(corrected("5b5d415b4883c72831c0", UA_TP_UNROLLED, NULL), 1.5,
+	      "pop %%r11 does not: 1.5 cycles (loads)");
+	is_tp(corrected_on("haswell", "5b5d415c4883c72831c0"), 2.0,
+	      "haswell: pop %%r12 on the first decoder, ends the group: 2 cycles");
 	/* xor %eax,%eax; imul %rax,%rax: the zero idiom breaks the chain;
 	 * one imul per cycle on port 1. */
 	is_tp(corrected("31c0480fafc0", UA_TP_UNROLLED, NULL), 1.0,
@@ -140,13 +184,52 @@ main(void)
 	corrected("48ffc975fb", UA_TP_LOOP, &uops);
 	is_u64(uops, 200, "dec + jne macro-fuse: one fused uop per iteration");
 	/* mov %rax,8(%rsp); mov 8(%rsp),%rax: the load takes the stored data
-	 * (dispatch with the store data) and needs 5 cycles: a 5-cycle chain. */
-	is_tp(corrected("4889442408488b442408", UA_TP_UNROLLED, NULL), 5.0,
-	      "store-to-load forwarding chain: 5 cycles");
+	 * (dispatch with the store data); Skylake's store buffer answers in
+	 * 4 cycles, one less than the cache (BHive: load, dec, store of the
+	 * same address chain at 4.9 cycles): a 4-cycle chain.  Haswell's
+	 * forwarded load takes the 5 of the cache. */
+	is_tp(corrected("4889442408488b442408", UA_TP_UNROLLED, NULL), 4.0,
+	      "store-to-load forwarding chain: 4 cycles");
+	is_tp(corrected_on("haswell", "4889442408488b442408"), 5.0,
+	      "haswell: store-to-load forwarding chain: 5 cycles");
+	/* cmovbe %rax,%rbx reads CF and ZF: 2 uops on p06 and 2 cycles on
+	 * Skylake (a 2-cycle chain through %rbx), cmove 1 uop and 1 cycle;
+	 * on Haswell 3 uops and 3 cycles against cmove's 2 and 2. */
+	is_tp(corrected("480f46d8", UA_TP_UNROLLED, NULL), 2.0, "cmovbe chain: 2 cycles");
+	is_tp(corrected("480f44d8", UA_TP_UNROLLED, NULL), 1.0, "cmove chain: 1 cycle");
+	is_tp(corrected_on("haswell", "480f46d8"), 3.0, "haswell: cmovbe chain: 3 cycles");
+	is_tp(corrected_on("haswell", "480f44d8"), 2.0, "haswell: cmove chain: 2 cycles");
+	/* lea -24(%r12),%r14; test %r12,%r12; mov $0,%eax; cmove %rax,%r14;
+	 * mov %r14,%rdi (BHive, measured 1.94): no chain, 4 uops on ports;
+	 * the CMOVcc goes to the first decoder only: groups [cmove mov lea
+	 * test] [mov $0]: 2 cycles, not 5/4. */
+	is_tp(corrected("4d8d7424e84d85e4b8000000004c0f44f04c89f7", UA_TP_UNROLLED, NULL), 2.0,
+	      "cmove on the first decoder only: 2 cycles");
+	/* mov 16(%rbx),%al; sub $77,%eax: Skylake merges the loaded byte
+	 * into %rax with an ALU uop, so the byte load waits for the sub of
+	 * the iteration before: merge 1 + sub 1 = a 2-cycle chain (BHive's
+	 * mov -72(%rdi),%rbx; mov 16(%rbx),%al; sub $77,%eax; cmp $1,%al:
+	 * 1.93 on Haswell); a plain load would break it. */
+	is_tp(corrected("8a431083e84d", UA_TP_UNROLLED, NULL), 2.0,
+	      "byte load merges into the register: 2-cycle chain");
+	if (build("8a4310", &b) == 0)
+		ok(b.ui[0].n_load == 1 && b.ui[0].n_op == 1 && b.ui[0].fused == 1 &&
+		   !(b.ui[0].flags & UA_PURE_LOAD), "mov 16(%%rbx),%%al: load + merge uop, fused");
 	/* mov (%rax),%rax: pointer chasing, 4-cycle loads; with an index the
 	 * load takes 5. */
 	is_tp(corrected("488b00", UA_TP_UNROLLED, NULL), 4.0, "pointer chasing: 4 cycles");
 	is_tp(corrected("488b0418", UA_TP_UNROLLED, NULL), 5.0, "indexed pointer chasing: 5 cycles");
+
+	/* xor %edx,%edx; mov %rcx,%rax; divq 8(%r8): the memory form of DIV
+	 * is the register form after a load: 36 fused uops, the divider busy
+	 * 21 cycles per division on Haswell (BHive: 20.99 for the block
+	 * with divq 344(%r8)); LLVM's 2 uops would give 10. */
+	is_tp(corrected_on("haswell", "31d24889c849f77008"), 21.0,
+	      "haswell: divq from memory keeps the divider 21 cycles");
+	if (build("49f77008", &b) == 0)
+		ok(b.ui[0].n_load == 1 && b.ui[0].uops[0].kind == UA_LOAD &&
+		   b.ui[0].uops[1].busy == 21 && b.ui[0].fused == 36,
+		   "skylake divq 8(%%r8): a load, then DIV64r's uops (36 fused, divider 21 cycles)");
 
 	/* Instruction records. */
 	if (build("48030418", &b) == 0)	/* add (%rax,%rbx),%rax */
@@ -162,6 +245,12 @@ main(void)
 	if (build("488d4c1808", &b) == 0)	/* lea 8(%rax,%rbx),%rcx */
 		ok((b.ui[0].flags & UA_SLOW_LEA) && b.ui[0].op_lat == 3 &&
 		   b.ui[0].uops[0].ports == 1u << 1, "three-component LEA: 3 cycles on port 1");
+	if (build("0f96c00f94c3", &b) == 0)	/* setbe %al; sete %bl */
+		ok(b.n == 2 && b.ui[0].n_uops == 2 && b.ui[0].op_lat == 2 &&
+		   b.ui[0].uops[0].ports == b.ui[0].uops[1].ports &&
+		   b.ui[0].uops[1].ports == ((1u << 0) | (1u << 6)) && b.ui[1].n_uops == 1 &&
+		   b.ui[1].op_lat == 1 && (b.ui[1].flags & UA_COMPLEX_DEC),
+		   "setbe: 2 uops on p06, 2 cycles; sete: 1 uop, first decoder only");
 	if (build("53", &b) == 0)	/* push %rbx */
 		ok(b.ui[0].n_uops == 2 && b.ui[0].fused == 1 && b.ui[0].stack_delta == -8,
 		   "push: store address + data, no RSP uop, one fused uop");
