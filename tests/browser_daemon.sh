@@ -9,8 +9,12 @@
 # the page are the database's.  Then a session that is still running
 # (/bin/cat reading a FIFO): the open page picks up the live MGSim snapshot
 # after the test feeds the program, and the new interval and the end of
-# the session after the test closes the FIFO.  Every wait is on a
-# condition, with generous bounds; no timing is asserted.
+# the session after the test closes the FIFO.  The MGSim table shows
+# counters 13-15 (the host clock) decoded as UTC date and time, as a
+# decode done here of the API's values gives them.  Then the session list,
+# left open, picks up a session the test starts (running) and shows it
+# exited when the test closes its FIFO.  Every wait is on a condition,
+# with generous bounds; no timing is asserted.
 #
 # Chromium is driven over the DevTools protocol by tests/browser_cdp.py.
 # Screenshots (1280x800 and whole pages) are kept in
@@ -114,6 +118,17 @@ n=$(sq "SELECT count(*) FROM sched_interval WHERE session_id = $sid AND tid = $t
 [ "$n" -gt 0 ] && want=$((want + 1))
 is "$want" 9 "the database has data for 9 charts (every view and the scheduling model)"
 
+# The page's decoder of counters 13-15 on mgsim-counters.md §2's worked
+# examples, the MT-Alpha sign-extended time word (read exactly from JSON)
+# included: one line per example.
+v14() { echo "[0,0,0,0,0,0,0,0,0,0,0,0,0,0,$1,0]"; }
+decode_js="[mgsimDecode(14, 35841), mgsimDecode(15, 0, $(v14 35841)),
+	mgsimDecode(14, 63549), mgsimDecode(15, 1840189202, $(v14 63549)),
+	mgsimDecode(15, 3212704273, $(v14 59988)),
+	mgsimDecode(15, JSON.parse('{\"v\":18446744072627288593}', bigReviver).v, $(v14 59988)),
+	String(JSON.parse('[18446744072627288593]', bigReviver)[0]),
+	mgsimDecode(13, 1709214330), mgsimDecode(13, 0)].join('\\n')"
+
 # The session list.
 drive index "go:$base/?token=$tok" "wait:$(st 's.page === "index" && s.sessions >= 1')" \
 	"eval:$tmp/index.status=$status_js" "dom:$tmp/index.dom" "shot:$art/daemon-index.png"
@@ -133,7 +148,8 @@ drive session "go:$base/session.html?token=$tok#session=$sid" \
 	"eval:$tmp/session.status=$status_js" "dom:$tmp/session.dom" \
 	"shot:$art/daemon-session.png" "fullshot:$art/daemon-session-full.png" \
 	"eval:$tmp/scroll1=document.getElementById('mgsim').scrollIntoView() || 'ok'" \
-	"shot:$art/daemon-session-mgsim.png"
+	"shot:$art/daemon-session-mgsim.png" \
+	"eval:$tmp/decode.ex=$decode_js"
 status=$(cat "$tmp/session.status")
 dom=$(cat "$tmp/session.dom")
 has "$status" "\"charts\":$want," "session page: $want charts rendered, one per chart with data"
@@ -161,6 +177,38 @@ has "$status" "\"mgsim\":{\"source\":\"interval\",\"n_exec_insns\":$v1,\"snapsho
 	"MGSim table: the last interval's snapshot of a finished session"
 addr=$(sq "SELECT printf('0x%x', address) FROM sched_hot_block WHERE session_id = $sid AND rank = 1")
 has "$dom" "<td class=\"num\">1</td><td class=\"addr\">$addr" "hot blocks: the hottest block's address"
+is "$(cat "$tmp/decode.ex")" "1970-01-01 UTC
+1970-01-01 00:00:00.000000 UTC
+2024-02-29 UTC
+2024-02-29 13:45:30.123456 UTC
+2017-03-20 23:59:59.999968 UTC
+2017-03-20 23:59:59.999968 UTC
+18446744072627288593
+2024-02-29 13:45:30 UTC
+1970-01-01 00:00:00 UTC" "page decoder: the worked examples of mgsim-counters.md 2, the sign-extended time word too"
+# Counters 13-15 in the table: the raw word, and the UTC date and time
+# that a decode here of the API's values gives.
+get "/api/sessions/$sid/mgsim/intervals?tid=$tid&from=$last&to=$last"
+clock=$(echo "$body" | python3 -c '
+import json, sys, time
+v = json.load(sys.stdin)["intervals"][-1]["values"]
+t, d, w = v[13], v[14], v[15] & 0xffffffff
+date = "%04d-%02d-%02d" % (1900 + (d >> 9), ((d >> 5) & 15) + 1, d & 31)
+hms = "%02d:%02d:%02d.%06d" % (w >> 27, (w >> 21) & 63, (w >> 15) & 63, (w & 0x7fff) << 5)
+print(t, d, v[15], time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime(t)) + " UTC",
+      date + " UTC", date + " " + hms + " UTC", sep="|")')
+IFS='|' read -r c13 c14 c15 t13 t14 t15 <<EOF
+$clock
+EOF
+has "$dom" ">notused2</td><td>s</td><td class=\"num\" title=\"decoded (UTC): $t13\">$(group "$c13")<div class=\"decoded\">$t13</div></td>" \
+	"MGSim table: counter 13 $c13 shown with $t13"
+has "$dom" ">notused3</td><td>packed</td><td class=\"num\" title=\"decoded (UTC): $t14\">$(group "$c14")<div class=\"decoded\">$t14</div></td>" \
+	"MGSim table: counter 14 $c14 shown with $t14"
+has "$dom" ">notused4</td><td>packed</td><td class=\"num\" title=\"decoded (UTC): $t15\">$(group "$c15")<div class=\"decoded\">$t15</div></td>" \
+	"MGSim table: counter 15 $c15 shown with $t15"
+# One clock reading: the packed words name the second counter 13 names.
+is "${t15%.*}" "${t13% UTC}" "MGSim counters 14 and 15 decode to counter 13's second"
+
 # A chart's CSV link gives the view's rows.
 href=$(sed -n 's/.*<a href="\(api\/sessions\/[0-9]*\/views\/footprint_bytes[^"]*format=csv\)".*/\1/p' \
 	"$tmp/session.dom" | sed 's/&amp;/\&/g' | head -n 1)
@@ -241,6 +289,66 @@ has "$dom" "<span class=\"muted\">instructions </span><b>$(group "$lins")</b>" \
 has "$dom" '<span class="state exited">exited</span>' "live page: the state says exited"
 has "$s3" '"errors":[]' "live page: no script error"
 is "$(console live)" "" "live page: no console error or warning"
+
+# The session list follows sessions live.  With the list open (every
+# session ended: it polls every 10 s), the test starts a second cat on a
+# FIFO: its micactl run waits on a gate FIFO the driver opens.  The list
+# shows it running; then the test closes the FIFO (cat reads no byte)
+# and the list shows it exited.  The page is not reloaded: its count of
+# lists shown goes on from the first.
+mkfifo "$tmp/gate" "$tmp/fifo2"
+(read -r go <"$tmp/gate" && exec "$MICACTL" run --no-spawn --interval 5000 -- /bin/cat \
+	<"$tmp/fifo2" >"$tmp/cat2.out" 2>"$tmp/cat2.err") &
+catpid=$!
+sleep 100000 >"$tmp/fifo2" &
+holder=$!
+drive list "go:$base/?token=$tok" "wait:$(st "s.page === 'index' && s.total === 2")" \
+	"eval:$tmp/list1.status=$status_js" \
+	"run:echo go >'$tmp/gate'" \
+	"wait:$(st "s.total === 3 && s.rows[0].state === 'running'")" \
+	"eval:$tmp/list2.status=$status_js" "dom:$tmp/list2.dom" "shot:$art/daemon-index-running.png" \
+	"run:kill $holder" \
+	"wait:$(st "s.total === 3 && s.rows[0].state !== 'running'")" \
+	"eval:$tmp/list3.status=$status_js" "dom:$tmp/list3.dom" "shot:$art/daemon-index-ended.png"
+# If the driver stopped early, micactl may still wait on the gate or cat
+# on its FIFO: end both so that the test goes on to report.
+if [ ! -f "$tmp/list3.status" ]; then
+	kill "$holder" "$catpid" 2>/dev/null
+	: >"$tmp/list3.status"
+fi
+wait "$catpid"
+is "$?" 0 "the second cat ended (exit status 0) when its FIFO closed"
+catpid=
+holder=
+l1=$(cat "$tmp/list1.status")
+l2=$(cat "$tmp/list2.status")
+l3=$(cat "$tmp/list3.status")
+sid2=$(sed -n 's/^micactl: session \([0-9]*\), pid .*/\1/p' "$tmp/cat2.err" | head -n 1)
+[ -n "$sid2" ] && [ "$sid2" -gt "$lid" ]
+ok $? "micactl run: the second cat is session $sid2"
+has "$l1" "\"total\":2,\"loads\":1,\"rows\":[{\"id\":$lid,\"state\":\"exited\"},{\"id\":$sid,\"state\":\"exited\"}]" \
+	"session list: at first the two ended sessions"
+has "$l2" "\"total\":3," "session list: picked up the new session"
+has "$l2" "\"rows\":[{\"id\":$sid2,\"state\":\"running\"},{\"id\":$lid,\"state\":\"exited\"}," \
+	"session list: session $sid2 first, running"
+has "$(cat "$tmp/list2.dom")" "<a href=\"session.html#session=$sid2\">$sid2</a></td><td class=\"cmd\" title=\"/bin/cat\">/bin/cat</td><td>run</td>" \
+	"session list: its link and command"
+has "$(cat "$tmp/list2.dom")" '<span class="state running">running</span>' "session list: the state says running"
+has "$l3" "\"rows\":[{\"id\":$sid2,\"state\":\"exited\"}," "session list: then session $sid2 exited"
+is "$(sq "SELECT end_reason || ' ' || exit_status FROM session WHERE id = $sid2")" "exited 0" \
+	"the database: session $sid2 exited with status 0"
+n1=$(echo "$l2" | sed -n 's/.*"loads":\([0-9]*\).*/\1/p')
+n2=$(echo "$l3" | sed -n 's/.*"loads":\([0-9]*\).*/\1/p')
+[ "$n1" -ge 2 ] && [ "$n2" -gt "$n1" ]
+ok $? "session list: updated in place, no reload (lists shown: 1, $n1, $n2)"
+ins2=$(sq "SELECT coalesce(sum(ins), 0) FROM interval WHERE session_id = $sid2")
+has "$(cat "$tmp/list3.dom")" "<span class=\"state exited\">exited</span>" "session list: exited badge"
+[ "$ins2" -gt 0 ] && [ "$ins2" -lt 1000000 ]
+ok $? "the second session: $ins2 instructions (bounded: cat read nothing)"
+has "$(cat "$tmp/list3.dom")" "<td class=\"num\">$(group "$ins2")</td></tr>" \
+	"session list: its instructions ($ins2) as in the database"
+is "$(console list)" "" "session list (live): no console error or warning"
+has "$l3" '"errors":[]' "session list (live): no script error"
 
 log=$(cat "$tmp/server.err")
 hasnt "$log" "Sanitizer" "no sanitizer report from the daemon"

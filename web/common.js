@@ -75,8 +75,24 @@ class ApiError extends Error {
 	}
 }
 
-/* GET an API path; resolves to the parsed JSON, rejects with ApiError. */
-async function api(path) {
+/*
+ * JSON.parse reviver keeping integers beyond 2^53 exact as BigInt (the
+ * MGSim counters are unsigned 64-bit: counter 15 in the MT-Alpha time
+ * format has its upper 32 bits set).  Needs the reviver's source text
+ * (Chromium 114, Firefox 135); without it numbers stay Numbers.
+ */
+function bigReviver(key, value, ctx) {
+	if (typeof value === "number" && !Number.isSafeInteger(value) && ctx &&
+	    typeof ctx.source === "string" && /^-?[0-9]+$/.test(ctx.source))
+		return BigInt(ctx.source);
+	return value;
+}
+
+/*
+ * GET an API path; resolves to the parsed JSON, rejects with ApiError.
+ * opts.bigint: integers beyond 2^53 become BigInt (bigReviver).
+ */
+async function api(path, opts) {
 	let r;
 	try {
 		r = await fetch(path, { credentials: "same-origin", cache: "no-store" });
@@ -85,7 +101,8 @@ async function api(path) {
 	}
 	let body = null;
 	try {
-		body = await r.json();
+		const text = await r.text();
+		body = opts && opts.bigint ? JSON.parse(text, bigReviver) : JSON.parse(text);
 	} catch (e) {
 		body = null;
 	}
@@ -101,7 +118,62 @@ async function api(path) {
 function fmtInt(v) {
 	if (v === null || v === undefined)
 		return "\u2013";
+	if (typeof v === "bigint")
+		return v.toLocaleString("en-US");
 	return Number(v).toLocaleString("en-US");
+}
+
+/*
+ * MGSim's host clock counters (mgsim-counters.md §2), decoded in UTC:
+ * 13 time() seconds; 14 the packed date, mday | mon0 << 5 | (year -
+ * 1900) << 9; 15 the packed time, (usec >> 5) | sec << 15 | min << 21 |
+ * hour << 27, where only the low 32 bits count (the MT-Alpha form repeats
+ * bit 31 above them).  The time keeps 32 us units: usec = field * 32.
+ * Returns null for another counter or a value that is not a date/time.
+ */
+const pad = (n, w) => String(n).padStart(w || 2, "0");
+
+function mgsimDecodeDate(v) {
+	if (v === null || v === undefined)
+		return null;
+	const d = BigInt(v);
+	const mday = Number(d & 31n), mon = Number((d >> 5n) & 15n), year = 1900n + (d >> 9n);
+	if (mday < 1 || mon > 11 || year > 9999n)
+		return null;
+	return year + "-" + pad(mon + 1) + "-" + pad(mday);
+}
+
+function mgsimDecodeTime(v) {
+	if (v === null || v === undefined)
+		return null;
+	const t = Number(BigInt(v) & 0xffffffffn);
+	const usec = (t & 0x7fff) * 32, sec = (t >>> 15) & 63, min = (t >>> 21) & 63, hour = t >>> 27;
+	if (sec > 60 || min > 59 || hour > 23 || usec > 999999)
+		return null;
+	return pad(hour) + ":" + pad(min) + ":" + pad(sec) + "." + pad(usec, 6);
+}
+
+function mgsimDecode(index, v, values) {
+	if (v === null || v === undefined)
+		return null;
+	if (index === 13) {
+		const ms = Number(v) * 1000;
+		if (!Number.isSafeInteger(ms) || Math.abs(ms) > 8.64e15)
+			return null;
+		return new Date(ms).toISOString().replace("T", " ").replace(/\.000Z$/, " UTC");
+	}
+	if (index === 14) {
+		const d = mgsimDecodeDate(v);
+		return d === null ? null : d + " UTC";
+	}
+	if (index === 15) {
+		const t = mgsimDecodeTime(v);
+		if (t === null)
+			return null;
+		const d = values ? mgsimDecodeDate(values[14]) : null;
+		return (d === null ? "" : d + " ") + t + " UTC";
+	}
+	return null;
 }
 
 /* Up to 4 significant digits, SI suffix for large numbers. */

@@ -7,6 +7,7 @@
 const PAGE = 50;
 let offset = 0;
 let timer = null;
+let loads = 0;	/* lists shown since the page opened (the browser test) */
 
 async function load() {
 	const state = document.getElementById("state").value;
@@ -49,7 +50,10 @@ async function load() {
 	document.getElementById("prev").disabled = offset === 0;
 	document.getElementById("next").disabled = data.next_offset === null;
 	document.getElementById("updated").textContent = "updated " + new Date().toLocaleTimeString("en-GB");
-	testStatus({ page: "index", sessions: data.sessions.length, total: data.total });
+	loads++;
+	testStatus({ page: "index", sessions: data.sessions.length, total: data.total, loads,
+		rows: data.sessions.map((s) => ({ id: s.id,
+			state: s.running ? "running" : (s.end_reason || "unknown") })) });
 	schedule(running ? 2000 : 10000);
 }
 

@@ -270,7 +270,7 @@ async function renderMgsim() {
 	try {
 		info = await api(base() + "/mgsim");
 		ivs = await api(base() + "/mgsim/intervals?tid=" + encodeURIComponent(state.tid) +
-			"&from=" + state.from + "&to=" + state.to + "&limit=2000");
+			"&from=" + state.from + "&to=" + state.to + "&limit=2000", { bigint: true });
 	} catch (e) {
 		if (e.status !== 404)
 			throw e;
@@ -280,7 +280,7 @@ async function renderMgsim() {
 	}
 	if (info.live) {
 		try {
-			live = await api(base() + "/mgsim/counters?at=live");
+			live = await api(base() + "/mgsim/counters?at=live", { bigint: true });
 		} catch (e) {
 			live = null;
 		}
@@ -296,10 +296,19 @@ async function renderMgsim() {
 		"at the end of interval " + last.index + " (tid " + last.tid + "); counters are chip-wide";
 	document.getElementById("mgsim-live").replaceChildren(live ? el("span", { class: "badge", text: "live" }) : "");
 	micad.mgsim = { source: live ? "live" : "interval",
-		n_exec_insns: live ? live.values[1] : last.values[1],
+		n_exec_insns: Number(live ? live.values[1] : last.values[1]),
 		snapshot: live ? "live" : last.tid + ":" + last.index };
+	const snap = live ? live.values : last.values;
 	const rows = info.counters.map((c) => {
-		const v = live ? live.values[c.index] : last.values[c.index];
+		const v = snap[c.index];
+		/* 13-15, the host clock: the raw word, and under it the UTC
+		 * date and time it encodes. */
+		const dec = mgsimDecode(c.index, v, snap);
+		const val = el("td", { class: "num", text: fmtInt(v) });
+		if (dec !== null) {
+			val.title = "decoded (UTC): " + dec;
+			val.append(el("div", { class: "decoded", text: dec }));
+		}
 		const d = last ? last.delta[c.index] : null;
 		const pc = last ? last.per_cycle[c.index] : null;
 		const spark = c.cumulative ? sparkline(b.map((x) => x.delta[c.index]), 120, 22) : "";
@@ -307,7 +316,7 @@ async function renderMgsim() {
 			el("td", { class: "num", text: String(c.index) }),
 			el("td", { class: "name", title: c.how, text: c.name }),
 			el("td", { text: c.unit }),
-			el("td", { class: "num", text: fmtInt(v) }),
+			val,
 			el("td", { class: "num", text: d === null ? "\u2013" : fmtInt(d) }),
 			el("td", { class: "num", text: pc === null ? "\u2013" : fmtNum(pc) }),
 			el("td", {}, spark),
