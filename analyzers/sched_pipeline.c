@@ -441,7 +441,12 @@ struct rm {
 static unsigned
 popcount(uint64_t x)
 {
-	return (unsigned)__builtin_popcountll(x);
+	/* Without -mpopcnt __builtin_popcountll() is a libgcc call: the
+	 * usual bit-parallel sum instead. */
+	x = x - ((x >> 1) & 0x5555555555555555ULL);
+	x = (x & 0x3333333333333333ULL) + ((x >> 2) & 0x3333333333333333ULL);
+	x = (x + (x >> 4)) & 0x0F0F0F0F0F0F0F0FULL;
+	return (unsigned)((x * 0x0101010101010101ULL) >> 56);
 }
 
 static unsigned
@@ -1531,7 +1536,8 @@ sched_run(const struct sched_model *model, const struct sched_params *p,
 						  (rank == best_rank && k > pending[best])))
 					continue;
 				if (!rm_can_issue(&rm, &descs[k % n])) {
-					uint64_t busy = rm_busy_mask(&rm, &descs[k % n]);
+					uint64_t busy = p->no_bottleneck ? 0
+						: rm_busy_mask(&rm, &descs[k % n]);
 
 					busy_units |= busy;
 					if (busy)
@@ -1813,7 +1819,7 @@ sched_run(const struct sched_model *model, const struct sched_params *p,
 		/* Bottleneck analysis: when the backend pressure grew (the
 		 * dispatch stalled on the scheduler, or fewer uops issued than
 		 * entered it), blame busy units and pending dependencies. */
-		if (token_stall || e_disp > e_issued) {
+		if (!p->no_bottleneck && (token_stall || e_disp > e_issued)) {
 			bool res = busy_units != 0, reg = false, mem = false;
 
 			/* A unit bit names the unit; a group's own bit (a

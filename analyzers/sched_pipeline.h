@@ -67,6 +67,10 @@ struct sched_params {
 	unsigned timeline_max_iterations;	/* iterations recorded for the timeline */
 	bool bhive_env;			/* corrected model: BHive's register and
 					 * memory values (ua_sim_bhive_env()) */
+	bool no_bottleneck;		/* LLVM model: skip the bottleneck analysis
+					 * (the bn_* counters and the critical
+					 * sequence's pressure costs stay 0);
+					 * everything else is unchanged */
 };
 
 /* The statistics views (-dispatch-stats, -scheduler-stats, -retire-stats,

@@ -966,7 +966,20 @@ struct store_rec {
 	uint64_t a, b, seq;
 	unsigned size;
 	bool has_std;		/* it has a store-data uop (std_time gets set) */
+	uint64_t prev;		/* number of the previous store of its bucket */
 };
+
+/* Stores by address key: the newest store of each bucket, each store
+ * linked to the one before it in its bucket (a load looks only at stores
+ * whose key may match, newest first, as a scan of all of them would). */
+#define STORE_BUCKETS	64
+#define NO_STORE	UINT64_MAX
+
+static unsigned
+store_bucket(uint64_t a)
+{
+	return (unsigned)((a ^ (a >> 29) ^ (a >> 47)) % STORE_BUCKETS);
+}
 
 struct ua_sim {
 	const struct sched_model *model;
@@ -1000,6 +1013,8 @@ struct ua_sim {
 	uint64_t next_vid;
 	struct store_rec stores[UA_STORES];
 	unsigned n_stores, store_pos;
+	uint64_t n_stored;			/* stores recorded so far */
+	uint64_t store_head[STORE_BUCKETS];	/* newest store number, or NO_STORE */
 	bool bhive;
 
 	struct ua_stats st;
@@ -1009,6 +1024,47 @@ static unsigned
 reg_slot(uint16_t reg)
 {
 	return reg == SCHED_REG_FLAGS ? ZYDIS_REGISTER_MAX_VALUE + 1 : reg;
+}
+
+/* The state of a new engine, from one whose first `used' ring slots were
+ * used (a fresh one: all): only what a run changes is written again. */
+static void
+sim_clear(struct ua_sim *s, uint64_t used)
+{
+	uint64_t size = s->mask + 1;
+
+	if (used > size)
+		used = size;
+	for (uint64_t i = 0; i < used; i++) {
+		s->ring[i].seq = UINT64_MAX;
+		s->waiters[i] = -1;
+	}
+	s->push_end = s->pd_head = s->dec_head = s->ren_head = s->ret_head = 0;
+	s->cycle = 0;
+	s->pd_block = UINT64_MAX;
+	s->pd_stall = s->ms_stall = s->idq_uops = 0;
+	s->rob_used = s->lb_used = s->sb_used = s->rs_n = 0;
+	for (int i = 0; i < RS_SLOTS; i++)
+		s->rs[i].next = i + 1 < RS_SLOTS ? i + 1 : -1;
+	s->rs_free = 0;
+	for (unsigned i = 0; i < WHEEL; i++)
+		s->wheel[i] = -1;
+	memset(s->n_cand, 0, sizeof(s->n_cand));
+	s->cand_mask = s->cand_added = 0;
+	memset(s->pending, 0, sizeof(s->pending));
+	memset(s->busy_until, 0, sizeof(s->busy_until));
+	memset(s->prod, 0, sizeof(s->prod));
+	s->se_offset = 0;
+	for (unsigned i = 0; i < N_REGS; i++)
+		s->vid[i] = i + 1;
+	memset(s->voff, 0, sizeof(s->voff));
+	s->next_vid = N_REGS + 1;
+	s->n_stores = s->store_pos = 0;
+	s->n_stored = 0;
+	for (unsigned i = 0; i < STORE_BUCKETS; i++)
+		s->store_head[i] = NO_STORE;
+	s->bhive = false;
+	memset(&s->st, 0, sizeof(s->st));
 }
 
 struct ua_sim *
@@ -1033,19 +1089,7 @@ ua_sim_new(const struct sched_model *model, const struct sched_uarch *ua, enum u
 	s->model = model;
 	s->ua = ua;
 	s->fe = fe;
-	for (unsigned i = 0; i < size; i++) {
-		s->ring[i].seq = UINT64_MAX;
-		s->waiters[i] = -1;
-	}
-	for (int i = 0; i < RS_SLOTS; i++)
-		s->rs[i].next = i + 1 < RS_SLOTS ? i + 1 : -1;
-	s->rs_free = 0;
-	for (unsigned i = 0; i < WHEEL; i++)
-		s->wheel[i] = -1;
-	for (unsigned i = 0; i < N_REGS; i++)
-		s->vid[i] = i + 1;
-	s->next_vid = N_REGS + 1;
-	s->pd_block = UINT64_MAX;
+	sim_clear(s, size);
 	return s;
 }
 
@@ -1610,15 +1654,19 @@ rename_insn(struct ua_sim *s, struct ua_dyn *d, const unsigned *snap, unsigned *
 	/* Store-to-load forwarding through a matching address: the newest
 	 * older store that overlaps the load. */
 	if (d->has_lkey) {
-		for (unsigned i = 0; i < s->n_stores; i++) {
-			const struct store_rec *r =
-				&s->stores[(s->store_pos + UA_STORES - 1 - i) % UA_STORES];
+		/* The stores of the last n_stores whose key falls in the
+		 * load's bucket, newest first. */
+		uint64_t oldest = s->n_stored - s->n_stores;
+
+		for (uint64_t k = s->store_head[store_bucket(d->lkey_a)];
+		     k != NO_STORE && k >= oldest; k = s->stores[k % UA_STORES].prev) {
+			const struct store_rec *r = &s->stores[k % UA_STORES];
 			/* offsets may wrap: compare differences */
 			int64_t diff = (int64_t)(d->lkey_b - r->b);
 			int64_t lsize = d->lsize ? d->lsize : 1;
 
 			/* Older than anything in flight: its data is in the
-			 * cache by now. */
+			 * cache by now (and so is every older store's). */
 			if (r->seq + 64 < s->ret_head)
 				break;
 			if (r->seq >= d->seq || r->a != d->lkey_a || diff >= (int64_t)r->size ||
@@ -1632,9 +1680,12 @@ rename_insn(struct ua_sim *s, struct ua_dyn *d, const unsigned *snap, unsigned *
 		}
 	}
 	if (d->has_skey) {
+		unsigned bk = store_bucket(d->skey_a);
+
 		s->stores[s->store_pos] = (struct store_rec){ d->skey_a, d->skey_b, d->seq,
 							      d->ssize ? d->ssize : 1u,
-							      ui->n_std != 0 };
+							      ui->n_std != 0, s->store_head[bk] };
+		s->store_head[bk] = s->n_stored++;
 		s->store_pos = (s->store_pos + 1) % UA_STORES;
 		if (s->n_stores < UA_STORES)
 			s->n_stores++;
@@ -2096,12 +2147,27 @@ ua_run_block(const struct sched_model *model, const struct sched_uarch *ua,
 	     const struct sched_params *p, enum ua_tp_mode mode,
 	     const struct ua_insn *ui, unsigned n, struct sched_result *r)
 {
-	unsigned iters = p->iterations ? p->iterations : 100;
-	struct block_ctx b;
 	struct ua_sim *s = NULL;
+	int ret = ua_run_block_reuse(&s, model, ua, p, mode, ui, n, r);
+
+	ua_sim_free(s);
+	return ret;
+}
+
+int
+ua_run_block_reuse(struct ua_sim **sim, const struct sched_model *model,
+		   const struct sched_uarch *ua, const struct sched_params *p,
+		   enum ua_tp_mode mode, const struct ua_insn *ui, unsigned n,
+		   struct sched_result *r)
+{
+	unsigned iters = p->iterations ? p->iterations : 100;
+	enum ua_frontend fe = mode == UA_TP_LOOP ? UA_FE_DSB : UA_FE_MITE;
+	struct block_ctx b;
+	struct ua_sim *s = *sim;
 	uint8_t *fuse = NULL;
 	uint64_t *addr = NULL;
-	uint64_t block_len = 0, pushed = 0, total = (uint64_t)iters * n;
+	uint64_t block_len = 0, pushed = 0, total = (uint64_t)iters * n, last_insns = 0;
+	uint32_t last_progress = 0;
 	unsigned ncols = 0, slots = 0;
 	int ret = -1;
 
@@ -2109,9 +2175,14 @@ ua_run_block(const struct sched_model *model, const struct sched_uarch *ua,
 	memset(&b, 0, sizeof(b));
 	if (!n)
 		return -1;
-	s = ua_sim_new(model, ua, mode == UA_TP_LOOP ? UA_FE_DSB : UA_FE_MITE);
-	if (!s)
-		return -1;
+	if (s && s->model == model && s->ua == ua && s->fe == fe) {
+		sim_clear(s, s->push_end);
+	} else {
+		ua_sim_free(s);
+		*sim = s = ua_sim_new(model, ua, fe);
+		if (!s)
+			return -1;
+	}
 	if (p->bhive_env)
 		ua_sim_bhive_env(s);
 	for (unsigned i = 0; i < model->n_resources; i++)
@@ -2205,8 +2276,15 @@ ua_run_block(const struct sched_model *model, const struct sched_uarch *ua,
 			if (u->regs_used > st->prf[0].max_used)
 				st->prf[0].max_used = u->regs_used;
 		}
-		if (s->cycle > 50000000u)
-			goto out;	/* cannot happen: every uop has a port */
+		/* Every uop has a port and every wait an end: a model
+		 * that stops retiring has a bug. */
+		if (s->st.insns != last_insns) {
+			last_insns = s->st.insns;
+			last_progress = s->cycle;
+		} else if (s->cycle - last_progress >= UA_STUCK_CYCLES) {
+			ret = UA_RUN_STUCK;
+			goto out;
+		}
 	}
 	{
 		struct sched_stats *st = &r->stats;
@@ -2251,6 +2329,5 @@ out:
 	free(fuse);
 	free(addr);
 	free(b.iter_end);
-	ua_sim_free(s);
 	return ret;
 }

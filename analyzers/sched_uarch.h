@@ -261,11 +261,22 @@ enum ua_tp_mode {
  * fill r like sched_run() does (pressure columns: the model's units),
  * plus r->throughput: steady-state cycles per iteration (the slope of the
  * retire cycle of each iteration's last instruction over the second
- * half).  Returns 0 or -1 (no memory).
+ * half).  Returns 0, -1 (no memory) or UA_RUN_STUCK: no instruction
+ * retired for UA_STUCK_CYCLES cycles (a model bug; r is then empty).
  */
+#define UA_RUN_STUCK	(-2)
+#define UA_STUCK_CYCLES	1000000u
 int ua_run_block(const struct sched_model *model, const struct sched_uarch *ua,
 		 const struct sched_params *p, enum ua_tp_mode mode,
 		 const struct ua_insn *ui, unsigned n, struct sched_result *r);
+
+/* The same for a caller that analyzes many blocks: *sim (NULL at first)
+ * keeps the engine between calls, reset rather than allocated again;
+ * free it with ua_sim_free(). */
+int ua_run_block_reuse(struct ua_sim **sim, const struct sched_model *model,
+		       const struct sched_uarch *ua, const struct sched_params *p,
+		       enum ua_tp_mode mode, const struct ua_insn *ui, unsigned n,
+		       struct sched_result *r);
 
 /* -instruction-tables for the corrected model: each uop spread uniformly
  * over its ports (columns as in ua_run_block()).  Returns 0 or -1. */

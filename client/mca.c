@@ -1404,7 +1404,8 @@ cmd_mca(int argc, char **argv)
 	size_t nr = 0, len;
 	char *text = NULL;
 	FILE *in, *out = stdout;
-	int c, ret = 1;
+	struct ua_sim *sim = NULL;	/* the engine, kept from block to block */
+	int c, run, ret = 1;
 
 	opterr = 0;
 	optind = 0;	/* glibc: 0 starts a fresh scan (micactl parsed its own options) */
@@ -1563,6 +1564,7 @@ cmd_mca(int argc, char **argv)
 			.register_file_size = opt.reg_file_size,
 			.lqueue = opt.lqueue, .squeue = opt.squeue,
 			.timeline_max_iterations = opt.timeline ? opt.tl_max_iter : 0,
+			.no_bottleneck = !opt.bottleneck,
 		};
 		double *tables = NULL;
 
@@ -1577,9 +1579,19 @@ cmd_mca(int argc, char **argv)
 			error_msg("mca: region %zu has no instructions", i);
 			goto out;
 		}
-		if ((mc.ua ? ua_run_block(model, mc.ua, &p, opt.loop ? UA_TP_LOOP : UA_TP_UNROLLED,
-					  b.ui, b.n, &res)
-			   : sched_run(model, &p, b.si, b.n, &res)) < 0) {
+		run = mc.ua ? ua_run_block_reuse(&sim, model, mc.ua, &p,
+						 opt.loop ? UA_TP_LOOP : UA_TP_UNROLLED,
+						 b.ui, b.n, &res)
+			    : sched_run(model, &p, b.si, b.n, &res);
+		if (run == UA_RUN_STUCK) {
+			error_msg("mca: region %zu: the scheduling model made no progress for %u "
+				  "cycles (no instruction retired): a bug of the model; please "
+				  "report it with this input and the options used", i,
+				  UA_STUCK_CYCLES);
+			block_free(&b);
+			goto out;
+		}
+		if (run < 0) {
 			error_msg("mca: out of memory simulating region %zu", i);
 			block_free(&b);
 			goto out;
@@ -1646,5 +1658,6 @@ out:
 	}
 	free(rs);
 	free(text);
+	ua_sim_free(sim);
 	return ret;
 }

@@ -254,6 +254,57 @@ main(void)
 	if (build("53", &b) == 0)	/* push %rbx */
 		ok(b.ui[0].n_uops == 2 && b.ui[0].fused == 1 && b.ui[0].stack_delta == -8,
 		   "push: store address + data, no RSP uop, one fused uop");
+	/* One engine reused from block to block (ua_run_block_reuse(), as
+	 * micactl mca --hex does) gives what a new engine per block gives:
+	 * stores that forward, a BHive environment then none, the loop and
+	 * the unrolled front ends, a divider. */
+	{
+		static const char *const hex[] = {
+			"488903488b03",			/* mov %rax,(%rbx); mov (%rbx),%rax */
+			"4883c0014883c3014883c1014883c201",
+			"49f7700848890348030b",		/* divq 8(%r8); stores, loads */
+			"5b5b5b5b5b",			/* five pops */
+			"48890348ffc3488b43f8",		/* store, inc %rbx, load -8(%rbx) */
+			"488b10488b3348890a488b0e",	/* loaded pointers: alias in BHive's env */
+			"488908488b0b",			/* mov %rcx,(%rax); mov (%rbx),%rcx */
+		};
+		struct ua_sim *sim = NULL;
+		unsigned same = 0, runs = 0;
+
+		for (unsigned k = 0; k < 3 * 7; k++) {
+			struct sched_params p = { .iterations = 50, .bhive_env = k % 3 == 1,
+						  .timeline_max_iterations = 2 };
+			enum ua_tp_mode mode = k % 4 == 3 ? UA_TP_LOOP : UA_TP_UNROLLED;
+			struct sched_result r1, r2;
+
+			if (build(hex[k % 7], &b) < 0)
+				continue;
+			if (ua_run_block(skl, skl_ua, &p, mode, b.ui, b.n, &r1) < 0)
+				continue;
+			if (ua_run_block_reuse(&sim, skl, skl_ua, &p, mode, b.ui, b.n, &r2) == 0) {
+				runs++;
+				if (r1.total_cycles == r2.total_cycles &&
+				    r1.throughput == r2.throughput &&
+				    r1.n_columns == r2.n_columns &&
+				    memcmp(r1.pressure, r2.pressure, (size_t)b.n * r1.n_columns *
+					   sizeof(double)) == 0 &&
+				    memcmp(r1.timeline, r2.timeline, (size_t)2 * b.n *
+					   sizeof(*r1.timeline)) == 0 &&
+				    memcmp(&r1.stats, &r2.stats, sizeof(r1.stats)) == 0)
+					same++;
+				else
+					diag("  block %u: %llu cycles fresh, %llu reused", k,
+					     (unsigned long long)r1.total_cycles,
+					     (unsigned long long)r2.total_cycles);
+				sched_result_free(&r2);
+			}
+			sched_result_free(&r1);
+		}
+		ua_sim_free(sim);
+		if (!ok(runs == 21 && same == runs,
+			"a reused engine: the same results as a new one (21 blocks)"))
+			diag("  %u runs, %u the same", runs, same);
+	}
 	printf("1..%d\n", tap_n);
 	return tap_failed ? 1 : 0;
 }
