@@ -34,6 +34,7 @@ static const struct sched_uarch uarchs[] = {
 		.move_elim = true, .unlaminate_all = false, .fast_ptr_chase = true,
 		.simple_sta_port = 7, .fwd_save = 1,
 		.cc_complex = true, .cc_both_uop = 1, .partial_load_merge = true,
+		.stack_page_miss = 9,
 	},
 	{
 		.name = "haswell", .model = "haswell", .port_prefix = "HWPort",
@@ -48,6 +49,7 @@ static const struct sched_uarch uarchs[] = {
 		.simple_sta_port = 7,
 		.fusible_not_last = true, .pop5c_complex = true,
 		.cc_both_uop = 2, .cc_complex = true, .partial_load_merge = true,
+		.stack_page_miss = 8,
 	},
 	{
 		.name = "ivybridge", .model = "sandybridge", .port_prefix = "SBPort",
@@ -61,7 +63,7 @@ static const struct sched_uarch uarchs[] = {
 		.move_elim = true, .unlaminate_all = true, .fast_ptr_chase = false,
 		.simple_sta_port = UA_MAX_PORTS,
 		.fusible_not_last = true, .pop5c_complex = true,
-		.cc_both_uop = 1, .cc_complex = true,
+		.cc_both_uop = 1, .cc_complex = true, .stack_page_miss = 7,
 	},
 	{
 		.name = "sandybridge", .model = "sandybridge", .port_prefix = "SBPort",
@@ -137,6 +139,32 @@ static const struct ua_fix {
 	{ "ivybridge", "IDIV64r", 59, 42, 24, 0 },
 	{ "ivybridge", "PAUSE", 7, 1, 0, 10 },
 	{ "sandybridge", "PAUSE", 7, 1, 0, 10 },
+};
+
+/*
+ * Slow paths LLVM's data miss.  FP divides (DIVSD/VDIVSD, register and
+ * memory forms) with ordinary operands: Haswell and Ivy Bridge take 10
+ * cycles of latency and keep the divider 8 (Agner Fog's tables give
+ * 10-20 and 8-14; BHive: vdivsd chained through one register 10.1
+ * cycles on Haswell, three independent ones 24.5 on Ivy Bridge), not
+ * LLVM's 20-22 and 14.  Locked read-modify-writes (mnemonic INVALID
+ * below): one every busy cycles, busy_xchg for XCHG with memory (BHive:
+ * lock add 19.0 and three xchg 73.0 cycles on Haswell, lock xadd 18.0 on
+ * Skylake).  Ivy Bridge's locked instructions are not measured in the
+ * sample and keep LLVM's numbers.
+ */
+#define UA_LOCK_UNIT 3	/* busy unit index past the model's dividers */
+static const struct ua_slow {
+	const char *uarch;
+	ZydisMnemonic mnemonic;
+	uint8_t latency, busy, busy_xchg;
+} slow_ops[] = {
+	{ "haswell", ZYDIS_MNEMONIC_DIVSD, 10, 8, 0 },
+	{ "haswell", ZYDIS_MNEMONIC_VDIVSD, 10, 8, 0 },
+	{ "ivybridge", ZYDIS_MNEMONIC_DIVSD, 10, 8, 0 },
+	{ "ivybridge", ZYDIS_MNEMONIC_VDIVSD, 10, 8, 0 },
+	{ "skylake", ZYDIS_MNEMONIC_INVALID, 0, 18, 18 },
+	{ "haswell", ZYDIS_MNEMONIC_INVALID, 0, 19, 24 },
 };
 
 static int
@@ -772,6 +800,37 @@ ua_insn_build(const struct sched_model *model, const struct sched_uarch *ua,
 			ui->uops[mem_form].busy = fx->busy;
 			ui->uops[mem_form].busy_unit = 0;
 		}
+	}
+	for (size_t i = 0; i < sizeof(slow_ops) / sizeof(slow_ops[0]); i++) {
+		const struct ua_slow *so = &slow_ops[i];
+
+		if (strcmp(so->uarch, ua->name) != 0)
+			continue;
+		if (so->mnemonic == ZYDIS_MNEMONIC_INVALID) {
+			/* A locked read-modify-write (LOCK prefix, or XCHG
+			 * with memory, locked implicitly) drains the store
+			 * buffer and holds the cache line: one every N
+			 * cycles, on a unit of its own.  (The caller passes
+			 * a locked instruction without its prefix byte.) */
+			bool xchg = decoded && in.mnemonic == ZYDIS_MNEMONIC_XCHG && si->may_store;
+			uint8_t n = xchg ? so->busy_xchg : so->busy;
+
+			if (!m->lock && !xchg)
+				continue;
+			if (n && ui->n_uops && pt->n_busy < UA_LOCK_UNIT + 1) {
+				ui->uops[0].busy = n;
+				ui->uops[0].busy_unit = UA_LOCK_UNIT;
+			}
+			continue;
+		}
+		/* FP divide: BHive's operands take the divider's fast path
+		 * (the low end of the latency and throughput ranges). */
+		if (!decoded || in.mnemonic != so->mnemonic)
+			continue;
+		ui->op_lat = so->latency;
+		for (unsigned k = 0; k < ui->n_uops; k++)
+			if (ui->uops[k].busy)
+				ui->uops[k].busy = so->busy;
 	}
 
 	/* Idioms. */
@@ -2142,6 +2201,52 @@ ua_instruction_tables(const struct sched_model *model, const struct sched_uarch 
 	return 0;
 }
 
+/* The block unrolled moves the stack when its pushes, pops and explicit
+ * RSP updates do not cancel out: each iteration's stack accesses then
+ * land further on, and every 4 KiB page the stack moves into costs a
+ * DTLB miss.  BHive's push/pop blocks measure it: their extra time grows
+ * linearly with the bytes the stack moves per iteration, 9, 8 and 7
+ * cycles per page on SKL, HSW and IVB (the order of an STLB hit), added
+ * to the block's time.  When the stack moves more than about half a page
+ * per iteration the misses overlap one another: the penalty is then at
+ * most the block's own cycles (measured: 6 pops with add $6744,%rsp take
+ * 6 cycles, not 18).  Returns the cycles to add per iteration: 0 when
+ * the stack does not move, is not accessed, or is set to an unknown
+ * value (mov, and). */
+static double
+stack_page_penalty(const struct sched_uarch *ua, const struct ua_insn *ui, unsigned n,
+		   double tp)
+{
+	int64_t stride = 0;
+	bool mem = false;
+	double extra;
+
+	if (!ua->stack_page_miss)
+		return 0;
+	for (unsigned i = 0; i < n; i++) {
+		const struct ua_insn *u = &ui[i];
+
+		if (u->flags & UA_STACK_OP) {
+			stride += u->stack_delta;
+			mem = true;
+		}
+		if ((u->has_load_mem && u->load_mem.base == ZYDIS_REGISTER_RSP) ||
+		    (u->has_store_mem && u->store_mem.base == ZYDIS_REGISTER_RSP))
+			mem = true;
+		if (!(u->flags & UA_WRITES_RSP))
+			continue;
+		if (u->n_dst && u->dst[0] == ZYDIS_REGISTER_RSP && (u->vt == UA_VT_DELTA ||
+		    (u->vt == UA_VT_COPY && u->vt_src == ZYDIS_REGISTER_RSP)))
+			stride += u->vt_delta;
+		else
+			return 0;
+	}
+	if (!mem || !stride)
+		return 0;
+	extra = (double)ua->stack_page_miss * (double)(stride < 0 ? -stride : stride) / 4096.0;
+	return extra < tp ? extra : tp;
+}
+
 int
 ua_run_block(const struct sched_model *model, const struct sched_uarch *ua,
 	     const struct sched_params *p, enum ua_tp_mode mode,
@@ -2322,6 +2427,12 @@ ua_run_block_reuse(struct ua_sim **sim, const struct sched_model *model,
 		r->stats.bound_deps = dep_bound(ui, n, &r->stats.bound_dep_reg);
 	}
 	r->throughput = sched_steady_throughput(b.iter_end, iters, r->total_cycles);
+	if (mode == UA_TP_UNROLLED) {
+		double extra = stack_page_penalty(ua, ui, n, r->throughput);
+
+		r->throughput += extra;
+		r->total_cycles += (uint64_t)(extra * iters + 0.5);
+	}
 	ret = 0;
 out:
 	if (ret < 0)

@@ -73,6 +73,9 @@ struct sched_uarch {
 					 * first (complex) decoder */
 	bool partial_load_merge;	/* HSW/SKL: a load into an 8/16-bit register
 					 * merges with an ALU uop */
+	uint8_t stack_page_miss;	/* cycles per 4 KiB page a block's stack
+					 * moves into when unrolled (a DTLB miss
+					 * that hits the STLB); 0 = not modelled */
 	uint8_t cc_both_uop;		/* CMOVBE/CMOVNBE, SETBE/SETNBE read CF and
 					 * ZF: the extra uop goes to 1 = the flag
 					 * uop's ports (p06, p05), 2 = any ALU port */

@@ -95,7 +95,8 @@ assert u[\"throughput_mode\"]==\"unrolled\" and l[\"throughput_mode\"]==\"loop\"
 check "--model other than corrected/llvm: exit 1" '[ $rc -eq 1 ]'
 printf '585b595a5e\n' > "$tmp/pops.hex"
 "$micactl" mca -mcpu=skylake --hex "$tmp/pops.hex" > "$tmp/pops.out"
-check "default model: five pops at 2.5 cycles per iteration" 'grep -q "^Throughput:        2.50 cycles per iteration" "$tmp/pops.out"'
+# 2.5 (loads) + the stack's 40 bytes a iteration of 9-cycle page misses
+check "default model: five pops at 2.59 cycles per iteration" 'grep -q "^Throughput:        2.59 cycles per iteration" "$tmp/pops.out"'
 "$micactl" mca -mcpu=skylake --hex -bottleneck-analysis "$tmp/pops.hex" > "$tmp/bn.out"
 check "corrected model bottleneck analysis: ports bound 2.5 (loads)" 'grep -q "Execution ports           2.50  (SKLPort2, SKLPort3)" "$tmp/bn.out"'
 echo "1..$n"

@@ -151,19 +151,23 @@ main(void)
 	      "ivybridge: fusible add not on the last decoder -> 4/3 cycle");
 	/* pop %rbx; pop %rbp; pop %r12; add $40,%rdi; xor %eax,%eax: pop %r12
 	 * (41 5C) ends its decode group: [add xor pop pop] [pop %r12] -> 2
-	 * cycles; with pop %r11 (41 5B) the 3 loads on 2 ports bound: 1.5. */
-	is_tp(corrected("5b5d415c4883c72831c0", UA_TP_UNROLLED, NULL), 2.0,
+	 * cycles; with pop %r11 (41 5B) the 3 loads on 2 ports bound: 1.5.
+	 * Each adds the stack's 24 bytes a iteration of page misses (9 or 8
+	 * cycles a 4 KiB page, below). */
+	is_tp(corrected("5b5d415c4883c72831c0", UA_TP_UNROLLED, NULL), 2.0 + 9.0 * 24 / 4096,
 	      "pop %%r12 ends the decode group: 2 cycles");
-	is_tp(corrected("5b5d415b4883c72831c0", UA_TP_UNROLLED, NULL), 1.5,
+	is_tp(corrected("5b5d415b4883c72831c0", UA_TP_UNROLLED, NULL), 1.5 + 9.0 * 24 / 4096,
 	      "pop %%r11 does not: 1.5 cycles (loads)");
-	is_tp(corrected_on("haswell", "5b5d415c4883c72831c0"), 2.0,
+	is_tp(corrected_on("haswell", "5b5d415c4883c72831c0"), 2.0 + 8.0 * 24 / 4096,
 	      "haswell: pop %%r12 on the first decoder, ends the group: 2 cycles");
 	/* xor %eax,%eax; imul %rax,%rax: the zero idiom breaks the chain;
 	 * one imul per cycle on port 1. */
 	is_tp(corrected("31c0480fafc0", UA_TP_UNROLLED, NULL), 1.0,
 	      "zero idiom breaks the imul chain: 1 cycle (port 1)");
-	/* Five pops: the stack engine updates RSP, five loads on two ports. */
-	is_tp(corrected("585b595a5e", UA_TP_UNROLLED, NULL), 2.5, "five pops: 2.5 cycles (2 loads/cycle)");
+	/* Five pops: the stack engine updates RSP, five loads on two ports
+	 * (and 40 bytes a iteration of page misses, below). */
+	is_tp(corrected("585b595a5e", UA_TP_UNROLLED, NULL), 2.5 + 9.0 * 40 / 4096,
+	      "five pops: 2.5 cycles (2 loads/cycle)");
 	ok(plain("585b595a5e") >= 5.0, "LLVM's model chains the pops through RSP (%.2f >= 5)",
 	   plain("585b595a5e"));
 	/* push %rbx; mov %rsp,%rax: the explicit read of RSP after a push
@@ -230,6 +234,51 @@ main(void)
 		ok(b.ui[0].n_load == 1 && b.ui[0].uops[0].kind == UA_LOAD &&
 		   b.ui[0].uops[1].busy == 21 && b.ui[0].fused == 36,
 		   "skylake divq 8(%%r8): a load, then DIV64r's uops (36 fused, divider 21 cycles)");
+
+	/* vdivsd %xmm0,%xmm7,%xmm0: a chain through the divide's fast-path
+	 * latency, 10 cycles on Haswell and Ivy Bridge (LLVM: 20 and 22;
+	 * BHive's chained vdivsd block: 10.12 on Haswell).  Three independent
+	 * vdivsd (to xmm3, xmm5, xmm8): the divider busy 8 cycles each, 24
+	 * (LLVM: 14 each, 42; BHive's three vdivsd on Ivy Bridge: 24.52). */
+	is_tp(corrected_on("haswell", "c5c35ec0"), 10.0, "haswell: vdivsd chain: 10 cycles");
+	is_tp(corrected_on("ivybridge", "c5c35ec0"), 10.0, "ivybridge: vdivsd chain: 10 cycles");
+	is_tp(corrected_on("haswell", "c5eb5ed9c5db5ee9c54b5ec1"), 24.0,
+	      "haswell: three independent vdivsd: divider 8 cycles each");
+	is_tp(corrected_on("ivybridge", "c5eb5ed9c5db5ee9c54b5ec1"), 24.0,
+	      "ivybridge: three independent vdivsd: divider 8 cycles each");
+	/* divsd 8(%rsp),%xmm0 (SSE, memory form): the same 10-cycle chain
+	 * (the load is off it). */
+	is_tp(corrected_on("haswell", "f20f5e442408"), 10.0,
+	      "haswell: divsd from memory: 10-cycle chain");
+	/* Locked read-modify-writes, one at a time: lock addq $1,(%rbp) 19
+	 * cycles on Haswell (BHive 18.99 with a cmp beside it), lock xaddl
+	 * %edx,(%rax) 18 on Skylake (BHive 18.01), xchg %rax,(%rdx) 24 on
+	 * Haswell (BHive: three in 73.00).  LLVM: 6, 7 and 6 cycles. */
+	is_tp(corrected_on("haswell", "f04883450001"), 19.0, "haswell: lock add: 19 cycles");
+	is_tp(corrected("f00fc110", UA_TP_UNROLLED, NULL), 18.0, "skylake: lock xadd: 18 cycles");
+	is_tp(corrected_on("haswell", "488702"), 24.0, "haswell: xchg with memory: 24 cycles");
+	is_tp(corrected_on("haswell", "488702488702"), 48.0,
+	      "haswell: two xchg with memory: 48 cycles");
+
+	/* add $1032,%rsp; pop %rbx; pop %rbp; pop %r12..%r15: six loads on
+	 * ports 2 and 3 (3 cycles), and the stack moves 1032 + 48 bytes per
+	 * iteration: 1080/4096 of a DTLB miss at 9 cycles, 2.373 more
+	 * (BHive: 5.47).  With add $6744 the 14.9 cycles of misses overlap:
+	 * at most the block's own 3 (BHive: 5.98).  As a loop, or with the
+	 * pushes and pops balanced, the stack stays put. */
+	is_tp(corrected("4881c4080400005b5d415c415d415e415f", UA_TP_UNROLLED, NULL),
+	      3.0 + 9.0 * 1080 / 4096, "stack moving 1080 bytes/iteration: DTLB misses");
+	is_tp(corrected("4881c4581a00005b5d415c415d415e415f", UA_TP_UNROLLED, NULL), 6.0,
+	      "stack moving 6792 bytes/iteration: misses at most double the block");
+	is_tp(corrected("4881c4080400005b5d415c415d415e415f", UA_TP_LOOP, NULL), 3.0,
+	      "the same as a loop: no page misses");
+	/* push %rbx; pop %rbx: the stack stays put; the pop's load is
+	 * forwarded from the push (4 cycles on Skylake), a 4-cycle chain. */
+	is_tp(corrected("535b", UA_TP_UNROLLED, NULL), 4.0, "push %%rbx; pop %%rbx: no page misses");
+	/* push %r12; push %rbx; sub $200,%rsp on Haswell: 2 stores (2
+	 * cycles) and 216 bytes a iteration at 8 cycles a page. */
+	is_tp(corrected_on("haswell", "4154534881ecc8000000"), 2.0 + 8.0 * 216 / 4096,
+	      "haswell: pushes and sub $200,%%rsp: DTLB misses at 8 cycles");
 
 	/* Instruction records. */
 	if (build("48030418", &b) == 0)	/* add (%rax,%rbx),%rax */
