@@ -271,7 +271,10 @@ sched_insn_init(const struct sched_model *model, const struct insn_info *ii,
 
 	memset(si, 0, sizeof(*si));
 	si->opcode = m->opcode;
-	si->has_side_effects = (ii->flags & (INSN_LOCK | INSN_SYSCALL)) != 0 ||
+	/* Not INSN_LOCK: LLVM's locked forms (LOCK_ADD32mi8, XCHG32rm) and
+	 * an instruction after a LOCK_PREFIX have no unmodeled side effects;
+	 * the prefix itself has (llvm_side_effects). */
+	si->has_side_effects = (ii->flags & INSN_SYSCALL) != 0 ||
 			       (m->opcode && llvm_side_effects(ii, sched_opcode_names[m->opcode]));
 	if (!m->opcode || !model->by_opcode[m->opcode]) {
 		si->uops = 1;

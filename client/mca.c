@@ -425,8 +425,9 @@ build_block(const struct model_choice *mc, const struct region *r, const struct 
 	for (size_t off = 0; off < r->n;) {
 		struct insn_info ii;
 		struct sched_mapping m;
-		const struct src_line *sl = line_at(r, off);
+		const struct src_line *sl = line_at(r, off), *tl;
 		char buf[128];
+		bool split;
 
 		if (insn_decode(r->bytes + off, r->n - off, off, &ii) < 0) {
 			char hex[64] = "";
@@ -454,7 +455,21 @@ build_block(const struct model_choice *mc, const struct region *r, const struct 
 			b->ui = xreallocarray(b->ui, b->cap, sizeof(*b->ui));
 			b->text = xreallocarray(b->text, b->cap, sizeof(*b->text));
 		}
-		if (m.lock) {
+		/* A LOCK prefix on a line of its own (or in hex input, which
+		 * llvm-mc disassembles that way) is LLVM's LOCK_PREFIX
+		 * instruction; `lock add ...` on one line is one instruction,
+		 * LLVM's LOCK_ opcode where it has one. */
+		split = m.lock && (!r->n_lines || line_at(r, off + 1) != sl);
+		if (m.lock && !split) {
+			char nm[64];
+			uint32_t id;
+
+			snprintf(nm, sizeof(nm), "LOCK_%s", sched_opcode_names[m.opcode]);
+			id = sched_opcode_find(nm);
+			if (id)
+				m.opcode = id;
+		}
+		if (split) {
 			sched_insn_lock_prefix(model, &b->si[b->n]);
 			/* For the uop model the prefix is a byte of the
 			 * instruction: a one-byte slot-less placeholder. */
@@ -475,14 +490,27 @@ build_block(const struct model_choice *mc, const struct region *r, const struct 
 			ua_insn_build(model, mc->ua, &mc->pt, &ii, &m, &b->si[b->n], &b->ui[b->n]);
 		else if (mc->correct)
 			sched_insn_correct(model, &ii, &m, &b->si[b->n]);
-		if (m.lock)
+		if (split)
 			ii.len++;
-		if (use_source && sl && !m.lock) {
-			snprintf(b->text[b->n], sizeof(b->text[0]), "%s", sl->text);
+		tl = split && r->n_lines ? line_at(r, off + 1) : sl;
+		if (use_source && tl && m.lock && !split && !strncmp(tl->text, "lock\t", 5)) {
+			/* llvm-mca's printer: "lock", two tabs, the instruction */
+			char *sp;
+
+			snprintf(buf, sizeof(buf), "%s", tl->text + 5);
+			sp = strchr(buf, ' ');
+			if (sp)
+				*sp = '\t';
+			snprintf(b->text[b->n], sizeof(b->text[0]), "lock\t\t%.115s", buf);
+		} else if (use_source && tl) {
+			snprintf(b->text[b->n], sizeof(b->text[0]), "%s", tl->text);
 		} else {
 			char *sp;
 
 			insn_format(&ii, !opt->intel_out, buf, sizeof(buf));
+			/* The prefix is shown as its own instruction. */
+			if (split && !strncmp(buf, "lock ", 5))
+				memmove(buf, buf + 5, strlen(buf + 5) + 1);
 			sp = strchr(buf, ' ');
 			if (sp)
 				*sp = '\t';	/* llvm-mca: a tab after the mnemonic */

@@ -6,7 +6,8 @@
 # dispatch width, register file size, load/store queues, few iterations).
 # Zen 3's detailed views are left out: LLVM 14's Zen 3 model names and
 # splits its FP units differently from the LLVM 19 data micad uses (the
-# summary numbers still agree).  avx-fma is left out on btver2, which has
+# summary numbers still agree).  locked is left out on btver2, whose
+# locked INC LLVM 14 gives 19 cycles and the LLVM 19 data 6.  avx-fma is left out on btver2, which has
 # no FMA (llvm-mca-14 stops there; micactl warns and goes on).  Prints TAP.
 micactl=$top_builddir/micactl
 kdir=$top_srcdir/tests/sched_kernels
@@ -66,6 +67,10 @@ divide btver2 100
 store-heavy skylake 100
 store-heavy znver3 100
 store-heavy btver2 100
+locked skylake 100
+locked haswell 100
+locked ivybridge 100
+locked znver3 100
 LIST
 
 # Whole reports, byte for byte: options | kernels | cpus
@@ -97,5 +102,7 @@ done <<'LIST'
 -lqueue=3 -squeue=2 -all-stats -bottleneck-analysis|int-mix store-heavy load-op-chain|skylake haswell
 -resource-pressure=false -instruction-info=0 -bottleneck-analysis|dot-product push-pop|btver2 ivybridge
 -output-asm-variant=1 -timeline|dot-product|skylake
+-all-views|locked|haswell ivybridge
+-instruction-info -resource-pressure|locked|skylake
 LIST
 echo "1..$n"
