@@ -44,14 +44,8 @@ db_fail(struct http_req *r)
 	"(SELECT id FROM interval WHERE session_id = s.id AND tid = t.tid ORDER BY idx DESC " \
 	"LIMIT 1) WHERE t.session_id = s.id)"
 
-/*
- * The live progress of a running session.  The intervals are the larger of
- * the worker's count and the stored ones (db_intervals): the database has
- * every finished interval as soon as it is written, whatever the worker
- * reports.
- */
 static void
-live_json(struct http_req *r, int64_t id, int64_t db_intervals)
+live_json(struct http_req *r, int64_t id)
 {
 	struct http_live lv;
 
@@ -68,8 +62,7 @@ live_json(struct http_req *r, int64_t id, int64_t db_intervals)
 	jb_key(&r->body, "instructions");
 	jb_u64(&r->body, lv.instructions);
 	jb_key(&r->body, "intervals");
-	jb_u64(&r->body, db_intervals > 0 && (uint64_t)db_intervals > lv.intervals ?
-	       (uint64_t)db_intervals : lv.intervals);
+	jb_u64(&r->body, lv.intervals);
 	jb_key(&r->body, "mgsim");
 	jb_bool(&r->body, lv.has_mgsim);
 	jb_obj_end(&r->body);
@@ -92,7 +85,7 @@ session_fields(struct http_req *r, sqlite3_stmt *st)
 	jb_key(&r->body, "running");
 	jb_bool(&r->body, er && !strcmp((const char *)er, "running"));
 	if (er && !strcmp((const char *)er, "running"))
-		live_json(r, sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 10));
+		live_json(r, sqlite3_column_int64(st, 0));
 }
 
 static int

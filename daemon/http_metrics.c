@@ -124,9 +124,7 @@ http_metrics(struct http_req *r)
 		memset(&lv, 0, sizeof(lv));
 		if (ss[i].running && r->srv->live && r->srv->live(r->srv->live_arg, ss[i].id, &lv)) {
 			ss[i].instructions = (int64_t)lv.instructions;
-			/* The stored count, unless the worker counted more. */
-			if ((int64_t)lv.intervals > ss[i].intervals)
-				ss[i].intervals = (int64_t)lv.intervals;
+			ss[i].intervals = (int64_t)lv.intervals;
 			if (lv.has_mgsim) {
 				/* One clock reading for 13-15; a read of all 21
 				 * counters for the monitoring variables (§5.1). */

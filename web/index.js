@@ -38,7 +38,7 @@ async function load() {
 			el("td", { text: fmtTime(s.started_at) }),
 			el("td", { class: "num", text: end ? fmtDuration(end - s.started_at) : "\u2013" }),
 			el("td", { class: "num", text: fmtInt(s.threads) }),
-			el("td", { class: "num", text: fmtInt(s.live ? Math.max(s.live.intervals, s.intervals) : s.intervals) }),
+			el("td", { class: "num", text: fmtInt(s.live ? s.live.intervals : s.intervals) }),
 			el("td", { class: "num", text: fmtInt(instr) })));
 	}
 	if (!rows.length)

@@ -56,7 +56,7 @@ function summary(s) {
 		["duration", end ? fmtDuration(end - s.started_at) : "\u2013"],
 		["exit status", s.exit_status === null ? "\u2013" : s.exit_status],
 		["threads", fmtInt(s.threads)],
-		["intervals", fmtInt(s.live ? Math.max(s.live.intervals, s.intervals) : s.intervals)],
+		["intervals", fmtInt(s.live ? s.live.intervals : s.intervals)],
 		["instructions", fmtInt(s.live ? s.live.instructions : s.instructions)],
 		["analyses", (s.analyses || []).join(", ") || "\u2013"],
 	];
@@ -341,7 +341,7 @@ function shown() {
 		polls: micad.polls };
 	if (session) {
 		st.running = session.running;
-		st.intervals = session.live ? Math.max(session.live.intervals, session.intervals) : session.intervals;
+		st.intervals = session.live ? session.live.intervals : session.intervals;
 	}
 	if (micad.mgsim)
 		st.mgsim = micad.mgsim;
