@@ -120,7 +120,8 @@ wait "$m"
 is "$?" 130 "run: SIGINT to micactl reaches the program (exit 128+2)"
 
 # attach --background, status, stop: the target goes on.
-"$ASM/sleeper" >"$TMP/att.out" &
+# (sleeper runs until $TMP/att.go exists: attach may be slow under ASan.)
+"$ASM/sleeper" "$TMP/att.go" >"$TMP/att.out" &
 target=$!
 sleep 0.1
 "$MICACTL" attach -b "$target" 2>"$TMP/att.err"
@@ -155,6 +156,7 @@ else
 fi
 "$MICACTL" stop "$s_att" 2>/dev/null
 is "$?" 0 "stop: accepted"
+touch "$TMP/att.go"
 wait "$target"
 is "$?" 7 "stop: the target finishes by itself with its own status"
 is "$(cat "$TMP/att.out")" "done" "stop: the target's output is intact"
@@ -166,7 +168,7 @@ is "$(sql "select end_reason from session where id = $s_att")" detached \
 	"stop: the session is recorded as detached"
 
 # SIGTERM to the daemon: sessions detached, intervals written, exit 0.
-"$ASM/sleeper" >"$TMP/term.out" &
+"$ASM/sleeper" "$TMP/term.go" >"$TMP/term.out" &
 target=$!
 sleep 0.1
 "$MICACTL" attach -b "$target" 2>"$TMP/term.err"
@@ -178,6 +180,7 @@ wait "$daemon"
 is "$?" 0 "SIGTERM: the daemon exits 0"
 [ ! -e "$SOCK" ]
 ok $? "SIGTERM: the socket is removed"
+touch "$TMP/term.go"
 wait "$target"
 is "$?" 7 "SIGTERM: the traced process goes on to its own end"
 got=$(sql "select end_reason from session where id = $s_term" 2>&1)
