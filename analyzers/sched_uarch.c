@@ -12,6 +12,7 @@
  */
 #include "config.h"
 
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -981,6 +982,9 @@ ua_macro_fuse(const struct sched_uarch *ua, const struct ua_insn *ui, unsigned n
 
 enum { REF_RESULT = 0, REF_SYNC = 1 };
 
+/* ua_sim_push() does not clear a slot: it sets the fields read before a
+ * stage writes them (those set at rename are set by rename_insn(), the
+ * stage times by their stages).  A new field must be set there. */
 struct ua_dyn {
 	/* Hot: what dependents look at (one cache line). */
 	uint64_t seq;
@@ -990,7 +994,7 @@ struct ua_dyn {
 	uint8_t uops_left, ops_left, n_uops, slots;
 	uint8_t fuse, taken, needs_sync, ptr_chase;
 	/* The rest. */
-	uint64_t addr, mem_addr;
+	uint64_t addr;
 	uint32_t tag;
 	uint8_t slots_left, retire_left, started, idq_uops;
 	uint8_t n_src_addr, n_src_data, has_lkey, has_skey;
@@ -998,8 +1002,14 @@ struct ua_dyn {
 	uint32_t t_fetch, t_predec, t_dec, t_ready, t_dispatch;
 	uint32_t src_addr[4], src_data[UA_MAX_SRCS], src_sync;	/* producer refs */
 	uint64_t fwd;
-	uint64_t lkey_a, lkey_b, skey_a, skey_b;
 	uint8_t uop_port[UA_MAX_UOPS + 1];
+};
+
+/* The address keys of a ring slot's load and store (struct ua_dyn's
+ * has_lkey, has_skey): set at push, read at rename only, so kept apart
+ * from the records the other stages look at. */
+struct ua_keys {
+	uint64_t lkey_a, lkey_b, skey_a, skey_b;
 };
 
 /* Fields of struct ua_dyn a waiting uop may be blocked on. */
@@ -1046,6 +1056,7 @@ struct ua_sim {
 	struct ua_ports pt;
 	enum ua_frontend fe;
 	struct ua_dyn *ring;
+	struct ua_keys *keys;		/* per ring slot */
 	uint64_t mask;			/* ring size - 1: > ROB + IDQ + IQ + look-ahead */
 	uint64_t push_end, pd_head, dec_head, ren_head, ret_head;
 	uint32_t cycle;
@@ -1086,11 +1097,20 @@ reg_slot(uint16_t reg)
 }
 
 /* The state of a new engine, from one whose first `used' ring slots were
- * used (a fresh one: all): only what a run changes is written again. */
+ * used (a fresh one: all): only what a run changes is written again.
+ * A reused engine passes 0: a ring slot and its wait list are read only
+ * for an instruction pushed since (through a producer reference, a store
+ * record, a scheduler entry or a stage's head, all cleared here), and
+ * ua_sim_push() sets its seq and wait list, so stale slots are never
+ * looked at. */
 static void
 sim_clear(struct ua_sim *s, uint64_t used)
 {
 	uint64_t size = s->mask + 1;
+	/* A run that ended with every uop dispatched left every scheduler
+	 * slot on the free list (in another order: slot numbers mean
+	 * nothing) and the wheel empty. */
+	bool drained = used == 0 && s->rs_n == 0;
 
 	if (used > size)
 		used = size;
@@ -1103,11 +1123,13 @@ sim_clear(struct ua_sim *s, uint64_t used)
 	s->pd_block = UINT64_MAX;
 	s->pd_stall = s->ms_stall = s->idq_uops = 0;
 	s->rob_used = s->lb_used = s->sb_used = s->rs_n = 0;
-	for (int i = 0; i < RS_SLOTS; i++)
-		s->rs[i].next = i + 1 < RS_SLOTS ? i + 1 : -1;
-	s->rs_free = 0;
-	for (unsigned i = 0; i < WHEEL; i++)
-		s->wheel[i] = -1;
+	if (!drained) {
+		for (int i = 0; i < RS_SLOTS; i++)
+			s->rs[i].next = i + 1 < RS_SLOTS ? i + 1 : -1;
+		s->rs_free = 0;
+		for (unsigned i = 0; i < WHEEL; i++)
+			s->wheel[i] = -1;
+	}
 	memset(s->n_cand, 0, sizeof(s->n_cand));
 	s->cand_mask = s->cand_added = 0;
 	memset(s->pending, 0, sizeof(s->pending));
@@ -1138,9 +1160,11 @@ ua_sim_new(const struct sched_model *model, const struct sched_uarch *ua, enum u
 		size *= 2;
 	s->mask = size - 1;
 	s->ring = malloc(size * sizeof(*s->ring));
+	s->keys = malloc(size * sizeof(*s->keys));
 	s->waiters = malloc(size * sizeof(*s->waiters));
-	if (!s->ring || !s->waiters || ua_ports_init(model, ua, &s->pt) < 0) {
+	if (!s->ring || !s->keys || !s->waiters || ua_ports_init(model, ua, &s->pt) < 0) {
 		free(s->ring);
+		free(s->keys);
 		free(s->waiters);
 		free(s);
 		return NULL;
@@ -1167,6 +1191,7 @@ ua_sim_free(struct ua_sim *s)
 	if (!s)
 		return;
 	free(s->ring);
+	free(s->keys);
 	free(s->waiters);
 	free(s);
 }
@@ -1208,16 +1233,21 @@ ua_sim_push(struct ua_sim *s, const struct ua_insn *ui, uint64_t addr, uint32_t 
 	    uint8_t fuse, bool taken, uint64_t mem_addr)
 {
 	struct ua_dyn *d;
+	struct ua_keys *key;
 
 	if (s->push_end - s->ret_head >= s->mask)
 		return -1;
 	d = &s->ring[s->push_end & s->mask];
-	memset(d, 0, sizeof(*d));
+	key = &s->keys[s->push_end & s->mask];
+	/* Only the fields read before a later stage writes them (no
+	 * memset: see struct ua_dyn). */
+	d->needs_sync = d->ptr_chase = d->started = 0;
+	d->has_lkey = d->has_skey = 0;
+	d->fwd = 0;
 	s->waiters[s->push_end & s->mask] = -1;
 	d->ui = ui;
 	d->seq = s->push_end++;
 	d->addr = addr;
-	d->mem_addr = mem_addr;
 	d->tag = tag;
 	d->fuse = fuse;
 	d->taken = taken;
@@ -1240,20 +1270,20 @@ ua_sim_push(struct ua_sim *s, const struct ua_insn *ui, uint64_t addr, uint32_t 
 		d->has_lkey = 1;
 		d->lsize = ui->load_mem.size;
 		if (mem_addr) {
-			d->lkey_a = 0;
-			d->lkey_b = mem_addr;
+			key->lkey_a = 0;
+			key->lkey_b = mem_addr;
 		} else {
-			mem_key(s, &ui->load_mem, addr, ui->len, &d->lkey_a, &d->lkey_b);
+			mem_key(s, &ui->load_mem, addr, ui->len, &key->lkey_a, &key->lkey_b);
 		}
 	}
 	if (ui->has_store_mem) {
 		d->has_skey = 1;
 		d->ssize = ui->store_mem.size;
 		if (mem_addr) {
-			d->skey_a = 0;
-			d->skey_b = mem_addr;
+			key->skey_a = 0;
+			key->skey_b = mem_addr;
 		} else {
-			mem_key(s, &ui->store_mem, addr, ui->len, &d->skey_a, &d->skey_b);
+			mem_key(s, &ui->store_mem, addr, ui->len, &key->skey_a, &key->skey_b);
 		}
 	}
 	if (ui->flags & UA_STACK_OP)
@@ -1427,7 +1457,11 @@ retire_stage(struct ua_sim *s, ua_retire_fn fn, void *arg)
 		if (fn) {
 			struct ua_retired r;
 
-			memset(&r, 0, sizeof(r));
+			/* port_uops[p] and busy_cycles[k] are zeroed when
+			 * their bit of port_mask or busy_mask is first set:
+			 * only those are meaningful. */
+			r.port_mask = 0;
+			r.busy_mask = 0;
 			r.tag = d->tag;
 			r.fetched = d->t_fetch;
 			r.decoded = d->t_dec;
@@ -1438,13 +1472,19 @@ retire_stage(struct ua_sim *s, ua_retire_fn fn, void *arg)
 			r.retired = s->cycle;
 			for (unsigned u = 0; u < d->n_uops && u <= UA_MAX_UOPS; u++) {
 				unsigned idx = u < d->ui->n_uops ? u : UA_MAX_UOPS;
+				unsigned pp = d->uop_port[idx];
 
-				r.port_uops[d->uop_port[idx]]++;
-				r.port_mask |= (uint16_t)(1u << d->uop_port[idx]);
+				if (!(r.port_mask & (1u << pp)))
+					r.port_uops[pp] = 0;
+				r.port_uops[pp]++;
+				r.port_mask |= (uint16_t)(1u << pp);
 				if (idx < d->ui->n_uops && d->ui->uops[idx].busy) {
-					r.busy_cycles[d->ui->uops[idx].busy_unit] +=
-						d->ui->uops[idx].busy;
-					r.busy_mask |= (uint8_t)(1u << d->ui->uops[idx].busy_unit);
+					unsigned bu = d->ui->uops[idx].busy_unit;
+
+					if (!(r.busy_mask & (1u << bu)))
+						r.busy_cycles[bu] = 0;
+					r.busy_cycles[bu] += d->ui->uops[idx].busy;
+					r.busy_mask |= (uint8_t)(1u << bu);
 				}
 			}
 			fn(arg, &r);
@@ -1621,8 +1661,9 @@ dispatch_stage(struct ua_sim *s)
 
 				if (u && u->busy && s->busy_until[u->busy_unit] > c)
 					continue;
-				memmove(&s->cand[p][j], &s->cand[p][j + 1],
-					(s->n_cand[p] - j - 1) * sizeof(s->cand[p][0]));
+				/* (a short list: no memmove call) */
+				for (unsigned q = j + 1; q < s->n_cand[p]; q++)
+					s->cand[p][q - 1] = s->cand[p][q];
 				if (--s->n_cand[p] == 0)
 					s->cand_mask &= ~(1u << p);
 				used |= 1u << p;
@@ -1636,21 +1677,19 @@ dispatch_stage(struct ua_sim *s)
 static unsigned
 choose_port(struct ua_sim *s, uint16_t mask, const unsigned *snap, unsigned *assigned)
 {
-	unsigned best = UA_MAX_PORTS, best_n = 0;
+	unsigned best = UINT_MAX;
 
 	if (mask && !(mask & (mask - 1)))
 		return (unsigned)__builtin_ctz(mask);
 	/* The ports of the mask in increasing order (the first of the
-	 * least loaded wins). */
+	 * least loaded wins): the least of (load, port), without a branch
+	 * per port (loads are below RS_SLOTS, ports below 16). */
 	for (unsigned m = mask & ((1u << s->pt.n) - 1); m; m &= m - 1) {
-		unsigned p = (unsigned)__builtin_ctz(m), n = snap[p] + assigned[p];
+		unsigned p = (unsigned)__builtin_ctz(m), key = (snap[p] + assigned[p]) << 4 | p;
 
-		if (best == UA_MAX_PORTS || n < best_n) {
-			best = p;
-			best_n = n;
-		}
+		best = key < best ? key : best;
 	}
-	return best == UA_MAX_PORTS ? 0 : best;
+	return best == UINT_MAX ? 0 : best & 15;
 }
 
 /* A renamed uop enters the scheduler; it is placed once the whole
@@ -1670,6 +1709,7 @@ static void
 rename_insn(struct ua_sim *s, struct ua_dyn *d, const unsigned *snap, unsigned *assigned)
 {
 	const struct ua_insn *ui = d->ui;
+	const struct ua_keys *key = &s->keys[d->seq & s->mask];
 	uint32_t c = s->cycle;
 	int32_t added[UA_MAX_UOPS + 1];
 	unsigned n_added = 0;
@@ -1717,18 +1757,18 @@ rename_insn(struct ua_sim *s, struct ua_dyn *d, const unsigned *snap, unsigned *
 		 * load's bucket, newest first. */
 		uint64_t oldest = s->n_stored - s->n_stores;
 
-		for (uint64_t k = s->store_head[store_bucket(d->lkey_a)];
+		for (uint64_t k = s->store_head[store_bucket(key->lkey_a)];
 		     k != NO_STORE && k >= oldest; k = s->stores[k % UA_STORES].prev) {
 			const struct store_rec *r = &s->stores[k % UA_STORES];
 			/* offsets may wrap: compare differences */
-			int64_t diff = (int64_t)(d->lkey_b - r->b);
+			int64_t diff = (int64_t)(key->lkey_b - r->b);
 			int64_t lsize = d->lsize ? d->lsize : 1;
 
 			/* Older than anything in flight: its data is in the
 			 * cache by now (and so is every older store's). */
 			if (r->seq + 64 < s->ret_head)
 				break;
-			if (r->seq >= d->seq || r->a != d->lkey_a || diff >= (int64_t)r->size ||
+			if (r->seq >= d->seq || r->a != key->lkey_a || diff >= (int64_t)r->size ||
 			    -diff >= lsize)
 				continue;
 			d->fwd = r->seq + 1;
@@ -1739,9 +1779,9 @@ rename_insn(struct ua_sim *s, struct ua_dyn *d, const unsigned *snap, unsigned *
 		}
 	}
 	if (d->has_skey) {
-		unsigned bk = store_bucket(d->skey_a);
+		unsigned bk = store_bucket(key->skey_a);
 
-		s->stores[s->store_pos] = (struct store_rec){ d->skey_a, d->skey_b, d->seq,
+		s->stores[s->store_pos] = (struct store_rec){ key->skey_a, key->skey_b, d->seq,
 							      d->ssize ? d->ssize : 1u,
 							      ui->n_std != 0, s->store_head[bk] };
 		s->store_head[bk] = s->n_stored++;
@@ -1840,10 +1880,18 @@ rename_stage(struct ua_sim *s)
 		s->st.stall_frontend++;
 }
 
+/* a / w, a shift when w is a power of two (the windows are): no
+ * division per instruction */
+static uint64_t
+div_w(uint64_t a, unsigned w)
+{
+	return (w & (w - 1)) == 0 ? a >> __builtin_ctz(w) : a / w;
+}
+
 static uint64_t
 end_block(const struct ua_dyn *d, unsigned w)
 {
-	return (d->addr + d->ui->len - 1) / w;
+	return div_w(d->addr + d->ui->len - 1, w);
 }
 
 static void
@@ -1884,7 +1932,7 @@ predecode_stage(struct ua_sim *s)
 	if (n == ua->predecode_width && s->pd_head < s->push_end) {
 		const struct ua_dyn *d = &s->ring[s->pd_head & s->mask];
 
-		if (d->addr / ua->predecode_bytes == s->pd_block &&
+		if (div_w(d->addr, ua->predecode_bytes) == s->pd_block &&
 		    end_block(d, ua->predecode_bytes) != s->pd_block &&
 		    d->addr % ua->predecode_bytes + d->ui->opc_pos < ua->predecode_bytes)
 			s->pd_stall += 1;
@@ -1980,11 +2028,11 @@ dsb_stage(struct ua_sim *s)
 			break;
 		if (uops && uops + f > ua->dsb_width)
 			break;
-		if (win != UINT64_MAX && d->addr / ua->dsb_window != win)
+		if (win != UINT64_MAX && div_w(d->addr, ua->dsb_window) != win)
 			break;
 		if (d->ui->fused > 4 && uops)
 			break;
-		win = d->addr / ua->dsb_window;
+		win = div_w(d->addr, ua->dsb_window);
 		d->t_predec = d->t_dec = s->cycle;
 		s->idq_uops += f;
 		s->pd_head++;
@@ -2272,6 +2320,8 @@ ua_run_block_reuse(struct ua_sim **sim, const struct sched_model *model,
 	uint8_t *fuse = NULL;
 	uint64_t *addr = NULL;
 	uint64_t block_len = 0, pushed = 0, total = (uint64_t)iters * n, last_insns = 0;
+	uint64_t push_base = 0;
+	unsigned push_i = 0;
 	uint32_t last_progress = 0;
 	unsigned ncols = 0, slots = 0;
 	int ret = -1;
@@ -2281,7 +2331,7 @@ ua_run_block_reuse(struct ua_sim **sim, const struct sched_model *model,
 	if (!n)
 		return -1;
 	if (s && s->model == model && s->ua == ua && s->fe == fe) {
-		sim_clear(s, s->push_end);
+		sim_clear(s, 0);
 	} else {
 		ua_sim_free(s);
 		*sim = s = ua_sim_new(model, ua, fe);
@@ -2355,14 +2405,19 @@ ua_run_block_reuse(struct ua_sim **sim, const struct sched_model *model,
 	}
 	while (s->ret_head < total) {
 		while (pushed < total && s->push_end - s->ren_head < UA_LOOKAHEAD) {
-			unsigned i = (unsigned)(pushed % n);
-			uint64_t it = pushed / n;
-			uint64_t a = mode == UA_TP_LOOP ? addr[i] : it * block_len + addr[i];
+			/* push_i, push_base: pushed % n and the address of
+			 * iteration pushed / n, kept without dividing */
+			unsigned i = push_i;
+			uint64_t a = mode == UA_TP_LOOP ? addr[i] : push_base + addr[i];
 			bool taken = mode == UA_TP_LOOP && i == n - 1;
 
 			if (ua_sim_push(s, &ui[i], a, (uint32_t)pushed, fuse[i], taken, 0) < 0)
 				break;
 			pushed++;
+			if (++push_i == n) {
+				push_i = 0;
+				push_base += block_len;
+			}
 		}
 		ua_sim_cycle(s, block_retired, &b);
 		{

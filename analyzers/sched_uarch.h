@@ -236,8 +236,9 @@ int ua_sim_push(struct ua_sim *s, const struct ua_insn *ui, uint64_t addr, uint3
 struct ua_retired {
 	uint32_t tag;
 	uint32_t fetched, decoded, issued, ready, dispatched, executed, retired;
-	uint16_t port_uops[UA_MAX_PORTS];	/* uops per port */
-	uint16_t busy_cycles[4];
+	uint16_t port_uops[UA_MAX_PORTS];	/* uops per port (set for the
+						 * ports of port_mask only) */
+	uint16_t busy_cycles[4];		/* (units of busy_mask only) */
 	uint16_t port_mask;			/* ports with port_uops[p] != 0 */
 	uint8_t busy_mask;			/* units with busy_cycles[k] != 0 */
 };
