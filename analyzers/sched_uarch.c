@@ -35,7 +35,7 @@ static const struct sched_uarch uarchs[] = {
 		.move_elim = true, .unlaminate_all = false, .fast_ptr_chase = true,
 		.simple_sta_port = 7, .fwd_save = 1,
 		.cc_complex = true, .cc_both_uop = 1, .partial_load_merge = true,
-		.stack_page_miss = 9,
+		.stack_page_miss = 9, .lzcnt_dep_fixed = true, .shift_cl_lat = 1,
 	},
 	{
 		.name = "haswell", .model = "haswell", .port_prefix = "HWPort",
@@ -50,7 +50,7 @@ static const struct sched_uarch uarchs[] = {
 		.simple_sta_port = 7,
 		.fusible_not_last = true, .pop5c_complex = true,
 		.cc_both_uop = 2, .cc_complex = true, .partial_load_merge = true,
-		.stack_page_miss = 8,
+		.stack_page_miss = 8, .shift_cl_lat = 1,
 	},
 	{
 		.name = "ivybridge", .model = "sandybridge", .port_prefix = "SBPort",
@@ -64,7 +64,7 @@ static const struct sched_uarch uarchs[] = {
 		.move_elim = true, .unlaminate_all = true, .fast_ptr_chase = false,
 		.simple_sta_port = UA_MAX_PORTS,
 		.fusible_not_last = true, .pop5c_complex = true,
-		.cc_both_uop = 1, .cc_complex = true, .stack_page_miss = 7,
+		.cc_both_uop = 1, .cc_complex = true, .stack_page_miss = 7, .shift_cl_lat = 1,
 	},
 	{
 		.name = "sandybridge", .model = "sandybridge", .port_prefix = "SBPort",
@@ -78,7 +78,7 @@ static const struct sched_uarch uarchs[] = {
 		.move_elim = false, .unlaminate_all = true, .fast_ptr_chase = false,
 		.simple_sta_port = UA_MAX_PORTS,
 		.fusible_not_last = true, .pop5c_complex = true,
-		.cc_both_uop = 1, .cc_complex = true,
+		.cc_both_uop = 1, .cc_complex = true, .shift_cl_lat = 1,
 	},
 	{
 		.name = "alderlake", .model = "alderlake", .port_prefix = "ADLPPort",
@@ -702,12 +702,13 @@ ua_insn_build(const struct sched_model *model, const struct sched_uarch *ua,
 
 	/* Destinations that are inputs too: CMOVcc (always reads it), BSF/BSR
 	 * (kept when the source is zero), POPCNT/LZCNT/TZCNT (a false
-	 * dependency up to Skylake). */
+	 * dependency up to Skylake, which fixed it for LZCNT and TZCNT). */
 	if (decoded && ui->n_dst && (starts_with(name, "CMOV") || in.mnemonic == ZYDIS_MNEMONIC_BSF ||
 				     in.mnemonic == ZYDIS_MNEMONIC_BSR ||
 				     (ua->false_dep_popcnt && (in.mnemonic == ZYDIS_MNEMONIC_POPCNT ||
-							       in.mnemonic == ZYDIS_MNEMONIC_LZCNT ||
-							       in.mnemonic == ZYDIS_MNEMONIC_TZCNT))))
+							       (!ua->lzcnt_dep_fixed &&
+								(in.mnemonic == ZYDIS_MNEMONIC_LZCNT ||
+								 in.mnemonic == ZYDIS_MNEMONIC_TZCNT))))))
 		add_reg(ui->data, &ui->n_data, UA_MAX_SRCS, ui->dst[0]);
 	/* Three-component LEA (base, index and an encoded displacement, even
 	 * a zero one as [rbp+r*s] needs): 3 cycles on port 1. */
@@ -718,6 +719,16 @@ ua_insn_build(const struct sched_model *model, const struct sched_uarch *ua,
 		ui->op_lat = 3;
 		ui->uops[0].ports = 1u << 1;
 	}
+	/* SHL/SHR/SAR by CL: of their 3 uops only one shifts, the others
+	 * merge the flags (kept when the count is 0), so the register result
+	 * is ready a cycle after the shift (Agner Fog, uops.info), not after
+	 * LLVM's 3. */
+	if (decoded && ua->shift_cl_lat && ui->n_load == 0 &&
+	    (in.mnemonic == ZYDIS_MNEMONIC_SHL || in.mnemonic == ZYDIS_MNEMONIC_SHR ||
+	     in.mnemonic == ZYDIS_MNEMONIC_SAR) &&
+	    in.operand_count_visible == 2 && ops[1].type == ZYDIS_OPERAND_TYPE_REGISTER &&
+	    ops[1].reg.value == ZYDIS_REGISTER_CL)
+		ui->op_lat = ua->shift_cl_lat;
 	/* HSW/SKL rename no low 8- or 16-bit register apart: a load into
 	 * one (mov (%rbx),%al) merges into the old register with an ALU uop
 	 * after the load (2 uops: p23 + p0156), so it depends on the
@@ -1964,7 +1975,9 @@ decode_stage(struct ua_sim *s)
 		if ((d->ui->fused > 1 || (d->ui->flags & UA_COMPLEX_DEC) ||
 		     (ua->pop5c_complex && (d->ui->flags & UA_POP5C))) && n > 0)
 			break;
-		if (n > 0 && uops + f > ua->decode_uops)
+		/* The stack engine's sync uop is inserted after the
+		 * decoders: it takes no decoder uop slot. */
+		if (n > 0 && uops + f - d->needs_sync > ua->decode_uops)
 			break;
 		/* One larger than the whole IDQ (a microcoded instruction)
 		 * enters it empty, or it would never enter. */
@@ -1990,7 +2003,7 @@ decode_stage(struct ua_sim *s)
 			s->dec_head++;
 		}
 		n++;
-		uops += f;
+		uops += f - d->needs_sync;
 		if (d->ui->fe_stall) {
 			s->ms_stall = d->ui->fe_stall;
 			break;

@@ -61,6 +61,8 @@ struct sched_uarch {
 	bool fast_ptr_chase;		/* 4-cycle [base+disp<2048] loads after a load */
 	bool slow_lea;			/* base+index+disp LEA: 3 cycles, port 1 */
 	bool false_dep_popcnt;		/* popcnt/lzcnt/tzcnt wait for their destination */
+	bool lzcnt_dep_fixed;		/* ... but lzcnt/tzcnt no longer (Skylake) */
+	uint8_t shift_cl_lat;		/* register latency of SHL/SHR/SAR r,cl; 0 = LLVM's */
 	unsigned simple_sta_port;	/* port that takes only [base+disp] store
 					 * addresses (port 7), or UA_MAX_PORTS */
 	bool fusible_not_last;		/* SNB..HSW: a macro-fusible instruction

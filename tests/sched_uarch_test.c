@@ -279,6 +279,37 @@ main(void)
 	 * cycles) and 216 bytes a iteration at 8 cycles a page. */
 	is_tp(corrected_on("haswell", "4154534881ecc8000000"), 2.0 + 8.0 * 216 / 4096,
 	      "haswell: pushes and sub $200,%%rsp: DTLB misses at 8 cycles");
+	/* add $24,%rsp; pop %rbp; pop %r14; pop %r13; pop %r12 on Haswell:
+	 * the add reads RSP after the pops, a sync uop, inserted after the
+	 * decoders: [add pop pop pop] take 4 decoder uops, not 5, and pop
+	 * %r12 (first decoder only) decodes alone: 2 cycles, as the 4 loads
+	 * on 2 ports and the sync+add chain; the stack moves 56 bytes a
+	 * iteration at 8 cycles a page (BHive: 2.01).  With the sync uop
+	 * counted by the decoders, [add pop pop] [pop] [pop]: 3 cycles. */
+	is_tp(corrected_on("haswell", "4883c4185d415e415d415c"), 2.0 + 8.0 * 56 / 4096,
+	      "haswell: the stack-sync uop takes no decoder slot: 2 cycles");
+	is_tp(corrected_on("ivybridge", "4883c4185d415e415d415c"), 2.0 + 7.0 * 56 / 4096,
+	      "ivybridge: the stack-sync uop takes no decoder slot: 2 cycles");
+	/* tzcnt %rbx,%rax (and lzcnt): Skylake dropped their false
+	 * dependency on the destination, one per cycle on port 1; popcnt
+	 * keeps it (a 3-cycle chain through %rax), Haswell has it for all. */
+	is_tp(corrected("f3480fbcc3", UA_TP_UNROLLED, NULL), 1.0,
+	      "skylake: tzcnt without a false dependency: 1 cycle (port 1)");
+	is_tp(corrected("f3480fbdc3", UA_TP_UNROLLED, NULL), 1.0,
+	      "skylake: lzcnt without a false dependency: 1 cycle (port 1)");
+	is_tp(corrected("f3480fb8c3", UA_TP_UNROLLED, NULL), 3.0,
+	      "skylake: popcnt waits for its destination: 3 cycles");
+	is_tp(corrected_on("haswell", "f3480fbcc3"), 3.0,
+	      "haswell: tzcnt waits for its destination: 3 cycles");
+	/* shl %cl,%rdx: the shifted register is ready after 1 cycle (the
+	 * other 2 of the 3 uops merge the flags), so the chain through
+	 * %rdx is 1 cycle and Haswell's 2 uops on p06 a iteration bound it
+	 * at 1 (LLVM: latency 3, 3 cycles; BHive: blocks with such shifts
+	 * on the chain, 3.95 and 5.98, were predicted 5.02 and 7.34). */
+	is_tp(corrected_on("haswell", "48d3e2"), 1.0, "haswell: shl %%cl,%%rdx chain: 1 cycle");
+	if (build("48d3e2", &b) == 0)
+		ok(b.ui[0].op_lat == 1 && b.ui[0].n_uops == 3,
+		   "skylake: shl %%cl,%%rdx: 3 uops, the register result after 1 cycle");
 
 	/* Instruction records. */
 	if (build("48030418", &b) == 0)	/* add (%rax,%rbx),%rax */
