@@ -232,6 +232,107 @@ lea_variant(const struct sched_model *model, const struct insn_info *ii, struct 
 	}
 }
 
+/* Intel's models (skylake, haswell, sandybridge for ivybridge too,
+ * alderlake) as against AMD's (btver2, znver3, znver4). */
+static bool
+intel_model(const struct sched_model *model)
+{
+	return strcmp(model->name, "btver2") != 0 && strncmp(model->name, "znver", 5) != 0;
+}
+
+/* (V)(U)COMISS/SD: Sandy Bridge's InstRW for their memory forms lists no
+ * ReadAfterLd either. */
+static bool
+snb_comis(const struct insn_info *ii)
+{
+	switch (ii->mnemonic) {
+	case ZYDIS_MNEMONIC_COMISS: case ZYDIS_MNEMONIC_COMISD:
+	case ZYDIS_MNEMONIC_UCOMISS: case ZYDIS_MNEMONIC_UCOMISD:
+	case ZYDIS_MNEMONIC_VCOMISS: case ZYDIS_MNEMONIC_VCOMISD:
+	case ZYDIS_MNEMONIC_VUCOMISS: case ZYDIS_MNEMONIC_VUCOMISD:
+		return true;
+	default:
+		return false;
+	}
+}
+
+static bool
+scalar_load(const struct insn_info *ii)
+{
+	for (unsigned i = 0; i < ii->n_mem; i++)
+		if ((ii->mem[i].dir & MEM_READ) && !ii->mem[i].vsib && ii->mem[i].size <= 8)
+			return true;
+	return false;
+}
+
+/* Add cycles on resource `name` to si's uses, and to every group
+ * containing it, as TableGen expands a WriteProcRes list. */
+static void
+add_use_cycles(const struct sched_model *model, struct sched_insn *si, const char *name,
+	       unsigned cycles)
+{
+	int r = resource_index(model, name);
+	uint64_t mask;
+
+	if (r < 0)
+		return;
+	mask = model->resources[r].is_group ? model->resources[r].members : 1ULL << r;
+	for (unsigned g = 0; g < model->n_resources; g++) {
+		const struct sched_resource *gr = &model->resources[g];
+		unsigned k;
+
+		if ((int)g != r && !(gr->is_group && (mask & ~gr->members) == 0))
+			continue;
+		for (k = 0; k < si->n_uses && si->uses[k].resource != g; k++)
+			;
+		if (k == si->n_uses) {
+			if (si->n_uses == SCHED_MAX_USES)
+				continue;
+			si->uses[si->n_uses++] = (struct sched_res_use){ (uint8_t)g, 0 };
+		}
+		si->uses[k].cycles = (uint8_t)(si->uses[k].cycles + cycles);
+	}
+}
+
+/*
+ * LLVM's CMOVcc/SETcc variants on Skylake, Haswell and Sandy Bridge: the
+ * A and BE conditions read CF and ZF, which live in two flag groups, and
+ * cost one more uop and one more cycle of latency than the others (the
+ * dump has the general case only; the extra uop's port group is what
+ * llvm-mca-14's instruction info and resource pressure show: SKLPort06,
+ * HWPort0156, SBPort05).  The reciprocal throughput is recomputed the way
+ * LLVM does: the largest cycles / units over the uses.  For llvm-mca's
+ * pipeline only: the corrected model has its own rule (sched_uarch.c).
+ */
+void
+sched_insn_cond_variant(const struct sched_model *model, const struct insn_info *ii,
+			struct sched_insn *si)
+{
+	static const char *const group[] = { "SKLPort06", "HWPort0156", "SBPort05" };
+	double rt = 0;
+
+	if (ii->mnemonic != ZYDIS_MNEMONIC_CMOVBE && ii->mnemonic != ZYDIS_MNEMONIC_CMOVNBE &&
+	    ii->mnemonic != ZYDIS_MNEMONIC_SETBE && ii->mnemonic != ZYDIS_MNEMONIC_SETNBE)
+		return;
+	for (size_t i = 0; i < sizeof(group) / sizeof(group[0]); i++) {
+		if (resource_index(model, group[i]) < 0)
+			continue;
+		add_use_cycles(model, si, group[i], 1);
+		si->uops++;
+		si->latency++;
+		for (unsigned k = 0; k < si->n_uses; k++) {
+			const struct sched_resource *res = &model->resources[si->uses[k].resource];
+			double t = (double)si->uses[k].cycles / (res->units ? res->units : 1);
+
+			if (t > rt)
+				rt = t;
+		}
+		if (rt > 0)
+			si->rthroughput = rt;
+		return;
+	}
+}
+
 /* LLVM's hasUnmodeledSideEffects (the instruction info's "U"), for the
  * instructions that have it: divides (they trap), x87, serializing and
  * fence instructions, MXCSR, returns, traps, system calls. */
@@ -262,26 +363,51 @@ llvm_side_effects(const struct insn_info *ii, const char *name)
 	return false;
 }
 
+/*
+ * The reversed encoding of a register-register form (`33 c0`, LLVM's
+ * XOR32rr_REV) is scheduled as the ordinary one (`31 c0`, XOR32rr): that
+ * is what llvm-mca does with the same bytes, since it reads assembly and
+ * the disassembly of either encoding assembles to the ordinary one (and
+ * LLVM recognises zero idioms and optimizable moves on that opcode only).
+ * The instruction is still mapped and named as the bytes say.
+ */
+static uint32_t
+rev_to_plain(const struct sched_model *model, uint32_t opcode)
+{
+	const char *name = sched_opcode_names[opcode];
+	size_t len = strlen(name);
+	char plain[64];
+	uint32_t p;
+
+	if (!opcode || len < 5 || len >= sizeof(plain) || strcmp(name + len - 4, "_REV") != 0)
+		return opcode;
+	memcpy(plain, name, len - 4);
+	plain[len - 4] = '\0';
+	p = sched_opcode_find(plain);
+	return p && model->by_opcode[p] ? p : opcode;
+}
+
 int
 sched_insn_init(const struct sched_model *model, const struct insn_info *ii,
 		const struct sched_mapping *m, struct sched_insn *si)
 {
 	bool vex = vex_or_evex(ii);
 	const struct sched_desc *d;
+	uint32_t opcode = rev_to_plain(model, m->opcode);
 
 	memset(si, 0, sizeof(*si));
-	si->opcode = m->opcode;
+	si->opcode = opcode;
 	/* Not INSN_LOCK: LLVM's locked forms (LOCK_ADD32mi8, XCHG32rm) and
 	 * an instruction after a LOCK_PREFIX have no unmodeled side effects;
 	 * the prefix itself has (llvm_side_effects). */
 	si->has_side_effects = (ii->flags & INSN_SYSCALL) != 0 ||
-			       (m->opcode && llvm_side_effects(ii, sched_opcode_names[m->opcode]));
-	if (!m->opcode || !model->by_opcode[m->opcode]) {
+			       (opcode && llvm_side_effects(ii, sched_opcode_names[opcode]));
+	if (!opcode || !model->by_opcode[opcode]) {
 		si->uops = 1;
 		return -1;
 	}
-	d = &model->descs[model->by_opcode[m->opcode]];
-	insn_from_desc(model, m->opcode, si);
+	d = &model->descs[model->by_opcode[opcode]];
+	insn_from_desc(model, opcode, si);
 	/* The idiom rules apply where the model says the cost varies. */
 	if (d->flags & SCHED_VARIANT) {
 		si->zero_idiom = m->zero_idiom;
@@ -295,6 +421,22 @@ sched_insn_init(const struct sched_model *model, const struct insn_info *ii,
 		si->rthroughput = (double)si->uops / model->issue_width;
 	}
 	if (!si->dep_breaking) {
+		/* LLVM's XCHG/XADD/CMPXCHG memory forms have no ReadAfterLd:
+		 * their register sources are read when the uops start, not
+		 * after the load (a chain through them costs the full
+		 * latency). */
+		bool atomic_rmw = ii->mnemonic == ZYDIS_MNEMONIC_XCHG ||
+				  ii->mnemonic == ZYDIS_MNEMONIC_XADD ||
+				  ii->mnemonic == ZYDIS_MNEMONIC_CMPXCHG ||
+				  ii->mnemonic == ZYDIS_MNEMONIC_CMPXCHG8B ||
+				  ii->mnemonic == ZYDIS_MNEMONIC_CMPXCHG16B;
+		/* The Intel models' CMOVcc memory forms neither (their
+		 * InstRW lists no ReadAfterLd; the AMD models keep it), nor
+		 * Sandy Bridge's COMISS family. */
+		bool no_advance = atomic_rmw ||
+				  (ii->category == ZYDIS_CATEGORY_CMOV && intel_model(model)) ||
+				  (snb_comis(ii) && strcmp(model->name, "sandybridge") == 0);
+
 		for (unsigned i = 0; i < ii->n_regs_read; i++) {
 			reg_id r = ii->regs_read[i];
 			reg_id full = ZydisRegisterGetLargestEnclosing(ZYDIS_MACHINE_MODE_LONG_64, r);
@@ -302,13 +444,36 @@ sched_insn_init(const struct sched_model *model, const struct insn_info *ii,
 
 			if (!full)
 				continue;
-			if (si->may_load && !is_address_reg(ii, full))
+			if (si->may_load && !no_advance && !is_address_reg(ii, full)) {
 				adv = read_advance_for(model, r);
+				/* Scalar SS/SD forms (a load of 8 bytes or
+				 * less into an XMM operation) use LLVM's
+				 * ReadAfterVecLd, not ReadAfterVecXLd. */
+				if (ZydisRegisterGetClass(r) == ZYDIS_REGCLASS_XMM &&
+				    scalar_load(ii))
+					adv = model->read_advance[1];
+			}
 			add_operand(si->reads, &si->n_reads, full, adv, 0);
 		}
+		/* CMOVcc keeps its destination when the condition fails:
+		 * LLVM ties it to a source (MICA's decoder lists it as
+		 * written only, as XED does). */
+		if (ii->category == ZYDIS_CATEGORY_CMOV)
+			for (unsigned i = 0; i < ii->n_regs_written; i++) {
+				reg_id full = ZydisRegisterGetLargestEnclosing(
+					ZYDIS_MACHINE_MODE_LONG_64, ii->regs_written[i]);
+
+				if (full)
+					add_operand(si->reads, &si->n_reads, full,
+						    si->may_load && !no_advance ?
+						    read_advance_for(model, ii->regs_written[i]) : 0, 0);
+			}
+		/* CMOVcc's EFLAGS read has no ReadAfterLd on any model
+		 * (only its tied register source has one, on AMD's). */
 		if (ii->flags_read)
 			add_operand(si->reads, &si->n_reads, SCHED_REG_FLAGS,
-				    si->may_load ? model->read_advance[0] : 0, 0);
+				    si->may_load && !no_advance &&
+				    ii->category != ZYDIS_CATEGORY_CMOV ? model->read_advance[0] : 0, 0);
 	}
 	for (unsigned i = 0; i < ii->n_regs_written; i++) {
 		reg_id r = ii->regs_written[i];

@@ -176,6 +176,10 @@ const struct sched_model *sched_model_find(const char *name);
  */
 int sched_insn_init(const struct sched_model *model, const struct insn_info *ii,
 		    const struct sched_mapping *m, struct sched_insn *si);
+/* LLVM's condition-dependent CMOVcc/SETcc costs (A/BE: one uop and one
+ * cycle more on Skylake, Haswell, Sandy Bridge), for llvm-mca's pipeline. */
+void sched_insn_cond_variant(const struct sched_model *model, const struct insn_info *ii,
+			     struct sched_insn *si);
 
 /*
  * The corrections of the default model that fit LLVM's pipeline, for CPUs

@@ -490,6 +490,8 @@ build_block(const struct model_choice *mc, const struct region *r, const struct 
 			ua_insn_build(model, mc->ua, &mc->pt, &ii, &m, &b->si[b->n], &b->ui[b->n]);
 		else if (mc->correct)
 			sched_insn_correct(model, &ii, &m, &b->si[b->n]);
+		else
+			sched_insn_cond_variant(model, &ii, &b->si[b->n]);
 		if (split)
 			ii.len++;
 		tl = split && r->n_lines ? line_at(r, off + 1) : sl;
@@ -797,11 +799,15 @@ print_register_file_stats(FILE *o, const struct sched_stats *st)
 
 /* Column after printing s from column col, tabs to the next multiple of
  * 8 (as formatted_raw_ostream counts them). */
+/* The column after s as LLVM's formatted_raw_ostream counts it: a tab
+ * moves to the next multiple of 8, but one already on a multiple of 8
+ * counts as nothing (llvm-mca pads the critical sequence by that count;
+ * `lock\t\txaddl` shows it). */
 static int
 advance_col(int col, const char *s)
 {
 	for (; *s; s++)
-		col = *s == '\t' ? (col + 8) & ~7 : col + 1;
+		col = *s == '\t' ? col + ((8 - (col & 7)) & 7) : col + 1;
 	return col;
 }
 
