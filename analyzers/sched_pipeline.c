@@ -174,6 +174,14 @@ set_uses(const struct sched_model *model, struct sched_insn *si, const char *con
 	}
 }
 
+/* Intel's models (skylake, haswell, sandybridge for ivybridge too,
+ * alderlake) as against AMD's (btver2, znver3, znver4). */
+static bool
+intel_model(const struct sched_model *model)
+{
+	return strcmp(model->name, "btver2") != 0 && strncmp(model->name, "znver", 5) != 0;
+}
+
 /*
  * LLVM's LEA variants (Jaguar, Zen): a "slow" LEA has three operands
  * (base, index, non-zero displacement) or a scaled index.  The dump only
@@ -191,7 +199,7 @@ lea_variant(const struct sched_model *model, const struct insn_info *ii, struct 
 	bool slow, zen = strncmp(model->name, "znver", 5) == 0;
 
 	if (strncmp(sched_opcode_names[si->opcode], "LEA", 3) != 0 ||
-	    (!zen && strcmp(model->name, "btver2") != 0))
+	    intel_model(model))
 		return;
 	if (!dec_ready) {
 		ZydisDecoderInit(&dec, ZYDIS_MACHINE_MODE_LONG_64, ZYDIS_STACK_WIDTH_64);
@@ -230,14 +238,6 @@ lea_variant(const struct sched_model *model, const struct insn_info *ii, struct 
 		si->uops = slow ? 2 : 1;
 		si->rthroughput = slow ? 0.25 : 1.0 / 3;
 	}
-}
-
-/* Intel's models (skylake, haswell, sandybridge for ivybridge too,
- * alderlake) as against AMD's (btver2, znver3, znver4). */
-static bool
-intel_model(const struct sched_model *model)
-{
-	return strcmp(model->name, "btver2") != 0 && strncmp(model->name, "znver", 5) != 0;
 }
 
 /* (V)(U)COMISS/SD: Sandy Bridge's InstRW for their memory forms lists no
@@ -1235,7 +1235,7 @@ optimizable_move(const struct sched_model *model, uint32_t opcode)
 	const char *name;
 	bool is_zen = strncmp(model->name, "znver", 5) == 0;
 
-	if (!opcode || (!is_zen && strcmp(model->name, "btver2") != 0))
+	if (!opcode || intel_model(model))
 		return false;
 	name = sched_opcode_names[opcode];
 	for (size_t i = 0; i < sizeof(base) / sizeof(base[0]); i++)
