@@ -35,7 +35,7 @@ sched_opcode_find(const char *name)
 
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
-		int c = strcmp(name, sched_opcode_names[mid]);
+		int c = strcmp(name, sched_opcode_name(mid));
 
 		if (c == 0)
 			return (uint32_t)mid;

@@ -198,7 +198,7 @@ lea_variant(const struct sched_model *model, const struct insn_info *ii, struct 
 	const ZydisDecodedOperand *mem = NULL;
 	bool slow, zen = strncmp(model->name, "znver", 5) == 0;
 
-	if (strncmp(sched_opcode_names[si->opcode], "LEA", 3) != 0 ||
+	if (strncmp(sched_opcode_name(si->opcode), "LEA", 3) != 0 ||
 	    intel_model(model))
 		return;
 	if (!dec_ready) {
@@ -374,7 +374,7 @@ llvm_side_effects(const struct insn_info *ii, const char *name)
 static uint32_t
 rev_to_plain(const struct sched_model *model, uint32_t opcode)
 {
-	const char *name = sched_opcode_names[opcode];
+	const char *name = sched_opcode_name(opcode);
 	size_t len = strlen(name);
 	char plain[64];
 	uint32_t p;
@@ -401,7 +401,7 @@ sched_insn_init(const struct sched_model *model, const struct insn_info *ii,
 	 * an instruction after a LOCK_PREFIX have no unmodeled side effects;
 	 * the prefix itself has (llvm_side_effects). */
 	si->has_side_effects = (ii->flags & INSN_SYSCALL) != 0 ||
-			       (opcode && llvm_side_effects(ii, sched_opcode_names[opcode]));
+			       (opcode && llvm_side_effects(ii, sched_opcode_name(opcode)));
 	if (!opcode || !model->by_opcode[opcode]) {
 		si->uops = 1;
 		return -1;
@@ -519,7 +519,7 @@ sched_insn_correct(const struct sched_model *model, const struct insn_info *ii,
 		"VMOVDQArr", "VMOVDQUrr", "VMOVAPSYrr", "VMOVAPDYrr", "VMOVUPSYrr",
 		"VMOVUPDYrr", "VMOVDQAYrr", "VMOVDQUYrr",
 	};
-	const char *name = m->opcode ? sched_opcode_names[m->opcode] : "";
+	const char *name = m->opcode ? sched_opcode_name(m->opcode) : "";
 	bool stack = false;
 
 	(void)model;
@@ -1237,7 +1237,7 @@ optimizable_move(const struct sched_model *model, uint32_t opcode)
 
 	if (!opcode || intel_model(model))
 		return false;
-	name = sched_opcode_names[opcode];
+	name = sched_opcode_name(opcode);
 	for (size_t i = 0; i < sizeof(base) / sizeof(base[0]); i++)
 		if (strcmp(name, base[i]) == 0)
 			return true;

@@ -9,19384 +9,21810 @@
 
 #include "sched_tables.h"
 
-const char *const sched_opcode_names[SCHED_N_OPCODES + 1] = {
-	NULL,
-	"AAA",
-	"AAD8i8",
-	"AADD32mr",
-	"AADD32mr_EVEX",
-	"AADD64mr",
-	"AADD64mr_EVEX",
-	"AAM8i8",
-	"AAND32mr",
-	"AAND32mr_EVEX",
-	"AAND64mr",
-	"AAND64mr_EVEX",
-	"AAS",
-	"ABS_F",
-	"ABS_Fp32",
-	"ABS_Fp64",
-	"ABS_Fp80",
-	"ADC16i16",
-	"ADC16mi",
-	"ADC16mi8",
-	"ADC16mi8_EVEX",
-	"ADC16mi8_ND",
-	"ADC16mi_EVEX",
-	"ADC16mi_ND",
-	"ADC16mr",
-	"ADC16mr_EVEX",
-	"ADC16mr_ND",
-	"ADC16ri",
-	"ADC16ri8",
-	"ADC16ri8_EVEX",
-	"ADC16ri8_ND",
-	"ADC16ri_EVEX",
-	"ADC16ri_ND",
-	"ADC16rm",
-	"ADC16rm_EVEX",
-	"ADC16rm_ND",
-	"ADC16rr",
-	"ADC16rr_EVEX",
-	"ADC16rr_EVEX_REV",
-	"ADC16rr_ND",
-	"ADC16rr_ND_REV",
-	"ADC16rr_REV",
-	"ADC32i32",
-	"ADC32mi",
-	"ADC32mi8",
-	"ADC32mi8_EVEX",
-	"ADC32mi8_ND",
-	"ADC32mi_EVEX",
-	"ADC32mi_ND",
-	"ADC32mr",
-	"ADC32mr_EVEX",
-	"ADC32mr_ND",
-	"ADC32ri",
-	"ADC32ri8",
-	"ADC32ri8_EVEX",
-	"ADC32ri8_ND",
-	"ADC32ri_EVEX",
-	"ADC32ri_ND",
-	"ADC32rm",
-	"ADC32rm_EVEX",
-	"ADC32rm_ND",
-	"ADC32rr",
-	"ADC32rr_EVEX",
-	"ADC32rr_EVEX_REV",
-	"ADC32rr_ND",
-	"ADC32rr_ND_REV",
-	"ADC32rr_REV",
-	"ADC64i32",
-	"ADC64mi32",
-	"ADC64mi32_EVEX",
-	"ADC64mi32_ND",
-	"ADC64mi8",
-	"ADC64mi8_EVEX",
-	"ADC64mi8_ND",
-	"ADC64mr",
-	"ADC64mr_EVEX",
-	"ADC64mr_ND",
-	"ADC64ri32",
-	"ADC64ri32_EVEX",
-	"ADC64ri32_ND",
-	"ADC64ri8",
-	"ADC64ri8_EVEX",
-	"ADC64ri8_ND",
-	"ADC64rm",
-	"ADC64rm_EVEX",
-	"ADC64rm_ND",
-	"ADC64rr",
-	"ADC64rr_EVEX",
-	"ADC64rr_EVEX_REV",
-	"ADC64rr_ND",
-	"ADC64rr_ND_REV",
-	"ADC64rr_REV",
-	"ADC8i8",
-	"ADC8mi",
-	"ADC8mi8",
-	"ADC8mi_EVEX",
-	"ADC8mi_ND",
-	"ADC8mr",
-	"ADC8mr_EVEX",
-	"ADC8mr_ND",
-	"ADC8ri",
-	"ADC8ri8",
-	"ADC8ri_EVEX",
-	"ADC8ri_ND",
-	"ADC8rm",
-	"ADC8rm_EVEX",
-	"ADC8rm_ND",
-	"ADC8rr",
-	"ADC8rr_EVEX",
-	"ADC8rr_EVEX_REV",
-	"ADC8rr_ND",
-	"ADC8rr_ND_REV",
-	"ADC8rr_REV",
-	"ADCX32rm",
-	"ADCX32rm_EVEX",
-	"ADCX32rm_ND",
-	"ADCX32rr",
-	"ADCX32rr_EVEX",
-	"ADCX32rr_ND",
-	"ADCX64rm",
-	"ADCX64rm_EVEX",
-	"ADCX64rm_ND",
-	"ADCX64rr",
-	"ADCX64rr_EVEX",
-	"ADCX64rr_ND",
-	"ADD16i16",
-	"ADD16mi",
-	"ADD16mi8",
-	"ADD16mi8_EVEX",
-	"ADD16mi8_ND",
-	"ADD16mi8_NF",
-	"ADD16mi8_NF_ND",
-	"ADD16mi_EVEX",
-	"ADD16mi_ND",
-	"ADD16mi_NF",
-	"ADD16mi_NF_ND",
-	"ADD16mr",
-	"ADD16mr_EVEX",
-	"ADD16mr_ND",
-	"ADD16mr_NF",
-	"ADD16mr_NF_ND",
-	"ADD16ri",
-	"ADD16ri8",
-	"ADD16ri8_EVEX",
-	"ADD16ri8_ND",
-	"ADD16ri8_NF",
-	"ADD16ri8_NF_ND",
-	"ADD16ri_EVEX",
-	"ADD16ri_ND",
-	"ADD16ri_NF",
-	"ADD16ri_NF_ND",
-	"ADD16rm",
-	"ADD16rm_EVEX",
-	"ADD16rm_ND",
-	"ADD16rm_NF",
-	"ADD16rm_NF_ND",
-	"ADD16rr",
-	"ADD16rr_EVEX",
-	"ADD16rr_EVEX_REV",
-	"ADD16rr_ND",
-	"ADD16rr_ND_REV",
-	"ADD16rr_NF",
-	"ADD16rr_NF_ND",
-	"ADD16rr_NF_ND_REV",
-	"ADD16rr_NF_REV",
-	"ADD16rr_REV",
-	"ADD32i32",
-	"ADD32mi",
-	"ADD32mi8",
-	"ADD32mi8_EVEX",
-	"ADD32mi8_ND",
-	"ADD32mi8_NF",
-	"ADD32mi8_NF_ND",
-	"ADD32mi_EVEX",
-	"ADD32mi_ND",
-	"ADD32mi_NF",
-	"ADD32mi_NF_ND",
-	"ADD32mr",
-	"ADD32mr_EVEX",
-	"ADD32mr_ND",
-	"ADD32mr_NF",
-	"ADD32mr_NF_ND",
-	"ADD32ri",
-	"ADD32ri8",
-	"ADD32ri8_EVEX",
-	"ADD32ri8_ND",
-	"ADD32ri8_NF",
-	"ADD32ri8_NF_ND",
-	"ADD32ri_EVEX",
-	"ADD32ri_ND",
-	"ADD32ri_NF",
-	"ADD32ri_NF_ND",
-	"ADD32rm",
-	"ADD32rm_EVEX",
-	"ADD32rm_ND",
-	"ADD32rm_NF",
-	"ADD32rm_NF_ND",
-	"ADD32rr",
-	"ADD32rr_EVEX",
-	"ADD32rr_EVEX_REV",
-	"ADD32rr_ND",
-	"ADD32rr_ND_REV",
-	"ADD32rr_NF",
-	"ADD32rr_NF_ND",
-	"ADD32rr_NF_ND_REV",
-	"ADD32rr_NF_REV",
-	"ADD32rr_REV",
-	"ADD64i32",
-	"ADD64mi32",
-	"ADD64mi32_EVEX",
-	"ADD64mi32_ND",
-	"ADD64mi32_NF",
-	"ADD64mi32_NF_ND",
-	"ADD64mi8",
-	"ADD64mi8_EVEX",
-	"ADD64mi8_ND",
-	"ADD64mi8_NF",
-	"ADD64mi8_NF_ND",
-	"ADD64mr",
-	"ADD64mr_EVEX",
-	"ADD64mr_ND",
-	"ADD64mr_NF",
-	"ADD64mr_NF_ND",
-	"ADD64ri32",
-	"ADD64ri32_EVEX",
-	"ADD64ri32_ND",
-	"ADD64ri32_NF",
-	"ADD64ri32_NF_ND",
-	"ADD64ri8",
-	"ADD64ri8_EVEX",
-	"ADD64ri8_ND",
-	"ADD64ri8_NF",
-	"ADD64ri8_NF_ND",
-	"ADD64rm",
-	"ADD64rm_EVEX",
-	"ADD64rm_ND",
-	"ADD64rm_NF",
-	"ADD64rm_NF_ND",
-	"ADD64rr",
-	"ADD64rr_EVEX",
-	"ADD64rr_EVEX_REV",
-	"ADD64rr_ND",
-	"ADD64rr_ND_REV",
-	"ADD64rr_NF",
-	"ADD64rr_NF_ND",
-	"ADD64rr_NF_ND_REV",
-	"ADD64rr_NF_REV",
-	"ADD64rr_REV",
-	"ADD8i8",
-	"ADD8mi",
-	"ADD8mi8",
-	"ADD8mi_EVEX",
-	"ADD8mi_ND",
-	"ADD8mi_NF",
-	"ADD8mi_NF_ND",
-	"ADD8mr",
-	"ADD8mr_EVEX",
-	"ADD8mr_ND",
-	"ADD8mr_NF",
-	"ADD8mr_NF_ND",
-	"ADD8ri",
-	"ADD8ri8",
-	"ADD8ri_EVEX",
-	"ADD8ri_ND",
-	"ADD8ri_NF",
-	"ADD8ri_NF_ND",
-	"ADD8rm",
-	"ADD8rm_EVEX",
-	"ADD8rm_ND",
-	"ADD8rm_NF",
-	"ADD8rm_NF_ND",
-	"ADD8rr",
-	"ADD8rr_EVEX",
-	"ADD8rr_EVEX_REV",
-	"ADD8rr_ND",
-	"ADD8rr_ND_REV",
-	"ADD8rr_NF",
-	"ADD8rr_NF_ND",
-	"ADD8rr_NF_ND_REV",
-	"ADD8rr_NF_REV",
-	"ADD8rr_REV",
-	"ADDPDrm",
-	"ADDPDrr",
-	"ADDPSrm",
-	"ADDPSrr",
-	"ADDR16_PREFIX",
-	"ADDR32_PREFIX",
-	"ADDSDrm",
-	"ADDSDrm_Int",
-	"ADDSDrr",
-	"ADDSDrr_Int",
-	"ADDSSrm",
-	"ADDSSrm_Int",
-	"ADDSSrr",
-	"ADDSSrr_Int",
-	"ADDSUBPDrm",
-	"ADDSUBPDrr",
-	"ADDSUBPSrm",
-	"ADDSUBPSrr",
-	"ADD_F32m",
-	"ADD_F64m",
-	"ADD_FI16m",
-	"ADD_FI32m",
-	"ADD_FPrST0",
-	"ADD_FST0r",
-	"ADD_Fp32m",
-	"ADD_Fp64m",
-	"ADD_Fp64m32",
-	"ADD_Fp80m32",
-	"ADD_Fp80m64",
-	"ADD_FpI16m32",
-	"ADD_FpI16m64",
-	"ADD_FpI16m80",
-	"ADD_FpI32m32",
-	"ADD_FpI32m64",
-	"ADD_FpI32m80",
-	"ADD_FrST0",
-	"ADJCALLSTACKDOWN32",
-	"ADJCALLSTACKDOWN64",
-	"ADJCALLSTACKUP32",
-	"ADJCALLSTACKUP64",
-	"ADOX32rm",
-	"ADOX32rm_EVEX",
-	"ADOX32rm_ND",
-	"ADOX32rr",
-	"ADOX32rr_EVEX",
-	"ADOX32rr_ND",
-	"ADOX64rm",
-	"ADOX64rm_EVEX",
-	"ADOX64rm_ND",
-	"ADOX64rr",
-	"ADOX64rr_EVEX",
-	"ADOX64rr_ND",
-	"AESDEC128KL",
-	"AESDEC256KL",
-	"AESDECLASTrm",
-	"AESDECLASTrr",
-	"AESDECWIDE128KL",
-	"AESDECWIDE256KL",
-	"AESDECrm",
-	"AESDECrr",
-	"AESENC128KL",
-	"AESENC256KL",
-	"AESENCLASTrm",
-	"AESENCLASTrr",
-	"AESENCWIDE128KL",
-	"AESENCWIDE256KL",
-	"AESENCrm",
-	"AESENCrr",
-	"AESIMCrm",
-	"AESIMCrr",
-	"AESKEYGENASSIST128rm",
-	"AESKEYGENASSIST128rr",
-	"AND16i16",
-	"AND16mi",
-	"AND16mi8",
-	"AND16mi8_EVEX",
-	"AND16mi8_ND",
-	"AND16mi8_NF",
-	"AND16mi8_NF_ND",
-	"AND16mi_EVEX",
-	"AND16mi_ND",
-	"AND16mi_NF",
-	"AND16mi_NF_ND",
-	"AND16mr",
-	"AND16mr_EVEX",
-	"AND16mr_ND",
-	"AND16mr_NF",
-	"AND16mr_NF_ND",
-	"AND16ri",
-	"AND16ri8",
-	"AND16ri8_EVEX",
-	"AND16ri8_ND",
-	"AND16ri8_NF",
-	"AND16ri8_NF_ND",
-	"AND16ri_EVEX",
-	"AND16ri_ND",
-	"AND16ri_NF",
-	"AND16ri_NF_ND",
-	"AND16rm",
-	"AND16rm_EVEX",
-	"AND16rm_ND",
-	"AND16rm_NF",
-	"AND16rm_NF_ND",
-	"AND16rr",
-	"AND16rr_EVEX",
-	"AND16rr_EVEX_REV",
-	"AND16rr_ND",
-	"AND16rr_ND_REV",
-	"AND16rr_NF",
-	"AND16rr_NF_ND",
-	"AND16rr_NF_ND_REV",
-	"AND16rr_NF_REV",
-	"AND16rr_REV",
-	"AND32i32",
-	"AND32mi",
-	"AND32mi8",
-	"AND32mi8_EVEX",
-	"AND32mi8_ND",
-	"AND32mi8_NF",
-	"AND32mi8_NF_ND",
-	"AND32mi_EVEX",
-	"AND32mi_ND",
-	"AND32mi_NF",
-	"AND32mi_NF_ND",
-	"AND32mr",
-	"AND32mr_EVEX",
-	"AND32mr_ND",
-	"AND32mr_NF",
-	"AND32mr_NF_ND",
-	"AND32ri",
-	"AND32ri8",
-	"AND32ri8_EVEX",
-	"AND32ri8_ND",
-	"AND32ri8_NF",
-	"AND32ri8_NF_ND",
-	"AND32ri_EVEX",
-	"AND32ri_ND",
-	"AND32ri_NF",
-	"AND32ri_NF_ND",
-	"AND32rm",
-	"AND32rm_EVEX",
-	"AND32rm_ND",
-	"AND32rm_NF",
-	"AND32rm_NF_ND",
-	"AND32rr",
-	"AND32rr_EVEX",
-	"AND32rr_EVEX_REV",
-	"AND32rr_ND",
-	"AND32rr_ND_REV",
-	"AND32rr_NF",
-	"AND32rr_NF_ND",
-	"AND32rr_NF_ND_REV",
-	"AND32rr_NF_REV",
-	"AND32rr_REV",
-	"AND64i32",
-	"AND64mi32",
-	"AND64mi32_EVEX",
-	"AND64mi32_ND",
-	"AND64mi32_NF",
-	"AND64mi32_NF_ND",
-	"AND64mi8",
-	"AND64mi8_EVEX",
-	"AND64mi8_ND",
-	"AND64mi8_NF",
-	"AND64mi8_NF_ND",
-	"AND64mr",
-	"AND64mr_EVEX",
-	"AND64mr_ND",
-	"AND64mr_NF",
-	"AND64mr_NF_ND",
-	"AND64ri32",
-	"AND64ri32_EVEX",
-	"AND64ri32_ND",
-	"AND64ri32_NF",
-	"AND64ri32_NF_ND",
-	"AND64ri8",
-	"AND64ri8_EVEX",
-	"AND64ri8_ND",
-	"AND64ri8_NF",
-	"AND64ri8_NF_ND",
-	"AND64rm",
-	"AND64rm_EVEX",
-	"AND64rm_ND",
-	"AND64rm_NF",
-	"AND64rm_NF_ND",
-	"AND64rr",
-	"AND64rr_EVEX",
-	"AND64rr_EVEX_REV",
-	"AND64rr_ND",
-	"AND64rr_ND_REV",
-	"AND64rr_NF",
-	"AND64rr_NF_ND",
-	"AND64rr_NF_ND_REV",
-	"AND64rr_NF_REV",
-	"AND64rr_REV",
-	"AND8i8",
-	"AND8mi",
-	"AND8mi8",
-	"AND8mi_EVEX",
-	"AND8mi_ND",
-	"AND8mi_NF",
-	"AND8mi_NF_ND",
-	"AND8mr",
-	"AND8mr_EVEX",
-	"AND8mr_ND",
-	"AND8mr_NF",
-	"AND8mr_NF_ND",
-	"AND8ri",
-	"AND8ri8",
-	"AND8ri_EVEX",
-	"AND8ri_ND",
-	"AND8ri_NF",
-	"AND8ri_NF_ND",
-	"AND8rm",
-	"AND8rm_EVEX",
-	"AND8rm_ND",
-	"AND8rm_NF",
-	"AND8rm_NF_ND",
-	"AND8rr",
-	"AND8rr_EVEX",
-	"AND8rr_EVEX_REV",
-	"AND8rr_ND",
-	"AND8rr_ND_REV",
-	"AND8rr_NF",
-	"AND8rr_NF_ND",
-	"AND8rr_NF_ND_REV",
-	"AND8rr_NF_REV",
-	"AND8rr_REV",
-	"ANDN32rm",
-	"ANDN32rm_EVEX",
-	"ANDN32rm_NF",
-	"ANDN32rr",
-	"ANDN32rr_EVEX",
-	"ANDN32rr_NF",
-	"ANDN64rm",
-	"ANDN64rm_EVEX",
-	"ANDN64rm_NF",
-	"ANDN64rr",
-	"ANDN64rr_EVEX",
-	"ANDN64rr_NF",
-	"ANDNPDrm",
-	"ANDNPDrr",
-	"ANDNPSrm",
-	"ANDNPSrr",
-	"ANDPDrm",
-	"ANDPDrr",
-	"ANDPSrm",
-	"ANDPSrr",
-	"AOR32mr",
-	"AOR32mr_EVEX",
-	"AOR64mr",
-	"AOR64mr_EVEX",
-	"ARPL16mr",
-	"ARPL16rr",
-	"AXOR32mr",
-	"AXOR32mr_EVEX",
-	"AXOR64mr",
-	"AXOR64mr_EVEX",
-	"BEXTR32rm",
-	"BEXTR32rm_EVEX",
-	"BEXTR32rm_NF",
-	"BEXTR32rr",
-	"BEXTR32rr_EVEX",
-	"BEXTR32rr_NF",
-	"BEXTR64rm",
-	"BEXTR64rm_EVEX",
-	"BEXTR64rm_NF",
-	"BEXTR64rr",
-	"BEXTR64rr_EVEX",
-	"BEXTR64rr_NF",
-	"BEXTRI32mi",
-	"BEXTRI32ri",
-	"BEXTRI64mi",
-	"BEXTRI64ri",
-	"BLCFILL32rm",
-	"BLCFILL32rr",
-	"BLCFILL64rm",
-	"BLCFILL64rr",
-	"BLCI32rm",
-	"BLCI32rr",
-	"BLCI64rm",
-	"BLCI64rr",
-	"BLCIC32rm",
-	"BLCIC32rr",
-	"BLCIC64rm",
-	"BLCIC64rr",
-	"BLCMSK32rm",
-	"BLCMSK32rr",
-	"BLCMSK64rm",
-	"BLCMSK64rr",
-	"BLCS32rm",
-	"BLCS32rr",
-	"BLCS64rm",
-	"BLCS64rr",
-	"BLENDPDrmi",
-	"BLENDPDrri",
-	"BLENDPSrmi",
-	"BLENDPSrri",
-	"BLENDVPDrm0",
-	"BLENDVPDrr0",
-	"BLENDVPSrm0",
-	"BLENDVPSrr0",
-	"BLSFILL32rm",
-	"BLSFILL32rr",
-	"BLSFILL64rm",
-	"BLSFILL64rr",
-	"BLSI32rm",
-	"BLSI32rm_EVEX",
-	"BLSI32rm_NF",
-	"BLSI32rr",
-	"BLSI32rr_EVEX",
-	"BLSI32rr_NF",
-	"BLSI64rm",
-	"BLSI64rm_EVEX",
-	"BLSI64rm_NF",
-	"BLSI64rr",
-	"BLSI64rr_EVEX",
-	"BLSI64rr_NF",
-	"BLSIC32rm",
-	"BLSIC32rr",
-	"BLSIC64rm",
-	"BLSIC64rr",
-	"BLSMSK32rm",
-	"BLSMSK32rm_EVEX",
-	"BLSMSK32rm_NF",
-	"BLSMSK32rr",
-	"BLSMSK32rr_EVEX",
-	"BLSMSK32rr_NF",
-	"BLSMSK64rm",
-	"BLSMSK64rm_EVEX",
-	"BLSMSK64rm_NF",
-	"BLSMSK64rr",
-	"BLSMSK64rr_EVEX",
-	"BLSMSK64rr_NF",
-	"BLSR32rm",
-	"BLSR32rm_EVEX",
-	"BLSR32rm_NF",
-	"BLSR32rr",
-	"BLSR32rr_EVEX",
-	"BLSR32rr_NF",
-	"BLSR64rm",
-	"BLSR64rm_EVEX",
-	"BLSR64rm_NF",
-	"BLSR64rr",
-	"BLSR64rr_EVEX",
-	"BLSR64rr_NF",
-	"BOUNDS16rm",
-	"BOUNDS32rm",
-	"BSF16rm",
-	"BSF16rr",
-	"BSF32rm",
-	"BSF32rr",
-	"BSF64rm",
-	"BSF64rr",
-	"BSR16rm",
-	"BSR16rr",
-	"BSR32rm",
-	"BSR32rr",
-	"BSR64rm",
-	"BSR64rr",
-	"BSWAP16r_BAD",
-	"BSWAP32r",
-	"BSWAP64r",
-	"BT16mi8",
-	"BT16mr",
-	"BT16ri8",
-	"BT16rr",
-	"BT32mi8",
-	"BT32mr",
-	"BT32ri8",
-	"BT32rr",
-	"BT64mi8",
-	"BT64mr",
-	"BT64ri8",
-	"BT64rr",
-	"BTC16mi8",
-	"BTC16mr",
-	"BTC16ri8",
-	"BTC16rr",
-	"BTC32mi8",
-	"BTC32mr",
-	"BTC32ri8",
-	"BTC32rr",
-	"BTC64mi8",
-	"BTC64mr",
-	"BTC64ri8",
-	"BTC64rr",
-	"BTR16mi8",
-	"BTR16mr",
-	"BTR16ri8",
-	"BTR16rr",
-	"BTR32mi8",
-	"BTR32mr",
-	"BTR32ri8",
-	"BTR32rr",
-	"BTR64mi8",
-	"BTR64mr",
-	"BTR64ri8",
-	"BTR64rr",
-	"BTS16mi8",
-	"BTS16mr",
-	"BTS16ri8",
-	"BTS16rr",
-	"BTS32mi8",
-	"BTS32mr",
-	"BTS32ri8",
-	"BTS32rr",
-	"BTS64mi8",
-	"BTS64mr",
-	"BTS64ri8",
-	"BTS64rr",
-	"BZHI32rm",
-	"BZHI32rm_EVEX",
-	"BZHI32rm_NF",
-	"BZHI32rr",
-	"BZHI32rr_EVEX",
-	"BZHI32rr_NF",
-	"BZHI64rm",
-	"BZHI64rm_EVEX",
-	"BZHI64rm_NF",
-	"BZHI64rr",
-	"BZHI64rr_EVEX",
-	"BZHI64rr_NF",
-	"CALL16m",
-	"CALL16m_NT",
-	"CALL16r",
-	"CALL16r_NT",
-	"CALL32m",
-	"CALL32m_NT",
-	"CALL32r",
-	"CALL32r_NT",
-	"CALL64m",
-	"CALL64m_NT",
-	"CALL64pcrel32",
-	"CALL64r",
-	"CALL64r_NT",
-	"CALLpcrel16",
-	"CALLpcrel32",
-	"CATCHRET",
-	"CBW",
-	"CCMP16mi",
-	"CCMP16mi8",
-	"CCMP16mr",
-	"CCMP16ri",
-	"CCMP16ri8",
-	"CCMP16rm",
-	"CCMP16rr",
-	"CCMP16rr_REV",
-	"CCMP32mi",
-	"CCMP32mi8",
-	"CCMP32mr",
-	"CCMP32ri",
-	"CCMP32ri8",
-	"CCMP32rm",
-	"CCMP32rr",
-	"CCMP32rr_REV",
-	"CCMP64mi32",
-	"CCMP64mi8",
-	"CCMP64mr",
-	"CCMP64ri32",
-	"CCMP64ri8",
-	"CCMP64rm",
-	"CCMP64rr",
-	"CCMP64rr_REV",
-	"CCMP8mi",
-	"CCMP8mr",
-	"CCMP8ri",
-	"CCMP8rm",
-	"CCMP8rr",
-	"CCMP8rr_REV",
-	"CDQ",
-	"CDQE",
-	"CFCMOV16mr",
-	"CFCMOV16rm",
-	"CFCMOV16rm_ND",
-	"CFCMOV16rr",
-	"CFCMOV16rr_ND",
-	"CFCMOV16rr_REV",
-	"CFCMOV32mr",
-	"CFCMOV32rm",
-	"CFCMOV32rm_ND",
-	"CFCMOV32rr",
-	"CFCMOV32rr_ND",
-	"CFCMOV32rr_REV",
-	"CFCMOV64mr",
-	"CFCMOV64rm",
-	"CFCMOV64rm_ND",
-	"CFCMOV64rr",
-	"CFCMOV64rr_ND",
-	"CFCMOV64rr_REV",
-	"CHS_F",
-	"CHS_Fp32",
-	"CHS_Fp64",
-	"CHS_Fp80",
-	"CLAC",
-	"CLC",
-	"CLD",
-	"CLDEMOTE",
-	"CLEANUPRET",
-	"CLFLUSH",
-	"CLFLUSHOPT",
-	"CLGI",
-	"CLI",
-	"CLRSSBSY",
-	"CLTS",
-	"CLUI",
-	"CLWB",
-	"CLZERO32r",
-	"CLZERO64r",
-	"CMC",
-	"CMOV16rm",
-	"CMOV16rm_ND",
-	"CMOV16rr",
-	"CMOV16rr_ND",
-	"CMOV32rm",
-	"CMOV32rm_ND",
-	"CMOV32rr",
-	"CMOV32rr_ND",
-	"CMOV64rm",
-	"CMOV64rm_ND",
-	"CMOV64rr",
-	"CMOV64rr_ND",
-	"CMOVBE_F",
-	"CMOVBE_Fp32",
-	"CMOVBE_Fp64",
-	"CMOVBE_Fp80",
-	"CMOVB_F",
-	"CMOVB_Fp32",
-	"CMOVB_Fp64",
-	"CMOVB_Fp80",
-	"CMOVE_F",
-	"CMOVE_Fp32",
-	"CMOVE_Fp64",
-	"CMOVE_Fp80",
-	"CMOVNBE_F",
-	"CMOVNBE_Fp32",
-	"CMOVNBE_Fp64",
-	"CMOVNBE_Fp80",
-	"CMOVNB_F",
-	"CMOVNB_Fp32",
-	"CMOVNB_Fp64",
-	"CMOVNB_Fp80",
-	"CMOVNE_F",
-	"CMOVNE_Fp32",
-	"CMOVNE_Fp64",
-	"CMOVNE_Fp80",
-	"CMOVNP_F",
-	"CMOVNP_Fp32",
-	"CMOVNP_Fp64",
-	"CMOVNP_Fp80",
-	"CMOVP_F",
-	"CMOVP_Fp32",
-	"CMOVP_Fp64",
-	"CMOVP_Fp80",
-	"CMP16i16",
-	"CMP16mi",
-	"CMP16mi8",
-	"CMP16mr",
-	"CMP16ri",
-	"CMP16ri8",
-	"CMP16rm",
-	"CMP16rr",
-	"CMP16rr_REV",
-	"CMP32i32",
-	"CMP32mi",
-	"CMP32mi8",
-	"CMP32mr",
-	"CMP32ri",
-	"CMP32ri8",
-	"CMP32rm",
-	"CMP32rr",
-	"CMP32rr_REV",
-	"CMP64i32",
-	"CMP64mi32",
-	"CMP64mi8",
-	"CMP64mr",
-	"CMP64ri32",
-	"CMP64ri8",
-	"CMP64rm",
-	"CMP64rr",
-	"CMP64rr_REV",
-	"CMP8i8",
-	"CMP8mi",
-	"CMP8mi8",
-	"CMP8mr",
-	"CMP8ri",
-	"CMP8ri8",
-	"CMP8rm",
-	"CMP8rr",
-	"CMP8rr_REV",
-	"CMPCCXADDmr32",
-	"CMPCCXADDmr32_EVEX",
-	"CMPCCXADDmr64",
-	"CMPCCXADDmr64_EVEX",
-	"CMPPDrmi",
-	"CMPPDrri",
-	"CMPPSrmi",
-	"CMPPSrri",
-	"CMPSB",
-	"CMPSDrmi",
-	"CMPSDrmi_Int",
-	"CMPSDrri",
-	"CMPSDrri_Int",
-	"CMPSL",
-	"CMPSQ",
-	"CMPSSrmi",
-	"CMPSSrmi_Int",
-	"CMPSSrri",
-	"CMPSSrri_Int",
-	"CMPSW",
-	"CMPXCHG16B",
-	"CMPXCHG16rm",
-	"CMPXCHG16rr",
-	"CMPXCHG32rm",
-	"CMPXCHG32rr",
-	"CMPXCHG64rm",
-	"CMPXCHG64rr",
-	"CMPXCHG8B",
-	"CMPXCHG8rm",
-	"CMPXCHG8rr",
-	"COMISDrm",
-	"COMISDrm_Int",
-	"COMISDrr",
-	"COMISDrr_Int",
-	"COMISSrm",
-	"COMISSrm_Int",
-	"COMISSrr",
-	"COMISSrr_Int",
-	"COMP_FST0r",
-	"COM_FIPr",
-	"COM_FIr",
-	"COM_FST0r",
-	"COM_FpIr32",
-	"COM_FpIr64",
-	"COM_FpIr80",
-	"COM_Fpr32",
-	"COM_Fpr64",
-	"COM_Fpr80",
-	"CPUID",
-	"CQO",
-	"CRC32r32m16",
-	"CRC32r32m16_EVEX",
-	"CRC32r32m32",
-	"CRC32r32m32_EVEX",
-	"CRC32r32m8",
-	"CRC32r32m8_EVEX",
-	"CRC32r32r16",
-	"CRC32r32r16_EVEX",
-	"CRC32r32r32",
-	"CRC32r32r32_EVEX",
-	"CRC32r32r8",
-	"CRC32r32r8_EVEX",
-	"CRC32r64m64",
-	"CRC32r64m64_EVEX",
-	"CRC32r64m8",
-	"CRC32r64m8_EVEX",
-	"CRC32r64r64",
-	"CRC32r64r64_EVEX",
-	"CRC32r64r8",
-	"CRC32r64r8_EVEX",
-	"CS_PREFIX",
-	"CTEST16mi",
-	"CTEST16mr",
-	"CTEST16ri",
-	"CTEST16rr",
-	"CTEST32mi",
-	"CTEST32mr",
-	"CTEST32ri",
-	"CTEST32rr",
-	"CTEST64mi32",
-	"CTEST64mr",
-	"CTEST64ri32",
-	"CTEST64rr",
-	"CTEST8mi",
-	"CTEST8mr",
-	"CTEST8ri",
-	"CTEST8rr",
-	"CVTDQ2PDrm",
-	"CVTDQ2PDrr",
-	"CVTDQ2PSrm",
-	"CVTDQ2PSrr",
-	"CVTPD2DQrm",
-	"CVTPD2DQrr",
-	"CVTPD2PSrm",
-	"CVTPD2PSrr",
-	"CVTPS2DQrm",
-	"CVTPS2DQrr",
-	"CVTPS2PDrm",
-	"CVTPS2PDrr",
-	"CVTSD2SI64rm",
-	"CVTSD2SI64rm_Int",
-	"CVTSD2SI64rr",
-	"CVTSD2SI64rr_Int",
-	"CVTSD2SIrm",
-	"CVTSD2SIrm_Int",
-	"CVTSD2SIrr",
-	"CVTSD2SIrr_Int",
-	"CVTSD2SSrm",
-	"CVTSD2SSrm_Int",
-	"CVTSD2SSrr",
-	"CVTSD2SSrr_Int",
-	"CVTSI2SDrm",
-	"CVTSI2SDrm_Int",
-	"CVTSI2SDrr",
-	"CVTSI2SDrr_Int",
-	"CVTSI2SSrm",
-	"CVTSI2SSrm_Int",
-	"CVTSI2SSrr",
-	"CVTSI2SSrr_Int",
-	"CVTSI642SDrm",
-	"CVTSI642SDrm_Int",
-	"CVTSI642SDrr",
-	"CVTSI642SDrr_Int",
-	"CVTSI642SSrm",
-	"CVTSI642SSrm_Int",
-	"CVTSI642SSrr",
-	"CVTSI642SSrr_Int",
-	"CVTSS2SDrm",
-	"CVTSS2SDrm_Int",
-	"CVTSS2SDrr",
-	"CVTSS2SDrr_Int",
-	"CVTSS2SI64rm",
-	"CVTSS2SI64rm_Int",
-	"CVTSS2SI64rr",
-	"CVTSS2SI64rr_Int",
-	"CVTSS2SIrm",
-	"CVTSS2SIrm_Int",
-	"CVTSS2SIrr",
-	"CVTSS2SIrr_Int",
-	"CVTTPD2DQrm",
-	"CVTTPD2DQrr",
-	"CVTTPS2DQrm",
-	"CVTTPS2DQrr",
-	"CVTTSD2SI64rm",
-	"CVTTSD2SI64rm_Int",
-	"CVTTSD2SI64rr",
-	"CVTTSD2SI64rr_Int",
-	"CVTTSD2SIrm",
-	"CVTTSD2SIrm_Int",
-	"CVTTSD2SIrr",
-	"CVTTSD2SIrr_Int",
-	"CVTTSS2SI64rm",
-	"CVTTSS2SI64rm_Int",
-	"CVTTSS2SI64rr",
-	"CVTTSS2SI64rr_Int",
-	"CVTTSS2SIrm",
-	"CVTTSS2SIrm_Int",
-	"CVTTSS2SIrr",
-	"CVTTSS2SIrr_Int",
-	"CWD",
-	"CWDE",
-	"DAA",
-	"DAS",
-	"DATA16_PREFIX",
-	"DEC16m",
-	"DEC16m_EVEX",
-	"DEC16m_ND",
-	"DEC16m_NF",
-	"DEC16m_NF_ND",
-	"DEC16r",
-	"DEC16r_EVEX",
-	"DEC16r_ND",
-	"DEC16r_NF",
-	"DEC16r_NF_ND",
-	"DEC16r_alt",
-	"DEC32m",
-	"DEC32m_EVEX",
-	"DEC32m_ND",
-	"DEC32m_NF",
-	"DEC32m_NF_ND",
-	"DEC32r",
-	"DEC32r_EVEX",
-	"DEC32r_ND",
-	"DEC32r_NF",
-	"DEC32r_NF_ND",
-	"DEC32r_alt",
-	"DEC64m",
-	"DEC64m_EVEX",
-	"DEC64m_ND",
-	"DEC64m_NF",
-	"DEC64m_NF_ND",
-	"DEC64r",
-	"DEC64r_EVEX",
-	"DEC64r_ND",
-	"DEC64r_NF",
-	"DEC64r_NF_ND",
-	"DEC8m",
-	"DEC8m_EVEX",
-	"DEC8m_ND",
-	"DEC8m_NF",
-	"DEC8m_NF_ND",
-	"DEC8r",
-	"DEC8r_EVEX",
-	"DEC8r_ND",
-	"DEC8r_NF",
-	"DEC8r_NF_ND",
-	"DIV16m",
-	"DIV16m_EVEX",
-	"DIV16m_NF",
-	"DIV16r",
-	"DIV16r_EVEX",
-	"DIV16r_NF",
-	"DIV32m",
-	"DIV32m_EVEX",
-	"DIV32m_NF",
-	"DIV32r",
-	"DIV32r_EVEX",
-	"DIV32r_NF",
-	"DIV64m",
-	"DIV64m_EVEX",
-	"DIV64m_NF",
-	"DIV64r",
-	"DIV64r_EVEX",
-	"DIV64r_NF",
-	"DIV8m",
-	"DIV8m_EVEX",
-	"DIV8m_NF",
-	"DIV8r",
-	"DIV8r_EVEX",
-	"DIV8r_NF",
-	"DIVPDrm",
-	"DIVPDrr",
-	"DIVPSrm",
-	"DIVPSrr",
-	"DIVR_F32m",
-	"DIVR_F64m",
-	"DIVR_FI16m",
-	"DIVR_FI32m",
-	"DIVR_FPrST0",
-	"DIVR_FST0r",
-	"DIVR_Fp32m",
-	"DIVR_Fp64m",
-	"DIVR_Fp64m32",
-	"DIVR_Fp80m32",
-	"DIVR_Fp80m64",
-	"DIVR_FpI16m32",
-	"DIVR_FpI16m64",
-	"DIVR_FpI16m80",
-	"DIVR_FpI32m32",
-	"DIVR_FpI32m64",
-	"DIVR_FpI32m80",
-	"DIVR_FrST0",
-	"DIVSDrm",
-	"DIVSDrm_Int",
-	"DIVSDrr",
-	"DIVSDrr_Int",
-	"DIVSSrm",
-	"DIVSSrm_Int",
-	"DIVSSrr",
-	"DIVSSrr_Int",
-	"DIV_F32m",
-	"DIV_F64m",
-	"DIV_FI16m",
-	"DIV_FI32m",
-	"DIV_FPrST0",
-	"DIV_FST0r",
-	"DIV_Fp32m",
-	"DIV_Fp64m",
-	"DIV_Fp64m32",
-	"DIV_Fp80m32",
-	"DIV_Fp80m64",
-	"DIV_FpI16m32",
-	"DIV_FpI16m64",
-	"DIV_FpI16m80",
-	"DIV_FpI32m32",
-	"DIV_FpI32m64",
-	"DIV_FpI32m80",
-	"DIV_FrST0",
-	"DPPDrmi",
-	"DPPDrri",
-	"DPPSrmi",
-	"DPPSrri",
-	"DS_PREFIX",
-	"DYN_ALLOCA_32",
-	"DYN_ALLOCA_64",
-	"EH_RETURN",
-	"EH_RETURN64",
-	"EH_SjLj_LongJmp32",
-	"EH_SjLj_LongJmp64",
-	"EH_SjLj_SetJmp32",
-	"EH_SjLj_SetJmp64",
-	"EH_SjLj_Setup",
-	"ENCLS",
-	"ENCLU",
-	"ENCLV",
-	"ENCODEKEY128",
-	"ENCODEKEY256",
-	"ENDBR32",
-	"ENDBR64",
-	"ENQCMD16",
-	"ENQCMD32",
-	"ENQCMD32_EVEX",
-	"ENQCMD64",
-	"ENQCMD64_EVEX",
-	"ENQCMDS16",
-	"ENQCMDS32",
-	"ENQCMDS32_EVEX",
-	"ENQCMDS64",
-	"ENQCMDS64_EVEX",
-	"ENTER",
-	"ERETS",
-	"ERETU",
-	"ES_PREFIX",
-	"EXTRACTPSmr",
-	"EXTRACTPSrr",
-	"EXTRQ",
-	"EXTRQI",
-	"F2XM1",
-	"FARCALL16i",
-	"FARCALL16m",
-	"FARCALL32i",
-	"FARCALL32m",
-	"FARCALL64m",
-	"FARJMP16i",
-	"FARJMP16m",
-	"FARJMP32i",
-	"FARJMP32m",
-	"FARJMP64m",
-	"FBLDm",
-	"FBSTPm",
-	"FCOM32m",
-	"FCOM64m",
-	"FCOMP32m",
-	"FCOMP64m",
-	"FCOMPP",
-	"FCOS",
-	"FDECSTP",
-	"FEMMS",
-	"FFREE",
-	"FFREEP",
-	"FICOM16m",
-	"FICOM32m",
-	"FICOMP16m",
-	"FICOMP32m",
-	"FINCSTP",
-	"FLDCW16m",
-	"FLDENVm",
-	"FLDL2E",
-	"FLDL2T",
-	"FLDLG2",
-	"FLDLN2",
-	"FLDPI",
-	"FNCLEX",
-	"FNINIT",
-	"FNOP",
-	"FNSTCW16m",
-	"FNSTSW16r",
-	"FNSTSWm",
-	"FPATAN",
-	"FPREM",
-	"FPREM1",
-	"FPTAN",
-	"FRNDINT",
-	"FRSTORm",
-	"FSAVEm",
-	"FSCALE",
-	"FSIN",
-	"FSINCOS",
-	"FSTENVm",
-	"FS_PREFIX",
-	"FXRSTOR",
-	"FXRSTOR64",
-	"FXSAVE",
-	"FXSAVE64",
-	"FXTRACT",
-	"FYL2X",
-	"FYL2XP1",
-	"GETSEC",
-	"GF2P8AFFINEINVQBrmi",
-	"GF2P8AFFINEINVQBrri",
-	"GF2P8AFFINEQBrmi",
-	"GF2P8AFFINEQBrri",
-	"GF2P8MULBrm",
-	"GF2P8MULBrr",
-	"GS_PREFIX",
-	"HADDPDrm",
-	"HADDPDrr",
-	"HADDPSrm",
-	"HADDPSrr",
-	"HLT",
-	"HRESET",
-	"HSUBPDrm",
-	"HSUBPDrr",
-	"HSUBPSrm",
-	"HSUBPSrr",
-	"IDIV16m",
-	"IDIV16m_EVEX",
-	"IDIV16m_NF",
-	"IDIV16r",
-	"IDIV16r_EVEX",
-	"IDIV16r_NF",
-	"IDIV32m",
-	"IDIV32m_EVEX",
-	"IDIV32m_NF",
-	"IDIV32r",
-	"IDIV32r_EVEX",
-	"IDIV32r_NF",
-	"IDIV64m",
-	"IDIV64m_EVEX",
-	"IDIV64m_NF",
-	"IDIV64r",
-	"IDIV64r_EVEX",
-	"IDIV64r_NF",
-	"IDIV8m",
-	"IDIV8m_EVEX",
-	"IDIV8m_NF",
-	"IDIV8r",
-	"IDIV8r_EVEX",
-	"IDIV8r_NF",
-	"ILD_F16m",
-	"ILD_F32m",
-	"ILD_F64m",
-	"ILD_Fp16m32",
-	"ILD_Fp16m64",
-	"ILD_Fp16m80",
-	"ILD_Fp32m32",
-	"ILD_Fp32m64",
-	"ILD_Fp32m80",
-	"ILD_Fp64m32",
-	"ILD_Fp64m64",
-	"ILD_Fp64m80",
-	"IMUL16m",
-	"IMUL16m_EVEX",
-	"IMUL16m_NF",
-	"IMUL16r",
-	"IMUL16r_EVEX",
-	"IMUL16r_NF",
-	"IMUL16rm",
-	"IMUL16rm_EVEX",
-	"IMUL16rm_ND",
-	"IMUL16rm_NF",
-	"IMUL16rm_NF_ND",
-	"IMUL16rmi",
-	"IMUL16rmi8",
-	"IMUL16rmi8_EVEX",
-	"IMUL16rmi8_NF",
-	"IMUL16rmi_EVEX",
-	"IMUL16rmi_NF",
-	"IMUL16rr",
-	"IMUL16rr_EVEX",
-	"IMUL16rr_ND",
-	"IMUL16rr_NF",
-	"IMUL16rr_NF_ND",
-	"IMUL16rri",
-	"IMUL16rri8",
-	"IMUL16rri8_EVEX",
-	"IMUL16rri8_NF",
-	"IMUL16rri_EVEX",
-	"IMUL16rri_NF",
-	"IMUL32m",
-	"IMUL32m_EVEX",
-	"IMUL32m_NF",
-	"IMUL32r",
-	"IMUL32r_EVEX",
-	"IMUL32r_NF",
-	"IMUL32rm",
-	"IMUL32rm_EVEX",
-	"IMUL32rm_ND",
-	"IMUL32rm_NF",
-	"IMUL32rm_NF_ND",
-	"IMUL32rmi",
-	"IMUL32rmi8",
-	"IMUL32rmi8_EVEX",
-	"IMUL32rmi8_NF",
-	"IMUL32rmi_EVEX",
-	"IMUL32rmi_NF",
-	"IMUL32rr",
-	"IMUL32rr_EVEX",
-	"IMUL32rr_ND",
-	"IMUL32rr_NF",
-	"IMUL32rr_NF_ND",
-	"IMUL32rri",
-	"IMUL32rri8",
-	"IMUL32rri8_EVEX",
-	"IMUL32rri8_NF",
-	"IMUL32rri_EVEX",
-	"IMUL32rri_NF",
-	"IMUL64m",
-	"IMUL64m_EVEX",
-	"IMUL64m_NF",
-	"IMUL64r",
-	"IMUL64r_EVEX",
-	"IMUL64r_NF",
-	"IMUL64rm",
-	"IMUL64rm_EVEX",
-	"IMUL64rm_ND",
-	"IMUL64rm_NF",
-	"IMUL64rm_NF_ND",
-	"IMUL64rmi32",
-	"IMUL64rmi32_EVEX",
-	"IMUL64rmi32_NF",
-	"IMUL64rmi8",
-	"IMUL64rmi8_EVEX",
-	"IMUL64rmi8_NF",
-	"IMUL64rr",
-	"IMUL64rr_EVEX",
-	"IMUL64rr_ND",
-	"IMUL64rr_NF",
-	"IMUL64rr_NF_ND",
-	"IMUL64rri32",
-	"IMUL64rri32_EVEX",
-	"IMUL64rri32_NF",
-	"IMUL64rri8",
-	"IMUL64rri8_EVEX",
-	"IMUL64rri8_NF",
-	"IMUL8m",
-	"IMUL8m_EVEX",
-	"IMUL8m_NF",
-	"IMUL8r",
-	"IMUL8r_EVEX",
-	"IMUL8r_NF",
-	"IMULZU16rmi",
-	"IMULZU16rmi8",
-	"IMULZU16rri",
-	"IMULZU16rri8",
-	"IMULZU32rmi",
-	"IMULZU32rmi8",
-	"IMULZU32rri",
-	"IMULZU32rri8",
-	"IMULZU64rmi32",
-	"IMULZU64rmi8",
-	"IMULZU64rri32",
-	"IMULZU64rri8",
-	"IN16ri",
-	"IN16rr",
-	"IN32ri",
-	"IN32rr",
-	"IN8ri",
-	"IN8rr",
-	"INC16m",
-	"INC16m_EVEX",
-	"INC16m_ND",
-	"INC16m_NF",
-	"INC16m_NF_ND",
-	"INC16r",
-	"INC16r_EVEX",
-	"INC16r_ND",
-	"INC16r_NF",
-	"INC16r_NF_ND",
-	"INC16r_alt",
-	"INC32m",
-	"INC32m_EVEX",
-	"INC32m_ND",
-	"INC32m_NF",
-	"INC32m_NF_ND",
-	"INC32r",
-	"INC32r_EVEX",
-	"INC32r_ND",
-	"INC32r_NF",
-	"INC32r_NF_ND",
-	"INC32r_alt",
-	"INC64m",
-	"INC64m_EVEX",
-	"INC64m_ND",
-	"INC64m_NF",
-	"INC64m_NF_ND",
-	"INC64r",
-	"INC64r_EVEX",
-	"INC64r_ND",
-	"INC64r_NF",
-	"INC64r_NF_ND",
-	"INC8m",
-	"INC8m_EVEX",
-	"INC8m_ND",
-	"INC8m_NF",
-	"INC8m_NF_ND",
-	"INC8r",
-	"INC8r_EVEX",
-	"INC8r_ND",
-	"INC8r_NF",
-	"INC8r_NF_ND",
-	"INCSSPD",
-	"INCSSPQ",
-	"INSB",
-	"INSERTPSrm",
-	"INSERTPSrr",
-	"INSERTQ",
-	"INSERTQI",
-	"INSL",
-	"INSW",
-	"INT",
-	"INT3",
-	"INTO",
-	"INVD",
-	"INVEPT32",
-	"INVEPT64",
-	"INVEPT64_EVEX",
-	"INVLPG",
-	"INVLPGA32",
-	"INVLPGA64",
-	"INVLPGB32",
-	"INVLPGB64",
-	"INVPCID32",
-	"INVPCID64",
-	"INVPCID64_EVEX",
-	"INVVPID32",
-	"INVVPID64",
-	"INVVPID64_EVEX",
-	"IRET",
-	"IRET16",
-	"IRET32",
-	"IRET64",
-	"ISTT_FP16m",
-	"ISTT_FP32m",
-	"ISTT_FP64m",
-	"ISTT_Fp16m32",
-	"ISTT_Fp16m64",
-	"ISTT_Fp16m80",
-	"ISTT_Fp32m32",
-	"ISTT_Fp32m64",
-	"ISTT_Fp32m80",
-	"ISTT_Fp64m32",
-	"ISTT_Fp64m64",
-	"ISTT_Fp64m80",
-	"IST_F16m",
-	"IST_F32m",
-	"IST_FP16m",
-	"IST_FP32m",
-	"IST_FP64m",
-	"IST_Fp16m32",
-	"IST_Fp16m64",
-	"IST_Fp16m80",
-	"IST_Fp32m32",
-	"IST_Fp32m64",
-	"IST_Fp32m80",
-	"IST_Fp64m32",
-	"IST_Fp64m64",
-	"IST_Fp64m80",
-	"Int_eh_sjlj_setup_dispatch",
-	"JCC_1",
-	"JCC_2",
-	"JCC_4",
-	"JCXZ",
-	"JECXZ",
-	"JMP16m",
-	"JMP16m_NT",
-	"JMP16r",
-	"JMP16r_NT",
-	"JMP32m",
-	"JMP32m_NT",
-	"JMP32r",
-	"JMP32r_NT",
-	"JMP64m",
-	"JMP64m_NT",
-	"JMP64m_REX",
-	"JMP64r",
-	"JMP64r_NT",
-	"JMP64r_REX",
-	"JMPABS64i",
-	"JMP_1",
-	"JMP_2",
-	"JMP_4",
-	"JRCXZ",
-	"KADDBrr",
-	"KADDDrr",
-	"KADDQrr",
-	"KADDWrr",
-	"KANDBrr",
-	"KANDDrr",
-	"KANDNBrr",
-	"KANDNDrr",
-	"KANDNQrr",
-	"KANDNWrr",
-	"KANDQrr",
-	"KANDWrr",
-	"KMOVBkk",
-	"KMOVBkk_EVEX",
-	"KMOVBkm",
-	"KMOVBkm_EVEX",
-	"KMOVBkr",
-	"KMOVBkr_EVEX",
-	"KMOVBmk",
-	"KMOVBmk_EVEX",
-	"KMOVBrk",
-	"KMOVBrk_EVEX",
-	"KMOVDkk",
-	"KMOVDkk_EVEX",
-	"KMOVDkm",
-	"KMOVDkm_EVEX",
-	"KMOVDkr",
-	"KMOVDkr_EVEX",
-	"KMOVDmk",
-	"KMOVDmk_EVEX",
-	"KMOVDrk",
-	"KMOVDrk_EVEX",
-	"KMOVQkk",
-	"KMOVQkk_EVEX",
-	"KMOVQkm",
-	"KMOVQkm_EVEX",
-	"KMOVQkr",
-	"KMOVQkr_EVEX",
-	"KMOVQmk",
-	"KMOVQmk_EVEX",
-	"KMOVQrk",
-	"KMOVQrk_EVEX",
-	"KMOVWkk",
-	"KMOVWkk_EVEX",
-	"KMOVWkm",
-	"KMOVWkm_EVEX",
-	"KMOVWkr",
-	"KMOVWkr_EVEX",
-	"KMOVWmk",
-	"KMOVWmk_EVEX",
-	"KMOVWrk",
-	"KMOVWrk_EVEX",
-	"KNOTBrr",
-	"KNOTDrr",
-	"KNOTQrr",
-	"KNOTWrr",
-	"KORBrr",
-	"KORDrr",
-	"KORQrr",
-	"KORTESTBrr",
-	"KORTESTDrr",
-	"KORTESTQrr",
-	"KORTESTWrr",
-	"KORWrr",
-	"KSHIFTLBri",
-	"KSHIFTLDri",
-	"KSHIFTLQri",
-	"KSHIFTLWri",
-	"KSHIFTRBri",
-	"KSHIFTRDri",
-	"KSHIFTRQri",
-	"KSHIFTRWri",
-	"KTESTBrr",
-	"KTESTDrr",
-	"KTESTQrr",
-	"KTESTWrr",
-	"KUNPCKBWrr",
-	"KUNPCKDQrr",
-	"KUNPCKWDrr",
-	"KXNORBrr",
-	"KXNORDrr",
-	"KXNORQrr",
-	"KXNORWrr",
-	"KXORBrr",
-	"KXORDrr",
-	"KXORQrr",
-	"KXORWrr",
-	"LAHF",
-	"LAR16rm",
-	"LAR16rr",
-	"LAR32rm",
-	"LAR32rr",
-	"LAR64rm",
-	"LAR64rr",
-	"LCMPXCHG16",
-	"LCMPXCHG16B",
-	"LCMPXCHG32",
-	"LCMPXCHG64",
-	"LCMPXCHG8",
-	"LCMPXCHG8B",
-	"LDDQUrm",
-	"LDMXCSR",
-	"LDS16rm",
-	"LDS32rm",
-	"LDTILECFG",
-	"LDTILECFG_EVEX",
-	"LD_F0",
-	"LD_F1",
-	"LD_F32m",
-	"LD_F64m",
-	"LD_F80m",
-	"LD_Fp032",
-	"LD_Fp064",
-	"LD_Fp080",
-	"LD_Fp132",
-	"LD_Fp164",
-	"LD_Fp180",
-	"LD_Fp32m",
-	"LD_Fp32m64",
-	"LD_Fp32m80",
-	"LD_Fp64m",
-	"LD_Fp64m80",
-	"LD_Fp80m",
-	"LD_Frr",
-	"LEA16r",
-	"LEA32r",
-	"LEA64_32r",
-	"LEA64r",
-	"LEAVE",
-	"LEAVE64",
-	"LES16rm",
-	"LES32rm",
-	"LFENCE",
-	"LFS16rm",
-	"LFS32rm",
-	"LFS64rm",
-	"LGDT16m",
-	"LGDT32m",
-	"LGDT64m",
-	"LGS16rm",
-	"LGS32rm",
-	"LGS64rm",
-	"LIDT16m",
-	"LIDT32m",
-	"LIDT64m",
-	"LKGS16m",
-	"LKGS16r",
-	"LLDT16m",
-	"LLDT16r",
-	"LLWPCB",
-	"LLWPCB64",
-	"LMSW16m",
-	"LMSW16r",
-	"LOADIWKEY",
-	"LOCK_ADD16mi",
-	"LOCK_ADD16mi8",
-	"LOCK_ADD16mr",
-	"LOCK_ADD32mi",
-	"LOCK_ADD32mi8",
-	"LOCK_ADD32mr",
-	"LOCK_ADD64mi32",
-	"LOCK_ADD64mi8",
-	"LOCK_ADD64mr",
-	"LOCK_ADD8mi",
-	"LOCK_ADD8mr",
-	"LOCK_AND16mi",
-	"LOCK_AND16mi8",
-	"LOCK_AND16mr",
-	"LOCK_AND32mi",
-	"LOCK_AND32mi8",
-	"LOCK_AND32mr",
-	"LOCK_AND64mi32",
-	"LOCK_AND64mi8",
-	"LOCK_AND64mr",
-	"LOCK_AND8mi",
-	"LOCK_AND8mr",
-	"LOCK_BTC16m",
-	"LOCK_BTC32m",
-	"LOCK_BTC64m",
-	"LOCK_BTC_RM16rm",
-	"LOCK_BTC_RM32rm",
-	"LOCK_BTC_RM64rm",
-	"LOCK_BTR16m",
-	"LOCK_BTR32m",
-	"LOCK_BTR64m",
-	"LOCK_BTR_RM16rm",
-	"LOCK_BTR_RM32rm",
-	"LOCK_BTR_RM64rm",
-	"LOCK_BTS16m",
-	"LOCK_BTS32m",
-	"LOCK_BTS64m",
-	"LOCK_BTS_RM16rm",
-	"LOCK_BTS_RM32rm",
-	"LOCK_BTS_RM64rm",
-	"LOCK_DEC16m",
-	"LOCK_DEC32m",
-	"LOCK_DEC64m",
-	"LOCK_DEC8m",
-	"LOCK_INC16m",
-	"LOCK_INC32m",
-	"LOCK_INC64m",
-	"LOCK_INC8m",
-	"LOCK_OR16mi",
-	"LOCK_OR16mi8",
-	"LOCK_OR16mr",
-	"LOCK_OR32mi",
-	"LOCK_OR32mi8",
-	"LOCK_OR32mr",
-	"LOCK_OR64mi32",
-	"LOCK_OR64mi8",
-	"LOCK_OR64mr",
-	"LOCK_OR8mi",
-	"LOCK_OR8mr",
-	"LOCK_PREFIX",
-	"LOCK_SUB16mi",
-	"LOCK_SUB16mi8",
-	"LOCK_SUB16mr",
-	"LOCK_SUB32mi",
-	"LOCK_SUB32mi8",
-	"LOCK_SUB32mr",
-	"LOCK_SUB64mi32",
-	"LOCK_SUB64mi8",
-	"LOCK_SUB64mr",
-	"LOCK_SUB8mi",
-	"LOCK_SUB8mr",
-	"LOCK_XOR16mi",
-	"LOCK_XOR16mi8",
-	"LOCK_XOR16mr",
-	"LOCK_XOR32mi",
-	"LOCK_XOR32mi8",
-	"LOCK_XOR32mr",
-	"LOCK_XOR64mi32",
-	"LOCK_XOR64mi8",
-	"LOCK_XOR64mr",
-	"LOCK_XOR8mi",
-	"LOCK_XOR8mr",
-	"LODSB",
-	"LODSL",
-	"LODSQ",
-	"LODSW",
-	"LOOP",
-	"LOOPE",
-	"LOOPNE",
-	"LRET16",
-	"LRET32",
-	"LRET64",
-	"LRETI16",
-	"LRETI32",
-	"LRETI64",
-	"LSL16rm",
-	"LSL16rr",
-	"LSL32rm",
-	"LSL32rr",
-	"LSL64rm",
-	"LSL64rr",
-	"LSS16rm",
-	"LSS32rm",
-	"LSS64rm",
-	"LTRm",
-	"LTRr",
-	"LWPINS32rmi",
-	"LWPINS32rri",
-	"LWPINS64rmi",
-	"LWPINS64rri",
-	"LWPVAL32rmi",
-	"LWPVAL32rri",
-	"LWPVAL64rmi",
-	"LWPVAL64rri",
-	"LXADD16",
-	"LXADD32",
-	"LXADD64",
-	"LXADD8",
-	"LZCNT16rm",
-	"LZCNT16rm_EVEX",
-	"LZCNT16rm_NF",
-	"LZCNT16rr",
-	"LZCNT16rr_EVEX",
-	"LZCNT16rr_NF",
-	"LZCNT32rm",
-	"LZCNT32rm_EVEX",
-	"LZCNT32rm_NF",
-	"LZCNT32rr",
-	"LZCNT32rr_EVEX",
-	"LZCNT32rr_NF",
-	"LZCNT64rm",
-	"LZCNT64rm_EVEX",
-	"LZCNT64rm_NF",
-	"LZCNT64rr",
-	"LZCNT64rr_EVEX",
-	"LZCNT64rr_NF",
-	"MASKMOVDQU",
-	"MASKMOVDQU64",
-	"MASKPAIR16LOAD",
-	"MASKPAIR16STORE",
-	"MAXCPDrm",
-	"MAXCPDrr",
-	"MAXCPSrm",
-	"MAXCPSrr",
-	"MAXCSDrm",
-	"MAXCSDrr",
-	"MAXCSSrm",
-	"MAXCSSrr",
-	"MAXPDrm",
-	"MAXPDrr",
-	"MAXPSrm",
-	"MAXPSrr",
-	"MAXSDrm",
-	"MAXSDrm_Int",
-	"MAXSDrr",
-	"MAXSDrr_Int",
-	"MAXSSrm",
-	"MAXSSrm_Int",
-	"MAXSSrr",
-	"MAXSSrr_Int",
-	"MFENCE",
-	"MINCPDrm",
-	"MINCPDrr",
-	"MINCPSrm",
-	"MINCPSrr",
-	"MINCSDrm",
-	"MINCSDrr",
-	"MINCSSrm",
-	"MINCSSrr",
-	"MINPDrm",
-	"MINPDrr",
-	"MINPSrm",
-	"MINPSrr",
-	"MINSDrm",
-	"MINSDrm_Int",
-	"MINSDrr",
-	"MINSDrr_Int",
-	"MINSSrm",
-	"MINSSrm_Int",
-	"MINSSrr",
-	"MINSSrr_Int",
-	"MMX_CVTPD2PIrm",
-	"MMX_CVTPD2PIrr",
-	"MMX_CVTPI2PDrm",
-	"MMX_CVTPI2PDrr",
-	"MMX_CVTPI2PSrm",
-	"MMX_CVTPI2PSrr",
-	"MMX_CVTPS2PIrm",
-	"MMX_CVTPS2PIrr",
-	"MMX_CVTTPD2PIrm",
-	"MMX_CVTTPD2PIrr",
-	"MMX_CVTTPS2PIrm",
-	"MMX_CVTTPS2PIrr",
-	"MMX_EMMS",
-	"MMX_MASKMOVQ",
-	"MMX_MASKMOVQ64",
-	"MMX_MOVD64from64mr",
-	"MMX_MOVD64from64rr",
-	"MMX_MOVD64grr",
-	"MMX_MOVD64mr",
-	"MMX_MOVD64rm",
-	"MMX_MOVD64rr",
-	"MMX_MOVD64to64rm",
-	"MMX_MOVD64to64rr",
-	"MMX_MOVDQ2Qrr",
-	"MMX_MOVFR642Qrr",
-	"MMX_MOVNTQmr",
-	"MMX_MOVQ2DQrr",
-	"MMX_MOVQ2FR64rr",
-	"MMX_MOVQ64mr",
-	"MMX_MOVQ64rm",
-	"MMX_MOVQ64rr",
-	"MMX_MOVQ64rr_REV",
-	"MMX_PABSBrm",
-	"MMX_PABSBrr",
-	"MMX_PABSDrm",
-	"MMX_PABSDrr",
-	"MMX_PABSWrm",
-	"MMX_PABSWrr",
-	"MMX_PACKSSDWrm",
-	"MMX_PACKSSDWrr",
-	"MMX_PACKSSWBrm",
-	"MMX_PACKSSWBrr",
-	"MMX_PACKUSWBrm",
-	"MMX_PACKUSWBrr",
-	"MMX_PADDBrm",
-	"MMX_PADDBrr",
-	"MMX_PADDDrm",
-	"MMX_PADDDrr",
-	"MMX_PADDQrm",
-	"MMX_PADDQrr",
-	"MMX_PADDSBrm",
-	"MMX_PADDSBrr",
-	"MMX_PADDSWrm",
-	"MMX_PADDSWrr",
-	"MMX_PADDUSBrm",
-	"MMX_PADDUSBrr",
-	"MMX_PADDUSWrm",
-	"MMX_PADDUSWrr",
-	"MMX_PADDWrm",
-	"MMX_PADDWrr",
-	"MMX_PALIGNRrmi",
-	"MMX_PALIGNRrri",
-	"MMX_PANDNrm",
-	"MMX_PANDNrr",
-	"MMX_PANDrm",
-	"MMX_PANDrr",
-	"MMX_PAVGBrm",
-	"MMX_PAVGBrr",
-	"MMX_PAVGWrm",
-	"MMX_PAVGWrr",
-	"MMX_PCMPEQBrm",
-	"MMX_PCMPEQBrr",
-	"MMX_PCMPEQDrm",
-	"MMX_PCMPEQDrr",
-	"MMX_PCMPEQWrm",
-	"MMX_PCMPEQWrr",
-	"MMX_PCMPGTBrm",
-	"MMX_PCMPGTBrr",
-	"MMX_PCMPGTDrm",
-	"MMX_PCMPGTDrr",
-	"MMX_PCMPGTWrm",
-	"MMX_PCMPGTWrr",
-	"MMX_PEXTRWrr",
-	"MMX_PHADDDrm",
-	"MMX_PHADDDrr",
-	"MMX_PHADDSWrm",
-	"MMX_PHADDSWrr",
-	"MMX_PHADDWrm",
-	"MMX_PHADDWrr",
-	"MMX_PHSUBDrm",
-	"MMX_PHSUBDrr",
-	"MMX_PHSUBSWrm",
-	"MMX_PHSUBSWrr",
-	"MMX_PHSUBWrm",
-	"MMX_PHSUBWrr",
-	"MMX_PINSRWrm",
-	"MMX_PINSRWrr",
-	"MMX_PMADDUBSWrm",
-	"MMX_PMADDUBSWrr",
-	"MMX_PMADDWDrm",
-	"MMX_PMADDWDrr",
-	"MMX_PMAXSWrm",
-	"MMX_PMAXSWrr",
-	"MMX_PMAXUBrm",
-	"MMX_PMAXUBrr",
-	"MMX_PMINSWrm",
-	"MMX_PMINSWrr",
-	"MMX_PMINUBrm",
-	"MMX_PMINUBrr",
-	"MMX_PMOVMSKBrr",
-	"MMX_PMULHRSWrm",
-	"MMX_PMULHRSWrr",
-	"MMX_PMULHUWrm",
-	"MMX_PMULHUWrr",
-	"MMX_PMULHWrm",
-	"MMX_PMULHWrr",
-	"MMX_PMULLWrm",
-	"MMX_PMULLWrr",
-	"MMX_PMULUDQrm",
-	"MMX_PMULUDQrr",
-	"MMX_PORrm",
-	"MMX_PORrr",
-	"MMX_PSADBWrm",
-	"MMX_PSADBWrr",
-	"MMX_PSHUFBrm",
-	"MMX_PSHUFBrr",
-	"MMX_PSHUFWmi",
-	"MMX_PSHUFWri",
-	"MMX_PSIGNBrm",
-	"MMX_PSIGNBrr",
-	"MMX_PSIGNDrm",
-	"MMX_PSIGNDrr",
-	"MMX_PSIGNWrm",
-	"MMX_PSIGNWrr",
-	"MMX_PSLLDri",
-	"MMX_PSLLDrm",
-	"MMX_PSLLDrr",
-	"MMX_PSLLQri",
-	"MMX_PSLLQrm",
-	"MMX_PSLLQrr",
-	"MMX_PSLLWri",
-	"MMX_PSLLWrm",
-	"MMX_PSLLWrr",
-	"MMX_PSRADri",
-	"MMX_PSRADrm",
-	"MMX_PSRADrr",
-	"MMX_PSRAWri",
-	"MMX_PSRAWrm",
-	"MMX_PSRAWrr",
-	"MMX_PSRLDri",
-	"MMX_PSRLDrm",
-	"MMX_PSRLDrr",
-	"MMX_PSRLQri",
-	"MMX_PSRLQrm",
-	"MMX_PSRLQrr",
-	"MMX_PSRLWri",
-	"MMX_PSRLWrm",
-	"MMX_PSRLWrr",
-	"MMX_PSUBBrm",
-	"MMX_PSUBBrr",
-	"MMX_PSUBDrm",
-	"MMX_PSUBDrr",
-	"MMX_PSUBQrm",
-	"MMX_PSUBQrr",
-	"MMX_PSUBSBrm",
-	"MMX_PSUBSBrr",
-	"MMX_PSUBSWrm",
-	"MMX_PSUBSWrr",
-	"MMX_PSUBUSBrm",
-	"MMX_PSUBUSBrr",
-	"MMX_PSUBUSWrm",
-	"MMX_PSUBUSWrr",
-	"MMX_PSUBWrm",
-	"MMX_PSUBWrr",
-	"MMX_PUNPCKHBWrm",
-	"MMX_PUNPCKHBWrr",
-	"MMX_PUNPCKHDQrm",
-	"MMX_PUNPCKHDQrr",
-	"MMX_PUNPCKHWDrm",
-	"MMX_PUNPCKHWDrr",
-	"MMX_PUNPCKLBWrm",
-	"MMX_PUNPCKLBWrr",
-	"MMX_PUNPCKLDQrm",
-	"MMX_PUNPCKLDQrr",
-	"MMX_PUNPCKLWDrm",
-	"MMX_PUNPCKLWDrr",
-	"MMX_PXORrm",
-	"MMX_PXORrr",
-	"MONITOR32rrr",
-	"MONITOR64rrr",
-	"MONITORX32rrr",
-	"MONITORX64rrr",
-	"MONTMUL",
-	"MOV16ao16",
-	"MOV16ao32",
-	"MOV16ao64",
-	"MOV16mi",
-	"MOV16mr",
-	"MOV16ms",
-	"MOV16o16a",
-	"MOV16o32a",
-	"MOV16o64a",
-	"MOV16ri",
-	"MOV16ri_alt",
-	"MOV16rm",
-	"MOV16rr",
-	"MOV16rr_REV",
-	"MOV16rs",
-	"MOV16sm",
-	"MOV16sr",
-	"MOV32ao16",
-	"MOV32ao32",
-	"MOV32ao64",
-	"MOV32cr",
-	"MOV32dr",
-	"MOV32mi",
-	"MOV32mr",
-	"MOV32o16a",
-	"MOV32o32a",
-	"MOV32o64a",
-	"MOV32rc",
-	"MOV32rd",
-	"MOV32ri",
-	"MOV32ri_alt",
-	"MOV32rm",
-	"MOV32rr",
-	"MOV32rr_REV",
-	"MOV32rs",
-	"MOV32sr",
-	"MOV64ao32",
-	"MOV64ao64",
-	"MOV64cr",
-	"MOV64dr",
-	"MOV64mi32",
-	"MOV64mr",
-	"MOV64o32a",
-	"MOV64o64a",
-	"MOV64rc",
-	"MOV64rd",
-	"MOV64ri",
-	"MOV64ri32",
-	"MOV64rm",
-	"MOV64rr",
-	"MOV64rr_REV",
-	"MOV64rs",
-	"MOV64sr",
-	"MOV64toPQIrm",
-	"MOV64toPQIrr",
-	"MOV64toSDrr",
-	"MOV8ao16",
-	"MOV8ao32",
-	"MOV8ao64",
-	"MOV8mi",
-	"MOV8mr",
-	"MOV8mr_NOREX",
-	"MOV8o16a",
-	"MOV8o32a",
-	"MOV8o64a",
-	"MOV8ri",
-	"MOV8ri_alt",
-	"MOV8rm",
-	"MOV8rm_NOREX",
-	"MOV8rr",
-	"MOV8rr_NOREX",
-	"MOV8rr_REV",
-	"MOVAPDmr",
-	"MOVAPDrm",
-	"MOVAPDrr",
-	"MOVAPDrr_REV",
-	"MOVAPSmr",
-	"MOVAPSrm",
-	"MOVAPSrr",
-	"MOVAPSrr_REV",
-	"MOVBE16mr",
-	"MOVBE16mr_EVEX",
-	"MOVBE16rm",
-	"MOVBE16rm_EVEX",
-	"MOVBE16rr",
-	"MOVBE16rr_REV",
-	"MOVBE32mr",
-	"MOVBE32mr_EVEX",
-	"MOVBE32rm",
-	"MOVBE32rm_EVEX",
-	"MOVBE32rr",
-	"MOVBE32rr_REV",
-	"MOVBE64mr",
-	"MOVBE64mr_EVEX",
-	"MOVBE64rm",
-	"MOVBE64rm_EVEX",
-	"MOVBE64rr",
-	"MOVBE64rr_REV",
-	"MOVDDUPrm",
-	"MOVDDUPrr",
-	"MOVDI2PDIrm",
-	"MOVDI2PDIrr",
-	"MOVDI2SSrr",
-	"MOVDIR64B16",
-	"MOVDIR64B32",
-	"MOVDIR64B32_EVEX",
-	"MOVDIR64B64",
-	"MOVDIR64B64_EVEX",
-	"MOVDIRI32",
-	"MOVDIRI32_EVEX",
-	"MOVDIRI64",
-	"MOVDIRI64_EVEX",
-	"MOVDQAmr",
-	"MOVDQArm",
-	"MOVDQArr",
-	"MOVDQArr_REV",
-	"MOVDQUmr",
-	"MOVDQUrm",
-	"MOVDQUrr",
-	"MOVDQUrr_REV",
-	"MOVHLPSrr",
-	"MOVHPDmr",
-	"MOVHPDrm",
-	"MOVHPSmr",
-	"MOVHPSrm",
-	"MOVLHPSrr",
-	"MOVLPDmr",
-	"MOVLPDrm",
-	"MOVLPSmr",
-	"MOVLPSrm",
-	"MOVMSKPDrr",
-	"MOVMSKPSrr",
-	"MOVNTDQArm",
-	"MOVNTDQmr",
-	"MOVNTI_64mr",
-	"MOVNTImr",
-	"MOVNTPDmr",
-	"MOVNTPSmr",
-	"MOVNTSD",
-	"MOVNTSS",
-	"MOVPC32r",
-	"MOVPDI2DImr",
-	"MOVPDI2DIrr",
-	"MOVPQI2QImr",
-	"MOVPQI2QIrr",
-	"MOVPQIto64mr",
-	"MOVPQIto64rr",
-	"MOVQI2PQIrm",
-	"MOVSB",
-	"MOVSDmr",
-	"MOVSDrm",
-	"MOVSDrm_alt",
-	"MOVSDrr",
-	"MOVSDrr_REV",
-	"MOVSDto64rr",
-	"MOVSHDUPrm",
-	"MOVSHDUPrr",
-	"MOVSL",
-	"MOVSLDUPrm",
-	"MOVSLDUPrr",
-	"MOVSQ",
-	"MOVSS2DIrr",
-	"MOVSSmr",
-	"MOVSSrm",
-	"MOVSSrm_alt",
-	"MOVSSrr",
-	"MOVSSrr_REV",
-	"MOVSW",
-	"MOVSX16rm16",
-	"MOVSX16rm32",
-	"MOVSX16rm8",
-	"MOVSX16rr16",
-	"MOVSX16rr32",
-	"MOVSX16rr8",
-	"MOVSX32rm16",
-	"MOVSX32rm32",
-	"MOVSX32rm8",
-	"MOVSX32rm8_NOREX",
-	"MOVSX32rr16",
-	"MOVSX32rr32",
-	"MOVSX32rr8",
-	"MOVSX32rr8_NOREX",
-	"MOVSX64rm16",
-	"MOVSX64rm32",
-	"MOVSX64rm8",
-	"MOVSX64rr16",
-	"MOVSX64rr32",
-	"MOVSX64rr8",
-	"MOVUPDmr",
-	"MOVUPDrm",
-	"MOVUPDrr",
-	"MOVUPDrr_REV",
-	"MOVUPSmr",
-	"MOVUPSrm",
-	"MOVUPSrr",
-	"MOVUPSrr_REV",
-	"MOVZPQILo2PQIrr",
-	"MOVZX16rm16",
-	"MOVZX16rm8",
-	"MOVZX16rr16",
-	"MOVZX16rr8",
-	"MOVZX32rm16",
-	"MOVZX32rm8",
-	"MOVZX32rm8_NOREX",
-	"MOVZX32rr16",
-	"MOVZX32rr8",
-	"MOVZX32rr8_NOREX",
-	"MOVZX64rm16",
-	"MOVZX64rm8",
-	"MOVZX64rr16",
-	"MOVZX64rr8",
-	"MPSADBWrmi",
-	"MPSADBWrri",
-	"MUL16m",
-	"MUL16m_EVEX",
-	"MUL16m_NF",
-	"MUL16r",
-	"MUL16r_EVEX",
-	"MUL16r_NF",
-	"MUL32m",
-	"MUL32m_EVEX",
-	"MUL32m_NF",
-	"MUL32r",
-	"MUL32r_EVEX",
-	"MUL32r_NF",
-	"MUL64m",
-	"MUL64m_EVEX",
-	"MUL64m_NF",
-	"MUL64r",
-	"MUL64r_EVEX",
-	"MUL64r_NF",
-	"MUL8m",
-	"MUL8m_EVEX",
-	"MUL8m_NF",
-	"MUL8r",
-	"MUL8r_EVEX",
-	"MUL8r_NF",
-	"MULPDrm",
-	"MULPDrr",
-	"MULPSrm",
-	"MULPSrr",
-	"MULSDrm",
-	"MULSDrm_Int",
-	"MULSDrr",
-	"MULSDrr_Int",
-	"MULSSrm",
-	"MULSSrm_Int",
-	"MULSSrr",
-	"MULSSrr_Int",
-	"MULX32Hrm",
-	"MULX32Hrr",
-	"MULX32rm",
-	"MULX32rm_EVEX",
-	"MULX32rr",
-	"MULX32rr_EVEX",
-	"MULX64Hrm",
-	"MULX64Hrr",
-	"MULX64rm",
-	"MULX64rm_EVEX",
-	"MULX64rr",
-	"MULX64rr_EVEX",
-	"MUL_F32m",
-	"MUL_F64m",
-	"MUL_FI16m",
-	"MUL_FI32m",
-	"MUL_FPrST0",
-	"MUL_FST0r",
-	"MUL_Fp32m",
-	"MUL_Fp64m",
-	"MUL_Fp64m32",
-	"MUL_Fp80m32",
-	"MUL_Fp80m64",
-	"MUL_FpI16m32",
-	"MUL_FpI16m64",
-	"MUL_FpI16m80",
-	"MUL_FpI32m32",
-	"MUL_FpI32m64",
-	"MUL_FpI32m80",
-	"MUL_FrST0",
-	"MWAITXrrr",
-	"MWAITrr",
-	"NEG16m",
-	"NEG16m_EVEX",
-	"NEG16m_ND",
-	"NEG16m_NF",
-	"NEG16m_NF_ND",
-	"NEG16r",
-	"NEG16r_EVEX",
-	"NEG16r_ND",
-	"NEG16r_NF",
-	"NEG16r_NF_ND",
-	"NEG32m",
-	"NEG32m_EVEX",
-	"NEG32m_ND",
-	"NEG32m_NF",
-	"NEG32m_NF_ND",
-	"NEG32r",
-	"NEG32r_EVEX",
-	"NEG32r_ND",
-	"NEG32r_NF",
-	"NEG32r_NF_ND",
-	"NEG64m",
-	"NEG64m_EVEX",
-	"NEG64m_ND",
-	"NEG64m_NF",
-	"NEG64m_NF_ND",
-	"NEG64r",
-	"NEG64r_EVEX",
-	"NEG64r_ND",
-	"NEG64r_NF",
-	"NEG64r_NF_ND",
-	"NEG8m",
-	"NEG8m_EVEX",
-	"NEG8m_ND",
-	"NEG8m_NF",
-	"NEG8m_NF_ND",
-	"NEG8r",
-	"NEG8r_EVEX",
-	"NEG8r_ND",
-	"NEG8r_NF",
-	"NEG8r_NF_ND",
-	"NOOP",
-	"NOOPL",
-	"NOOPLr",
-	"NOOPQ",
-	"NOOPQr",
-	"NOOPW",
-	"NOOPWr",
-	"NOT16m",
-	"NOT16m_EVEX",
-	"NOT16m_ND",
-	"NOT16r",
-	"NOT16r_EVEX",
-	"NOT16r_ND",
-	"NOT32m",
-	"NOT32m_EVEX",
-	"NOT32m_ND",
-	"NOT32r",
-	"NOT32r_EVEX",
-	"NOT32r_ND",
-	"NOT64m",
-	"NOT64m_EVEX",
-	"NOT64m_ND",
-	"NOT64r",
-	"NOT64r_EVEX",
-	"NOT64r_ND",
-	"NOT8m",
-	"NOT8m_EVEX",
-	"NOT8m_ND",
-	"NOT8r",
-	"NOT8r_EVEX",
-	"NOT8r_ND",
-	"OR16i16",
-	"OR16mi",
-	"OR16mi8",
-	"OR16mi8_EVEX",
-	"OR16mi8_ND",
-	"OR16mi8_NF",
-	"OR16mi8_NF_ND",
-	"OR16mi_EVEX",
-	"OR16mi_ND",
-	"OR16mi_NF",
-	"OR16mi_NF_ND",
-	"OR16mr",
-	"OR16mr_EVEX",
-	"OR16mr_ND",
-	"OR16mr_NF",
-	"OR16mr_NF_ND",
-	"OR16ri",
-	"OR16ri8",
-	"OR16ri8_EVEX",
-	"OR16ri8_ND",
-	"OR16ri8_NF",
-	"OR16ri8_NF_ND",
-	"OR16ri_EVEX",
-	"OR16ri_ND",
-	"OR16ri_NF",
-	"OR16ri_NF_ND",
-	"OR16rm",
-	"OR16rm_EVEX",
-	"OR16rm_ND",
-	"OR16rm_NF",
-	"OR16rm_NF_ND",
-	"OR16rr",
-	"OR16rr_EVEX",
-	"OR16rr_EVEX_REV",
-	"OR16rr_ND",
-	"OR16rr_ND_REV",
-	"OR16rr_NF",
-	"OR16rr_NF_ND",
-	"OR16rr_NF_ND_REV",
-	"OR16rr_NF_REV",
-	"OR16rr_REV",
-	"OR32i32",
-	"OR32mi",
-	"OR32mi8",
-	"OR32mi8Locked",
-	"OR32mi8_EVEX",
-	"OR32mi8_ND",
-	"OR32mi8_NF",
-	"OR32mi8_NF_ND",
-	"OR32mi_EVEX",
-	"OR32mi_ND",
-	"OR32mi_NF",
-	"OR32mi_NF_ND",
-	"OR32mr",
-	"OR32mr_EVEX",
-	"OR32mr_ND",
-	"OR32mr_NF",
-	"OR32mr_NF_ND",
-	"OR32ri",
-	"OR32ri8",
-	"OR32ri8_EVEX",
-	"OR32ri8_ND",
-	"OR32ri8_NF",
-	"OR32ri8_NF_ND",
-	"OR32ri_EVEX",
-	"OR32ri_ND",
-	"OR32ri_NF",
-	"OR32ri_NF_ND",
-	"OR32rm",
-	"OR32rm_EVEX",
-	"OR32rm_ND",
-	"OR32rm_NF",
-	"OR32rm_NF_ND",
-	"OR32rr",
-	"OR32rr_EVEX",
-	"OR32rr_EVEX_REV",
-	"OR32rr_ND",
-	"OR32rr_ND_REV",
-	"OR32rr_NF",
-	"OR32rr_NF_ND",
-	"OR32rr_NF_ND_REV",
-	"OR32rr_NF_REV",
-	"OR32rr_REV",
-	"OR64i32",
-	"OR64mi32",
-	"OR64mi32_EVEX",
-	"OR64mi32_ND",
-	"OR64mi32_NF",
-	"OR64mi32_NF_ND",
-	"OR64mi8",
-	"OR64mi8_EVEX",
-	"OR64mi8_ND",
-	"OR64mi8_NF",
-	"OR64mi8_NF_ND",
-	"OR64mr",
-	"OR64mr_EVEX",
-	"OR64mr_ND",
-	"OR64mr_NF",
-	"OR64mr_NF_ND",
-	"OR64ri32",
-	"OR64ri32_EVEX",
-	"OR64ri32_ND",
-	"OR64ri32_NF",
-	"OR64ri32_NF_ND",
-	"OR64ri8",
-	"OR64ri8_EVEX",
-	"OR64ri8_ND",
-	"OR64ri8_NF",
-	"OR64ri8_NF_ND",
-	"OR64rm",
-	"OR64rm_EVEX",
-	"OR64rm_ND",
-	"OR64rm_NF",
-	"OR64rm_NF_ND",
-	"OR64rr",
-	"OR64rr_EVEX",
-	"OR64rr_EVEX_REV",
-	"OR64rr_ND",
-	"OR64rr_ND_REV",
-	"OR64rr_NF",
-	"OR64rr_NF_ND",
-	"OR64rr_NF_ND_REV",
-	"OR64rr_NF_REV",
-	"OR64rr_REV",
-	"OR8i8",
-	"OR8mi",
-	"OR8mi8",
-	"OR8mi_EVEX",
-	"OR8mi_ND",
-	"OR8mi_NF",
-	"OR8mi_NF_ND",
-	"OR8mr",
-	"OR8mr_EVEX",
-	"OR8mr_ND",
-	"OR8mr_NF",
-	"OR8mr_NF_ND",
-	"OR8ri",
-	"OR8ri8",
-	"OR8ri_EVEX",
-	"OR8ri_ND",
-	"OR8ri_NF",
-	"OR8ri_NF_ND",
-	"OR8rm",
-	"OR8rm_EVEX",
-	"OR8rm_ND",
-	"OR8rm_NF",
-	"OR8rm_NF_ND",
-	"OR8rr",
-	"OR8rr_EVEX",
-	"OR8rr_EVEX_REV",
-	"OR8rr_ND",
-	"OR8rr_ND_REV",
-	"OR8rr_NF",
-	"OR8rr_NF_ND",
-	"OR8rr_NF_ND_REV",
-	"OR8rr_NF_REV",
-	"OR8rr_REV",
-	"ORPDrm",
-	"ORPDrr",
-	"ORPSrm",
-	"ORPSrr",
-	"OUT16ir",
-	"OUT16rr",
-	"OUT32ir",
-	"OUT32rr",
-	"OUT8ir",
-	"OUT8rr",
-	"OUTSB",
-	"OUTSL",
-	"OUTSW",
-	"PABSBrm",
-	"PABSBrr",
-	"PABSDrm",
-	"PABSDrr",
-	"PABSWrm",
-	"PABSWrr",
-	"PACKSSDWrm",
-	"PACKSSDWrr",
-	"PACKSSWBrm",
-	"PACKSSWBrr",
-	"PACKUSDWrm",
-	"PACKUSDWrr",
-	"PACKUSWBrm",
-	"PACKUSWBrr",
-	"PADDBrm",
-	"PADDBrr",
-	"PADDDrm",
-	"PADDDrr",
-	"PADDQrm",
-	"PADDQrr",
-	"PADDSBrm",
-	"PADDSBrr",
-	"PADDSWrm",
-	"PADDSWrr",
-	"PADDUSBrm",
-	"PADDUSBrr",
-	"PADDUSWrm",
-	"PADDUSWrr",
-	"PADDWrm",
-	"PADDWrr",
-	"PALIGNRrmi",
-	"PALIGNRrri",
-	"PANDNrm",
-	"PANDNrr",
-	"PANDrm",
-	"PANDrr",
-	"PAUSE",
-	"PAVGBrm",
-	"PAVGBrr",
-	"PAVGUSBrm",
-	"PAVGUSBrr",
-	"PAVGWrm",
-	"PAVGWrr",
-	"PBLENDVBrm0",
-	"PBLENDVBrr0",
-	"PBLENDWrmi",
-	"PBLENDWrri",
-	"PBNDKB",
-	"PCLMULQDQrmi",
-	"PCLMULQDQrri",
-	"PCMPEQBrm",
-	"PCMPEQBrr",
-	"PCMPEQDrm",
-	"PCMPEQDrr",
-	"PCMPEQQrm",
-	"PCMPEQQrr",
-	"PCMPEQWrm",
-	"PCMPEQWrr",
-	"PCMPESTRIrmi",
-	"PCMPESTRIrri",
-	"PCMPESTRMrmi",
-	"PCMPESTRMrri",
-	"PCMPGTBrm",
-	"PCMPGTBrr",
-	"PCMPGTDrm",
-	"PCMPGTDrr",
-	"PCMPGTQrm",
-	"PCMPGTQrr",
-	"PCMPGTWrm",
-	"PCMPGTWrr",
-	"PCMPISTRIrmi",
-	"PCMPISTRIrri",
-	"PCMPISTRMrmi",
-	"PCMPISTRMrri",
-	"PCONFIG",
-	"PDEP32rm",
-	"PDEP32rm_EVEX",
-	"PDEP32rr",
-	"PDEP32rr_EVEX",
-	"PDEP64rm",
-	"PDEP64rm_EVEX",
-	"PDEP64rr",
-	"PDEP64rr_EVEX",
-	"PEXT32rm",
-	"PEXT32rm_EVEX",
-	"PEXT32rr",
-	"PEXT32rr_EVEX",
-	"PEXT64rm",
-	"PEXT64rm_EVEX",
-	"PEXT64rr",
-	"PEXT64rr_EVEX",
-	"PEXTRBmr",
-	"PEXTRBrr",
-	"PEXTRDmr",
-	"PEXTRDrr",
-	"PEXTRQmr",
-	"PEXTRQrr",
-	"PEXTRWmr",
-	"PEXTRWrr",
-	"PEXTRWrr_REV",
-	"PF2IDrm",
-	"PF2IDrr",
-	"PF2IWrm",
-	"PF2IWrr",
-	"PFACCrm",
-	"PFACCrr",
-	"PFADDrm",
-	"PFADDrr",
-	"PFCMPEQrm",
-	"PFCMPEQrr",
-	"PFCMPGErm",
-	"PFCMPGErr",
-	"PFCMPGTrm",
-	"PFCMPGTrr",
-	"PFMAXrm",
-	"PFMAXrr",
-	"PFMINrm",
-	"PFMINrr",
-	"PFMULrm",
-	"PFMULrr",
-	"PFNACCrm",
-	"PFNACCrr",
-	"PFPNACCrm",
-	"PFPNACCrr",
-	"PFRCPIT1rm",
-	"PFRCPIT1rr",
-	"PFRCPIT2rm",
-	"PFRCPIT2rr",
-	"PFRCPrm",
-	"PFRCPrr",
-	"PFRSQIT1rm",
-	"PFRSQIT1rr",
-	"PFRSQRTrm",
-	"PFRSQRTrr",
-	"PFSUBRrm",
-	"PFSUBRrr",
-	"PFSUBrm",
-	"PFSUBrr",
-	"PHADDDrm",
-	"PHADDDrr",
-	"PHADDSWrm",
-	"PHADDSWrr",
-	"PHADDWrm",
-	"PHADDWrr",
-	"PHMINPOSUWrm",
-	"PHMINPOSUWrr",
-	"PHSUBDrm",
-	"PHSUBDrr",
-	"PHSUBSWrm",
-	"PHSUBSWrr",
-	"PHSUBWrm",
-	"PHSUBWrr",
-	"PI2FDrm",
-	"PI2FDrr",
-	"PI2FWrm",
-	"PI2FWrr",
-	"PINSRBrm",
-	"PINSRBrr",
-	"PINSRDrm",
-	"PINSRDrr",
-	"PINSRQrm",
-	"PINSRQrr",
-	"PINSRWrm",
-	"PINSRWrr",
-	"PMADDUBSWrm",
-	"PMADDUBSWrr",
-	"PMADDWDrm",
-	"PMADDWDrr",
-	"PMAXSBrm",
-	"PMAXSBrr",
-	"PMAXSDrm",
-	"PMAXSDrr",
-	"PMAXSWrm",
-	"PMAXSWrr",
-	"PMAXUBrm",
-	"PMAXUBrr",
-	"PMAXUDrm",
-	"PMAXUDrr",
-	"PMAXUWrm",
-	"PMAXUWrr",
-	"PMINSBrm",
-	"PMINSBrr",
-	"PMINSDrm",
-	"PMINSDrr",
-	"PMINSWrm",
-	"PMINSWrr",
-	"PMINUBrm",
-	"PMINUBrr",
-	"PMINUDrm",
-	"PMINUDrr",
-	"PMINUWrm",
-	"PMINUWrr",
-	"PMOVMSKBrr",
-	"PMOVSXBDrm",
-	"PMOVSXBDrr",
-	"PMOVSXBQrm",
-	"PMOVSXBQrr",
-	"PMOVSXBWrm",
-	"PMOVSXBWrr",
-	"PMOVSXDQrm",
-	"PMOVSXDQrr",
-	"PMOVSXWDrm",
-	"PMOVSXWDrr",
-	"PMOVSXWQrm",
-	"PMOVSXWQrr",
-	"PMOVZXBDrm",
-	"PMOVZXBDrr",
-	"PMOVZXBQrm",
-	"PMOVZXBQrr",
-	"PMOVZXBWrm",
-	"PMOVZXBWrr",
-	"PMOVZXDQrm",
-	"PMOVZXDQrr",
-	"PMOVZXWDrm",
-	"PMOVZXWDrr",
-	"PMOVZXWQrm",
-	"PMOVZXWQrr",
-	"PMULDQrm",
-	"PMULDQrr",
-	"PMULHRSWrm",
-	"PMULHRSWrr",
-	"PMULHRWrm",
-	"PMULHRWrr",
-	"PMULHUWrm",
-	"PMULHUWrr",
-	"PMULHWrm",
-	"PMULHWrr",
-	"PMULLDrm",
-	"PMULLDrr",
-	"PMULLWrm",
-	"PMULLWrr",
-	"PMULUDQrm",
-	"PMULUDQrr",
-	"POP16r",
-	"POP16rmm",
-	"POP16rmr",
-	"POP2",
-	"POP2P",
-	"POP32r",
-	"POP32rmm",
-	"POP32rmr",
-	"POP64r",
-	"POP64rmm",
-	"POP64rmr",
-	"POPA16",
-	"POPA32",
-	"POPCNT16rm",
-	"POPCNT16rm_EVEX",
-	"POPCNT16rm_NF",
-	"POPCNT16rr",
-	"POPCNT16rr_EVEX",
-	"POPCNT16rr_NF",
-	"POPCNT32rm",
-	"POPCNT32rm_EVEX",
-	"POPCNT32rm_NF",
-	"POPCNT32rr",
-	"POPCNT32rr_EVEX",
-	"POPCNT32rr_NF",
-	"POPCNT64rm",
-	"POPCNT64rm_EVEX",
-	"POPCNT64rm_NF",
-	"POPCNT64rr",
-	"POPCNT64rr_EVEX",
-	"POPCNT64rr_NF",
-	"POPDS16",
-	"POPDS32",
-	"POPES16",
-	"POPES32",
-	"POPF16",
-	"POPF32",
-	"POPF64",
-	"POPFS16",
-	"POPFS32",
-	"POPFS64",
-	"POPGS16",
-	"POPGS32",
-	"POPGS64",
-	"POPP64r",
-	"POPSS16",
-	"POPSS32",
-	"PORrm",
-	"PORrr",
-	"PREFETCH",
-	"PREFETCHIT0",
-	"PREFETCHIT1",
-	"PREFETCHNTA",
-	"PREFETCHT0",
-	"PREFETCHT1",
-	"PREFETCHT2",
-	"PREFETCHW",
-	"PREFETCHWT1",
-	"PROBED_ALLOCA_32",
-	"PROBED_ALLOCA_64",
-	"PSADBWrm",
-	"PSADBWrr",
-	"PSHUFBrm",
-	"PSHUFBrr",
-	"PSHUFDmi",
-	"PSHUFDri",
-	"PSHUFHWmi",
-	"PSHUFHWri",
-	"PSHUFLWmi",
-	"PSHUFLWri",
-	"PSIGNBrm",
-	"PSIGNBrr",
-	"PSIGNDrm",
-	"PSIGNDrr",
-	"PSIGNWrm",
-	"PSIGNWrr",
-	"PSLLDQri",
-	"PSLLDri",
-	"PSLLDrm",
-	"PSLLDrr",
-	"PSLLQri",
-	"PSLLQrm",
-	"PSLLQrr",
-	"PSLLWri",
-	"PSLLWrm",
-	"PSLLWrr",
-	"PSMASH",
-	"PSRADri",
-	"PSRADrm",
-	"PSRADrr",
-	"PSRAWri",
-	"PSRAWrm",
-	"PSRAWrr",
-	"PSRLDQri",
-	"PSRLDri",
-	"PSRLDrm",
-	"PSRLDrr",
-	"PSRLQri",
-	"PSRLQrm",
-	"PSRLQrr",
-	"PSRLWri",
-	"PSRLWrm",
-	"PSRLWrr",
-	"PSUBBrm",
-	"PSUBBrr",
-	"PSUBDrm",
-	"PSUBDrr",
-	"PSUBQrm",
-	"PSUBQrr",
-	"PSUBSBrm",
-	"PSUBSBrr",
-	"PSUBSWrm",
-	"PSUBSWrr",
-	"PSUBUSBrm",
-	"PSUBUSBrr",
-	"PSUBUSWrm",
-	"PSUBUSWrr",
-	"PSUBWrm",
-	"PSUBWrr",
-	"PSWAPDrm",
-	"PSWAPDrr",
-	"PTCMMIMFP16PS",
-	"PTCMMIMFP16PSV",
-	"PTCMMRLFP16PS",
-	"PTCMMRLFP16PSV",
-	"PTDPBF16PS",
-	"PTDPBSSD",
-	"PTDPBSUD",
-	"PTDPBUSD",
-	"PTDPBUUD",
-	"PTDPFP16PS",
-	"PTESTrm",
-	"PTESTrr",
-	"PTILELOADD",
-	"PTILELOADDT1",
-	"PTILESTORED",
-	"PTILEZERO",
-	"PTWRITE64m",
-	"PTWRITE64r",
-	"PTWRITEm",
-	"PTWRITEr",
-	"PUNPCKHBWrm",
-	"PUNPCKHBWrr",
-	"PUNPCKHDQrm",
-	"PUNPCKHDQrr",
-	"PUNPCKHQDQrm",
-	"PUNPCKHQDQrr",
-	"PUNPCKHWDrm",
-	"PUNPCKHWDrr",
-	"PUNPCKLBWrm",
-	"PUNPCKLBWrr",
-	"PUNPCKLDQrm",
-	"PUNPCKLDQrr",
-	"PUNPCKLQDQrm",
-	"PUNPCKLQDQrr",
-	"PUNPCKLWDrm",
-	"PUNPCKLWDrr",
-	"PUSH16i",
-	"PUSH16i8",
-	"PUSH16r",
-	"PUSH16rmm",
-	"PUSH16rmr",
-	"PUSH2",
-	"PUSH2P",
-	"PUSH32i",
-	"PUSH32i8",
-	"PUSH32r",
-	"PUSH32rmm",
-	"PUSH32rmr",
-	"PUSH64i32",
-	"PUSH64i8",
-	"PUSH64r",
-	"PUSH64rmm",
-	"PUSH64rmr",
-	"PUSHA16",
-	"PUSHA32",
-	"PUSHCS16",
-	"PUSHCS32",
-	"PUSHDS16",
-	"PUSHDS32",
-	"PUSHES16",
-	"PUSHES32",
-	"PUSHF16",
-	"PUSHF32",
-	"PUSHF64",
-	"PUSHFS16",
-	"PUSHFS32",
-	"PUSHFS64",
-	"PUSHGS16",
-	"PUSHGS32",
-	"PUSHGS64",
-	"PUSHP64r",
-	"PUSHSS16",
-	"PUSHSS32",
-	"PVALIDATE32",
-	"PVALIDATE64",
-	"PXORrm",
-	"PXORrr",
-	"RCL16m1",
-	"RCL16m1_EVEX",
-	"RCL16m1_ND",
-	"RCL16mCL",
-	"RCL16mCL_EVEX",
-	"RCL16mCL_ND",
-	"RCL16mi",
-	"RCL16mi_EVEX",
-	"RCL16mi_ND",
-	"RCL16r1",
-	"RCL16r1_EVEX",
-	"RCL16r1_ND",
-	"RCL16rCL",
-	"RCL16rCL_EVEX",
-	"RCL16rCL_ND",
-	"RCL16ri",
-	"RCL16ri_EVEX",
-	"RCL16ri_ND",
-	"RCL32m1",
-	"RCL32m1_EVEX",
-	"RCL32m1_ND",
-	"RCL32mCL",
-	"RCL32mCL_EVEX",
-	"RCL32mCL_ND",
-	"RCL32mi",
-	"RCL32mi_EVEX",
-	"RCL32mi_ND",
-	"RCL32r1",
-	"RCL32r1_EVEX",
-	"RCL32r1_ND",
-	"RCL32rCL",
-	"RCL32rCL_EVEX",
-	"RCL32rCL_ND",
-	"RCL32ri",
-	"RCL32ri_EVEX",
-	"RCL32ri_ND",
-	"RCL64m1",
-	"RCL64m1_EVEX",
-	"RCL64m1_ND",
-	"RCL64mCL",
-	"RCL64mCL_EVEX",
-	"RCL64mCL_ND",
-	"RCL64mi",
-	"RCL64mi_EVEX",
-	"RCL64mi_ND",
-	"RCL64r1",
-	"RCL64r1_EVEX",
-	"RCL64r1_ND",
-	"RCL64rCL",
-	"RCL64rCL_EVEX",
-	"RCL64rCL_ND",
-	"RCL64ri",
-	"RCL64ri_EVEX",
-	"RCL64ri_ND",
-	"RCL8m1",
-	"RCL8m1_EVEX",
-	"RCL8m1_ND",
-	"RCL8mCL",
-	"RCL8mCL_EVEX",
-	"RCL8mCL_ND",
-	"RCL8mi",
-	"RCL8mi_EVEX",
-	"RCL8mi_ND",
-	"RCL8r1",
-	"RCL8r1_EVEX",
-	"RCL8r1_ND",
-	"RCL8rCL",
-	"RCL8rCL_EVEX",
-	"RCL8rCL_ND",
-	"RCL8ri",
-	"RCL8ri_EVEX",
-	"RCL8ri_ND",
-	"RCPPSm",
-	"RCPPSr",
-	"RCPSSm",
-	"RCPSSm_Int",
-	"RCPSSr",
-	"RCPSSr_Int",
-	"RCR16m1",
-	"RCR16m1_EVEX",
-	"RCR16m1_ND",
-	"RCR16mCL",
-	"RCR16mCL_EVEX",
-	"RCR16mCL_ND",
-	"RCR16mi",
-	"RCR16mi_EVEX",
-	"RCR16mi_ND",
-	"RCR16r1",
-	"RCR16r1_EVEX",
-	"RCR16r1_ND",
-	"RCR16rCL",
-	"RCR16rCL_EVEX",
-	"RCR16rCL_ND",
-	"RCR16ri",
-	"RCR16ri_EVEX",
-	"RCR16ri_ND",
-	"RCR32m1",
-	"RCR32m1_EVEX",
-	"RCR32m1_ND",
-	"RCR32mCL",
-	"RCR32mCL_EVEX",
-	"RCR32mCL_ND",
-	"RCR32mi",
-	"RCR32mi_EVEX",
-	"RCR32mi_ND",
-	"RCR32r1",
-	"RCR32r1_EVEX",
-	"RCR32r1_ND",
-	"RCR32rCL",
-	"RCR32rCL_EVEX",
-	"RCR32rCL_ND",
-	"RCR32ri",
-	"RCR32ri_EVEX",
-	"RCR32ri_ND",
-	"RCR64m1",
-	"RCR64m1_EVEX",
-	"RCR64m1_ND",
-	"RCR64mCL",
-	"RCR64mCL_EVEX",
-	"RCR64mCL_ND",
-	"RCR64mi",
-	"RCR64mi_EVEX",
-	"RCR64mi_ND",
-	"RCR64r1",
-	"RCR64r1_EVEX",
-	"RCR64r1_ND",
-	"RCR64rCL",
-	"RCR64rCL_EVEX",
-	"RCR64rCL_ND",
-	"RCR64ri",
-	"RCR64ri_EVEX",
-	"RCR64ri_ND",
-	"RCR8m1",
-	"RCR8m1_EVEX",
-	"RCR8m1_ND",
-	"RCR8mCL",
-	"RCR8mCL_EVEX",
-	"RCR8mCL_ND",
-	"RCR8mi",
-	"RCR8mi_EVEX",
-	"RCR8mi_ND",
-	"RCR8r1",
-	"RCR8r1_EVEX",
-	"RCR8r1_ND",
-	"RCR8rCL",
-	"RCR8rCL_EVEX",
-	"RCR8rCL_ND",
-	"RCR8ri",
-	"RCR8ri_EVEX",
-	"RCR8ri_ND",
-	"RDFSBASE",
-	"RDFSBASE64",
-	"RDGSBASE",
-	"RDGSBASE64",
-	"RDMSR",
-	"RDMSRLIST",
-	"RDPID32",
-	"RDPID64",
-	"RDPKRUr",
-	"RDPMC",
-	"RDPRU",
-	"RDRAND16r",
-	"RDRAND32r",
-	"RDRAND64r",
-	"RDSEED16r",
-	"RDSEED32r",
-	"RDSEED64r",
-	"RDSSPD",
-	"RDSSPQ",
-	"RDTSC",
-	"RDTSCP",
-	"REPNE_PREFIX",
-	"REP_MOVSB_32",
-	"REP_MOVSB_64",
-	"REP_MOVSD_32",
-	"REP_MOVSD_64",
-	"REP_MOVSQ_32",
-	"REP_MOVSQ_64",
-	"REP_MOVSW_32",
-	"REP_MOVSW_64",
-	"REP_PREFIX",
-	"REP_STOSB_32",
-	"REP_STOSB_64",
-	"REP_STOSD_32",
-	"REP_STOSD_64",
-	"REP_STOSQ_32",
-	"REP_STOSQ_64",
-	"REP_STOSW_32",
-	"REP_STOSW_64",
-	"RET",
-	"RET16",
-	"RET32",
-	"RET64",
-	"RETI16",
-	"RETI32",
-	"RETI64",
-	"REX64_PREFIX",
-	"RMPADJUST",
-	"RMPQUERY",
-	"RMPUPDATE",
-	"ROL16m1",
-	"ROL16m1_EVEX",
-	"ROL16m1_ND",
-	"ROL16m1_NF",
-	"ROL16m1_NF_ND",
-	"ROL16mCL",
-	"ROL16mCL_EVEX",
-	"ROL16mCL_ND",
-	"ROL16mCL_NF",
-	"ROL16mCL_NF_ND",
-	"ROL16mi",
-	"ROL16mi_EVEX",
-	"ROL16mi_ND",
-	"ROL16mi_NF",
-	"ROL16mi_NF_ND",
-	"ROL16r1",
-	"ROL16r1_EVEX",
-	"ROL16r1_ND",
-	"ROL16r1_NF",
-	"ROL16r1_NF_ND",
-	"ROL16rCL",
-	"ROL16rCL_EVEX",
-	"ROL16rCL_ND",
-	"ROL16rCL_NF",
-	"ROL16rCL_NF_ND",
-	"ROL16ri",
-	"ROL16ri_EVEX",
-	"ROL16ri_ND",
-	"ROL16ri_NF",
-	"ROL16ri_NF_ND",
-	"ROL32m1",
-	"ROL32m1_EVEX",
-	"ROL32m1_ND",
-	"ROL32m1_NF",
-	"ROL32m1_NF_ND",
-	"ROL32mCL",
-	"ROL32mCL_EVEX",
-	"ROL32mCL_ND",
-	"ROL32mCL_NF",
-	"ROL32mCL_NF_ND",
-	"ROL32mi",
-	"ROL32mi_EVEX",
-	"ROL32mi_ND",
-	"ROL32mi_NF",
-	"ROL32mi_NF_ND",
-	"ROL32r1",
-	"ROL32r1_EVEX",
-	"ROL32r1_ND",
-	"ROL32r1_NF",
-	"ROL32r1_NF_ND",
-	"ROL32rCL",
-	"ROL32rCL_EVEX",
-	"ROL32rCL_ND",
-	"ROL32rCL_NF",
-	"ROL32rCL_NF_ND",
-	"ROL32ri",
-	"ROL32ri_EVEX",
-	"ROL32ri_ND",
-	"ROL32ri_NF",
-	"ROL32ri_NF_ND",
-	"ROL64m1",
-	"ROL64m1_EVEX",
-	"ROL64m1_ND",
-	"ROL64m1_NF",
-	"ROL64m1_NF_ND",
-	"ROL64mCL",
-	"ROL64mCL_EVEX",
-	"ROL64mCL_ND",
-	"ROL64mCL_NF",
-	"ROL64mCL_NF_ND",
-	"ROL64mi",
-	"ROL64mi_EVEX",
-	"ROL64mi_ND",
-	"ROL64mi_NF",
-	"ROL64mi_NF_ND",
-	"ROL64r1",
-	"ROL64r1_EVEX",
-	"ROL64r1_ND",
-	"ROL64r1_NF",
-	"ROL64r1_NF_ND",
-	"ROL64rCL",
-	"ROL64rCL_EVEX",
-	"ROL64rCL_ND",
-	"ROL64rCL_NF",
-	"ROL64rCL_NF_ND",
-	"ROL64ri",
-	"ROL64ri_EVEX",
-	"ROL64ri_ND",
-	"ROL64ri_NF",
-	"ROL64ri_NF_ND",
-	"ROL8m1",
-	"ROL8m1_EVEX",
-	"ROL8m1_ND",
-	"ROL8m1_NF",
-	"ROL8m1_NF_ND",
-	"ROL8mCL",
-	"ROL8mCL_EVEX",
-	"ROL8mCL_ND",
-	"ROL8mCL_NF",
-	"ROL8mCL_NF_ND",
-	"ROL8mi",
-	"ROL8mi_EVEX",
-	"ROL8mi_ND",
-	"ROL8mi_NF",
-	"ROL8mi_NF_ND",
-	"ROL8r1",
-	"ROL8r1_EVEX",
-	"ROL8r1_ND",
-	"ROL8r1_NF",
-	"ROL8r1_NF_ND",
-	"ROL8rCL",
-	"ROL8rCL_EVEX",
-	"ROL8rCL_ND",
-	"ROL8rCL_NF",
-	"ROL8rCL_NF_ND",
-	"ROL8ri",
-	"ROL8ri_EVEX",
-	"ROL8ri_ND",
-	"ROL8ri_NF",
-	"ROL8ri_NF_ND",
-	"ROR16m1",
-	"ROR16m1_EVEX",
-	"ROR16m1_ND",
-	"ROR16m1_NF",
-	"ROR16m1_NF_ND",
-	"ROR16mCL",
-	"ROR16mCL_EVEX",
-	"ROR16mCL_ND",
-	"ROR16mCL_NF",
-	"ROR16mCL_NF_ND",
-	"ROR16mi",
-	"ROR16mi_EVEX",
-	"ROR16mi_ND",
-	"ROR16mi_NF",
-	"ROR16mi_NF_ND",
-	"ROR16r1",
-	"ROR16r1_EVEX",
-	"ROR16r1_ND",
-	"ROR16r1_NF",
-	"ROR16r1_NF_ND",
-	"ROR16rCL",
-	"ROR16rCL_EVEX",
-	"ROR16rCL_ND",
-	"ROR16rCL_NF",
-	"ROR16rCL_NF_ND",
-	"ROR16ri",
-	"ROR16ri_EVEX",
-	"ROR16ri_ND",
-	"ROR16ri_NF",
-	"ROR16ri_NF_ND",
-	"ROR32m1",
-	"ROR32m1_EVEX",
-	"ROR32m1_ND",
-	"ROR32m1_NF",
-	"ROR32m1_NF_ND",
-	"ROR32mCL",
-	"ROR32mCL_EVEX",
-	"ROR32mCL_ND",
-	"ROR32mCL_NF",
-	"ROR32mCL_NF_ND",
-	"ROR32mi",
-	"ROR32mi_EVEX",
-	"ROR32mi_ND",
-	"ROR32mi_NF",
-	"ROR32mi_NF_ND",
-	"ROR32r1",
-	"ROR32r1_EVEX",
-	"ROR32r1_ND",
-	"ROR32r1_NF",
-	"ROR32r1_NF_ND",
-	"ROR32rCL",
-	"ROR32rCL_EVEX",
-	"ROR32rCL_ND",
-	"ROR32rCL_NF",
-	"ROR32rCL_NF_ND",
-	"ROR32ri",
-	"ROR32ri_EVEX",
-	"ROR32ri_ND",
-	"ROR32ri_NF",
-	"ROR32ri_NF_ND",
-	"ROR64m1",
-	"ROR64m1_EVEX",
-	"ROR64m1_ND",
-	"ROR64m1_NF",
-	"ROR64m1_NF_ND",
-	"ROR64mCL",
-	"ROR64mCL_EVEX",
-	"ROR64mCL_ND",
-	"ROR64mCL_NF",
-	"ROR64mCL_NF_ND",
-	"ROR64mi",
-	"ROR64mi_EVEX",
-	"ROR64mi_ND",
-	"ROR64mi_NF",
-	"ROR64mi_NF_ND",
-	"ROR64r1",
-	"ROR64r1_EVEX",
-	"ROR64r1_ND",
-	"ROR64r1_NF",
-	"ROR64r1_NF_ND",
-	"ROR64rCL",
-	"ROR64rCL_EVEX",
-	"ROR64rCL_ND",
-	"ROR64rCL_NF",
-	"ROR64rCL_NF_ND",
-	"ROR64ri",
-	"ROR64ri_EVEX",
-	"ROR64ri_ND",
-	"ROR64ri_NF",
-	"ROR64ri_NF_ND",
-	"ROR8m1",
-	"ROR8m1_EVEX",
-	"ROR8m1_ND",
-	"ROR8m1_NF",
-	"ROR8m1_NF_ND",
-	"ROR8mCL",
-	"ROR8mCL_EVEX",
-	"ROR8mCL_ND",
-	"ROR8mCL_NF",
-	"ROR8mCL_NF_ND",
-	"ROR8mi",
-	"ROR8mi_EVEX",
-	"ROR8mi_ND",
-	"ROR8mi_NF",
-	"ROR8mi_NF_ND",
-	"ROR8r1",
-	"ROR8r1_EVEX",
-	"ROR8r1_ND",
-	"ROR8r1_NF",
-	"ROR8r1_NF_ND",
-	"ROR8rCL",
-	"ROR8rCL_EVEX",
-	"ROR8rCL_ND",
-	"ROR8rCL_NF",
-	"ROR8rCL_NF_ND",
-	"ROR8ri",
-	"ROR8ri_EVEX",
-	"ROR8ri_ND",
-	"ROR8ri_NF",
-	"ROR8ri_NF_ND",
-	"RORX32mi",
-	"RORX32mi_EVEX",
-	"RORX32ri",
-	"RORX32ri_EVEX",
-	"RORX64mi",
-	"RORX64mi_EVEX",
-	"RORX64ri",
-	"RORX64ri_EVEX",
-	"ROUNDPDmi",
-	"ROUNDPDri",
-	"ROUNDPSmi",
-	"ROUNDPSri",
-	"ROUNDSDmi",
-	"ROUNDSDmi_Int",
-	"ROUNDSDri",
-	"ROUNDSDri_Int",
-	"ROUNDSSmi",
-	"ROUNDSSmi_Int",
-	"ROUNDSSri",
-	"ROUNDSSri_Int",
-	"RSM",
-	"RSQRTPSm",
-	"RSQRTPSr",
-	"RSQRTSSm",
-	"RSQRTSSm_Int",
-	"RSQRTSSr",
-	"RSQRTSSr_Int",
-	"RSTORSSP",
-	"SAHF",
-	"SALC",
-	"SAR16m1",
-	"SAR16m1_EVEX",
-	"SAR16m1_ND",
-	"SAR16m1_NF",
-	"SAR16m1_NF_ND",
-	"SAR16mCL",
-	"SAR16mCL_EVEX",
-	"SAR16mCL_ND",
-	"SAR16mCL_NF",
-	"SAR16mCL_NF_ND",
-	"SAR16mi",
-	"SAR16mi_EVEX",
-	"SAR16mi_ND",
-	"SAR16mi_NF",
-	"SAR16mi_NF_ND",
-	"SAR16r1",
-	"SAR16r1_EVEX",
-	"SAR16r1_ND",
-	"SAR16r1_NF",
-	"SAR16r1_NF_ND",
-	"SAR16rCL",
-	"SAR16rCL_EVEX",
-	"SAR16rCL_ND",
-	"SAR16rCL_NF",
-	"SAR16rCL_NF_ND",
-	"SAR16ri",
-	"SAR16ri_EVEX",
-	"SAR16ri_ND",
-	"SAR16ri_NF",
-	"SAR16ri_NF_ND",
-	"SAR32m1",
-	"SAR32m1_EVEX",
-	"SAR32m1_ND",
-	"SAR32m1_NF",
-	"SAR32m1_NF_ND",
-	"SAR32mCL",
-	"SAR32mCL_EVEX",
-	"SAR32mCL_ND",
-	"SAR32mCL_NF",
-	"SAR32mCL_NF_ND",
-	"SAR32mi",
-	"SAR32mi_EVEX",
-	"SAR32mi_ND",
-	"SAR32mi_NF",
-	"SAR32mi_NF_ND",
-	"SAR32r1",
-	"SAR32r1_EVEX",
-	"SAR32r1_ND",
-	"SAR32r1_NF",
-	"SAR32r1_NF_ND",
-	"SAR32rCL",
-	"SAR32rCL_EVEX",
-	"SAR32rCL_ND",
-	"SAR32rCL_NF",
-	"SAR32rCL_NF_ND",
-	"SAR32ri",
-	"SAR32ri_EVEX",
-	"SAR32ri_ND",
-	"SAR32ri_NF",
-	"SAR32ri_NF_ND",
-	"SAR64m1",
-	"SAR64m1_EVEX",
-	"SAR64m1_ND",
-	"SAR64m1_NF",
-	"SAR64m1_NF_ND",
-	"SAR64mCL",
-	"SAR64mCL_EVEX",
-	"SAR64mCL_ND",
-	"SAR64mCL_NF",
-	"SAR64mCL_NF_ND",
-	"SAR64mi",
-	"SAR64mi_EVEX",
-	"SAR64mi_ND",
-	"SAR64mi_NF",
-	"SAR64mi_NF_ND",
-	"SAR64r1",
-	"SAR64r1_EVEX",
-	"SAR64r1_ND",
-	"SAR64r1_NF",
-	"SAR64r1_NF_ND",
-	"SAR64rCL",
-	"SAR64rCL_EVEX",
-	"SAR64rCL_ND",
-	"SAR64rCL_NF",
-	"SAR64rCL_NF_ND",
-	"SAR64ri",
-	"SAR64ri_EVEX",
-	"SAR64ri_ND",
-	"SAR64ri_NF",
-	"SAR64ri_NF_ND",
-	"SAR8m1",
-	"SAR8m1_EVEX",
-	"SAR8m1_ND",
-	"SAR8m1_NF",
-	"SAR8m1_NF_ND",
-	"SAR8mCL",
-	"SAR8mCL_EVEX",
-	"SAR8mCL_ND",
-	"SAR8mCL_NF",
-	"SAR8mCL_NF_ND",
-	"SAR8mi",
-	"SAR8mi_EVEX",
-	"SAR8mi_ND",
-	"SAR8mi_NF",
-	"SAR8mi_NF_ND",
-	"SAR8r1",
-	"SAR8r1_EVEX",
-	"SAR8r1_ND",
-	"SAR8r1_NF",
-	"SAR8r1_NF_ND",
-	"SAR8rCL",
-	"SAR8rCL_EVEX",
-	"SAR8rCL_ND",
-	"SAR8rCL_NF",
-	"SAR8rCL_NF_ND",
-	"SAR8ri",
-	"SAR8ri_EVEX",
-	"SAR8ri_ND",
-	"SAR8ri_NF",
-	"SAR8ri_NF_ND",
-	"SARX32rm",
-	"SARX32rm_EVEX",
-	"SARX32rr",
-	"SARX32rr_EVEX",
-	"SARX64rm",
-	"SARX64rm_EVEX",
-	"SARX64rr",
-	"SARX64rr_EVEX",
-	"SAVEPREVSSP",
-	"SBB16i16",
-	"SBB16mi",
-	"SBB16mi8",
-	"SBB16mi8_EVEX",
-	"SBB16mi8_ND",
-	"SBB16mi_EVEX",
-	"SBB16mi_ND",
-	"SBB16mr",
-	"SBB16mr_EVEX",
-	"SBB16mr_ND",
-	"SBB16ri",
-	"SBB16ri8",
-	"SBB16ri8_EVEX",
-	"SBB16ri8_ND",
-	"SBB16ri_EVEX",
-	"SBB16ri_ND",
-	"SBB16rm",
-	"SBB16rm_EVEX",
-	"SBB16rm_ND",
-	"SBB16rr",
-	"SBB16rr_EVEX",
-	"SBB16rr_EVEX_REV",
-	"SBB16rr_ND",
-	"SBB16rr_ND_REV",
-	"SBB16rr_REV",
-	"SBB32i32",
-	"SBB32mi",
-	"SBB32mi8",
-	"SBB32mi8_EVEX",
-	"SBB32mi8_ND",
-	"SBB32mi_EVEX",
-	"SBB32mi_ND",
-	"SBB32mr",
-	"SBB32mr_EVEX",
-	"SBB32mr_ND",
-	"SBB32ri",
-	"SBB32ri8",
-	"SBB32ri8_EVEX",
-	"SBB32ri8_ND",
-	"SBB32ri_EVEX",
-	"SBB32ri_ND",
-	"SBB32rm",
-	"SBB32rm_EVEX",
-	"SBB32rm_ND",
-	"SBB32rr",
-	"SBB32rr_EVEX",
-	"SBB32rr_EVEX_REV",
-	"SBB32rr_ND",
-	"SBB32rr_ND_REV",
-	"SBB32rr_REV",
-	"SBB64i32",
-	"SBB64mi32",
-	"SBB64mi32_EVEX",
-	"SBB64mi32_ND",
-	"SBB64mi8",
-	"SBB64mi8_EVEX",
-	"SBB64mi8_ND",
-	"SBB64mr",
-	"SBB64mr_EVEX",
-	"SBB64mr_ND",
-	"SBB64ri32",
-	"SBB64ri32_EVEX",
-	"SBB64ri32_ND",
-	"SBB64ri8",
-	"SBB64ri8_EVEX",
-	"SBB64ri8_ND",
-	"SBB64rm",
-	"SBB64rm_EVEX",
-	"SBB64rm_ND",
-	"SBB64rr",
-	"SBB64rr_EVEX",
-	"SBB64rr_EVEX_REV",
-	"SBB64rr_ND",
-	"SBB64rr_ND_REV",
-	"SBB64rr_REV",
-	"SBB8i8",
-	"SBB8mi",
-	"SBB8mi8",
-	"SBB8mi_EVEX",
-	"SBB8mi_ND",
-	"SBB8mr",
-	"SBB8mr_EVEX",
-	"SBB8mr_ND",
-	"SBB8ri",
-	"SBB8ri8",
-	"SBB8ri_EVEX",
-	"SBB8ri_ND",
-	"SBB8rm",
-	"SBB8rm_EVEX",
-	"SBB8rm_ND",
-	"SBB8rr",
-	"SBB8rr_EVEX",
-	"SBB8rr_EVEX_REV",
-	"SBB8rr_ND",
-	"SBB8rr_ND_REV",
-	"SBB8rr_REV",
-	"SCASB",
-	"SCASL",
-	"SCASQ",
-	"SCASW",
-	"SEAMCALL",
-	"SEAMOPS",
-	"SEAMRET",
-	"SEG_ALLOCA_32",
-	"SEG_ALLOCA_64",
-	"SENDUIPI",
-	"SERIALIZE",
-	"SETCCm",
-	"SETCCm_EVEX",
-	"SETCCr",
-	"SETCCr_EVEX",
-	"SETSSBSY",
-	"SETZUCCm",
-	"SETZUCCr",
-	"SFENCE",
-	"SGDT16m",
-	"SGDT32m",
-	"SGDT64m",
-	"SHA1MSG1rm",
-	"SHA1MSG1rr",
-	"SHA1MSG2rm",
-	"SHA1MSG2rr",
-	"SHA1NEXTErm",
-	"SHA1NEXTErr",
-	"SHA1RNDS4rmi",
-	"SHA1RNDS4rri",
-	"SHA256MSG1rm",
-	"SHA256MSG1rr",
-	"SHA256MSG2rm",
-	"SHA256MSG2rr",
-	"SHA256RNDS2rm",
-	"SHA256RNDS2rr",
-	"SHL16m1",
-	"SHL16m1_EVEX",
-	"SHL16m1_ND",
-	"SHL16m1_NF",
-	"SHL16m1_NF_ND",
-	"SHL16mCL",
-	"SHL16mCL_EVEX",
-	"SHL16mCL_ND",
-	"SHL16mCL_NF",
-	"SHL16mCL_NF_ND",
-	"SHL16mi",
-	"SHL16mi_EVEX",
-	"SHL16mi_ND",
-	"SHL16mi_NF",
-	"SHL16mi_NF_ND",
-	"SHL16r1",
-	"SHL16r1_EVEX",
-	"SHL16r1_ND",
-	"SHL16r1_NF",
-	"SHL16r1_NF_ND",
-	"SHL16rCL",
-	"SHL16rCL_EVEX",
-	"SHL16rCL_ND",
-	"SHL16rCL_NF",
-	"SHL16rCL_NF_ND",
-	"SHL16ri",
-	"SHL16ri_EVEX",
-	"SHL16ri_ND",
-	"SHL16ri_NF",
-	"SHL16ri_NF_ND",
-	"SHL32m1",
-	"SHL32m1_EVEX",
-	"SHL32m1_ND",
-	"SHL32m1_NF",
-	"SHL32m1_NF_ND",
-	"SHL32mCL",
-	"SHL32mCL_EVEX",
-	"SHL32mCL_ND",
-	"SHL32mCL_NF",
-	"SHL32mCL_NF_ND",
-	"SHL32mi",
-	"SHL32mi_EVEX",
-	"SHL32mi_ND",
-	"SHL32mi_NF",
-	"SHL32mi_NF_ND",
-	"SHL32r1",
-	"SHL32r1_EVEX",
-	"SHL32r1_ND",
-	"SHL32r1_NF",
-	"SHL32r1_NF_ND",
-	"SHL32rCL",
-	"SHL32rCL_EVEX",
-	"SHL32rCL_ND",
-	"SHL32rCL_NF",
-	"SHL32rCL_NF_ND",
-	"SHL32ri",
-	"SHL32ri_EVEX",
-	"SHL32ri_ND",
-	"SHL32ri_NF",
-	"SHL32ri_NF_ND",
-	"SHL64m1",
-	"SHL64m1_EVEX",
-	"SHL64m1_ND",
-	"SHL64m1_NF",
-	"SHL64m1_NF_ND",
-	"SHL64mCL",
-	"SHL64mCL_EVEX",
-	"SHL64mCL_ND",
-	"SHL64mCL_NF",
-	"SHL64mCL_NF_ND",
-	"SHL64mi",
-	"SHL64mi_EVEX",
-	"SHL64mi_ND",
-	"SHL64mi_NF",
-	"SHL64mi_NF_ND",
-	"SHL64r1",
-	"SHL64r1_EVEX",
-	"SHL64r1_ND",
-	"SHL64r1_NF",
-	"SHL64r1_NF_ND",
-	"SHL64rCL",
-	"SHL64rCL_EVEX",
-	"SHL64rCL_ND",
-	"SHL64rCL_NF",
-	"SHL64rCL_NF_ND",
-	"SHL64ri",
-	"SHL64ri_EVEX",
-	"SHL64ri_ND",
-	"SHL64ri_NF",
-	"SHL64ri_NF_ND",
-	"SHL8m1",
-	"SHL8m1_EVEX",
-	"SHL8m1_ND",
-	"SHL8m1_NF",
-	"SHL8m1_NF_ND",
-	"SHL8mCL",
-	"SHL8mCL_EVEX",
-	"SHL8mCL_ND",
-	"SHL8mCL_NF",
-	"SHL8mCL_NF_ND",
-	"SHL8mi",
-	"SHL8mi_EVEX",
-	"SHL8mi_ND",
-	"SHL8mi_NF",
-	"SHL8mi_NF_ND",
-	"SHL8r1",
-	"SHL8r1_EVEX",
-	"SHL8r1_ND",
-	"SHL8r1_NF",
-	"SHL8r1_NF_ND",
-	"SHL8rCL",
-	"SHL8rCL_EVEX",
-	"SHL8rCL_ND",
-	"SHL8rCL_NF",
-	"SHL8rCL_NF_ND",
-	"SHL8ri",
-	"SHL8ri_EVEX",
-	"SHL8ri_ND",
-	"SHL8ri_NF",
-	"SHL8ri_NF_ND",
-	"SHLD16mrCL",
-	"SHLD16mrCL_EVEX",
-	"SHLD16mrCL_ND",
-	"SHLD16mrCL_NF",
-	"SHLD16mrCL_NF_ND",
-	"SHLD16mri8",
-	"SHLD16mri8_EVEX",
-	"SHLD16mri8_ND",
-	"SHLD16mri8_NF",
-	"SHLD16mri8_NF_ND",
-	"SHLD16rrCL",
-	"SHLD16rrCL_EVEX",
-	"SHLD16rrCL_ND",
-	"SHLD16rrCL_NF",
-	"SHLD16rrCL_NF_ND",
-	"SHLD16rri8",
-	"SHLD16rri8_EVEX",
-	"SHLD16rri8_ND",
-	"SHLD16rri8_NF",
-	"SHLD16rri8_NF_ND",
-	"SHLD32mrCL",
-	"SHLD32mrCL_EVEX",
-	"SHLD32mrCL_ND",
-	"SHLD32mrCL_NF",
-	"SHLD32mrCL_NF_ND",
-	"SHLD32mri8",
-	"SHLD32mri8_EVEX",
-	"SHLD32mri8_ND",
-	"SHLD32mri8_NF",
-	"SHLD32mri8_NF_ND",
-	"SHLD32rrCL",
-	"SHLD32rrCL_EVEX",
-	"SHLD32rrCL_ND",
-	"SHLD32rrCL_NF",
-	"SHLD32rrCL_NF_ND",
-	"SHLD32rri8",
-	"SHLD32rri8_EVEX",
-	"SHLD32rri8_ND",
-	"SHLD32rri8_NF",
-	"SHLD32rri8_NF_ND",
-	"SHLD64mrCL",
-	"SHLD64mrCL_EVEX",
-	"SHLD64mrCL_ND",
-	"SHLD64mrCL_NF",
-	"SHLD64mrCL_NF_ND",
-	"SHLD64mri8",
-	"SHLD64mri8_EVEX",
-	"SHLD64mri8_ND",
-	"SHLD64mri8_NF",
-	"SHLD64mri8_NF_ND",
-	"SHLD64rrCL",
-	"SHLD64rrCL_EVEX",
-	"SHLD64rrCL_ND",
-	"SHLD64rrCL_NF",
-	"SHLD64rrCL_NF_ND",
-	"SHLD64rri8",
-	"SHLD64rri8_EVEX",
-	"SHLD64rri8_ND",
-	"SHLD64rri8_NF",
-	"SHLD64rri8_NF_ND",
-	"SHLX32rm",
-	"SHLX32rm_EVEX",
-	"SHLX32rr",
-	"SHLX32rr_EVEX",
-	"SHLX64rm",
-	"SHLX64rm_EVEX",
-	"SHLX64rr",
-	"SHLX64rr_EVEX",
-	"SHR16m1",
-	"SHR16m1_EVEX",
-	"SHR16m1_ND",
-	"SHR16m1_NF",
-	"SHR16m1_NF_ND",
-	"SHR16mCL",
-	"SHR16mCL_EVEX",
-	"SHR16mCL_ND",
-	"SHR16mCL_NF",
-	"SHR16mCL_NF_ND",
-	"SHR16mi",
-	"SHR16mi_EVEX",
-	"SHR16mi_ND",
-	"SHR16mi_NF",
-	"SHR16mi_NF_ND",
-	"SHR16r1",
-	"SHR16r1_EVEX",
-	"SHR16r1_ND",
-	"SHR16r1_NF",
-	"SHR16r1_NF_ND",
-	"SHR16rCL",
-	"SHR16rCL_EVEX",
-	"SHR16rCL_ND",
-	"SHR16rCL_NF",
-	"SHR16rCL_NF_ND",
-	"SHR16ri",
-	"SHR16ri_EVEX",
-	"SHR16ri_ND",
-	"SHR16ri_NF",
-	"SHR16ri_NF_ND",
-	"SHR32m1",
-	"SHR32m1_EVEX",
-	"SHR32m1_ND",
-	"SHR32m1_NF",
-	"SHR32m1_NF_ND",
-	"SHR32mCL",
-	"SHR32mCL_EVEX",
-	"SHR32mCL_ND",
-	"SHR32mCL_NF",
-	"SHR32mCL_NF_ND",
-	"SHR32mi",
-	"SHR32mi_EVEX",
-	"SHR32mi_ND",
-	"SHR32mi_NF",
-	"SHR32mi_NF_ND",
-	"SHR32r1",
-	"SHR32r1_EVEX",
-	"SHR32r1_ND",
-	"SHR32r1_NF",
-	"SHR32r1_NF_ND",
-	"SHR32rCL",
-	"SHR32rCL_EVEX",
-	"SHR32rCL_ND",
-	"SHR32rCL_NF",
-	"SHR32rCL_NF_ND",
-	"SHR32ri",
-	"SHR32ri_EVEX",
-	"SHR32ri_ND",
-	"SHR32ri_NF",
-	"SHR32ri_NF_ND",
-	"SHR64m1",
-	"SHR64m1_EVEX",
-	"SHR64m1_ND",
-	"SHR64m1_NF",
-	"SHR64m1_NF_ND",
-	"SHR64mCL",
-	"SHR64mCL_EVEX",
-	"SHR64mCL_ND",
-	"SHR64mCL_NF",
-	"SHR64mCL_NF_ND",
-	"SHR64mi",
-	"SHR64mi_EVEX",
-	"SHR64mi_ND",
-	"SHR64mi_NF",
-	"SHR64mi_NF_ND",
-	"SHR64r1",
-	"SHR64r1_EVEX",
-	"SHR64r1_ND",
-	"SHR64r1_NF",
-	"SHR64r1_NF_ND",
-	"SHR64rCL",
-	"SHR64rCL_EVEX",
-	"SHR64rCL_ND",
-	"SHR64rCL_NF",
-	"SHR64rCL_NF_ND",
-	"SHR64ri",
-	"SHR64ri_EVEX",
-	"SHR64ri_ND",
-	"SHR64ri_NF",
-	"SHR64ri_NF_ND",
-	"SHR8m1",
-	"SHR8m1_EVEX",
-	"SHR8m1_ND",
-	"SHR8m1_NF",
-	"SHR8m1_NF_ND",
-	"SHR8mCL",
-	"SHR8mCL_EVEX",
-	"SHR8mCL_ND",
-	"SHR8mCL_NF",
-	"SHR8mCL_NF_ND",
-	"SHR8mi",
-	"SHR8mi_EVEX",
-	"SHR8mi_ND",
-	"SHR8mi_NF",
-	"SHR8mi_NF_ND",
-	"SHR8r1",
-	"SHR8r1_EVEX",
-	"SHR8r1_ND",
-	"SHR8r1_NF",
-	"SHR8r1_NF_ND",
-	"SHR8rCL",
-	"SHR8rCL_EVEX",
-	"SHR8rCL_ND",
-	"SHR8rCL_NF",
-	"SHR8rCL_NF_ND",
-	"SHR8ri",
-	"SHR8ri_EVEX",
-	"SHR8ri_ND",
-	"SHR8ri_NF",
-	"SHR8ri_NF_ND",
-	"SHRD16mrCL",
-	"SHRD16mrCL_EVEX",
-	"SHRD16mrCL_ND",
-	"SHRD16mrCL_NF",
-	"SHRD16mrCL_NF_ND",
-	"SHRD16mri8",
-	"SHRD16mri8_EVEX",
-	"SHRD16mri8_ND",
-	"SHRD16mri8_NF",
-	"SHRD16mri8_NF_ND",
-	"SHRD16rrCL",
-	"SHRD16rrCL_EVEX",
-	"SHRD16rrCL_ND",
-	"SHRD16rrCL_NF",
-	"SHRD16rrCL_NF_ND",
-	"SHRD16rri8",
-	"SHRD16rri8_EVEX",
-	"SHRD16rri8_ND",
-	"SHRD16rri8_NF",
-	"SHRD16rri8_NF_ND",
-	"SHRD32mrCL",
-	"SHRD32mrCL_EVEX",
-	"SHRD32mrCL_ND",
-	"SHRD32mrCL_NF",
-	"SHRD32mrCL_NF_ND",
-	"SHRD32mri8",
-	"SHRD32mri8_EVEX",
-	"SHRD32mri8_ND",
-	"SHRD32mri8_NF",
-	"SHRD32mri8_NF_ND",
-	"SHRD32rrCL",
-	"SHRD32rrCL_EVEX",
-	"SHRD32rrCL_ND",
-	"SHRD32rrCL_NF",
-	"SHRD32rrCL_NF_ND",
-	"SHRD32rri8",
-	"SHRD32rri8_EVEX",
-	"SHRD32rri8_ND",
-	"SHRD32rri8_NF",
-	"SHRD32rri8_NF_ND",
-	"SHRD64mrCL",
-	"SHRD64mrCL_EVEX",
-	"SHRD64mrCL_ND",
-	"SHRD64mrCL_NF",
-	"SHRD64mrCL_NF_ND",
-	"SHRD64mri8",
-	"SHRD64mri8_EVEX",
-	"SHRD64mri8_ND",
-	"SHRD64mri8_NF",
-	"SHRD64mri8_NF_ND",
-	"SHRD64rrCL",
-	"SHRD64rrCL_EVEX",
-	"SHRD64rrCL_ND",
-	"SHRD64rrCL_NF",
-	"SHRD64rrCL_NF_ND",
-	"SHRD64rri8",
-	"SHRD64rri8_EVEX",
-	"SHRD64rri8_ND",
-	"SHRD64rri8_NF",
-	"SHRD64rri8_NF_ND",
-	"SHRX32rm",
-	"SHRX32rm_EVEX",
-	"SHRX32rr",
-	"SHRX32rr_EVEX",
-	"SHRX64rm",
-	"SHRX64rm_EVEX",
-	"SHRX64rr",
-	"SHRX64rr_EVEX",
-	"SHUFPDrmi",
-	"SHUFPDrri",
-	"SHUFPSrmi",
-	"SHUFPSrri",
-	"SIDT16m",
-	"SIDT32m",
-	"SIDT64m",
-	"SKINIT",
-	"SLDT16m",
-	"SLDT16r",
-	"SLDT32r",
-	"SLDT64r",
-	"SLWPCB",
-	"SLWPCB64",
-	"SMSW16m",
-	"SMSW16r",
-	"SMSW32r",
-	"SMSW64r",
-	"SQRTPDm",
-	"SQRTPDr",
-	"SQRTPSm",
-	"SQRTPSr",
-	"SQRTSDm",
-	"SQRTSDm_Int",
-	"SQRTSDr",
-	"SQRTSDr_Int",
-	"SQRTSSm",
-	"SQRTSSm_Int",
-	"SQRTSSr",
-	"SQRTSSr_Int",
-	"SQRT_F",
-	"SQRT_Fp32",
-	"SQRT_Fp64",
-	"SQRT_Fp80",
-	"SS_PREFIX",
-	"STAC",
-	"STACKALLOC_W_PROBING",
-	"STC",
-	"STD",
-	"STGI",
-	"STI",
-	"STMXCSR",
-	"STOSB",
-	"STOSL",
-	"STOSQ",
-	"STOSW",
-	"STR16r",
-	"STR32r",
-	"STR64r",
-	"STRm",
-	"STTILECFG",
-	"STTILECFG_EVEX",
-	"STUI",
-	"ST_F32m",
-	"ST_F64m",
-	"ST_FP32m",
-	"ST_FP64m",
-	"ST_FP80m",
-	"ST_FPrr",
-	"ST_Fp32m",
-	"ST_Fp64m",
-	"ST_Fp64m32",
-	"ST_Fp80m32",
-	"ST_Fp80m64",
-	"ST_FpP32m",
-	"ST_FpP64m",
-	"ST_FpP64m32",
-	"ST_FpP80m",
-	"ST_FpP80m32",
-	"ST_FpP80m64",
-	"ST_Frr",
-	"SUB16i16",
-	"SUB16mi",
-	"SUB16mi8",
-	"SUB16mi8_EVEX",
-	"SUB16mi8_ND",
-	"SUB16mi8_NF",
-	"SUB16mi8_NF_ND",
-	"SUB16mi_EVEX",
-	"SUB16mi_ND",
-	"SUB16mi_NF",
-	"SUB16mi_NF_ND",
-	"SUB16mr",
-	"SUB16mr_EVEX",
-	"SUB16mr_ND",
-	"SUB16mr_NF",
-	"SUB16mr_NF_ND",
-	"SUB16ri",
-	"SUB16ri8",
-	"SUB16ri8_EVEX",
-	"SUB16ri8_ND",
-	"SUB16ri8_NF",
-	"SUB16ri8_NF_ND",
-	"SUB16ri_EVEX",
-	"SUB16ri_ND",
-	"SUB16ri_NF",
-	"SUB16ri_NF_ND",
-	"SUB16rm",
-	"SUB16rm_EVEX",
-	"SUB16rm_ND",
-	"SUB16rm_NF",
-	"SUB16rm_NF_ND",
-	"SUB16rr",
-	"SUB16rr_EVEX",
-	"SUB16rr_EVEX_REV",
-	"SUB16rr_ND",
-	"SUB16rr_ND_REV",
-	"SUB16rr_NF",
-	"SUB16rr_NF_ND",
-	"SUB16rr_NF_ND_REV",
-	"SUB16rr_NF_REV",
-	"SUB16rr_REV",
-	"SUB32i32",
-	"SUB32mi",
-	"SUB32mi8",
-	"SUB32mi8_EVEX",
-	"SUB32mi8_ND",
-	"SUB32mi8_NF",
-	"SUB32mi8_NF_ND",
-	"SUB32mi_EVEX",
-	"SUB32mi_ND",
-	"SUB32mi_NF",
-	"SUB32mi_NF_ND",
-	"SUB32mr",
-	"SUB32mr_EVEX",
-	"SUB32mr_ND",
-	"SUB32mr_NF",
-	"SUB32mr_NF_ND",
-	"SUB32ri",
-	"SUB32ri8",
-	"SUB32ri8_EVEX",
-	"SUB32ri8_ND",
-	"SUB32ri8_NF",
-	"SUB32ri8_NF_ND",
-	"SUB32ri_EVEX",
-	"SUB32ri_ND",
-	"SUB32ri_NF",
-	"SUB32ri_NF_ND",
-	"SUB32rm",
-	"SUB32rm_EVEX",
-	"SUB32rm_ND",
-	"SUB32rm_NF",
-	"SUB32rm_NF_ND",
-	"SUB32rr",
-	"SUB32rr_EVEX",
-	"SUB32rr_EVEX_REV",
-	"SUB32rr_ND",
-	"SUB32rr_ND_REV",
-	"SUB32rr_NF",
-	"SUB32rr_NF_ND",
-	"SUB32rr_NF_ND_REV",
-	"SUB32rr_NF_REV",
-	"SUB32rr_REV",
-	"SUB64i32",
-	"SUB64mi32",
-	"SUB64mi32_EVEX",
-	"SUB64mi32_ND",
-	"SUB64mi32_NF",
-	"SUB64mi32_NF_ND",
-	"SUB64mi8",
-	"SUB64mi8_EVEX",
-	"SUB64mi8_ND",
-	"SUB64mi8_NF",
-	"SUB64mi8_NF_ND",
-	"SUB64mr",
-	"SUB64mr_EVEX",
-	"SUB64mr_ND",
-	"SUB64mr_NF",
-	"SUB64mr_NF_ND",
-	"SUB64ri32",
-	"SUB64ri32_EVEX",
-	"SUB64ri32_ND",
-	"SUB64ri32_NF",
-	"SUB64ri32_NF_ND",
-	"SUB64ri8",
-	"SUB64ri8_EVEX",
-	"SUB64ri8_ND",
-	"SUB64ri8_NF",
-	"SUB64ri8_NF_ND",
-	"SUB64rm",
-	"SUB64rm_EVEX",
-	"SUB64rm_ND",
-	"SUB64rm_NF",
-	"SUB64rm_NF_ND",
-	"SUB64rr",
-	"SUB64rr_EVEX",
-	"SUB64rr_EVEX_REV",
-	"SUB64rr_ND",
-	"SUB64rr_ND_REV",
-	"SUB64rr_NF",
-	"SUB64rr_NF_ND",
-	"SUB64rr_NF_ND_REV",
-	"SUB64rr_NF_REV",
-	"SUB64rr_REV",
-	"SUB8i8",
-	"SUB8mi",
-	"SUB8mi8",
-	"SUB8mi_EVEX",
-	"SUB8mi_ND",
-	"SUB8mi_NF",
-	"SUB8mi_NF_ND",
-	"SUB8mr",
-	"SUB8mr_EVEX",
-	"SUB8mr_ND",
-	"SUB8mr_NF",
-	"SUB8mr_NF_ND",
-	"SUB8ri",
-	"SUB8ri8",
-	"SUB8ri_EVEX",
-	"SUB8ri_ND",
-	"SUB8ri_NF",
-	"SUB8ri_NF_ND",
-	"SUB8rm",
-	"SUB8rm_EVEX",
-	"SUB8rm_ND",
-	"SUB8rm_NF",
-	"SUB8rm_NF_ND",
-	"SUB8rr",
-	"SUB8rr_EVEX",
-	"SUB8rr_EVEX_REV",
-	"SUB8rr_ND",
-	"SUB8rr_ND_REV",
-	"SUB8rr_NF",
-	"SUB8rr_NF_ND",
-	"SUB8rr_NF_ND_REV",
-	"SUB8rr_NF_REV",
-	"SUB8rr_REV",
-	"SUBPDrm",
-	"SUBPDrr",
-	"SUBPSrm",
-	"SUBPSrr",
-	"SUBR_F32m",
-	"SUBR_F64m",
-	"SUBR_FI16m",
-	"SUBR_FI32m",
-	"SUBR_FPrST0",
-	"SUBR_FST0r",
-	"SUBR_Fp32m",
-	"SUBR_Fp64m",
-	"SUBR_Fp64m32",
-	"SUBR_Fp80m32",
-	"SUBR_Fp80m64",
-	"SUBR_FpI16m32",
-	"SUBR_FpI16m64",
-	"SUBR_FpI16m80",
-	"SUBR_FpI32m32",
-	"SUBR_FpI32m64",
-	"SUBR_FpI32m80",
-	"SUBR_FrST0",
-	"SUBSDrm",
-	"SUBSDrm_Int",
-	"SUBSDrr",
-	"SUBSDrr_Int",
-	"SUBSSrm",
-	"SUBSSrm_Int",
-	"SUBSSrr",
-	"SUBSSrr_Int",
-	"SUB_F32m",
-	"SUB_F64m",
-	"SUB_FI16m",
-	"SUB_FI32m",
-	"SUB_FPrST0",
-	"SUB_FST0r",
-	"SUB_Fp32m",
-	"SUB_Fp64m",
-	"SUB_Fp64m32",
-	"SUB_Fp80m32",
-	"SUB_Fp80m64",
-	"SUB_FpI16m32",
-	"SUB_FpI16m64",
-	"SUB_FpI16m80",
-	"SUB_FpI32m32",
-	"SUB_FpI32m64",
-	"SUB_FpI32m80",
-	"SUB_FrST0",
-	"SWAPGS",
-	"SYSCALL",
-	"SYSENTER",
-	"SYSEXIT",
-	"SYSEXIT64",
-	"SYSRET",
-	"SYSRET64",
-	"T1MSKC32rm",
-	"T1MSKC32rr",
-	"T1MSKC64rm",
-	"T1MSKC64rr",
-	"TAILJMPd",
-	"TAILJMPd64",
-	"TAILJMPd64_CC",
-	"TAILJMPd_CC",
-	"TAILJMPm",
-	"TAILJMPm64",
-	"TAILJMPm64_REX",
-	"TAILJMPr",
-	"TAILJMPr64",
-	"TAILJMPr64_REX",
-	"TCMMIMFP16PS",
-	"TCMMRLFP16PS",
-	"TCRETURNdi",
-	"TCRETURNdi64",
-	"TCRETURNdi64cc",
-	"TCRETURNdicc",
-	"TCRETURNmi",
-	"TCRETURNmi64",
-	"TCRETURNri",
-	"TCRETURNri64",
-	"TDCALL",
-	"TDPBF16PS",
-	"TDPBSSD",
-	"TDPBSUD",
-	"TDPBUSD",
-	"TDPBUUD",
-	"TDPFP16PS",
-	"TEST16i16",
-	"TEST16mi",
-	"TEST16mr",
-	"TEST16ri",
-	"TEST16rr",
-	"TEST32i32",
-	"TEST32mi",
-	"TEST32mr",
-	"TEST32ri",
-	"TEST32rr",
-	"TEST64i32",
-	"TEST64mi32",
-	"TEST64mr",
-	"TEST64ri32",
-	"TEST64rr",
-	"TEST8i8",
-	"TEST8mi",
-	"TEST8mr",
-	"TEST8ri",
-	"TEST8rr",
-	"TESTUI",
-	"TILELOADD",
-	"TILELOADDT1",
-	"TILELOADDT1_EVEX",
-	"TILELOADD_EVEX",
-	"TILERELEASE",
-	"TILESTORED",
-	"TILESTORED_EVEX",
-	"TILEZERO",
-	"TLBSYNC",
-	"TLSCall_32",
-	"TLSCall_64",
-	"TLS_addr32",
-	"TLS_addr64",
-	"TLS_addrX32",
-	"TLS_base_addr32",
-	"TLS_base_addr64",
-	"TLS_base_addrX32",
-	"TLS_desc32",
-	"TLS_desc64",
-	"TPAUSE",
-	"TRAP",
-	"TST_F",
-	"TST_Fp32",
-	"TST_Fp64",
-	"TST_Fp80",
-	"TZCNT16rm",
-	"TZCNT16rm_EVEX",
-	"TZCNT16rm_NF",
-	"TZCNT16rr",
-	"TZCNT16rr_EVEX",
-	"TZCNT16rr_NF",
-	"TZCNT32rm",
-	"TZCNT32rm_EVEX",
-	"TZCNT32rm_NF",
-	"TZCNT32rr",
-	"TZCNT32rr_EVEX",
-	"TZCNT32rr_NF",
-	"TZCNT64rm",
-	"TZCNT64rm_EVEX",
-	"TZCNT64rm_NF",
-	"TZCNT64rr",
-	"TZCNT64rr_EVEX",
-	"TZCNT64rr_NF",
-	"TZMSK32rm",
-	"TZMSK32rr",
-	"TZMSK64rm",
-	"TZMSK64rr",
-	"UBSAN_UD1",
-	"UCOMISDrm",
-	"UCOMISDrm_Int",
-	"UCOMISDrr",
-	"UCOMISDrr_Int",
-	"UCOMISSrm",
-	"UCOMISSrm_Int",
-	"UCOMISSrr",
-	"UCOMISSrr_Int",
-	"UCOM_FIPr",
-	"UCOM_FIr",
-	"UCOM_FPPr",
-	"UCOM_FPr",
-	"UCOM_FpIr32",
-	"UCOM_FpIr64",
-	"UCOM_FpIr80",
-	"UCOM_Fpr32",
-	"UCOM_Fpr64",
-	"UCOM_Fpr80",
-	"UCOM_Fr",
-	"UD1Lm",
-	"UD1Lr",
-	"UD1Qm",
-	"UD1Qr",
-	"UD1Wm",
-	"UD1Wr",
-	"UIRET",
-	"UMONITOR16",
-	"UMONITOR32",
-	"UMONITOR64",
-	"UMWAIT",
-	"UNPCKHPDrm",
-	"UNPCKHPDrr",
-	"UNPCKHPSrm",
-	"UNPCKHPSrr",
-	"UNPCKLPDrm",
-	"UNPCKLPDrr",
-	"UNPCKLPSrm",
-	"UNPCKLPSrr",
-	"URDMSRri",
-	"URDMSRri_EVEX",
-	"URDMSRrr",
-	"URDMSRrr_EVEX",
-	"UWRMSRir",
-	"UWRMSRir_EVEX",
-	"UWRMSRrr",
-	"UWRMSRrr_EVEX",
-	"V4FMADDPSrm",
-	"V4FMADDPSrmk",
-	"V4FMADDPSrmkz",
-	"V4FMADDSSrm",
-	"V4FMADDSSrmk",
-	"V4FMADDSSrmkz",
-	"V4FNMADDPSrm",
-	"V4FNMADDPSrmk",
-	"V4FNMADDPSrmkz",
-	"V4FNMADDSSrm",
-	"V4FNMADDSSrmk",
-	"V4FNMADDSSrmkz",
-	"VAARG_64",
-	"VAARG_X32",
-	"VADDPDYrm",
-	"VADDPDYrr",
-	"VADDPDZ128rm",
-	"VADDPDZ128rmb",
-	"VADDPDZ128rmbk",
-	"VADDPDZ128rmbkz",
-	"VADDPDZ128rmk",
-	"VADDPDZ128rmkz",
-	"VADDPDZ128rr",
-	"VADDPDZ128rrk",
-	"VADDPDZ128rrkz",
-	"VADDPDZ256rm",
-	"VADDPDZ256rmb",
-	"VADDPDZ256rmbk",
-	"VADDPDZ256rmbkz",
-	"VADDPDZ256rmk",
-	"VADDPDZ256rmkz",
-	"VADDPDZ256rr",
-	"VADDPDZ256rrk",
-	"VADDPDZ256rrkz",
-	"VADDPDZrm",
-	"VADDPDZrmb",
-	"VADDPDZrmbk",
-	"VADDPDZrmbkz",
-	"VADDPDZrmk",
-	"VADDPDZrmkz",
-	"VADDPDZrr",
-	"VADDPDZrrb",
-	"VADDPDZrrbk",
-	"VADDPDZrrbkz",
-	"VADDPDZrrk",
-	"VADDPDZrrkz",
-	"VADDPDrm",
-	"VADDPDrr",
-	"VADDPHZ128rm",
-	"VADDPHZ128rmb",
-	"VADDPHZ128rmbk",
-	"VADDPHZ128rmbkz",
-	"VADDPHZ128rmk",
-	"VADDPHZ128rmkz",
-	"VADDPHZ128rr",
-	"VADDPHZ128rrk",
-	"VADDPHZ128rrkz",
-	"VADDPHZ256rm",
-	"VADDPHZ256rmb",
-	"VADDPHZ256rmbk",
-	"VADDPHZ256rmbkz",
-	"VADDPHZ256rmk",
-	"VADDPHZ256rmkz",
-	"VADDPHZ256rr",
-	"VADDPHZ256rrk",
-	"VADDPHZ256rrkz",
-	"VADDPHZrm",
-	"VADDPHZrmb",
-	"VADDPHZrmbk",
-	"VADDPHZrmbkz",
-	"VADDPHZrmk",
-	"VADDPHZrmkz",
-	"VADDPHZrr",
-	"VADDPHZrrb",
-	"VADDPHZrrbk",
-	"VADDPHZrrbkz",
-	"VADDPHZrrk",
-	"VADDPHZrrkz",
-	"VADDPSYrm",
-	"VADDPSYrr",
-	"VADDPSZ128rm",
-	"VADDPSZ128rmb",
-	"VADDPSZ128rmbk",
-	"VADDPSZ128rmbkz",
-	"VADDPSZ128rmk",
-	"VADDPSZ128rmkz",
-	"VADDPSZ128rr",
-	"VADDPSZ128rrk",
-	"VADDPSZ128rrkz",
-	"VADDPSZ256rm",
-	"VADDPSZ256rmb",
-	"VADDPSZ256rmbk",
-	"VADDPSZ256rmbkz",
-	"VADDPSZ256rmk",
-	"VADDPSZ256rmkz",
-	"VADDPSZ256rr",
-	"VADDPSZ256rrk",
-	"VADDPSZ256rrkz",
-	"VADDPSZrm",
-	"VADDPSZrmb",
-	"VADDPSZrmbk",
-	"VADDPSZrmbkz",
-	"VADDPSZrmk",
-	"VADDPSZrmkz",
-	"VADDPSZrr",
-	"VADDPSZrrb",
-	"VADDPSZrrbk",
-	"VADDPSZrrbkz",
-	"VADDPSZrrk",
-	"VADDPSZrrkz",
-	"VADDPSrm",
-	"VADDPSrr",
-	"VADDSDZrm",
-	"VADDSDZrm_Int",
-	"VADDSDZrm_Intk",
-	"VADDSDZrm_Intkz",
-	"VADDSDZrr",
-	"VADDSDZrr_Int",
-	"VADDSDZrr_Intk",
-	"VADDSDZrr_Intkz",
-	"VADDSDZrrb_Int",
-	"VADDSDZrrb_Intk",
-	"VADDSDZrrb_Intkz",
-	"VADDSDrm",
-	"VADDSDrm_Int",
-	"VADDSDrr",
-	"VADDSDrr_Int",
-	"VADDSHZrm",
-	"VADDSHZrm_Int",
-	"VADDSHZrm_Intk",
-	"VADDSHZrm_Intkz",
-	"VADDSHZrr",
-	"VADDSHZrr_Int",
-	"VADDSHZrr_Intk",
-	"VADDSHZrr_Intkz",
-	"VADDSHZrrb_Int",
-	"VADDSHZrrb_Intk",
-	"VADDSHZrrb_Intkz",
-	"VADDSSZrm",
-	"VADDSSZrm_Int",
-	"VADDSSZrm_Intk",
-	"VADDSSZrm_Intkz",
-	"VADDSSZrr",
-	"VADDSSZrr_Int",
-	"VADDSSZrr_Intk",
-	"VADDSSZrr_Intkz",
-	"VADDSSZrrb_Int",
-	"VADDSSZrrb_Intk",
-	"VADDSSZrrb_Intkz",
-	"VADDSSrm",
-	"VADDSSrm_Int",
-	"VADDSSrr",
-	"VADDSSrr_Int",
-	"VADDSUBPDYrm",
-	"VADDSUBPDYrr",
-	"VADDSUBPDrm",
-	"VADDSUBPDrr",
-	"VADDSUBPSYrm",
-	"VADDSUBPSYrr",
-	"VADDSUBPSrm",
-	"VADDSUBPSrr",
-	"VAESDECLASTYrm",
-	"VAESDECLASTYrr",
-	"VAESDECLASTZ128rm",
-	"VAESDECLASTZ128rr",
-	"VAESDECLASTZ256rm",
-	"VAESDECLASTZ256rr",
-	"VAESDECLASTZrm",
-	"VAESDECLASTZrr",
-	"VAESDECLASTrm",
-	"VAESDECLASTrr",
-	"VAESDECYrm",
-	"VAESDECYrr",
-	"VAESDECZ128rm",
-	"VAESDECZ128rr",
-	"VAESDECZ256rm",
-	"VAESDECZ256rr",
-	"VAESDECZrm",
-	"VAESDECZrr",
-	"VAESDECrm",
-	"VAESDECrr",
-	"VAESENCLASTYrm",
-	"VAESENCLASTYrr",
-	"VAESENCLASTZ128rm",
-	"VAESENCLASTZ128rr",
-	"VAESENCLASTZ256rm",
-	"VAESENCLASTZ256rr",
-	"VAESENCLASTZrm",
-	"VAESENCLASTZrr",
-	"VAESENCLASTrm",
-	"VAESENCLASTrr",
-	"VAESENCYrm",
-	"VAESENCYrr",
-	"VAESENCZ128rm",
-	"VAESENCZ128rr",
-	"VAESENCZ256rm",
-	"VAESENCZ256rr",
-	"VAESENCZrm",
-	"VAESENCZrr",
-	"VAESENCrm",
-	"VAESENCrr",
-	"VAESIMCrm",
-	"VAESIMCrr",
-	"VAESKEYGENASSIST128rm",
-	"VAESKEYGENASSIST128rr",
-	"VALIGNDZ128rmbi",
-	"VALIGNDZ128rmbik",
-	"VALIGNDZ128rmbikz",
-	"VALIGNDZ128rmi",
-	"VALIGNDZ128rmik",
-	"VALIGNDZ128rmikz",
-	"VALIGNDZ128rri",
-	"VALIGNDZ128rrik",
-	"VALIGNDZ128rrikz",
-	"VALIGNDZ256rmbi",
-	"VALIGNDZ256rmbik",
-	"VALIGNDZ256rmbikz",
-	"VALIGNDZ256rmi",
-	"VALIGNDZ256rmik",
-	"VALIGNDZ256rmikz",
-	"VALIGNDZ256rri",
-	"VALIGNDZ256rrik",
-	"VALIGNDZ256rrikz",
-	"VALIGNDZrmbi",
-	"VALIGNDZrmbik",
-	"VALIGNDZrmbikz",
-	"VALIGNDZrmi",
-	"VALIGNDZrmik",
-	"VALIGNDZrmikz",
-	"VALIGNDZrri",
-	"VALIGNDZrrik",
-	"VALIGNDZrrikz",
-	"VALIGNQZ128rmbi",
-	"VALIGNQZ128rmbik",
-	"VALIGNQZ128rmbikz",
-	"VALIGNQZ128rmi",
-	"VALIGNQZ128rmik",
-	"VALIGNQZ128rmikz",
-	"VALIGNQZ128rri",
-	"VALIGNQZ128rrik",
-	"VALIGNQZ128rrikz",
-	"VALIGNQZ256rmbi",
-	"VALIGNQZ256rmbik",
-	"VALIGNQZ256rmbikz",
-	"VALIGNQZ256rmi",
-	"VALIGNQZ256rmik",
-	"VALIGNQZ256rmikz",
-	"VALIGNQZ256rri",
-	"VALIGNQZ256rrik",
-	"VALIGNQZ256rrikz",
-	"VALIGNQZrmbi",
-	"VALIGNQZrmbik",
-	"VALIGNQZrmbikz",
-	"VALIGNQZrmi",
-	"VALIGNQZrmik",
-	"VALIGNQZrmikz",
-	"VALIGNQZrri",
-	"VALIGNQZrrik",
-	"VALIGNQZrrikz",
-	"VANDNPDYrm",
-	"VANDNPDYrr",
-	"VANDNPDZ128rm",
-	"VANDNPDZ128rmb",
-	"VANDNPDZ128rmbk",
-	"VANDNPDZ128rmbkz",
-	"VANDNPDZ128rmk",
-	"VANDNPDZ128rmkz",
-	"VANDNPDZ128rr",
-	"VANDNPDZ128rrk",
-	"VANDNPDZ128rrkz",
-	"VANDNPDZ256rm",
-	"VANDNPDZ256rmb",
-	"VANDNPDZ256rmbk",
-	"VANDNPDZ256rmbkz",
-	"VANDNPDZ256rmk",
-	"VANDNPDZ256rmkz",
-	"VANDNPDZ256rr",
-	"VANDNPDZ256rrk",
-	"VANDNPDZ256rrkz",
-	"VANDNPDZrm",
-	"VANDNPDZrmb",
-	"VANDNPDZrmbk",
-	"VANDNPDZrmbkz",
-	"VANDNPDZrmk",
-	"VANDNPDZrmkz",
-	"VANDNPDZrr",
-	"VANDNPDZrrk",
-	"VANDNPDZrrkz",
-	"VANDNPDrm",
-	"VANDNPDrr",
-	"VANDNPSYrm",
-	"VANDNPSYrr",
-	"VANDNPSZ128rm",
-	"VANDNPSZ128rmb",
-	"VANDNPSZ128rmbk",
-	"VANDNPSZ128rmbkz",
-	"VANDNPSZ128rmk",
-	"VANDNPSZ128rmkz",
-	"VANDNPSZ128rr",
-	"VANDNPSZ128rrk",
-	"VANDNPSZ128rrkz",
-	"VANDNPSZ256rm",
-	"VANDNPSZ256rmb",
-	"VANDNPSZ256rmbk",
-	"VANDNPSZ256rmbkz",
-	"VANDNPSZ256rmk",
-	"VANDNPSZ256rmkz",
-	"VANDNPSZ256rr",
-	"VANDNPSZ256rrk",
-	"VANDNPSZ256rrkz",
-	"VANDNPSZrm",
-	"VANDNPSZrmb",
-	"VANDNPSZrmbk",
-	"VANDNPSZrmbkz",
-	"VANDNPSZrmk",
-	"VANDNPSZrmkz",
-	"VANDNPSZrr",
-	"VANDNPSZrrk",
-	"VANDNPSZrrkz",
-	"VANDNPSrm",
-	"VANDNPSrr",
-	"VANDPDYrm",
-	"VANDPDYrr",
-	"VANDPDZ128rm",
-	"VANDPDZ128rmb",
-	"VANDPDZ128rmbk",
-	"VANDPDZ128rmbkz",
-	"VANDPDZ128rmk",
-	"VANDPDZ128rmkz",
-	"VANDPDZ128rr",
-	"VANDPDZ128rrk",
-	"VANDPDZ128rrkz",
-	"VANDPDZ256rm",
-	"VANDPDZ256rmb",
-	"VANDPDZ256rmbk",
-	"VANDPDZ256rmbkz",
-	"VANDPDZ256rmk",
-	"VANDPDZ256rmkz",
-	"VANDPDZ256rr",
-	"VANDPDZ256rrk",
-	"VANDPDZ256rrkz",
-	"VANDPDZrm",
-	"VANDPDZrmb",
-	"VANDPDZrmbk",
-	"VANDPDZrmbkz",
-	"VANDPDZrmk",
-	"VANDPDZrmkz",
-	"VANDPDZrr",
-	"VANDPDZrrk",
-	"VANDPDZrrkz",
-	"VANDPDrm",
-	"VANDPDrr",
-	"VANDPSYrm",
-	"VANDPSYrr",
-	"VANDPSZ128rm",
-	"VANDPSZ128rmb",
-	"VANDPSZ128rmbk",
-	"VANDPSZ128rmbkz",
-	"VANDPSZ128rmk",
-	"VANDPSZ128rmkz",
-	"VANDPSZ128rr",
-	"VANDPSZ128rrk",
-	"VANDPSZ128rrkz",
-	"VANDPSZ256rm",
-	"VANDPSZ256rmb",
-	"VANDPSZ256rmbk",
-	"VANDPSZ256rmbkz",
-	"VANDPSZ256rmk",
-	"VANDPSZ256rmkz",
-	"VANDPSZ256rr",
-	"VANDPSZ256rrk",
-	"VANDPSZ256rrkz",
-	"VANDPSZrm",
-	"VANDPSZrmb",
-	"VANDPSZrmbk",
-	"VANDPSZrmbkz",
-	"VANDPSZrmk",
-	"VANDPSZrmkz",
-	"VANDPSZrr",
-	"VANDPSZrrk",
-	"VANDPSZrrkz",
-	"VANDPSrm",
-	"VANDPSrr",
-	"VASTART_SAVE_XMM_REGS",
-	"VBCSTNEBF162PSYrm",
-	"VBCSTNEBF162PSrm",
-	"VBCSTNESH2PSYrm",
-	"VBCSTNESH2PSrm",
-	"VBLENDMPDZ128rm",
-	"VBLENDMPDZ128rmb",
-	"VBLENDMPDZ128rmbk",
-	"VBLENDMPDZ128rmbkz",
-	"VBLENDMPDZ128rmk",
-	"VBLENDMPDZ128rmkz",
-	"VBLENDMPDZ128rr",
-	"VBLENDMPDZ128rrk",
-	"VBLENDMPDZ128rrkz",
-	"VBLENDMPDZ256rm",
-	"VBLENDMPDZ256rmb",
-	"VBLENDMPDZ256rmbk",
-	"VBLENDMPDZ256rmbkz",
-	"VBLENDMPDZ256rmk",
-	"VBLENDMPDZ256rmkz",
-	"VBLENDMPDZ256rr",
-	"VBLENDMPDZ256rrk",
-	"VBLENDMPDZ256rrkz",
-	"VBLENDMPDZrm",
-	"VBLENDMPDZrmb",
-	"VBLENDMPDZrmbk",
-	"VBLENDMPDZrmbkz",
-	"VBLENDMPDZrmk",
-	"VBLENDMPDZrmkz",
-	"VBLENDMPDZrr",
-	"VBLENDMPDZrrk",
-	"VBLENDMPDZrrkz",
-	"VBLENDMPSZ128rm",
-	"VBLENDMPSZ128rmb",
-	"VBLENDMPSZ128rmbk",
-	"VBLENDMPSZ128rmbkz",
-	"VBLENDMPSZ128rmk",
-	"VBLENDMPSZ128rmkz",
-	"VBLENDMPSZ128rr",
-	"VBLENDMPSZ128rrk",
-	"VBLENDMPSZ128rrkz",
-	"VBLENDMPSZ256rm",
-	"VBLENDMPSZ256rmb",
-	"VBLENDMPSZ256rmbk",
-	"VBLENDMPSZ256rmbkz",
-	"VBLENDMPSZ256rmk",
-	"VBLENDMPSZ256rmkz",
-	"VBLENDMPSZ256rr",
-	"VBLENDMPSZ256rrk",
-	"VBLENDMPSZ256rrkz",
-	"VBLENDMPSZrm",
-	"VBLENDMPSZrmb",
-	"VBLENDMPSZrmbk",
-	"VBLENDMPSZrmbkz",
-	"VBLENDMPSZrmk",
-	"VBLENDMPSZrmkz",
-	"VBLENDMPSZrr",
-	"VBLENDMPSZrrk",
-	"VBLENDMPSZrrkz",
-	"VBLENDPDYrmi",
-	"VBLENDPDYrri",
-	"VBLENDPDrmi",
-	"VBLENDPDrri",
-	"VBLENDPSYrmi",
-	"VBLENDPSYrri",
-	"VBLENDPSrmi",
-	"VBLENDPSrri",
-	"VBLENDVPDYrmr",
-	"VBLENDVPDYrrr",
-	"VBLENDVPDrmr",
-	"VBLENDVPDrrr",
-	"VBLENDVPSYrmr",
-	"VBLENDVPSYrrr",
-	"VBLENDVPSrmr",
-	"VBLENDVPSrrr",
-	"VBROADCASTF128rm",
-	"VBROADCASTF32X2Z256rm",
-	"VBROADCASTF32X2Z256rmk",
-	"VBROADCASTF32X2Z256rmkz",
-	"VBROADCASTF32X2Z256rr",
-	"VBROADCASTF32X2Z256rrk",
-	"VBROADCASTF32X2Z256rrkz",
-	"VBROADCASTF32X2Zrm",
-	"VBROADCASTF32X2Zrmk",
-	"VBROADCASTF32X2Zrmkz",
-	"VBROADCASTF32X2Zrr",
-	"VBROADCASTF32X2Zrrk",
-	"VBROADCASTF32X2Zrrkz",
-	"VBROADCASTF32X4Z256rm",
-	"VBROADCASTF32X4Z256rmk",
-	"VBROADCASTF32X4Z256rmkz",
-	"VBROADCASTF32X4rm",
-	"VBROADCASTF32X4rmk",
-	"VBROADCASTF32X4rmkz",
-	"VBROADCASTF32X8rm",
-	"VBROADCASTF32X8rmk",
-	"VBROADCASTF32X8rmkz",
-	"VBROADCASTF64X2Z128rm",
-	"VBROADCASTF64X2Z128rmk",
-	"VBROADCASTF64X2Z128rmkz",
-	"VBROADCASTF64X2rm",
-	"VBROADCASTF64X2rmk",
-	"VBROADCASTF64X2rmkz",
-	"VBROADCASTF64X4rm",
-	"VBROADCASTF64X4rmk",
-	"VBROADCASTF64X4rmkz",
-	"VBROADCASTI128rm",
-	"VBROADCASTI32X2Z128rm",
-	"VBROADCASTI32X2Z128rmk",
-	"VBROADCASTI32X2Z128rmkz",
-	"VBROADCASTI32X2Z128rr",
-	"VBROADCASTI32X2Z128rrk",
-	"VBROADCASTI32X2Z128rrkz",
-	"VBROADCASTI32X2Z256rm",
-	"VBROADCASTI32X2Z256rmk",
-	"VBROADCASTI32X2Z256rmkz",
-	"VBROADCASTI32X2Z256rr",
-	"VBROADCASTI32X2Z256rrk",
-	"VBROADCASTI32X2Z256rrkz",
-	"VBROADCASTI32X2Zrm",
-	"VBROADCASTI32X2Zrmk",
-	"VBROADCASTI32X2Zrmkz",
-	"VBROADCASTI32X2Zrr",
-	"VBROADCASTI32X2Zrrk",
-	"VBROADCASTI32X2Zrrkz",
-	"VBROADCASTI32X4Z256rm",
-	"VBROADCASTI32X4Z256rmk",
-	"VBROADCASTI32X4Z256rmkz",
-	"VBROADCASTI32X4rm",
-	"VBROADCASTI32X4rmk",
-	"VBROADCASTI32X4rmkz",
-	"VBROADCASTI32X8rm",
-	"VBROADCASTI32X8rmk",
-	"VBROADCASTI32X8rmkz",
-	"VBROADCASTI64X2Z128rm",
-	"VBROADCASTI64X2Z128rmk",
-	"VBROADCASTI64X2Z128rmkz",
-	"VBROADCASTI64X2rm",
-	"VBROADCASTI64X2rmk",
-	"VBROADCASTI64X2rmkz",
-	"VBROADCASTI64X4rm",
-	"VBROADCASTI64X4rmk",
-	"VBROADCASTI64X4rmkz",
-	"VBROADCASTSDYrm",
-	"VBROADCASTSDYrr",
-	"VBROADCASTSDZ256rm",
-	"VBROADCASTSDZ256rmk",
-	"VBROADCASTSDZ256rmkz",
-	"VBROADCASTSDZ256rr",
-	"VBROADCASTSDZ256rrk",
-	"VBROADCASTSDZ256rrkz",
-	"VBROADCASTSDZrm",
-	"VBROADCASTSDZrmk",
-	"VBROADCASTSDZrmkz",
-	"VBROADCASTSDZrr",
-	"VBROADCASTSDZrrk",
-	"VBROADCASTSDZrrkz",
-	"VBROADCASTSSYrm",
-	"VBROADCASTSSYrr",
-	"VBROADCASTSSZ128rm",
-	"VBROADCASTSSZ128rmk",
-	"VBROADCASTSSZ128rmkz",
-	"VBROADCASTSSZ128rr",
-	"VBROADCASTSSZ128rrk",
-	"VBROADCASTSSZ128rrkz",
-	"VBROADCASTSSZ256rm",
-	"VBROADCASTSSZ256rmk",
-	"VBROADCASTSSZ256rmkz",
-	"VBROADCASTSSZ256rr",
-	"VBROADCASTSSZ256rrk",
-	"VBROADCASTSSZ256rrkz",
-	"VBROADCASTSSZrm",
-	"VBROADCASTSSZrmk",
-	"VBROADCASTSSZrmkz",
-	"VBROADCASTSSZrr",
-	"VBROADCASTSSZrrk",
-	"VBROADCASTSSZrrkz",
-	"VBROADCASTSSrm",
-	"VBROADCASTSSrr",
-	"VCMPPDYrmi",
-	"VCMPPDYrri",
-	"VCMPPDZ128rmbi",
-	"VCMPPDZ128rmbik",
-	"VCMPPDZ128rmi",
-	"VCMPPDZ128rmik",
-	"VCMPPDZ128rri",
-	"VCMPPDZ128rrik",
-	"VCMPPDZ256rmbi",
-	"VCMPPDZ256rmbik",
-	"VCMPPDZ256rmi",
-	"VCMPPDZ256rmik",
-	"VCMPPDZ256rri",
-	"VCMPPDZ256rrik",
-	"VCMPPDZrmbi",
-	"VCMPPDZrmbik",
-	"VCMPPDZrmi",
-	"VCMPPDZrmik",
-	"VCMPPDZrri",
-	"VCMPPDZrrib",
-	"VCMPPDZrribk",
-	"VCMPPDZrrik",
-	"VCMPPDrmi",
-	"VCMPPDrri",
-	"VCMPPHZ128rmbi",
-	"VCMPPHZ128rmbik",
-	"VCMPPHZ128rmi",
-	"VCMPPHZ128rmik",
-	"VCMPPHZ128rri",
-	"VCMPPHZ128rrik",
-	"VCMPPHZ256rmbi",
-	"VCMPPHZ256rmbik",
-	"VCMPPHZ256rmi",
-	"VCMPPHZ256rmik",
-	"VCMPPHZ256rri",
-	"VCMPPHZ256rrik",
-	"VCMPPHZrmbi",
-	"VCMPPHZrmbik",
-	"VCMPPHZrmi",
-	"VCMPPHZrmik",
-	"VCMPPHZrri",
-	"VCMPPHZrrib",
-	"VCMPPHZrribk",
-	"VCMPPHZrrik",
-	"VCMPPSYrmi",
-	"VCMPPSYrri",
-	"VCMPPSZ128rmbi",
-	"VCMPPSZ128rmbik",
-	"VCMPPSZ128rmi",
-	"VCMPPSZ128rmik",
-	"VCMPPSZ128rri",
-	"VCMPPSZ128rrik",
-	"VCMPPSZ256rmbi",
-	"VCMPPSZ256rmbik",
-	"VCMPPSZ256rmi",
-	"VCMPPSZ256rmik",
-	"VCMPPSZ256rri",
-	"VCMPPSZ256rrik",
-	"VCMPPSZrmbi",
-	"VCMPPSZrmbik",
-	"VCMPPSZrmi",
-	"VCMPPSZrmik",
-	"VCMPPSZrri",
-	"VCMPPSZrrib",
-	"VCMPPSZrribk",
-	"VCMPPSZrrik",
-	"VCMPPSrmi",
-	"VCMPPSrri",
-	"VCMPSDZrmi",
-	"VCMPSDZrmi_Int",
-	"VCMPSDZrmi_Intk",
-	"VCMPSDZrri",
-	"VCMPSDZrri_Int",
-	"VCMPSDZrri_Intk",
-	"VCMPSDZrrib_Int",
-	"VCMPSDZrrib_Intk",
-	"VCMPSDrmi",
-	"VCMPSDrmi_Int",
-	"VCMPSDrri",
-	"VCMPSDrri_Int",
-	"VCMPSHZrmi",
-	"VCMPSHZrmi_Int",
-	"VCMPSHZrmi_Intk",
-	"VCMPSHZrri",
-	"VCMPSHZrri_Int",
-	"VCMPSHZrri_Intk",
-	"VCMPSHZrrib_Int",
-	"VCMPSHZrrib_Intk",
-	"VCMPSSZrmi",
-	"VCMPSSZrmi_Int",
-	"VCMPSSZrmi_Intk",
-	"VCMPSSZrri",
-	"VCMPSSZrri_Int",
-	"VCMPSSZrri_Intk",
-	"VCMPSSZrrib_Int",
-	"VCMPSSZrrib_Intk",
-	"VCMPSSrmi",
-	"VCMPSSrmi_Int",
-	"VCMPSSrri",
-	"VCMPSSrri_Int",
-	"VCOMISDZrm",
-	"VCOMISDZrm_Int",
-	"VCOMISDZrr",
-	"VCOMISDZrr_Int",
-	"VCOMISDZrrb",
-	"VCOMISDrm",
-	"VCOMISDrm_Int",
-	"VCOMISDrr",
-	"VCOMISDrr_Int",
-	"VCOMISHZrm",
-	"VCOMISHZrm_Int",
-	"VCOMISHZrr",
-	"VCOMISHZrr_Int",
-	"VCOMISHZrrb",
-	"VCOMISSZrm",
-	"VCOMISSZrm_Int",
-	"VCOMISSZrr",
-	"VCOMISSZrr_Int",
-	"VCOMISSZrrb",
-	"VCOMISSrm",
-	"VCOMISSrm_Int",
-	"VCOMISSrr",
-	"VCOMISSrr_Int",
-	"VCOMPRESSPDZ128mr",
-	"VCOMPRESSPDZ128mrk",
-	"VCOMPRESSPDZ128rr",
-	"VCOMPRESSPDZ128rrk",
-	"VCOMPRESSPDZ128rrkz",
-	"VCOMPRESSPDZ256mr",
-	"VCOMPRESSPDZ256mrk",
-	"VCOMPRESSPDZ256rr",
-	"VCOMPRESSPDZ256rrk",
-	"VCOMPRESSPDZ256rrkz",
-	"VCOMPRESSPDZmr",
-	"VCOMPRESSPDZmrk",
-	"VCOMPRESSPDZrr",
-	"VCOMPRESSPDZrrk",
-	"VCOMPRESSPDZrrkz",
-	"VCOMPRESSPSZ128mr",
-	"VCOMPRESSPSZ128mrk",
-	"VCOMPRESSPSZ128rr",
-	"VCOMPRESSPSZ128rrk",
-	"VCOMPRESSPSZ128rrkz",
-	"VCOMPRESSPSZ256mr",
-	"VCOMPRESSPSZ256mrk",
-	"VCOMPRESSPSZ256rr",
-	"VCOMPRESSPSZ256rrk",
-	"VCOMPRESSPSZ256rrkz",
-	"VCOMPRESSPSZmr",
-	"VCOMPRESSPSZmrk",
-	"VCOMPRESSPSZrr",
-	"VCOMPRESSPSZrrk",
-	"VCOMPRESSPSZrrkz",
-	"VCVTDQ2PDYrm",
-	"VCVTDQ2PDYrr",
-	"VCVTDQ2PDZ128rm",
-	"VCVTDQ2PDZ128rmb",
-	"VCVTDQ2PDZ128rmbk",
-	"VCVTDQ2PDZ128rmbkz",
-	"VCVTDQ2PDZ128rmk",
-	"VCVTDQ2PDZ128rmkz",
-	"VCVTDQ2PDZ128rr",
-	"VCVTDQ2PDZ128rrk",
-	"VCVTDQ2PDZ128rrkz",
-	"VCVTDQ2PDZ256rm",
-	"VCVTDQ2PDZ256rmb",
-	"VCVTDQ2PDZ256rmbk",
-	"VCVTDQ2PDZ256rmbkz",
-	"VCVTDQ2PDZ256rmk",
-	"VCVTDQ2PDZ256rmkz",
-	"VCVTDQ2PDZ256rr",
-	"VCVTDQ2PDZ256rrk",
-	"VCVTDQ2PDZ256rrkz",
-	"VCVTDQ2PDZrm",
-	"VCVTDQ2PDZrmb",
-	"VCVTDQ2PDZrmbk",
-	"VCVTDQ2PDZrmbkz",
-	"VCVTDQ2PDZrmk",
-	"VCVTDQ2PDZrmkz",
-	"VCVTDQ2PDZrr",
-	"VCVTDQ2PDZrrk",
-	"VCVTDQ2PDZrrkz",
-	"VCVTDQ2PDrm",
-	"VCVTDQ2PDrr",
-	"VCVTDQ2PHZ128rm",
-	"VCVTDQ2PHZ128rmb",
-	"VCVTDQ2PHZ128rmbk",
-	"VCVTDQ2PHZ128rmbkz",
-	"VCVTDQ2PHZ128rmk",
-	"VCVTDQ2PHZ128rmkz",
-	"VCVTDQ2PHZ128rr",
-	"VCVTDQ2PHZ128rrk",
-	"VCVTDQ2PHZ128rrkz",
-	"VCVTDQ2PHZ256rm",
-	"VCVTDQ2PHZ256rmb",
-	"VCVTDQ2PHZ256rmbk",
-	"VCVTDQ2PHZ256rmbkz",
-	"VCVTDQ2PHZ256rmk",
-	"VCVTDQ2PHZ256rmkz",
-	"VCVTDQ2PHZ256rr",
-	"VCVTDQ2PHZ256rrk",
-	"VCVTDQ2PHZ256rrkz",
-	"VCVTDQ2PHZrm",
-	"VCVTDQ2PHZrmb",
-	"VCVTDQ2PHZrmbk",
-	"VCVTDQ2PHZrmbkz",
-	"VCVTDQ2PHZrmk",
-	"VCVTDQ2PHZrmkz",
-	"VCVTDQ2PHZrr",
-	"VCVTDQ2PHZrrb",
-	"VCVTDQ2PHZrrbk",
-	"VCVTDQ2PHZrrbkz",
-	"VCVTDQ2PHZrrk",
-	"VCVTDQ2PHZrrkz",
-	"VCVTDQ2PSYrm",
-	"VCVTDQ2PSYrr",
-	"VCVTDQ2PSZ128rm",
-	"VCVTDQ2PSZ128rmb",
-	"VCVTDQ2PSZ128rmbk",
-	"VCVTDQ2PSZ128rmbkz",
-	"VCVTDQ2PSZ128rmk",
-	"VCVTDQ2PSZ128rmkz",
-	"VCVTDQ2PSZ128rr",
-	"VCVTDQ2PSZ128rrk",
-	"VCVTDQ2PSZ128rrkz",
-	"VCVTDQ2PSZ256rm",
-	"VCVTDQ2PSZ256rmb",
-	"VCVTDQ2PSZ256rmbk",
-	"VCVTDQ2PSZ256rmbkz",
-	"VCVTDQ2PSZ256rmk",
-	"VCVTDQ2PSZ256rmkz",
-	"VCVTDQ2PSZ256rr",
-	"VCVTDQ2PSZ256rrk",
-	"VCVTDQ2PSZ256rrkz",
-	"VCVTDQ2PSZrm",
-	"VCVTDQ2PSZrmb",
-	"VCVTDQ2PSZrmbk",
-	"VCVTDQ2PSZrmbkz",
-	"VCVTDQ2PSZrmk",
-	"VCVTDQ2PSZrmkz",
-	"VCVTDQ2PSZrr",
-	"VCVTDQ2PSZrrb",
-	"VCVTDQ2PSZrrbk",
-	"VCVTDQ2PSZrrbkz",
-	"VCVTDQ2PSZrrk",
-	"VCVTDQ2PSZrrkz",
-	"VCVTDQ2PSrm",
-	"VCVTDQ2PSrr",
-	"VCVTNE2PS2BF16Z128rm",
-	"VCVTNE2PS2BF16Z128rmb",
-	"VCVTNE2PS2BF16Z128rmbk",
-	"VCVTNE2PS2BF16Z128rmbkz",
-	"VCVTNE2PS2BF16Z128rmk",
-	"VCVTNE2PS2BF16Z128rmkz",
-	"VCVTNE2PS2BF16Z128rr",
-	"VCVTNE2PS2BF16Z128rrk",
-	"VCVTNE2PS2BF16Z128rrkz",
-	"VCVTNE2PS2BF16Z256rm",
-	"VCVTNE2PS2BF16Z256rmb",
-	"VCVTNE2PS2BF16Z256rmbk",
-	"VCVTNE2PS2BF16Z256rmbkz",
-	"VCVTNE2PS2BF16Z256rmk",
-	"VCVTNE2PS2BF16Z256rmkz",
-	"VCVTNE2PS2BF16Z256rr",
-	"VCVTNE2PS2BF16Z256rrk",
-	"VCVTNE2PS2BF16Z256rrkz",
-	"VCVTNE2PS2BF16Zrm",
-	"VCVTNE2PS2BF16Zrmb",
-	"VCVTNE2PS2BF16Zrmbk",
-	"VCVTNE2PS2BF16Zrmbkz",
-	"VCVTNE2PS2BF16Zrmk",
-	"VCVTNE2PS2BF16Zrmkz",
-	"VCVTNE2PS2BF16Zrr",
-	"VCVTNE2PS2BF16Zrrk",
-	"VCVTNE2PS2BF16Zrrkz",
-	"VCVTNEEBF162PSYrm",
-	"VCVTNEEBF162PSrm",
-	"VCVTNEEPH2PSYrm",
-	"VCVTNEEPH2PSrm",
-	"VCVTNEOBF162PSYrm",
-	"VCVTNEOBF162PSrm",
-	"VCVTNEOPH2PSYrm",
-	"VCVTNEOPH2PSrm",
-	"VCVTNEPS2BF16Yrm",
-	"VCVTNEPS2BF16Yrr",
-	"VCVTNEPS2BF16Z128rm",
-	"VCVTNEPS2BF16Z128rmb",
-	"VCVTNEPS2BF16Z128rmbk",
-	"VCVTNEPS2BF16Z128rmbkz",
-	"VCVTNEPS2BF16Z128rmk",
-	"VCVTNEPS2BF16Z128rmkz",
-	"VCVTNEPS2BF16Z128rr",
-	"VCVTNEPS2BF16Z128rrk",
-	"VCVTNEPS2BF16Z128rrkz",
-	"VCVTNEPS2BF16Z256rm",
-	"VCVTNEPS2BF16Z256rmb",
-	"VCVTNEPS2BF16Z256rmbk",
-	"VCVTNEPS2BF16Z256rmbkz",
-	"VCVTNEPS2BF16Z256rmk",
-	"VCVTNEPS2BF16Z256rmkz",
-	"VCVTNEPS2BF16Z256rr",
-	"VCVTNEPS2BF16Z256rrk",
-	"VCVTNEPS2BF16Z256rrkz",
-	"VCVTNEPS2BF16Zrm",
-	"VCVTNEPS2BF16Zrmb",
-	"VCVTNEPS2BF16Zrmbk",
-	"VCVTNEPS2BF16Zrmbkz",
-	"VCVTNEPS2BF16Zrmk",
-	"VCVTNEPS2BF16Zrmkz",
-	"VCVTNEPS2BF16Zrr",
-	"VCVTNEPS2BF16Zrrk",
-	"VCVTNEPS2BF16Zrrkz",
-	"VCVTNEPS2BF16rm",
-	"VCVTNEPS2BF16rr",
-	"VCVTPD2DQYrm",
-	"VCVTPD2DQYrr",
-	"VCVTPD2DQZ128rm",
-	"VCVTPD2DQZ128rmb",
-	"VCVTPD2DQZ128rmbk",
-	"VCVTPD2DQZ128rmbkz",
-	"VCVTPD2DQZ128rmk",
-	"VCVTPD2DQZ128rmkz",
-	"VCVTPD2DQZ128rr",
-	"VCVTPD2DQZ128rrk",
-	"VCVTPD2DQZ128rrkz",
-	"VCVTPD2DQZ256rm",
-	"VCVTPD2DQZ256rmb",
-	"VCVTPD2DQZ256rmbk",
-	"VCVTPD2DQZ256rmbkz",
-	"VCVTPD2DQZ256rmk",
-	"VCVTPD2DQZ256rmkz",
-	"VCVTPD2DQZ256rr",
-	"VCVTPD2DQZ256rrk",
-	"VCVTPD2DQZ256rrkz",
-	"VCVTPD2DQZrm",
-	"VCVTPD2DQZrmb",
-	"VCVTPD2DQZrmbk",
-	"VCVTPD2DQZrmbkz",
-	"VCVTPD2DQZrmk",
-	"VCVTPD2DQZrmkz",
-	"VCVTPD2DQZrr",
-	"VCVTPD2DQZrrb",
-	"VCVTPD2DQZrrbk",
-	"VCVTPD2DQZrrbkz",
-	"VCVTPD2DQZrrk",
-	"VCVTPD2DQZrrkz",
-	"VCVTPD2DQrm",
-	"VCVTPD2DQrr",
-	"VCVTPD2PHZ128rm",
-	"VCVTPD2PHZ128rmb",
-	"VCVTPD2PHZ128rmbk",
-	"VCVTPD2PHZ128rmbkz",
-	"VCVTPD2PHZ128rmk",
-	"VCVTPD2PHZ128rmkz",
-	"VCVTPD2PHZ128rr",
-	"VCVTPD2PHZ128rrk",
-	"VCVTPD2PHZ128rrkz",
-	"VCVTPD2PHZ256rm",
-	"VCVTPD2PHZ256rmb",
-	"VCVTPD2PHZ256rmbk",
-	"VCVTPD2PHZ256rmbkz",
-	"VCVTPD2PHZ256rmk",
-	"VCVTPD2PHZ256rmkz",
-	"VCVTPD2PHZ256rr",
-	"VCVTPD2PHZ256rrk",
-	"VCVTPD2PHZ256rrkz",
-	"VCVTPD2PHZrm",
-	"VCVTPD2PHZrmb",
-	"VCVTPD2PHZrmbk",
-	"VCVTPD2PHZrmbkz",
-	"VCVTPD2PHZrmk",
-	"VCVTPD2PHZrmkz",
-	"VCVTPD2PHZrr",
-	"VCVTPD2PHZrrb",
-	"VCVTPD2PHZrrbk",
-	"VCVTPD2PHZrrbkz",
-	"VCVTPD2PHZrrk",
-	"VCVTPD2PHZrrkz",
-	"VCVTPD2PSYrm",
-	"VCVTPD2PSYrr",
-	"VCVTPD2PSZ128rm",
-	"VCVTPD2PSZ128rmb",
-	"VCVTPD2PSZ128rmbk",
-	"VCVTPD2PSZ128rmbkz",
-	"VCVTPD2PSZ128rmk",
-	"VCVTPD2PSZ128rmkz",
-	"VCVTPD2PSZ128rr",
-	"VCVTPD2PSZ128rrk",
-	"VCVTPD2PSZ128rrkz",
-	"VCVTPD2PSZ256rm",
-	"VCVTPD2PSZ256rmb",
-	"VCVTPD2PSZ256rmbk",
-	"VCVTPD2PSZ256rmbkz",
-	"VCVTPD2PSZ256rmk",
-	"VCVTPD2PSZ256rmkz",
-	"VCVTPD2PSZ256rr",
-	"VCVTPD2PSZ256rrk",
-	"VCVTPD2PSZ256rrkz",
-	"VCVTPD2PSZrm",
-	"VCVTPD2PSZrmb",
-	"VCVTPD2PSZrmbk",
-	"VCVTPD2PSZrmbkz",
-	"VCVTPD2PSZrmk",
-	"VCVTPD2PSZrmkz",
-	"VCVTPD2PSZrr",
-	"VCVTPD2PSZrrb",
-	"VCVTPD2PSZrrbk",
-	"VCVTPD2PSZrrbkz",
-	"VCVTPD2PSZrrk",
-	"VCVTPD2PSZrrkz",
-	"VCVTPD2PSrm",
-	"VCVTPD2PSrr",
-	"VCVTPD2QQZ128rm",
-	"VCVTPD2QQZ128rmb",
-	"VCVTPD2QQZ128rmbk",
-	"VCVTPD2QQZ128rmbkz",
-	"VCVTPD2QQZ128rmk",
-	"VCVTPD2QQZ128rmkz",
-	"VCVTPD2QQZ128rr",
-	"VCVTPD2QQZ128rrk",
-	"VCVTPD2QQZ128rrkz",
-	"VCVTPD2QQZ256rm",
-	"VCVTPD2QQZ256rmb",
-	"VCVTPD2QQZ256rmbk",
-	"VCVTPD2QQZ256rmbkz",
-	"VCVTPD2QQZ256rmk",
-	"VCVTPD2QQZ256rmkz",
-	"VCVTPD2QQZ256rr",
-	"VCVTPD2QQZ256rrk",
-	"VCVTPD2QQZ256rrkz",
-	"VCVTPD2QQZrm",
-	"VCVTPD2QQZrmb",
-	"VCVTPD2QQZrmbk",
-	"VCVTPD2QQZrmbkz",
-	"VCVTPD2QQZrmk",
-	"VCVTPD2QQZrmkz",
-	"VCVTPD2QQZrr",
-	"VCVTPD2QQZrrb",
-	"VCVTPD2QQZrrbk",
-	"VCVTPD2QQZrrbkz",
-	"VCVTPD2QQZrrk",
-	"VCVTPD2QQZrrkz",
-	"VCVTPD2UDQZ128rm",
-	"VCVTPD2UDQZ128rmb",
-	"VCVTPD2UDQZ128rmbk",
-	"VCVTPD2UDQZ128rmbkz",
-	"VCVTPD2UDQZ128rmk",
-	"VCVTPD2UDQZ128rmkz",
-	"VCVTPD2UDQZ128rr",
-	"VCVTPD2UDQZ128rrk",
-	"VCVTPD2UDQZ128rrkz",
-	"VCVTPD2UDQZ256rm",
-	"VCVTPD2UDQZ256rmb",
-	"VCVTPD2UDQZ256rmbk",
-	"VCVTPD2UDQZ256rmbkz",
-	"VCVTPD2UDQZ256rmk",
-	"VCVTPD2UDQZ256rmkz",
-	"VCVTPD2UDQZ256rr",
-	"VCVTPD2UDQZ256rrk",
-	"VCVTPD2UDQZ256rrkz",
-	"VCVTPD2UDQZrm",
-	"VCVTPD2UDQZrmb",
-	"VCVTPD2UDQZrmbk",
-	"VCVTPD2UDQZrmbkz",
-	"VCVTPD2UDQZrmk",
-	"VCVTPD2UDQZrmkz",
-	"VCVTPD2UDQZrr",
-	"VCVTPD2UDQZrrb",
-	"VCVTPD2UDQZrrbk",
-	"VCVTPD2UDQZrrbkz",
-	"VCVTPD2UDQZrrk",
-	"VCVTPD2UDQZrrkz",
-	"VCVTPD2UQQZ128rm",
-	"VCVTPD2UQQZ128rmb",
-	"VCVTPD2UQQZ128rmbk",
-	"VCVTPD2UQQZ128rmbkz",
-	"VCVTPD2UQQZ128rmk",
-	"VCVTPD2UQQZ128rmkz",
-	"VCVTPD2UQQZ128rr",
-	"VCVTPD2UQQZ128rrk",
-	"VCVTPD2UQQZ128rrkz",
-	"VCVTPD2UQQZ256rm",
-	"VCVTPD2UQQZ256rmb",
-	"VCVTPD2UQQZ256rmbk",
-	"VCVTPD2UQQZ256rmbkz",
-	"VCVTPD2UQQZ256rmk",
-	"VCVTPD2UQQZ256rmkz",
-	"VCVTPD2UQQZ256rr",
-	"VCVTPD2UQQZ256rrk",
-	"VCVTPD2UQQZ256rrkz",
-	"VCVTPD2UQQZrm",
-	"VCVTPD2UQQZrmb",
-	"VCVTPD2UQQZrmbk",
-	"VCVTPD2UQQZrmbkz",
-	"VCVTPD2UQQZrmk",
-	"VCVTPD2UQQZrmkz",
-	"VCVTPD2UQQZrr",
-	"VCVTPD2UQQZrrb",
-	"VCVTPD2UQQZrrbk",
-	"VCVTPD2UQQZrrbkz",
-	"VCVTPD2UQQZrrk",
-	"VCVTPD2UQQZrrkz",
-	"VCVTPH2DQZ128rm",
-	"VCVTPH2DQZ128rmb",
-	"VCVTPH2DQZ128rmbk",
-	"VCVTPH2DQZ128rmbkz",
-	"VCVTPH2DQZ128rmk",
-	"VCVTPH2DQZ128rmkz",
-	"VCVTPH2DQZ128rr",
-	"VCVTPH2DQZ128rrk",
-	"VCVTPH2DQZ128rrkz",
-	"VCVTPH2DQZ256rm",
-	"VCVTPH2DQZ256rmb",
-	"VCVTPH2DQZ256rmbk",
-	"VCVTPH2DQZ256rmbkz",
-	"VCVTPH2DQZ256rmk",
-	"VCVTPH2DQZ256rmkz",
-	"VCVTPH2DQZ256rr",
-	"VCVTPH2DQZ256rrk",
-	"VCVTPH2DQZ256rrkz",
-	"VCVTPH2DQZrm",
-	"VCVTPH2DQZrmb",
-	"VCVTPH2DQZrmbk",
-	"VCVTPH2DQZrmbkz",
-	"VCVTPH2DQZrmk",
-	"VCVTPH2DQZrmkz",
-	"VCVTPH2DQZrr",
-	"VCVTPH2DQZrrb",
-	"VCVTPH2DQZrrbk",
-	"VCVTPH2DQZrrbkz",
-	"VCVTPH2DQZrrk",
-	"VCVTPH2DQZrrkz",
-	"VCVTPH2PDZ128rm",
-	"VCVTPH2PDZ128rmb",
-	"VCVTPH2PDZ128rmbk",
-	"VCVTPH2PDZ128rmbkz",
-	"VCVTPH2PDZ128rmk",
-	"VCVTPH2PDZ128rmkz",
-	"VCVTPH2PDZ128rr",
-	"VCVTPH2PDZ128rrk",
-	"VCVTPH2PDZ128rrkz",
-	"VCVTPH2PDZ256rm",
-	"VCVTPH2PDZ256rmb",
-	"VCVTPH2PDZ256rmbk",
-	"VCVTPH2PDZ256rmbkz",
-	"VCVTPH2PDZ256rmk",
-	"VCVTPH2PDZ256rmkz",
-	"VCVTPH2PDZ256rr",
-	"VCVTPH2PDZ256rrk",
-	"VCVTPH2PDZ256rrkz",
-	"VCVTPH2PDZrm",
-	"VCVTPH2PDZrmb",
-	"VCVTPH2PDZrmbk",
-	"VCVTPH2PDZrmbkz",
-	"VCVTPH2PDZrmk",
-	"VCVTPH2PDZrmkz",
-	"VCVTPH2PDZrr",
-	"VCVTPH2PDZrrb",
-	"VCVTPH2PDZrrbk",
-	"VCVTPH2PDZrrbkz",
-	"VCVTPH2PDZrrk",
-	"VCVTPH2PDZrrkz",
-	"VCVTPH2PSXZ128rm",
-	"VCVTPH2PSXZ128rmb",
-	"VCVTPH2PSXZ128rmbk",
-	"VCVTPH2PSXZ128rmbkz",
-	"VCVTPH2PSXZ128rmk",
-	"VCVTPH2PSXZ128rmkz",
-	"VCVTPH2PSXZ128rr",
-	"VCVTPH2PSXZ128rrk",
-	"VCVTPH2PSXZ128rrkz",
-	"VCVTPH2PSXZ256rm",
-	"VCVTPH2PSXZ256rmb",
-	"VCVTPH2PSXZ256rmbk",
-	"VCVTPH2PSXZ256rmbkz",
-	"VCVTPH2PSXZ256rmk",
-	"VCVTPH2PSXZ256rmkz",
-	"VCVTPH2PSXZ256rr",
-	"VCVTPH2PSXZ256rrk",
-	"VCVTPH2PSXZ256rrkz",
-	"VCVTPH2PSXZrm",
-	"VCVTPH2PSXZrmb",
-	"VCVTPH2PSXZrmbk",
-	"VCVTPH2PSXZrmbkz",
-	"VCVTPH2PSXZrmk",
-	"VCVTPH2PSXZrmkz",
-	"VCVTPH2PSXZrr",
-	"VCVTPH2PSXZrrb",
-	"VCVTPH2PSXZrrbk",
-	"VCVTPH2PSXZrrbkz",
-	"VCVTPH2PSXZrrk",
-	"VCVTPH2PSXZrrkz",
-	"VCVTPH2PSYrm",
-	"VCVTPH2PSYrr",
-	"VCVTPH2PSZ128rm",
-	"VCVTPH2PSZ128rmk",
-	"VCVTPH2PSZ128rmkz",
-	"VCVTPH2PSZ128rr",
-	"VCVTPH2PSZ128rrk",
-	"VCVTPH2PSZ128rrkz",
-	"VCVTPH2PSZ256rm",
-	"VCVTPH2PSZ256rmk",
-	"VCVTPH2PSZ256rmkz",
-	"VCVTPH2PSZ256rr",
-	"VCVTPH2PSZ256rrk",
-	"VCVTPH2PSZ256rrkz",
-	"VCVTPH2PSZrm",
-	"VCVTPH2PSZrmk",
-	"VCVTPH2PSZrmkz",
-	"VCVTPH2PSZrr",
-	"VCVTPH2PSZrrb",
-	"VCVTPH2PSZrrbk",
-	"VCVTPH2PSZrrbkz",
-	"VCVTPH2PSZrrk",
-	"VCVTPH2PSZrrkz",
-	"VCVTPH2PSrm",
-	"VCVTPH2PSrr",
-	"VCVTPH2QQZ128rm",
-	"VCVTPH2QQZ128rmb",
-	"VCVTPH2QQZ128rmbk",
-	"VCVTPH2QQZ128rmbkz",
-	"VCVTPH2QQZ128rmk",
-	"VCVTPH2QQZ128rmkz",
-	"VCVTPH2QQZ128rr",
-	"VCVTPH2QQZ128rrk",
-	"VCVTPH2QQZ128rrkz",
-	"VCVTPH2QQZ256rm",
-	"VCVTPH2QQZ256rmb",
-	"VCVTPH2QQZ256rmbk",
-	"VCVTPH2QQZ256rmbkz",
-	"VCVTPH2QQZ256rmk",
-	"VCVTPH2QQZ256rmkz",
-	"VCVTPH2QQZ256rr",
-	"VCVTPH2QQZ256rrk",
-	"VCVTPH2QQZ256rrkz",
-	"VCVTPH2QQZrm",
-	"VCVTPH2QQZrmb",
-	"VCVTPH2QQZrmbk",
-	"VCVTPH2QQZrmbkz",
-	"VCVTPH2QQZrmk",
-	"VCVTPH2QQZrmkz",
-	"VCVTPH2QQZrr",
-	"VCVTPH2QQZrrb",
-	"VCVTPH2QQZrrbk",
-	"VCVTPH2QQZrrbkz",
-	"VCVTPH2QQZrrk",
-	"VCVTPH2QQZrrkz",
-	"VCVTPH2UDQZ128rm",
-	"VCVTPH2UDQZ128rmb",
-	"VCVTPH2UDQZ128rmbk",
-	"VCVTPH2UDQZ128rmbkz",
-	"VCVTPH2UDQZ128rmk",
-	"VCVTPH2UDQZ128rmkz",
-	"VCVTPH2UDQZ128rr",
-	"VCVTPH2UDQZ128rrk",
-	"VCVTPH2UDQZ128rrkz",
-	"VCVTPH2UDQZ256rm",
-	"VCVTPH2UDQZ256rmb",
-	"VCVTPH2UDQZ256rmbk",
-	"VCVTPH2UDQZ256rmbkz",
-	"VCVTPH2UDQZ256rmk",
-	"VCVTPH2UDQZ256rmkz",
-	"VCVTPH2UDQZ256rr",
-	"VCVTPH2UDQZ256rrk",
-	"VCVTPH2UDQZ256rrkz",
-	"VCVTPH2UDQZrm",
-	"VCVTPH2UDQZrmb",
-	"VCVTPH2UDQZrmbk",
-	"VCVTPH2UDQZrmbkz",
-	"VCVTPH2UDQZrmk",
-	"VCVTPH2UDQZrmkz",
-	"VCVTPH2UDQZrr",
-	"VCVTPH2UDQZrrb",
-	"VCVTPH2UDQZrrbk",
-	"VCVTPH2UDQZrrbkz",
-	"VCVTPH2UDQZrrk",
-	"VCVTPH2UDQZrrkz",
-	"VCVTPH2UQQZ128rm",
-	"VCVTPH2UQQZ128rmb",
-	"VCVTPH2UQQZ128rmbk",
-	"VCVTPH2UQQZ128rmbkz",
-	"VCVTPH2UQQZ128rmk",
-	"VCVTPH2UQQZ128rmkz",
-	"VCVTPH2UQQZ128rr",
-	"VCVTPH2UQQZ128rrk",
-	"VCVTPH2UQQZ128rrkz",
-	"VCVTPH2UQQZ256rm",
-	"VCVTPH2UQQZ256rmb",
-	"VCVTPH2UQQZ256rmbk",
-	"VCVTPH2UQQZ256rmbkz",
-	"VCVTPH2UQQZ256rmk",
-	"VCVTPH2UQQZ256rmkz",
-	"VCVTPH2UQQZ256rr",
-	"VCVTPH2UQQZ256rrk",
-	"VCVTPH2UQQZ256rrkz",
-	"VCVTPH2UQQZrm",
-	"VCVTPH2UQQZrmb",
-	"VCVTPH2UQQZrmbk",
-	"VCVTPH2UQQZrmbkz",
-	"VCVTPH2UQQZrmk",
-	"VCVTPH2UQQZrmkz",
-	"VCVTPH2UQQZrr",
-	"VCVTPH2UQQZrrb",
-	"VCVTPH2UQQZrrbk",
-	"VCVTPH2UQQZrrbkz",
-	"VCVTPH2UQQZrrk",
-	"VCVTPH2UQQZrrkz",
-	"VCVTPH2UWZ128rm",
-	"VCVTPH2UWZ128rmb",
-	"VCVTPH2UWZ128rmbk",
-	"VCVTPH2UWZ128rmbkz",
-	"VCVTPH2UWZ128rmk",
-	"VCVTPH2UWZ128rmkz",
-	"VCVTPH2UWZ128rr",
-	"VCVTPH2UWZ128rrk",
-	"VCVTPH2UWZ128rrkz",
-	"VCVTPH2UWZ256rm",
-	"VCVTPH2UWZ256rmb",
-	"VCVTPH2UWZ256rmbk",
-	"VCVTPH2UWZ256rmbkz",
-	"VCVTPH2UWZ256rmk",
-	"VCVTPH2UWZ256rmkz",
-	"VCVTPH2UWZ256rr",
-	"VCVTPH2UWZ256rrk",
-	"VCVTPH2UWZ256rrkz",
-	"VCVTPH2UWZrm",
-	"VCVTPH2UWZrmb",
-	"VCVTPH2UWZrmbk",
-	"VCVTPH2UWZrmbkz",
-	"VCVTPH2UWZrmk",
-	"VCVTPH2UWZrmkz",
-	"VCVTPH2UWZrr",
-	"VCVTPH2UWZrrb",
-	"VCVTPH2UWZrrbk",
-	"VCVTPH2UWZrrbkz",
-	"VCVTPH2UWZrrk",
-	"VCVTPH2UWZrrkz",
-	"VCVTPH2WZ128rm",
-	"VCVTPH2WZ128rmb",
-	"VCVTPH2WZ128rmbk",
-	"VCVTPH2WZ128rmbkz",
-	"VCVTPH2WZ128rmk",
-	"VCVTPH2WZ128rmkz",
-	"VCVTPH2WZ128rr",
-	"VCVTPH2WZ128rrk",
-	"VCVTPH2WZ128rrkz",
-	"VCVTPH2WZ256rm",
-	"VCVTPH2WZ256rmb",
-	"VCVTPH2WZ256rmbk",
-	"VCVTPH2WZ256rmbkz",
-	"VCVTPH2WZ256rmk",
-	"VCVTPH2WZ256rmkz",
-	"VCVTPH2WZ256rr",
-	"VCVTPH2WZ256rrk",
-	"VCVTPH2WZ256rrkz",
-	"VCVTPH2WZrm",
-	"VCVTPH2WZrmb",
-	"VCVTPH2WZrmbk",
-	"VCVTPH2WZrmbkz",
-	"VCVTPH2WZrmk",
-	"VCVTPH2WZrmkz",
-	"VCVTPH2WZrr",
-	"VCVTPH2WZrrb",
-	"VCVTPH2WZrrbk",
-	"VCVTPH2WZrrbkz",
-	"VCVTPH2WZrrk",
-	"VCVTPH2WZrrkz",
-	"VCVTPS2DQYrm",
-	"VCVTPS2DQYrr",
-	"VCVTPS2DQZ128rm",
-	"VCVTPS2DQZ128rmb",
-	"VCVTPS2DQZ128rmbk",
-	"VCVTPS2DQZ128rmbkz",
-	"VCVTPS2DQZ128rmk",
-	"VCVTPS2DQZ128rmkz",
-	"VCVTPS2DQZ128rr",
-	"VCVTPS2DQZ128rrk",
-	"VCVTPS2DQZ128rrkz",
-	"VCVTPS2DQZ256rm",
-	"VCVTPS2DQZ256rmb",
-	"VCVTPS2DQZ256rmbk",
-	"VCVTPS2DQZ256rmbkz",
-	"VCVTPS2DQZ256rmk",
-	"VCVTPS2DQZ256rmkz",
-	"VCVTPS2DQZ256rr",
-	"VCVTPS2DQZ256rrk",
-	"VCVTPS2DQZ256rrkz",
-	"VCVTPS2DQZrm",
-	"VCVTPS2DQZrmb",
-	"VCVTPS2DQZrmbk",
-	"VCVTPS2DQZrmbkz",
-	"VCVTPS2DQZrmk",
-	"VCVTPS2DQZrmkz",
-	"VCVTPS2DQZrr",
-	"VCVTPS2DQZrrb",
-	"VCVTPS2DQZrrbk",
-	"VCVTPS2DQZrrbkz",
-	"VCVTPS2DQZrrk",
-	"VCVTPS2DQZrrkz",
-	"VCVTPS2DQrm",
-	"VCVTPS2DQrr",
-	"VCVTPS2PDYrm",
-	"VCVTPS2PDYrr",
-	"VCVTPS2PDZ128rm",
-	"VCVTPS2PDZ128rmb",
-	"VCVTPS2PDZ128rmbk",
-	"VCVTPS2PDZ128rmbkz",
-	"VCVTPS2PDZ128rmk",
-	"VCVTPS2PDZ128rmkz",
-	"VCVTPS2PDZ128rr",
-	"VCVTPS2PDZ128rrk",
-	"VCVTPS2PDZ128rrkz",
-	"VCVTPS2PDZ256rm",
-	"VCVTPS2PDZ256rmb",
-	"VCVTPS2PDZ256rmbk",
-	"VCVTPS2PDZ256rmbkz",
-	"VCVTPS2PDZ256rmk",
-	"VCVTPS2PDZ256rmkz",
-	"VCVTPS2PDZ256rr",
-	"VCVTPS2PDZ256rrk",
-	"VCVTPS2PDZ256rrkz",
-	"VCVTPS2PDZrm",
-	"VCVTPS2PDZrmb",
-	"VCVTPS2PDZrmbk",
-	"VCVTPS2PDZrmbkz",
-	"VCVTPS2PDZrmk",
-	"VCVTPS2PDZrmkz",
-	"VCVTPS2PDZrr",
-	"VCVTPS2PDZrrb",
-	"VCVTPS2PDZrrbk",
-	"VCVTPS2PDZrrbkz",
-	"VCVTPS2PDZrrk",
-	"VCVTPS2PDZrrkz",
-	"VCVTPS2PDrm",
-	"VCVTPS2PDrr",
-	"VCVTPS2PHXZ128rm",
-	"VCVTPS2PHXZ128rmb",
-	"VCVTPS2PHXZ128rmbk",
-	"VCVTPS2PHXZ128rmbkz",
-	"VCVTPS2PHXZ128rmk",
-	"VCVTPS2PHXZ128rmkz",
-	"VCVTPS2PHXZ128rr",
-	"VCVTPS2PHXZ128rrk",
-	"VCVTPS2PHXZ128rrkz",
-	"VCVTPS2PHXZ256rm",
-	"VCVTPS2PHXZ256rmb",
-	"VCVTPS2PHXZ256rmbk",
-	"VCVTPS2PHXZ256rmbkz",
-	"VCVTPS2PHXZ256rmk",
-	"VCVTPS2PHXZ256rmkz",
-	"VCVTPS2PHXZ256rr",
-	"VCVTPS2PHXZ256rrk",
-	"VCVTPS2PHXZ256rrkz",
-	"VCVTPS2PHXZrm",
-	"VCVTPS2PHXZrmb",
-	"VCVTPS2PHXZrmbk",
-	"VCVTPS2PHXZrmbkz",
-	"VCVTPS2PHXZrmk",
-	"VCVTPS2PHXZrmkz",
-	"VCVTPS2PHXZrr",
-	"VCVTPS2PHXZrrb",
-	"VCVTPS2PHXZrrbk",
-	"VCVTPS2PHXZrrbkz",
-	"VCVTPS2PHXZrrk",
-	"VCVTPS2PHXZrrkz",
-	"VCVTPS2PHYmr",
-	"VCVTPS2PHYrr",
-	"VCVTPS2PHZ128mr",
-	"VCVTPS2PHZ128mrk",
-	"VCVTPS2PHZ128rr",
-	"VCVTPS2PHZ128rrk",
-	"VCVTPS2PHZ128rrkz",
-	"VCVTPS2PHZ256mr",
-	"VCVTPS2PHZ256mrk",
-	"VCVTPS2PHZ256rr",
-	"VCVTPS2PHZ256rrk",
-	"VCVTPS2PHZ256rrkz",
-	"VCVTPS2PHZmr",
-	"VCVTPS2PHZmrk",
-	"VCVTPS2PHZrr",
-	"VCVTPS2PHZrrb",
-	"VCVTPS2PHZrrbk",
-	"VCVTPS2PHZrrbkz",
-	"VCVTPS2PHZrrk",
-	"VCVTPS2PHZrrkz",
-	"VCVTPS2PHmr",
-	"VCVTPS2PHrr",
-	"VCVTPS2QQZ128rm",
-	"VCVTPS2QQZ128rmb",
-	"VCVTPS2QQZ128rmbk",
-	"VCVTPS2QQZ128rmbkz",
-	"VCVTPS2QQZ128rmk",
-	"VCVTPS2QQZ128rmkz",
-	"VCVTPS2QQZ128rr",
-	"VCVTPS2QQZ128rrk",
-	"VCVTPS2QQZ128rrkz",
-	"VCVTPS2QQZ256rm",
-	"VCVTPS2QQZ256rmb",
-	"VCVTPS2QQZ256rmbk",
-	"VCVTPS2QQZ256rmbkz",
-	"VCVTPS2QQZ256rmk",
-	"VCVTPS2QQZ256rmkz",
-	"VCVTPS2QQZ256rr",
-	"VCVTPS2QQZ256rrk",
-	"VCVTPS2QQZ256rrkz",
-	"VCVTPS2QQZrm",
-	"VCVTPS2QQZrmb",
-	"VCVTPS2QQZrmbk",
-	"VCVTPS2QQZrmbkz",
-	"VCVTPS2QQZrmk",
-	"VCVTPS2QQZrmkz",
-	"VCVTPS2QQZrr",
-	"VCVTPS2QQZrrb",
-	"VCVTPS2QQZrrbk",
-	"VCVTPS2QQZrrbkz",
-	"VCVTPS2QQZrrk",
-	"VCVTPS2QQZrrkz",
-	"VCVTPS2UDQZ128rm",
-	"VCVTPS2UDQZ128rmb",
-	"VCVTPS2UDQZ128rmbk",
-	"VCVTPS2UDQZ128rmbkz",
-	"VCVTPS2UDQZ128rmk",
-	"VCVTPS2UDQZ128rmkz",
-	"VCVTPS2UDQZ128rr",
-	"VCVTPS2UDQZ128rrk",
-	"VCVTPS2UDQZ128rrkz",
-	"VCVTPS2UDQZ256rm",
-	"VCVTPS2UDQZ256rmb",
-	"VCVTPS2UDQZ256rmbk",
-	"VCVTPS2UDQZ256rmbkz",
-	"VCVTPS2UDQZ256rmk",
-	"VCVTPS2UDQZ256rmkz",
-	"VCVTPS2UDQZ256rr",
-	"VCVTPS2UDQZ256rrk",
-	"VCVTPS2UDQZ256rrkz",
-	"VCVTPS2UDQZrm",
-	"VCVTPS2UDQZrmb",
-	"VCVTPS2UDQZrmbk",
-	"VCVTPS2UDQZrmbkz",
-	"VCVTPS2UDQZrmk",
-	"VCVTPS2UDQZrmkz",
-	"VCVTPS2UDQZrr",
-	"VCVTPS2UDQZrrb",
-	"VCVTPS2UDQZrrbk",
-	"VCVTPS2UDQZrrbkz",
-	"VCVTPS2UDQZrrk",
-	"VCVTPS2UDQZrrkz",
-	"VCVTPS2UQQZ128rm",
-	"VCVTPS2UQQZ128rmb",
-	"VCVTPS2UQQZ128rmbk",
-	"VCVTPS2UQQZ128rmbkz",
-	"VCVTPS2UQQZ128rmk",
-	"VCVTPS2UQQZ128rmkz",
-	"VCVTPS2UQQZ128rr",
-	"VCVTPS2UQQZ128rrk",
-	"VCVTPS2UQQZ128rrkz",
-	"VCVTPS2UQQZ256rm",
-	"VCVTPS2UQQZ256rmb",
-	"VCVTPS2UQQZ256rmbk",
-	"VCVTPS2UQQZ256rmbkz",
-	"VCVTPS2UQQZ256rmk",
-	"VCVTPS2UQQZ256rmkz",
-	"VCVTPS2UQQZ256rr",
-	"VCVTPS2UQQZ256rrk",
-	"VCVTPS2UQQZ256rrkz",
-	"VCVTPS2UQQZrm",
-	"VCVTPS2UQQZrmb",
-	"VCVTPS2UQQZrmbk",
-	"VCVTPS2UQQZrmbkz",
-	"VCVTPS2UQQZrmk",
-	"VCVTPS2UQQZrmkz",
-	"VCVTPS2UQQZrr",
-	"VCVTPS2UQQZrrb",
-	"VCVTPS2UQQZrrbk",
-	"VCVTPS2UQQZrrbkz",
-	"VCVTPS2UQQZrrk",
-	"VCVTPS2UQQZrrkz",
-	"VCVTQQ2PDZ128rm",
-	"VCVTQQ2PDZ128rmb",
-	"VCVTQQ2PDZ128rmbk",
-	"VCVTQQ2PDZ128rmbkz",
-	"VCVTQQ2PDZ128rmk",
-	"VCVTQQ2PDZ128rmkz",
-	"VCVTQQ2PDZ128rr",
-	"VCVTQQ2PDZ128rrk",
-	"VCVTQQ2PDZ128rrkz",
-	"VCVTQQ2PDZ256rm",
-	"VCVTQQ2PDZ256rmb",
-	"VCVTQQ2PDZ256rmbk",
-	"VCVTQQ2PDZ256rmbkz",
-	"VCVTQQ2PDZ256rmk",
-	"VCVTQQ2PDZ256rmkz",
-	"VCVTQQ2PDZ256rr",
-	"VCVTQQ2PDZ256rrk",
-	"VCVTQQ2PDZ256rrkz",
-	"VCVTQQ2PDZrm",
-	"VCVTQQ2PDZrmb",
-	"VCVTQQ2PDZrmbk",
-	"VCVTQQ2PDZrmbkz",
-	"VCVTQQ2PDZrmk",
-	"VCVTQQ2PDZrmkz",
-	"VCVTQQ2PDZrr",
-	"VCVTQQ2PDZrrb",
-	"VCVTQQ2PDZrrbk",
-	"VCVTQQ2PDZrrbkz",
-	"VCVTQQ2PDZrrk",
-	"VCVTQQ2PDZrrkz",
-	"VCVTQQ2PHZ128rm",
-	"VCVTQQ2PHZ128rmb",
-	"VCVTQQ2PHZ128rmbk",
-	"VCVTQQ2PHZ128rmbkz",
-	"VCVTQQ2PHZ128rmk",
-	"VCVTQQ2PHZ128rmkz",
-	"VCVTQQ2PHZ128rr",
-	"VCVTQQ2PHZ128rrk",
-	"VCVTQQ2PHZ128rrkz",
-	"VCVTQQ2PHZ256rm",
-	"VCVTQQ2PHZ256rmb",
-	"VCVTQQ2PHZ256rmbk",
-	"VCVTQQ2PHZ256rmbkz",
-	"VCVTQQ2PHZ256rmk",
-	"VCVTQQ2PHZ256rmkz",
-	"VCVTQQ2PHZ256rr",
-	"VCVTQQ2PHZ256rrk",
-	"VCVTQQ2PHZ256rrkz",
-	"VCVTQQ2PHZrm",
-	"VCVTQQ2PHZrmb",
-	"VCVTQQ2PHZrmbk",
-	"VCVTQQ2PHZrmbkz",
-	"VCVTQQ2PHZrmk",
-	"VCVTQQ2PHZrmkz",
-	"VCVTQQ2PHZrr",
-	"VCVTQQ2PHZrrb",
-	"VCVTQQ2PHZrrbk",
-	"VCVTQQ2PHZrrbkz",
-	"VCVTQQ2PHZrrk",
-	"VCVTQQ2PHZrrkz",
-	"VCVTQQ2PSZ128rm",
-	"VCVTQQ2PSZ128rmb",
-	"VCVTQQ2PSZ128rmbk",
-	"VCVTQQ2PSZ128rmbkz",
-	"VCVTQQ2PSZ128rmk",
-	"VCVTQQ2PSZ128rmkz",
-	"VCVTQQ2PSZ128rr",
-	"VCVTQQ2PSZ128rrk",
-	"VCVTQQ2PSZ128rrkz",
-	"VCVTQQ2PSZ256rm",
-	"VCVTQQ2PSZ256rmb",
-	"VCVTQQ2PSZ256rmbk",
-	"VCVTQQ2PSZ256rmbkz",
-	"VCVTQQ2PSZ256rmk",
-	"VCVTQQ2PSZ256rmkz",
-	"VCVTQQ2PSZ256rr",
-	"VCVTQQ2PSZ256rrk",
-	"VCVTQQ2PSZ256rrkz",
-	"VCVTQQ2PSZrm",
-	"VCVTQQ2PSZrmb",
-	"VCVTQQ2PSZrmbk",
-	"VCVTQQ2PSZrmbkz",
-	"VCVTQQ2PSZrmk",
-	"VCVTQQ2PSZrmkz",
-	"VCVTQQ2PSZrr",
-	"VCVTQQ2PSZrrb",
-	"VCVTQQ2PSZrrbk",
-	"VCVTQQ2PSZrrbkz",
-	"VCVTQQ2PSZrrk",
-	"VCVTQQ2PSZrrkz",
-	"VCVTSD2SHZrm",
-	"VCVTSD2SHZrm_Int",
-	"VCVTSD2SHZrm_Intk",
-	"VCVTSD2SHZrm_Intkz",
-	"VCVTSD2SHZrr",
-	"VCVTSD2SHZrr_Int",
-	"VCVTSD2SHZrr_Intk",
-	"VCVTSD2SHZrr_Intkz",
-	"VCVTSD2SHZrrb_Int",
-	"VCVTSD2SHZrrb_Intk",
-	"VCVTSD2SHZrrb_Intkz",
-	"VCVTSD2SI64Zrm",
-	"VCVTSD2SI64Zrm_Int",
-	"VCVTSD2SI64Zrr",
-	"VCVTSD2SI64Zrr_Int",
-	"VCVTSD2SI64Zrrb_Int",
-	"VCVTSD2SI64rm",
-	"VCVTSD2SI64rm_Int",
-	"VCVTSD2SI64rr",
-	"VCVTSD2SI64rr_Int",
-	"VCVTSD2SIZrm",
-	"VCVTSD2SIZrm_Int",
-	"VCVTSD2SIZrr",
-	"VCVTSD2SIZrr_Int",
-	"VCVTSD2SIZrrb_Int",
-	"VCVTSD2SIrm",
-	"VCVTSD2SIrm_Int",
-	"VCVTSD2SIrr",
-	"VCVTSD2SIrr_Int",
-	"VCVTSD2SSZrm",
-	"VCVTSD2SSZrm_Int",
-	"VCVTSD2SSZrm_Intk",
-	"VCVTSD2SSZrm_Intkz",
-	"VCVTSD2SSZrr",
-	"VCVTSD2SSZrr_Int",
-	"VCVTSD2SSZrr_Intk",
-	"VCVTSD2SSZrr_Intkz",
-	"VCVTSD2SSZrrb_Int",
-	"VCVTSD2SSZrrb_Intk",
-	"VCVTSD2SSZrrb_Intkz",
-	"VCVTSD2SSrm",
-	"VCVTSD2SSrm_Int",
-	"VCVTSD2SSrr",
-	"VCVTSD2SSrr_Int",
-	"VCVTSD2USI64Zrm_Int",
-	"VCVTSD2USI64Zrr_Int",
-	"VCVTSD2USI64Zrrb_Int",
-	"VCVTSD2USIZrm_Int",
-	"VCVTSD2USIZrr_Int",
-	"VCVTSD2USIZrrb_Int",
-	"VCVTSH2SDZrm",
-	"VCVTSH2SDZrm_Int",
-	"VCVTSH2SDZrm_Intk",
-	"VCVTSH2SDZrm_Intkz",
-	"VCVTSH2SDZrr",
-	"VCVTSH2SDZrr_Int",
-	"VCVTSH2SDZrr_Intk",
-	"VCVTSH2SDZrr_Intkz",
-	"VCVTSH2SDZrrb_Int",
-	"VCVTSH2SDZrrb_Intk",
-	"VCVTSH2SDZrrb_Intkz",
-	"VCVTSH2SI64Zrm_Int",
-	"VCVTSH2SI64Zrr_Int",
-	"VCVTSH2SI64Zrrb_Int",
-	"VCVTSH2SIZrm_Int",
-	"VCVTSH2SIZrr_Int",
-	"VCVTSH2SIZrrb_Int",
-	"VCVTSH2SSZrm",
-	"VCVTSH2SSZrm_Int",
-	"VCVTSH2SSZrm_Intk",
-	"VCVTSH2SSZrm_Intkz",
-	"VCVTSH2SSZrr",
-	"VCVTSH2SSZrr_Int",
-	"VCVTSH2SSZrr_Intk",
-	"VCVTSH2SSZrr_Intkz",
-	"VCVTSH2SSZrrb_Int",
-	"VCVTSH2SSZrrb_Intk",
-	"VCVTSH2SSZrrb_Intkz",
-	"VCVTSH2USI64Zrm_Int",
-	"VCVTSH2USI64Zrr_Int",
-	"VCVTSH2USI64Zrrb_Int",
-	"VCVTSH2USIZrm_Int",
-	"VCVTSH2USIZrr_Int",
-	"VCVTSH2USIZrrb_Int",
-	"VCVTSI2SDZrm",
-	"VCVTSI2SDZrm_Int",
-	"VCVTSI2SDZrr",
-	"VCVTSI2SDZrr_Int",
-	"VCVTSI2SDrm",
-	"VCVTSI2SDrm_Int",
-	"VCVTSI2SDrr",
-	"VCVTSI2SDrr_Int",
-	"VCVTSI2SHZrm",
-	"VCVTSI2SHZrm_Int",
-	"VCVTSI2SHZrr",
-	"VCVTSI2SHZrr_Int",
-	"VCVTSI2SHZrrb_Int",
-	"VCVTSI2SSZrm",
-	"VCVTSI2SSZrm_Int",
-	"VCVTSI2SSZrr",
-	"VCVTSI2SSZrr_Int",
-	"VCVTSI2SSZrrb_Int",
-	"VCVTSI2SSrm",
-	"VCVTSI2SSrm_Int",
-	"VCVTSI2SSrr",
-	"VCVTSI2SSrr_Int",
-	"VCVTSI642SDZrm",
-	"VCVTSI642SDZrm_Int",
-	"VCVTSI642SDZrr",
-	"VCVTSI642SDZrr_Int",
-	"VCVTSI642SDZrrb_Int",
-	"VCVTSI642SDrm",
-	"VCVTSI642SDrm_Int",
-	"VCVTSI642SDrr",
-	"VCVTSI642SDrr_Int",
-	"VCVTSI642SHZrm",
-	"VCVTSI642SHZrm_Int",
-	"VCVTSI642SHZrr",
-	"VCVTSI642SHZrr_Int",
-	"VCVTSI642SHZrrb_Int",
-	"VCVTSI642SSZrm",
-	"VCVTSI642SSZrm_Int",
-	"VCVTSI642SSZrr",
-	"VCVTSI642SSZrr_Int",
-	"VCVTSI642SSZrrb_Int",
-	"VCVTSI642SSrm",
-	"VCVTSI642SSrm_Int",
-	"VCVTSI642SSrr",
-	"VCVTSI642SSrr_Int",
-	"VCVTSS2SDZrm",
-	"VCVTSS2SDZrm_Int",
-	"VCVTSS2SDZrm_Intk",
-	"VCVTSS2SDZrm_Intkz",
-	"VCVTSS2SDZrr",
-	"VCVTSS2SDZrr_Int",
-	"VCVTSS2SDZrr_Intk",
-	"VCVTSS2SDZrr_Intkz",
-	"VCVTSS2SDZrrb_Int",
-	"VCVTSS2SDZrrb_Intk",
-	"VCVTSS2SDZrrb_Intkz",
-	"VCVTSS2SDrm",
-	"VCVTSS2SDrm_Int",
-	"VCVTSS2SDrr",
-	"VCVTSS2SDrr_Int",
-	"VCVTSS2SHZrm",
-	"VCVTSS2SHZrm_Int",
-	"VCVTSS2SHZrm_Intk",
-	"VCVTSS2SHZrm_Intkz",
-	"VCVTSS2SHZrr",
-	"VCVTSS2SHZrr_Int",
-	"VCVTSS2SHZrr_Intk",
-	"VCVTSS2SHZrr_Intkz",
-	"VCVTSS2SHZrrb_Int",
-	"VCVTSS2SHZrrb_Intk",
-	"VCVTSS2SHZrrb_Intkz",
-	"VCVTSS2SI64Zrm",
-	"VCVTSS2SI64Zrm_Int",
-	"VCVTSS2SI64Zrr",
-	"VCVTSS2SI64Zrr_Int",
-	"VCVTSS2SI64Zrrb_Int",
-	"VCVTSS2SI64rm",
-	"VCVTSS2SI64rm_Int",
-	"VCVTSS2SI64rr",
-	"VCVTSS2SI64rr_Int",
-	"VCVTSS2SIZrm",
-	"VCVTSS2SIZrm_Int",
-	"VCVTSS2SIZrr",
-	"VCVTSS2SIZrr_Int",
-	"VCVTSS2SIZrrb_Int",
-	"VCVTSS2SIrm",
-	"VCVTSS2SIrm_Int",
-	"VCVTSS2SIrr",
-	"VCVTSS2SIrr_Int",
-	"VCVTSS2USI64Zrm_Int",
-	"VCVTSS2USI64Zrr_Int",
-	"VCVTSS2USI64Zrrb_Int",
-	"VCVTSS2USIZrm_Int",
-	"VCVTSS2USIZrr_Int",
-	"VCVTSS2USIZrrb_Int",
-	"VCVTTPD2DQYrm",
-	"VCVTTPD2DQYrr",
-	"VCVTTPD2DQZ128rm",
-	"VCVTTPD2DQZ128rmb",
-	"VCVTTPD2DQZ128rmbk",
-	"VCVTTPD2DQZ128rmbkz",
-	"VCVTTPD2DQZ128rmk",
-	"VCVTTPD2DQZ128rmkz",
-	"VCVTTPD2DQZ128rr",
-	"VCVTTPD2DQZ128rrk",
-	"VCVTTPD2DQZ128rrkz",
-	"VCVTTPD2DQZ256rm",
-	"VCVTTPD2DQZ256rmb",
-	"VCVTTPD2DQZ256rmbk",
-	"VCVTTPD2DQZ256rmbkz",
-	"VCVTTPD2DQZ256rmk",
-	"VCVTTPD2DQZ256rmkz",
-	"VCVTTPD2DQZ256rr",
-	"VCVTTPD2DQZ256rrk",
-	"VCVTTPD2DQZ256rrkz",
-	"VCVTTPD2DQZrm",
-	"VCVTTPD2DQZrmb",
-	"VCVTTPD2DQZrmbk",
-	"VCVTTPD2DQZrmbkz",
-	"VCVTTPD2DQZrmk",
-	"VCVTTPD2DQZrmkz",
-	"VCVTTPD2DQZrr",
-	"VCVTTPD2DQZrrb",
-	"VCVTTPD2DQZrrbk",
-	"VCVTTPD2DQZrrbkz",
-	"VCVTTPD2DQZrrk",
-	"VCVTTPD2DQZrrkz",
-	"VCVTTPD2DQrm",
-	"VCVTTPD2DQrr",
-	"VCVTTPD2QQZ128rm",
-	"VCVTTPD2QQZ128rmb",
-	"VCVTTPD2QQZ128rmbk",
-	"VCVTTPD2QQZ128rmbkz",
-	"VCVTTPD2QQZ128rmk",
-	"VCVTTPD2QQZ128rmkz",
-	"VCVTTPD2QQZ128rr",
-	"VCVTTPD2QQZ128rrk",
-	"VCVTTPD2QQZ128rrkz",
-	"VCVTTPD2QQZ256rm",
-	"VCVTTPD2QQZ256rmb",
-	"VCVTTPD2QQZ256rmbk",
-	"VCVTTPD2QQZ256rmbkz",
-	"VCVTTPD2QQZ256rmk",
-	"VCVTTPD2QQZ256rmkz",
-	"VCVTTPD2QQZ256rr",
-	"VCVTTPD2QQZ256rrk",
-	"VCVTTPD2QQZ256rrkz",
-	"VCVTTPD2QQZrm",
-	"VCVTTPD2QQZrmb",
-	"VCVTTPD2QQZrmbk",
-	"VCVTTPD2QQZrmbkz",
-	"VCVTTPD2QQZrmk",
-	"VCVTTPD2QQZrmkz",
-	"VCVTTPD2QQZrr",
-	"VCVTTPD2QQZrrb",
-	"VCVTTPD2QQZrrbk",
-	"VCVTTPD2QQZrrbkz",
-	"VCVTTPD2QQZrrk",
-	"VCVTTPD2QQZrrkz",
-	"VCVTTPD2UDQZ128rm",
-	"VCVTTPD2UDQZ128rmb",
-	"VCVTTPD2UDQZ128rmbk",
-	"VCVTTPD2UDQZ128rmbkz",
-	"VCVTTPD2UDQZ128rmk",
-	"VCVTTPD2UDQZ128rmkz",
-	"VCVTTPD2UDQZ128rr",
-	"VCVTTPD2UDQZ128rrk",
-	"VCVTTPD2UDQZ128rrkz",
-	"VCVTTPD2UDQZ256rm",
-	"VCVTTPD2UDQZ256rmb",
-	"VCVTTPD2UDQZ256rmbk",
-	"VCVTTPD2UDQZ256rmbkz",
-	"VCVTTPD2UDQZ256rmk",
-	"VCVTTPD2UDQZ256rmkz",
-	"VCVTTPD2UDQZ256rr",
-	"VCVTTPD2UDQZ256rrk",
-	"VCVTTPD2UDQZ256rrkz",
-	"VCVTTPD2UDQZrm",
-	"VCVTTPD2UDQZrmb",
-	"VCVTTPD2UDQZrmbk",
-	"VCVTTPD2UDQZrmbkz",
-	"VCVTTPD2UDQZrmk",
-	"VCVTTPD2UDQZrmkz",
-	"VCVTTPD2UDQZrr",
-	"VCVTTPD2UDQZrrb",
-	"VCVTTPD2UDQZrrbk",
-	"VCVTTPD2UDQZrrbkz",
-	"VCVTTPD2UDQZrrk",
-	"VCVTTPD2UDQZrrkz",
-	"VCVTTPD2UQQZ128rm",
-	"VCVTTPD2UQQZ128rmb",
-	"VCVTTPD2UQQZ128rmbk",
-	"VCVTTPD2UQQZ128rmbkz",
-	"VCVTTPD2UQQZ128rmk",
-	"VCVTTPD2UQQZ128rmkz",
-	"VCVTTPD2UQQZ128rr",
-	"VCVTTPD2UQQZ128rrk",
-	"VCVTTPD2UQQZ128rrkz",
-	"VCVTTPD2UQQZ256rm",
-	"VCVTTPD2UQQZ256rmb",
-	"VCVTTPD2UQQZ256rmbk",
-	"VCVTTPD2UQQZ256rmbkz",
-	"VCVTTPD2UQQZ256rmk",
-	"VCVTTPD2UQQZ256rmkz",
-	"VCVTTPD2UQQZ256rr",
-	"VCVTTPD2UQQZ256rrk",
-	"VCVTTPD2UQQZ256rrkz",
-	"VCVTTPD2UQQZrm",
-	"VCVTTPD2UQQZrmb",
-	"VCVTTPD2UQQZrmbk",
-	"VCVTTPD2UQQZrmbkz",
-	"VCVTTPD2UQQZrmk",
-	"VCVTTPD2UQQZrmkz",
-	"VCVTTPD2UQQZrr",
-	"VCVTTPD2UQQZrrb",
-	"VCVTTPD2UQQZrrbk",
-	"VCVTTPD2UQQZrrbkz",
-	"VCVTTPD2UQQZrrk",
-	"VCVTTPD2UQQZrrkz",
-	"VCVTTPH2DQZ128rm",
-	"VCVTTPH2DQZ128rmb",
-	"VCVTTPH2DQZ128rmbk",
-	"VCVTTPH2DQZ128rmbkz",
-	"VCVTTPH2DQZ128rmk",
-	"VCVTTPH2DQZ128rmkz",
-	"VCVTTPH2DQZ128rr",
-	"VCVTTPH2DQZ128rrk",
-	"VCVTTPH2DQZ128rrkz",
-	"VCVTTPH2DQZ256rm",
-	"VCVTTPH2DQZ256rmb",
-	"VCVTTPH2DQZ256rmbk",
-	"VCVTTPH2DQZ256rmbkz",
-	"VCVTTPH2DQZ256rmk",
-	"VCVTTPH2DQZ256rmkz",
-	"VCVTTPH2DQZ256rr",
-	"VCVTTPH2DQZ256rrk",
-	"VCVTTPH2DQZ256rrkz",
-	"VCVTTPH2DQZrm",
-	"VCVTTPH2DQZrmb",
-	"VCVTTPH2DQZrmbk",
-	"VCVTTPH2DQZrmbkz",
-	"VCVTTPH2DQZrmk",
-	"VCVTTPH2DQZrmkz",
-	"VCVTTPH2DQZrr",
-	"VCVTTPH2DQZrrb",
-	"VCVTTPH2DQZrrbk",
-	"VCVTTPH2DQZrrbkz",
-	"VCVTTPH2DQZrrk",
-	"VCVTTPH2DQZrrkz",
-	"VCVTTPH2QQZ128rm",
-	"VCVTTPH2QQZ128rmb",
-	"VCVTTPH2QQZ128rmbk",
-	"VCVTTPH2QQZ128rmbkz",
-	"VCVTTPH2QQZ128rmk",
-	"VCVTTPH2QQZ128rmkz",
-	"VCVTTPH2QQZ128rr",
-	"VCVTTPH2QQZ128rrk",
-	"VCVTTPH2QQZ128rrkz",
-	"VCVTTPH2QQZ256rm",
-	"VCVTTPH2QQZ256rmb",
-	"VCVTTPH2QQZ256rmbk",
-	"VCVTTPH2QQZ256rmbkz",
-	"VCVTTPH2QQZ256rmk",
-	"VCVTTPH2QQZ256rmkz",
-	"VCVTTPH2QQZ256rr",
-	"VCVTTPH2QQZ256rrk",
-	"VCVTTPH2QQZ256rrkz",
-	"VCVTTPH2QQZrm",
-	"VCVTTPH2QQZrmb",
-	"VCVTTPH2QQZrmbk",
-	"VCVTTPH2QQZrmbkz",
-	"VCVTTPH2QQZrmk",
-	"VCVTTPH2QQZrmkz",
-	"VCVTTPH2QQZrr",
-	"VCVTTPH2QQZrrb",
-	"VCVTTPH2QQZrrbk",
-	"VCVTTPH2QQZrrbkz",
-	"VCVTTPH2QQZrrk",
-	"VCVTTPH2QQZrrkz",
-	"VCVTTPH2UDQZ128rm",
-	"VCVTTPH2UDQZ128rmb",
-	"VCVTTPH2UDQZ128rmbk",
-	"VCVTTPH2UDQZ128rmbkz",
-	"VCVTTPH2UDQZ128rmk",
-	"VCVTTPH2UDQZ128rmkz",
-	"VCVTTPH2UDQZ128rr",
-	"VCVTTPH2UDQZ128rrk",
-	"VCVTTPH2UDQZ128rrkz",
-	"VCVTTPH2UDQZ256rm",
-	"VCVTTPH2UDQZ256rmb",
-	"VCVTTPH2UDQZ256rmbk",
-	"VCVTTPH2UDQZ256rmbkz",
-	"VCVTTPH2UDQZ256rmk",
-	"VCVTTPH2UDQZ256rmkz",
-	"VCVTTPH2UDQZ256rr",
-	"VCVTTPH2UDQZ256rrk",
-	"VCVTTPH2UDQZ256rrkz",
-	"VCVTTPH2UDQZrm",
-	"VCVTTPH2UDQZrmb",
-	"VCVTTPH2UDQZrmbk",
-	"VCVTTPH2UDQZrmbkz",
-	"VCVTTPH2UDQZrmk",
-	"VCVTTPH2UDQZrmkz",
-	"VCVTTPH2UDQZrr",
-	"VCVTTPH2UDQZrrb",
-	"VCVTTPH2UDQZrrbk",
-	"VCVTTPH2UDQZrrbkz",
-	"VCVTTPH2UDQZrrk",
-	"VCVTTPH2UDQZrrkz",
-	"VCVTTPH2UQQZ128rm",
-	"VCVTTPH2UQQZ128rmb",
-	"VCVTTPH2UQQZ128rmbk",
-	"VCVTTPH2UQQZ128rmbkz",
-	"VCVTTPH2UQQZ128rmk",
-	"VCVTTPH2UQQZ128rmkz",
-	"VCVTTPH2UQQZ128rr",
-	"VCVTTPH2UQQZ128rrk",
-	"VCVTTPH2UQQZ128rrkz",
-	"VCVTTPH2UQQZ256rm",
-	"VCVTTPH2UQQZ256rmb",
-	"VCVTTPH2UQQZ256rmbk",
-	"VCVTTPH2UQQZ256rmbkz",
-	"VCVTTPH2UQQZ256rmk",
-	"VCVTTPH2UQQZ256rmkz",
-	"VCVTTPH2UQQZ256rr",
-	"VCVTTPH2UQQZ256rrk",
-	"VCVTTPH2UQQZ256rrkz",
-	"VCVTTPH2UQQZrm",
-	"VCVTTPH2UQQZrmb",
-	"VCVTTPH2UQQZrmbk",
-	"VCVTTPH2UQQZrmbkz",
-	"VCVTTPH2UQQZrmk",
-	"VCVTTPH2UQQZrmkz",
-	"VCVTTPH2UQQZrr",
-	"VCVTTPH2UQQZrrb",
-	"VCVTTPH2UQQZrrbk",
-	"VCVTTPH2UQQZrrbkz",
-	"VCVTTPH2UQQZrrk",
-	"VCVTTPH2UQQZrrkz",
-	"VCVTTPH2UWZ128rm",
-	"VCVTTPH2UWZ128rmb",
-	"VCVTTPH2UWZ128rmbk",
-	"VCVTTPH2UWZ128rmbkz",
-	"VCVTTPH2UWZ128rmk",
-	"VCVTTPH2UWZ128rmkz",
-	"VCVTTPH2UWZ128rr",
-	"VCVTTPH2UWZ128rrk",
-	"VCVTTPH2UWZ128rrkz",
-	"VCVTTPH2UWZ256rm",
-	"VCVTTPH2UWZ256rmb",
-	"VCVTTPH2UWZ256rmbk",
-	"VCVTTPH2UWZ256rmbkz",
-	"VCVTTPH2UWZ256rmk",
-	"VCVTTPH2UWZ256rmkz",
-	"VCVTTPH2UWZ256rr",
-	"VCVTTPH2UWZ256rrk",
-	"VCVTTPH2UWZ256rrkz",
-	"VCVTTPH2UWZrm",
-	"VCVTTPH2UWZrmb",
-	"VCVTTPH2UWZrmbk",
-	"VCVTTPH2UWZrmbkz",
-	"VCVTTPH2UWZrmk",
-	"VCVTTPH2UWZrmkz",
-	"VCVTTPH2UWZrr",
-	"VCVTTPH2UWZrrb",
-	"VCVTTPH2UWZrrbk",
-	"VCVTTPH2UWZrrbkz",
-	"VCVTTPH2UWZrrk",
-	"VCVTTPH2UWZrrkz",
-	"VCVTTPH2WZ128rm",
-	"VCVTTPH2WZ128rmb",
-	"VCVTTPH2WZ128rmbk",
-	"VCVTTPH2WZ128rmbkz",
-	"VCVTTPH2WZ128rmk",
-	"VCVTTPH2WZ128rmkz",
-	"VCVTTPH2WZ128rr",
-	"VCVTTPH2WZ128rrk",
-	"VCVTTPH2WZ128rrkz",
-	"VCVTTPH2WZ256rm",
-	"VCVTTPH2WZ256rmb",
-	"VCVTTPH2WZ256rmbk",
-	"VCVTTPH2WZ256rmbkz",
-	"VCVTTPH2WZ256rmk",
-	"VCVTTPH2WZ256rmkz",
-	"VCVTTPH2WZ256rr",
-	"VCVTTPH2WZ256rrk",
-	"VCVTTPH2WZ256rrkz",
-	"VCVTTPH2WZrm",
-	"VCVTTPH2WZrmb",
-	"VCVTTPH2WZrmbk",
-	"VCVTTPH2WZrmbkz",
-	"VCVTTPH2WZrmk",
-	"VCVTTPH2WZrmkz",
-	"VCVTTPH2WZrr",
-	"VCVTTPH2WZrrb",
-	"VCVTTPH2WZrrbk",
-	"VCVTTPH2WZrrbkz",
-	"VCVTTPH2WZrrk",
-	"VCVTTPH2WZrrkz",
-	"VCVTTPS2DQYrm",
-	"VCVTTPS2DQYrr",
-	"VCVTTPS2DQZ128rm",
-	"VCVTTPS2DQZ128rmb",
-	"VCVTTPS2DQZ128rmbk",
-	"VCVTTPS2DQZ128rmbkz",
-	"VCVTTPS2DQZ128rmk",
-	"VCVTTPS2DQZ128rmkz",
-	"VCVTTPS2DQZ128rr",
-	"VCVTTPS2DQZ128rrk",
-	"VCVTTPS2DQZ128rrkz",
-	"VCVTTPS2DQZ256rm",
-	"VCVTTPS2DQZ256rmb",
-	"VCVTTPS2DQZ256rmbk",
-	"VCVTTPS2DQZ256rmbkz",
-	"VCVTTPS2DQZ256rmk",
-	"VCVTTPS2DQZ256rmkz",
-	"VCVTTPS2DQZ256rr",
-	"VCVTTPS2DQZ256rrk",
-	"VCVTTPS2DQZ256rrkz",
-	"VCVTTPS2DQZrm",
-	"VCVTTPS2DQZrmb",
-	"VCVTTPS2DQZrmbk",
-	"VCVTTPS2DQZrmbkz",
-	"VCVTTPS2DQZrmk",
-	"VCVTTPS2DQZrmkz",
-	"VCVTTPS2DQZrr",
-	"VCVTTPS2DQZrrb",
-	"VCVTTPS2DQZrrbk",
-	"VCVTTPS2DQZrrbkz",
-	"VCVTTPS2DQZrrk",
-	"VCVTTPS2DQZrrkz",
-	"VCVTTPS2DQrm",
-	"VCVTTPS2DQrr",
-	"VCVTTPS2QQZ128rm",
-	"VCVTTPS2QQZ128rmb",
-	"VCVTTPS2QQZ128rmbk",
-	"VCVTTPS2QQZ128rmbkz",
-	"VCVTTPS2QQZ128rmk",
-	"VCVTTPS2QQZ128rmkz",
-	"VCVTTPS2QQZ128rr",
-	"VCVTTPS2QQZ128rrk",
-	"VCVTTPS2QQZ128rrkz",
-	"VCVTTPS2QQZ256rm",
-	"VCVTTPS2QQZ256rmb",
-	"VCVTTPS2QQZ256rmbk",
-	"VCVTTPS2QQZ256rmbkz",
-	"VCVTTPS2QQZ256rmk",
-	"VCVTTPS2QQZ256rmkz",
-	"VCVTTPS2QQZ256rr",
-	"VCVTTPS2QQZ256rrk",
-	"VCVTTPS2QQZ256rrkz",
-	"VCVTTPS2QQZrm",
-	"VCVTTPS2QQZrmb",
-	"VCVTTPS2QQZrmbk",
-	"VCVTTPS2QQZrmbkz",
-	"VCVTTPS2QQZrmk",
-	"VCVTTPS2QQZrmkz",
-	"VCVTTPS2QQZrr",
-	"VCVTTPS2QQZrrb",
-	"VCVTTPS2QQZrrbk",
-	"VCVTTPS2QQZrrbkz",
-	"VCVTTPS2QQZrrk",
-	"VCVTTPS2QQZrrkz",
-	"VCVTTPS2UDQZ128rm",
-	"VCVTTPS2UDQZ128rmb",
-	"VCVTTPS2UDQZ128rmbk",
-	"VCVTTPS2UDQZ128rmbkz",
-	"VCVTTPS2UDQZ128rmk",
-	"VCVTTPS2UDQZ128rmkz",
-	"VCVTTPS2UDQZ128rr",
-	"VCVTTPS2UDQZ128rrk",
-	"VCVTTPS2UDQZ128rrkz",
-	"VCVTTPS2UDQZ256rm",
-	"VCVTTPS2UDQZ256rmb",
-	"VCVTTPS2UDQZ256rmbk",
-	"VCVTTPS2UDQZ256rmbkz",
-	"VCVTTPS2UDQZ256rmk",
-	"VCVTTPS2UDQZ256rmkz",
-	"VCVTTPS2UDQZ256rr",
-	"VCVTTPS2UDQZ256rrk",
-	"VCVTTPS2UDQZ256rrkz",
-	"VCVTTPS2UDQZrm",
-	"VCVTTPS2UDQZrmb",
-	"VCVTTPS2UDQZrmbk",
-	"VCVTTPS2UDQZrmbkz",
-	"VCVTTPS2UDQZrmk",
-	"VCVTTPS2UDQZrmkz",
-	"VCVTTPS2UDQZrr",
-	"VCVTTPS2UDQZrrb",
-	"VCVTTPS2UDQZrrbk",
-	"VCVTTPS2UDQZrrbkz",
-	"VCVTTPS2UDQZrrk",
-	"VCVTTPS2UDQZrrkz",
-	"VCVTTPS2UQQZ128rm",
-	"VCVTTPS2UQQZ128rmb",
-	"VCVTTPS2UQQZ128rmbk",
-	"VCVTTPS2UQQZ128rmbkz",
-	"VCVTTPS2UQQZ128rmk",
-	"VCVTTPS2UQQZ128rmkz",
-	"VCVTTPS2UQQZ128rr",
-	"VCVTTPS2UQQZ128rrk",
-	"VCVTTPS2UQQZ128rrkz",
-	"VCVTTPS2UQQZ256rm",
-	"VCVTTPS2UQQZ256rmb",
-	"VCVTTPS2UQQZ256rmbk",
-	"VCVTTPS2UQQZ256rmbkz",
-	"VCVTTPS2UQQZ256rmk",
-	"VCVTTPS2UQQZ256rmkz",
-	"VCVTTPS2UQQZ256rr",
-	"VCVTTPS2UQQZ256rrk",
-	"VCVTTPS2UQQZ256rrkz",
-	"VCVTTPS2UQQZrm",
-	"VCVTTPS2UQQZrmb",
-	"VCVTTPS2UQQZrmbk",
-	"VCVTTPS2UQQZrmbkz",
-	"VCVTTPS2UQQZrmk",
-	"VCVTTPS2UQQZrmkz",
-	"VCVTTPS2UQQZrr",
-	"VCVTTPS2UQQZrrb",
-	"VCVTTPS2UQQZrrbk",
-	"VCVTTPS2UQQZrrbkz",
-	"VCVTTPS2UQQZrrk",
-	"VCVTTPS2UQQZrrkz",
-	"VCVTTSD2SI64Zrm",
-	"VCVTTSD2SI64Zrm_Int",
-	"VCVTTSD2SI64Zrr",
-	"VCVTTSD2SI64Zrr_Int",
-	"VCVTTSD2SI64Zrrb_Int",
-	"VCVTTSD2SI64rm",
-	"VCVTTSD2SI64rm_Int",
-	"VCVTTSD2SI64rr",
-	"VCVTTSD2SI64rr_Int",
-	"VCVTTSD2SIZrm",
-	"VCVTTSD2SIZrm_Int",
-	"VCVTTSD2SIZrr",
-	"VCVTTSD2SIZrr_Int",
-	"VCVTTSD2SIZrrb_Int",
-	"VCVTTSD2SIrm",
-	"VCVTTSD2SIrm_Int",
-	"VCVTTSD2SIrr",
-	"VCVTTSD2SIrr_Int",
-	"VCVTTSD2USI64Zrm",
-	"VCVTTSD2USI64Zrm_Int",
-	"VCVTTSD2USI64Zrr",
-	"VCVTTSD2USI64Zrr_Int",
-	"VCVTTSD2USI64Zrrb_Int",
-	"VCVTTSD2USIZrm",
-	"VCVTTSD2USIZrm_Int",
-	"VCVTTSD2USIZrr",
-	"VCVTTSD2USIZrr_Int",
-	"VCVTTSD2USIZrrb_Int",
-	"VCVTTSH2SI64Zrm",
-	"VCVTTSH2SI64Zrm_Int",
-	"VCVTTSH2SI64Zrr",
-	"VCVTTSH2SI64Zrr_Int",
-	"VCVTTSH2SI64Zrrb_Int",
-	"VCVTTSH2SIZrm",
-	"VCVTTSH2SIZrm_Int",
-	"VCVTTSH2SIZrr",
-	"VCVTTSH2SIZrr_Int",
-	"VCVTTSH2SIZrrb_Int",
-	"VCVTTSH2USI64Zrm",
-	"VCVTTSH2USI64Zrm_Int",
-	"VCVTTSH2USI64Zrr",
-	"VCVTTSH2USI64Zrr_Int",
-	"VCVTTSH2USI64Zrrb_Int",
-	"VCVTTSH2USIZrm",
-	"VCVTTSH2USIZrm_Int",
-	"VCVTTSH2USIZrr",
-	"VCVTTSH2USIZrr_Int",
-	"VCVTTSH2USIZrrb_Int",
-	"VCVTTSS2SI64Zrm",
-	"VCVTTSS2SI64Zrm_Int",
-	"VCVTTSS2SI64Zrr",
-	"VCVTTSS2SI64Zrr_Int",
-	"VCVTTSS2SI64Zrrb_Int",
-	"VCVTTSS2SI64rm",
-	"VCVTTSS2SI64rm_Int",
-	"VCVTTSS2SI64rr",
-	"VCVTTSS2SI64rr_Int",
-	"VCVTTSS2SIZrm",
-	"VCVTTSS2SIZrm_Int",
-	"VCVTTSS2SIZrr",
-	"VCVTTSS2SIZrr_Int",
-	"VCVTTSS2SIZrrb_Int",
-	"VCVTTSS2SIrm",
-	"VCVTTSS2SIrm_Int",
-	"VCVTTSS2SIrr",
-	"VCVTTSS2SIrr_Int",
-	"VCVTTSS2USI64Zrm",
-	"VCVTTSS2USI64Zrm_Int",
-	"VCVTTSS2USI64Zrr",
-	"VCVTTSS2USI64Zrr_Int",
-	"VCVTTSS2USI64Zrrb_Int",
-	"VCVTTSS2USIZrm",
-	"VCVTTSS2USIZrm_Int",
-	"VCVTTSS2USIZrr",
-	"VCVTTSS2USIZrr_Int",
-	"VCVTTSS2USIZrrb_Int",
-	"VCVTUDQ2PDZ128rm",
-	"VCVTUDQ2PDZ128rmb",
-	"VCVTUDQ2PDZ128rmbk",
-	"VCVTUDQ2PDZ128rmbkz",
-	"VCVTUDQ2PDZ128rmk",
-	"VCVTUDQ2PDZ128rmkz",
-	"VCVTUDQ2PDZ128rr",
-	"VCVTUDQ2PDZ128rrk",
-	"VCVTUDQ2PDZ128rrkz",
-	"VCVTUDQ2PDZ256rm",
-	"VCVTUDQ2PDZ256rmb",
-	"VCVTUDQ2PDZ256rmbk",
-	"VCVTUDQ2PDZ256rmbkz",
-	"VCVTUDQ2PDZ256rmk",
-	"VCVTUDQ2PDZ256rmkz",
-	"VCVTUDQ2PDZ256rr",
-	"VCVTUDQ2PDZ256rrk",
-	"VCVTUDQ2PDZ256rrkz",
-	"VCVTUDQ2PDZrm",
-	"VCVTUDQ2PDZrmb",
-	"VCVTUDQ2PDZrmbk",
-	"VCVTUDQ2PDZrmbkz",
-	"VCVTUDQ2PDZrmk",
-	"VCVTUDQ2PDZrmkz",
-	"VCVTUDQ2PDZrr",
-	"VCVTUDQ2PDZrrk",
-	"VCVTUDQ2PDZrrkz",
-	"VCVTUDQ2PHZ128rm",
-	"VCVTUDQ2PHZ128rmb",
-	"VCVTUDQ2PHZ128rmbk",
-	"VCVTUDQ2PHZ128rmbkz",
-	"VCVTUDQ2PHZ128rmk",
-	"VCVTUDQ2PHZ128rmkz",
-	"VCVTUDQ2PHZ128rr",
-	"VCVTUDQ2PHZ128rrk",
-	"VCVTUDQ2PHZ128rrkz",
-	"VCVTUDQ2PHZ256rm",
-	"VCVTUDQ2PHZ256rmb",
-	"VCVTUDQ2PHZ256rmbk",
-	"VCVTUDQ2PHZ256rmbkz",
-	"VCVTUDQ2PHZ256rmk",
-	"VCVTUDQ2PHZ256rmkz",
-	"VCVTUDQ2PHZ256rr",
-	"VCVTUDQ2PHZ256rrk",
-	"VCVTUDQ2PHZ256rrkz",
-	"VCVTUDQ2PHZrm",
-	"VCVTUDQ2PHZrmb",
-	"VCVTUDQ2PHZrmbk",
-	"VCVTUDQ2PHZrmbkz",
-	"VCVTUDQ2PHZrmk",
-	"VCVTUDQ2PHZrmkz",
-	"VCVTUDQ2PHZrr",
-	"VCVTUDQ2PHZrrb",
-	"VCVTUDQ2PHZrrbk",
-	"VCVTUDQ2PHZrrbkz",
-	"VCVTUDQ2PHZrrk",
-	"VCVTUDQ2PHZrrkz",
-	"VCVTUDQ2PSZ128rm",
-	"VCVTUDQ2PSZ128rmb",
-	"VCVTUDQ2PSZ128rmbk",
-	"VCVTUDQ2PSZ128rmbkz",
-	"VCVTUDQ2PSZ128rmk",
-	"VCVTUDQ2PSZ128rmkz",
-	"VCVTUDQ2PSZ128rr",
-	"VCVTUDQ2PSZ128rrk",
-	"VCVTUDQ2PSZ128rrkz",
-	"VCVTUDQ2PSZ256rm",
-	"VCVTUDQ2PSZ256rmb",
-	"VCVTUDQ2PSZ256rmbk",
-	"VCVTUDQ2PSZ256rmbkz",
-	"VCVTUDQ2PSZ256rmk",
-	"VCVTUDQ2PSZ256rmkz",
-	"VCVTUDQ2PSZ256rr",
-	"VCVTUDQ2PSZ256rrk",
-	"VCVTUDQ2PSZ256rrkz",
-	"VCVTUDQ2PSZrm",
-	"VCVTUDQ2PSZrmb",
-	"VCVTUDQ2PSZrmbk",
-	"VCVTUDQ2PSZrmbkz",
-	"VCVTUDQ2PSZrmk",
-	"VCVTUDQ2PSZrmkz",
-	"VCVTUDQ2PSZrr",
-	"VCVTUDQ2PSZrrb",
-	"VCVTUDQ2PSZrrbk",
-	"VCVTUDQ2PSZrrbkz",
-	"VCVTUDQ2PSZrrk",
-	"VCVTUDQ2PSZrrkz",
-	"VCVTUQQ2PDZ128rm",
-	"VCVTUQQ2PDZ128rmb",
-	"VCVTUQQ2PDZ128rmbk",
-	"VCVTUQQ2PDZ128rmbkz",
-	"VCVTUQQ2PDZ128rmk",
-	"VCVTUQQ2PDZ128rmkz",
-	"VCVTUQQ2PDZ128rr",
-	"VCVTUQQ2PDZ128rrk",
-	"VCVTUQQ2PDZ128rrkz",
-	"VCVTUQQ2PDZ256rm",
-	"VCVTUQQ2PDZ256rmb",
-	"VCVTUQQ2PDZ256rmbk",
-	"VCVTUQQ2PDZ256rmbkz",
-	"VCVTUQQ2PDZ256rmk",
-	"VCVTUQQ2PDZ256rmkz",
-	"VCVTUQQ2PDZ256rr",
-	"VCVTUQQ2PDZ256rrk",
-	"VCVTUQQ2PDZ256rrkz",
-	"VCVTUQQ2PDZrm",
-	"VCVTUQQ2PDZrmb",
-	"VCVTUQQ2PDZrmbk",
-	"VCVTUQQ2PDZrmbkz",
-	"VCVTUQQ2PDZrmk",
-	"VCVTUQQ2PDZrmkz",
-	"VCVTUQQ2PDZrr",
-	"VCVTUQQ2PDZrrb",
-	"VCVTUQQ2PDZrrbk",
-	"VCVTUQQ2PDZrrbkz",
-	"VCVTUQQ2PDZrrk",
-	"VCVTUQQ2PDZrrkz",
-	"VCVTUQQ2PHZ128rm",
-	"VCVTUQQ2PHZ128rmb",
-	"VCVTUQQ2PHZ128rmbk",
-	"VCVTUQQ2PHZ128rmbkz",
-	"VCVTUQQ2PHZ128rmk",
-	"VCVTUQQ2PHZ128rmkz",
-	"VCVTUQQ2PHZ128rr",
-	"VCVTUQQ2PHZ128rrk",
-	"VCVTUQQ2PHZ128rrkz",
-	"VCVTUQQ2PHZ256rm",
-	"VCVTUQQ2PHZ256rmb",
-	"VCVTUQQ2PHZ256rmbk",
-	"VCVTUQQ2PHZ256rmbkz",
-	"VCVTUQQ2PHZ256rmk",
-	"VCVTUQQ2PHZ256rmkz",
-	"VCVTUQQ2PHZ256rr",
-	"VCVTUQQ2PHZ256rrk",
-	"VCVTUQQ2PHZ256rrkz",
-	"VCVTUQQ2PHZrm",
-	"VCVTUQQ2PHZrmb",
-	"VCVTUQQ2PHZrmbk",
-	"VCVTUQQ2PHZrmbkz",
-	"VCVTUQQ2PHZrmk",
-	"VCVTUQQ2PHZrmkz",
-	"VCVTUQQ2PHZrr",
-	"VCVTUQQ2PHZrrb",
-	"VCVTUQQ2PHZrrbk",
-	"VCVTUQQ2PHZrrbkz",
-	"VCVTUQQ2PHZrrk",
-	"VCVTUQQ2PHZrrkz",
-	"VCVTUQQ2PSZ128rm",
-	"VCVTUQQ2PSZ128rmb",
-	"VCVTUQQ2PSZ128rmbk",
-	"VCVTUQQ2PSZ128rmbkz",
-	"VCVTUQQ2PSZ128rmk",
-	"VCVTUQQ2PSZ128rmkz",
-	"VCVTUQQ2PSZ128rr",
-	"VCVTUQQ2PSZ128rrk",
-	"VCVTUQQ2PSZ128rrkz",
-	"VCVTUQQ2PSZ256rm",
-	"VCVTUQQ2PSZ256rmb",
-	"VCVTUQQ2PSZ256rmbk",
-	"VCVTUQQ2PSZ256rmbkz",
-	"VCVTUQQ2PSZ256rmk",
-	"VCVTUQQ2PSZ256rmkz",
-	"VCVTUQQ2PSZ256rr",
-	"VCVTUQQ2PSZ256rrk",
-	"VCVTUQQ2PSZ256rrkz",
-	"VCVTUQQ2PSZrm",
-	"VCVTUQQ2PSZrmb",
-	"VCVTUQQ2PSZrmbk",
-	"VCVTUQQ2PSZrmbkz",
-	"VCVTUQQ2PSZrmk",
-	"VCVTUQQ2PSZrmkz",
-	"VCVTUQQ2PSZrr",
-	"VCVTUQQ2PSZrrb",
-	"VCVTUQQ2PSZrrbk",
-	"VCVTUQQ2PSZrrbkz",
-	"VCVTUQQ2PSZrrk",
-	"VCVTUQQ2PSZrrkz",
-	"VCVTUSI2SDZrm",
-	"VCVTUSI2SDZrm_Int",
-	"VCVTUSI2SDZrr",
-	"VCVTUSI2SDZrr_Int",
-	"VCVTUSI2SHZrm",
-	"VCVTUSI2SHZrm_Int",
-	"VCVTUSI2SHZrr",
-	"VCVTUSI2SHZrr_Int",
-	"VCVTUSI2SHZrrb_Int",
-	"VCVTUSI2SSZrm",
-	"VCVTUSI2SSZrm_Int",
-	"VCVTUSI2SSZrr",
-	"VCVTUSI2SSZrr_Int",
-	"VCVTUSI2SSZrrb_Int",
-	"VCVTUSI642SDZrm",
-	"VCVTUSI642SDZrm_Int",
-	"VCVTUSI642SDZrr",
-	"VCVTUSI642SDZrr_Int",
-	"VCVTUSI642SDZrrb_Int",
-	"VCVTUSI642SHZrm",
-	"VCVTUSI642SHZrm_Int",
-	"VCVTUSI642SHZrr",
-	"VCVTUSI642SHZrr_Int",
-	"VCVTUSI642SHZrrb_Int",
-	"VCVTUSI642SSZrm",
-	"VCVTUSI642SSZrm_Int",
-	"VCVTUSI642SSZrr",
-	"VCVTUSI642SSZrr_Int",
-	"VCVTUSI642SSZrrb_Int",
-	"VCVTUW2PHZ128rm",
-	"VCVTUW2PHZ128rmb",
-	"VCVTUW2PHZ128rmbk",
-	"VCVTUW2PHZ128rmbkz",
-	"VCVTUW2PHZ128rmk",
-	"VCVTUW2PHZ128rmkz",
-	"VCVTUW2PHZ128rr",
-	"VCVTUW2PHZ128rrk",
-	"VCVTUW2PHZ128rrkz",
-	"VCVTUW2PHZ256rm",
-	"VCVTUW2PHZ256rmb",
-	"VCVTUW2PHZ256rmbk",
-	"VCVTUW2PHZ256rmbkz",
-	"VCVTUW2PHZ256rmk",
-	"VCVTUW2PHZ256rmkz",
-	"VCVTUW2PHZ256rr",
-	"VCVTUW2PHZ256rrk",
-	"VCVTUW2PHZ256rrkz",
-	"VCVTUW2PHZrm",
-	"VCVTUW2PHZrmb",
-	"VCVTUW2PHZrmbk",
-	"VCVTUW2PHZrmbkz",
-	"VCVTUW2PHZrmk",
-	"VCVTUW2PHZrmkz",
-	"VCVTUW2PHZrr",
-	"VCVTUW2PHZrrb",
-	"VCVTUW2PHZrrbk",
-	"VCVTUW2PHZrrbkz",
-	"VCVTUW2PHZrrk",
-	"VCVTUW2PHZrrkz",
-	"VCVTW2PHZ128rm",
-	"VCVTW2PHZ128rmb",
-	"VCVTW2PHZ128rmbk",
-	"VCVTW2PHZ128rmbkz",
-	"VCVTW2PHZ128rmk",
-	"VCVTW2PHZ128rmkz",
-	"VCVTW2PHZ128rr",
-	"VCVTW2PHZ128rrk",
-	"VCVTW2PHZ128rrkz",
-	"VCVTW2PHZ256rm",
-	"VCVTW2PHZ256rmb",
-	"VCVTW2PHZ256rmbk",
-	"VCVTW2PHZ256rmbkz",
-	"VCVTW2PHZ256rmk",
-	"VCVTW2PHZ256rmkz",
-	"VCVTW2PHZ256rr",
-	"VCVTW2PHZ256rrk",
-	"VCVTW2PHZ256rrkz",
-	"VCVTW2PHZrm",
-	"VCVTW2PHZrmb",
-	"VCVTW2PHZrmbk",
-	"VCVTW2PHZrmbkz",
-	"VCVTW2PHZrmk",
-	"VCVTW2PHZrmkz",
-	"VCVTW2PHZrr",
-	"VCVTW2PHZrrb",
-	"VCVTW2PHZrrbk",
-	"VCVTW2PHZrrbkz",
-	"VCVTW2PHZrrk",
-	"VCVTW2PHZrrkz",
-	"VDBPSADBWZ128rmi",
-	"VDBPSADBWZ128rmik",
-	"VDBPSADBWZ128rmikz",
-	"VDBPSADBWZ128rri",
-	"VDBPSADBWZ128rrik",
-	"VDBPSADBWZ128rrikz",
-	"VDBPSADBWZ256rmi",
-	"VDBPSADBWZ256rmik",
-	"VDBPSADBWZ256rmikz",
-	"VDBPSADBWZ256rri",
-	"VDBPSADBWZ256rrik",
-	"VDBPSADBWZ256rrikz",
-	"VDBPSADBWZrmi",
-	"VDBPSADBWZrmik",
-	"VDBPSADBWZrmikz",
-	"VDBPSADBWZrri",
-	"VDBPSADBWZrrik",
-	"VDBPSADBWZrrikz",
-	"VDIVPDYrm",
-	"VDIVPDYrr",
-	"VDIVPDZ128rm",
-	"VDIVPDZ128rmb",
-	"VDIVPDZ128rmbk",
-	"VDIVPDZ128rmbkz",
-	"VDIVPDZ128rmk",
-	"VDIVPDZ128rmkz",
-	"VDIVPDZ128rr",
-	"VDIVPDZ128rrk",
-	"VDIVPDZ128rrkz",
-	"VDIVPDZ256rm",
-	"VDIVPDZ256rmb",
-	"VDIVPDZ256rmbk",
-	"VDIVPDZ256rmbkz",
-	"VDIVPDZ256rmk",
-	"VDIVPDZ256rmkz",
-	"VDIVPDZ256rr",
-	"VDIVPDZ256rrk",
-	"VDIVPDZ256rrkz",
-	"VDIVPDZrm",
-	"VDIVPDZrmb",
-	"VDIVPDZrmbk",
-	"VDIVPDZrmbkz",
-	"VDIVPDZrmk",
-	"VDIVPDZrmkz",
-	"VDIVPDZrr",
-	"VDIVPDZrrb",
-	"VDIVPDZrrbk",
-	"VDIVPDZrrbkz",
-	"VDIVPDZrrk",
-	"VDIVPDZrrkz",
-	"VDIVPDrm",
-	"VDIVPDrr",
-	"VDIVPHZ128rm",
-	"VDIVPHZ128rmb",
-	"VDIVPHZ128rmbk",
-	"VDIVPHZ128rmbkz",
-	"VDIVPHZ128rmk",
-	"VDIVPHZ128rmkz",
-	"VDIVPHZ128rr",
-	"VDIVPHZ128rrk",
-	"VDIVPHZ128rrkz",
-	"VDIVPHZ256rm",
-	"VDIVPHZ256rmb",
-	"VDIVPHZ256rmbk",
-	"VDIVPHZ256rmbkz",
-	"VDIVPHZ256rmk",
-	"VDIVPHZ256rmkz",
-	"VDIVPHZ256rr",
-	"VDIVPHZ256rrk",
-	"VDIVPHZ256rrkz",
-	"VDIVPHZrm",
-	"VDIVPHZrmb",
-	"VDIVPHZrmbk",
-	"VDIVPHZrmbkz",
-	"VDIVPHZrmk",
-	"VDIVPHZrmkz",
-	"VDIVPHZrr",
-	"VDIVPHZrrb",
-	"VDIVPHZrrbk",
-	"VDIVPHZrrbkz",
-	"VDIVPHZrrk",
-	"VDIVPHZrrkz",
-	"VDIVPSYrm",
-	"VDIVPSYrr",
-	"VDIVPSZ128rm",
-	"VDIVPSZ128rmb",
-	"VDIVPSZ128rmbk",
-	"VDIVPSZ128rmbkz",
-	"VDIVPSZ128rmk",
-	"VDIVPSZ128rmkz",
-	"VDIVPSZ128rr",
-	"VDIVPSZ128rrk",
-	"VDIVPSZ128rrkz",
-	"VDIVPSZ256rm",
-	"VDIVPSZ256rmb",
-	"VDIVPSZ256rmbk",
-	"VDIVPSZ256rmbkz",
-	"VDIVPSZ256rmk",
-	"VDIVPSZ256rmkz",
-	"VDIVPSZ256rr",
-	"VDIVPSZ256rrk",
-	"VDIVPSZ256rrkz",
-	"VDIVPSZrm",
-	"VDIVPSZrmb",
-	"VDIVPSZrmbk",
-	"VDIVPSZrmbkz",
-	"VDIVPSZrmk",
-	"VDIVPSZrmkz",
-	"VDIVPSZrr",
-	"VDIVPSZrrb",
-	"VDIVPSZrrbk",
-	"VDIVPSZrrbkz",
-	"VDIVPSZrrk",
-	"VDIVPSZrrkz",
-	"VDIVPSrm",
-	"VDIVPSrr",
-	"VDIVSDZrm",
-	"VDIVSDZrm_Int",
-	"VDIVSDZrm_Intk",
-	"VDIVSDZrm_Intkz",
-	"VDIVSDZrr",
-	"VDIVSDZrr_Int",
-	"VDIVSDZrr_Intk",
-	"VDIVSDZrr_Intkz",
-	"VDIVSDZrrb_Int",
-	"VDIVSDZrrb_Intk",
-	"VDIVSDZrrb_Intkz",
-	"VDIVSDrm",
-	"VDIVSDrm_Int",
-	"VDIVSDrr",
-	"VDIVSDrr_Int",
-	"VDIVSHZrm",
-	"VDIVSHZrm_Int",
-	"VDIVSHZrm_Intk",
-	"VDIVSHZrm_Intkz",
-	"VDIVSHZrr",
-	"VDIVSHZrr_Int",
-	"VDIVSHZrr_Intk",
-	"VDIVSHZrr_Intkz",
-	"VDIVSHZrrb_Int",
-	"VDIVSHZrrb_Intk",
-	"VDIVSHZrrb_Intkz",
-	"VDIVSSZrm",
-	"VDIVSSZrm_Int",
-	"VDIVSSZrm_Intk",
-	"VDIVSSZrm_Intkz",
-	"VDIVSSZrr",
-	"VDIVSSZrr_Int",
-	"VDIVSSZrr_Intk",
-	"VDIVSSZrr_Intkz",
-	"VDIVSSZrrb_Int",
-	"VDIVSSZrrb_Intk",
-	"VDIVSSZrrb_Intkz",
-	"VDIVSSrm",
-	"VDIVSSrm_Int",
-	"VDIVSSrr",
-	"VDIVSSrr_Int",
-	"VDPBF16PSZ128m",
-	"VDPBF16PSZ128mb",
-	"VDPBF16PSZ128mbk",
-	"VDPBF16PSZ128mbkz",
-	"VDPBF16PSZ128mk",
-	"VDPBF16PSZ128mkz",
-	"VDPBF16PSZ128r",
-	"VDPBF16PSZ128rk",
-	"VDPBF16PSZ128rkz",
-	"VDPBF16PSZ256m",
-	"VDPBF16PSZ256mb",
-	"VDPBF16PSZ256mbk",
-	"VDPBF16PSZ256mbkz",
-	"VDPBF16PSZ256mk",
-	"VDPBF16PSZ256mkz",
-	"VDPBF16PSZ256r",
-	"VDPBF16PSZ256rk",
-	"VDPBF16PSZ256rkz",
-	"VDPBF16PSZm",
-	"VDPBF16PSZmb",
-	"VDPBF16PSZmbk",
-	"VDPBF16PSZmbkz",
-	"VDPBF16PSZmk",
-	"VDPBF16PSZmkz",
-	"VDPBF16PSZr",
-	"VDPBF16PSZrk",
-	"VDPBF16PSZrkz",
-	"VDPPDrmi",
-	"VDPPDrri",
-	"VDPPSYrmi",
-	"VDPPSYrri",
-	"VDPPSrmi",
-	"VDPPSrri",
-	"VERRm",
-	"VERRr",
-	"VERWm",
-	"VERWr",
-	"VEXP2PDZm",
-	"VEXP2PDZmb",
-	"VEXP2PDZmbk",
-	"VEXP2PDZmbkz",
-	"VEXP2PDZmk",
-	"VEXP2PDZmkz",
-	"VEXP2PDZr",
-	"VEXP2PDZrb",
-	"VEXP2PDZrbk",
-	"VEXP2PDZrbkz",
-	"VEXP2PDZrk",
-	"VEXP2PDZrkz",
-	"VEXP2PSZm",
-	"VEXP2PSZmb",
-	"VEXP2PSZmbk",
-	"VEXP2PSZmbkz",
-	"VEXP2PSZmk",
-	"VEXP2PSZmkz",
-	"VEXP2PSZr",
-	"VEXP2PSZrb",
-	"VEXP2PSZrbk",
-	"VEXP2PSZrbkz",
-	"VEXP2PSZrk",
-	"VEXP2PSZrkz",
-	"VEXPANDPDZ128rm",
-	"VEXPANDPDZ128rmk",
-	"VEXPANDPDZ128rmkz",
-	"VEXPANDPDZ128rr",
-	"VEXPANDPDZ128rrk",
-	"VEXPANDPDZ128rrkz",
-	"VEXPANDPDZ256rm",
-	"VEXPANDPDZ256rmk",
-	"VEXPANDPDZ256rmkz",
-	"VEXPANDPDZ256rr",
-	"VEXPANDPDZ256rrk",
-	"VEXPANDPDZ256rrkz",
-	"VEXPANDPDZrm",
-	"VEXPANDPDZrmk",
-	"VEXPANDPDZrmkz",
-	"VEXPANDPDZrr",
-	"VEXPANDPDZrrk",
-	"VEXPANDPDZrrkz",
-	"VEXPANDPSZ128rm",
-	"VEXPANDPSZ128rmk",
-	"VEXPANDPSZ128rmkz",
-	"VEXPANDPSZ128rr",
-	"VEXPANDPSZ128rrk",
-	"VEXPANDPSZ128rrkz",
-	"VEXPANDPSZ256rm",
-	"VEXPANDPSZ256rmk",
-	"VEXPANDPSZ256rmkz",
-	"VEXPANDPSZ256rr",
-	"VEXPANDPSZ256rrk",
-	"VEXPANDPSZ256rrkz",
-	"VEXPANDPSZrm",
-	"VEXPANDPSZrmk",
-	"VEXPANDPSZrmkz",
-	"VEXPANDPSZrr",
-	"VEXPANDPSZrrk",
-	"VEXPANDPSZrrkz",
-	"VEXTRACTF128mr",
-	"VEXTRACTF128rr",
-	"VEXTRACTF32x4Z256mr",
-	"VEXTRACTF32x4Z256mrk",
-	"VEXTRACTF32x4Z256rr",
-	"VEXTRACTF32x4Z256rrk",
-	"VEXTRACTF32x4Z256rrkz",
-	"VEXTRACTF32x4Zmr",
-	"VEXTRACTF32x4Zmrk",
-	"VEXTRACTF32x4Zrr",
-	"VEXTRACTF32x4Zrrk",
-	"VEXTRACTF32x4Zrrkz",
-	"VEXTRACTF32x8Zmr",
-	"VEXTRACTF32x8Zmrk",
-	"VEXTRACTF32x8Zrr",
-	"VEXTRACTF32x8Zrrk",
-	"VEXTRACTF32x8Zrrkz",
-	"VEXTRACTF64x2Z256mr",
-	"VEXTRACTF64x2Z256mrk",
-	"VEXTRACTF64x2Z256rr",
-	"VEXTRACTF64x2Z256rrk",
-	"VEXTRACTF64x2Z256rrkz",
-	"VEXTRACTF64x2Zmr",
-	"VEXTRACTF64x2Zmrk",
-	"VEXTRACTF64x2Zrr",
-	"VEXTRACTF64x2Zrrk",
-	"VEXTRACTF64x2Zrrkz",
-	"VEXTRACTF64x4Zmr",
-	"VEXTRACTF64x4Zmrk",
-	"VEXTRACTF64x4Zrr",
-	"VEXTRACTF64x4Zrrk",
-	"VEXTRACTF64x4Zrrkz",
-	"VEXTRACTI128mr",
-	"VEXTRACTI128rr",
-	"VEXTRACTI32x4Z256mr",
-	"VEXTRACTI32x4Z256mrk",
-	"VEXTRACTI32x4Z256rr",
-	"VEXTRACTI32x4Z256rrk",
-	"VEXTRACTI32x4Z256rrkz",
-	"VEXTRACTI32x4Zmr",
-	"VEXTRACTI32x4Zmrk",
-	"VEXTRACTI32x4Zrr",
-	"VEXTRACTI32x4Zrrk",
-	"VEXTRACTI32x4Zrrkz",
-	"VEXTRACTI32x8Zmr",
-	"VEXTRACTI32x8Zmrk",
-	"VEXTRACTI32x8Zrr",
-	"VEXTRACTI32x8Zrrk",
-	"VEXTRACTI32x8Zrrkz",
-	"VEXTRACTI64x2Z256mr",
-	"VEXTRACTI64x2Z256mrk",
-	"VEXTRACTI64x2Z256rr",
-	"VEXTRACTI64x2Z256rrk",
-	"VEXTRACTI64x2Z256rrkz",
-	"VEXTRACTI64x2Zmr",
-	"VEXTRACTI64x2Zmrk",
-	"VEXTRACTI64x2Zrr",
-	"VEXTRACTI64x2Zrrk",
-	"VEXTRACTI64x2Zrrkz",
-	"VEXTRACTI64x4Zmr",
-	"VEXTRACTI64x4Zmrk",
-	"VEXTRACTI64x4Zrr",
-	"VEXTRACTI64x4Zrrk",
-	"VEXTRACTI64x4Zrrkz",
-	"VEXTRACTPSZmr",
-	"VEXTRACTPSZrr",
-	"VEXTRACTPSmr",
-	"VEXTRACTPSrr",
-	"VFCMADDCPHZ128m",
-	"VFCMADDCPHZ128mb",
-	"VFCMADDCPHZ128mbk",
-	"VFCMADDCPHZ128mbkz",
-	"VFCMADDCPHZ128mk",
-	"VFCMADDCPHZ128mkz",
-	"VFCMADDCPHZ128r",
-	"VFCMADDCPHZ128rk",
-	"VFCMADDCPHZ128rkz",
-	"VFCMADDCPHZ256m",
-	"VFCMADDCPHZ256mb",
-	"VFCMADDCPHZ256mbk",
-	"VFCMADDCPHZ256mbkz",
-	"VFCMADDCPHZ256mk",
-	"VFCMADDCPHZ256mkz",
-	"VFCMADDCPHZ256r",
-	"VFCMADDCPHZ256rk",
-	"VFCMADDCPHZ256rkz",
-	"VFCMADDCPHZm",
-	"VFCMADDCPHZmb",
-	"VFCMADDCPHZmbk",
-	"VFCMADDCPHZmbkz",
-	"VFCMADDCPHZmk",
-	"VFCMADDCPHZmkz",
-	"VFCMADDCPHZr",
-	"VFCMADDCPHZrb",
-	"VFCMADDCPHZrbk",
-	"VFCMADDCPHZrbkz",
-	"VFCMADDCPHZrk",
-	"VFCMADDCPHZrkz",
-	"VFCMADDCSHZm",
-	"VFCMADDCSHZmk",
-	"VFCMADDCSHZmkz",
-	"VFCMADDCSHZr",
-	"VFCMADDCSHZrb",
-	"VFCMADDCSHZrbk",
-	"VFCMADDCSHZrbkz",
-	"VFCMADDCSHZrk",
-	"VFCMADDCSHZrkz",
-	"VFCMULCPHZ128rm",
-	"VFCMULCPHZ128rmb",
-	"VFCMULCPHZ128rmbk",
-	"VFCMULCPHZ128rmbkz",
-	"VFCMULCPHZ128rmk",
-	"VFCMULCPHZ128rmkz",
-	"VFCMULCPHZ128rr",
-	"VFCMULCPHZ128rrk",
-	"VFCMULCPHZ128rrkz",
-	"VFCMULCPHZ256rm",
-	"VFCMULCPHZ256rmb",
-	"VFCMULCPHZ256rmbk",
-	"VFCMULCPHZ256rmbkz",
-	"VFCMULCPHZ256rmk",
-	"VFCMULCPHZ256rmkz",
-	"VFCMULCPHZ256rr",
-	"VFCMULCPHZ256rrk",
-	"VFCMULCPHZ256rrkz",
-	"VFCMULCPHZrm",
-	"VFCMULCPHZrmb",
-	"VFCMULCPHZrmbk",
-	"VFCMULCPHZrmbkz",
-	"VFCMULCPHZrmk",
-	"VFCMULCPHZrmkz",
-	"VFCMULCPHZrr",
-	"VFCMULCPHZrrb",
-	"VFCMULCPHZrrbk",
-	"VFCMULCPHZrrbkz",
-	"VFCMULCPHZrrk",
-	"VFCMULCPHZrrkz",
-	"VFCMULCSHZrm",
-	"VFCMULCSHZrmk",
-	"VFCMULCSHZrmkz",
-	"VFCMULCSHZrr",
-	"VFCMULCSHZrrb",
-	"VFCMULCSHZrrbk",
-	"VFCMULCSHZrrbkz",
-	"VFCMULCSHZrrk",
-	"VFCMULCSHZrrkz",
-	"VFIXUPIMMPDZ128rmbi",
-	"VFIXUPIMMPDZ128rmbik",
-	"VFIXUPIMMPDZ128rmbikz",
-	"VFIXUPIMMPDZ128rmi",
-	"VFIXUPIMMPDZ128rmik",
-	"VFIXUPIMMPDZ128rmikz",
-	"VFIXUPIMMPDZ128rri",
-	"VFIXUPIMMPDZ128rrik",
-	"VFIXUPIMMPDZ128rrikz",
-	"VFIXUPIMMPDZ256rmbi",
-	"VFIXUPIMMPDZ256rmbik",
-	"VFIXUPIMMPDZ256rmbikz",
-	"VFIXUPIMMPDZ256rmi",
-	"VFIXUPIMMPDZ256rmik",
-	"VFIXUPIMMPDZ256rmikz",
-	"VFIXUPIMMPDZ256rri",
-	"VFIXUPIMMPDZ256rrik",
-	"VFIXUPIMMPDZ256rrikz",
-	"VFIXUPIMMPDZrmbi",
-	"VFIXUPIMMPDZrmbik",
-	"VFIXUPIMMPDZrmbikz",
-	"VFIXUPIMMPDZrmi",
-	"VFIXUPIMMPDZrmik",
-	"VFIXUPIMMPDZrmikz",
-	"VFIXUPIMMPDZrri",
-	"VFIXUPIMMPDZrrib",
-	"VFIXUPIMMPDZrribk",
-	"VFIXUPIMMPDZrribkz",
-	"VFIXUPIMMPDZrrik",
-	"VFIXUPIMMPDZrrikz",
-	"VFIXUPIMMPSZ128rmbi",
-	"VFIXUPIMMPSZ128rmbik",
-	"VFIXUPIMMPSZ128rmbikz",
-	"VFIXUPIMMPSZ128rmi",
-	"VFIXUPIMMPSZ128rmik",
-	"VFIXUPIMMPSZ128rmikz",
-	"VFIXUPIMMPSZ128rri",
-	"VFIXUPIMMPSZ128rrik",
-	"VFIXUPIMMPSZ128rrikz",
-	"VFIXUPIMMPSZ256rmbi",
-	"VFIXUPIMMPSZ256rmbik",
-	"VFIXUPIMMPSZ256rmbikz",
-	"VFIXUPIMMPSZ256rmi",
-	"VFIXUPIMMPSZ256rmik",
-	"VFIXUPIMMPSZ256rmikz",
-	"VFIXUPIMMPSZ256rri",
-	"VFIXUPIMMPSZ256rrik",
-	"VFIXUPIMMPSZ256rrikz",
-	"VFIXUPIMMPSZrmbi",
-	"VFIXUPIMMPSZrmbik",
-	"VFIXUPIMMPSZrmbikz",
-	"VFIXUPIMMPSZrmi",
-	"VFIXUPIMMPSZrmik",
-	"VFIXUPIMMPSZrmikz",
-	"VFIXUPIMMPSZrri",
-	"VFIXUPIMMPSZrrib",
-	"VFIXUPIMMPSZrribk",
-	"VFIXUPIMMPSZrribkz",
-	"VFIXUPIMMPSZrrik",
-	"VFIXUPIMMPSZrrikz",
-	"VFIXUPIMMSDZrmi",
-	"VFIXUPIMMSDZrmik",
-	"VFIXUPIMMSDZrmikz",
-	"VFIXUPIMMSDZrri",
-	"VFIXUPIMMSDZrrib",
-	"VFIXUPIMMSDZrribk",
-	"VFIXUPIMMSDZrribkz",
-	"VFIXUPIMMSDZrrik",
-	"VFIXUPIMMSDZrrikz",
-	"VFIXUPIMMSSZrmi",
-	"VFIXUPIMMSSZrmik",
-	"VFIXUPIMMSSZrmikz",
-	"VFIXUPIMMSSZrri",
-	"VFIXUPIMMSSZrrib",
-	"VFIXUPIMMSSZrribk",
-	"VFIXUPIMMSSZrribkz",
-	"VFIXUPIMMSSZrrik",
-	"VFIXUPIMMSSZrrikz",
-	"VFMADD132PDYm",
-	"VFMADD132PDYr",
-	"VFMADD132PDZ128m",
-	"VFMADD132PDZ128mb",
-	"VFMADD132PDZ128mbk",
-	"VFMADD132PDZ128mbkz",
-	"VFMADD132PDZ128mk",
-	"VFMADD132PDZ128mkz",
-	"VFMADD132PDZ128r",
-	"VFMADD132PDZ128rk",
-	"VFMADD132PDZ128rkz",
-	"VFMADD132PDZ256m",
-	"VFMADD132PDZ256mb",
-	"VFMADD132PDZ256mbk",
-	"VFMADD132PDZ256mbkz",
-	"VFMADD132PDZ256mk",
-	"VFMADD132PDZ256mkz",
-	"VFMADD132PDZ256r",
-	"VFMADD132PDZ256rk",
-	"VFMADD132PDZ256rkz",
-	"VFMADD132PDZm",
-	"VFMADD132PDZmb",
-	"VFMADD132PDZmbk",
-	"VFMADD132PDZmbkz",
-	"VFMADD132PDZmk",
-	"VFMADD132PDZmkz",
-	"VFMADD132PDZr",
-	"VFMADD132PDZrb",
-	"VFMADD132PDZrbk",
-	"VFMADD132PDZrbkz",
-	"VFMADD132PDZrk",
-	"VFMADD132PDZrkz",
-	"VFMADD132PDm",
-	"VFMADD132PDr",
-	"VFMADD132PHZ128m",
-	"VFMADD132PHZ128mb",
-	"VFMADD132PHZ128mbk",
-	"VFMADD132PHZ128mbkz",
-	"VFMADD132PHZ128mk",
-	"VFMADD132PHZ128mkz",
-	"VFMADD132PHZ128r",
-	"VFMADD132PHZ128rk",
-	"VFMADD132PHZ128rkz",
-	"VFMADD132PHZ256m",
-	"VFMADD132PHZ256mb",
-	"VFMADD132PHZ256mbk",
-	"VFMADD132PHZ256mbkz",
-	"VFMADD132PHZ256mk",
-	"VFMADD132PHZ256mkz",
-	"VFMADD132PHZ256r",
-	"VFMADD132PHZ256rk",
-	"VFMADD132PHZ256rkz",
-	"VFMADD132PHZm",
-	"VFMADD132PHZmb",
-	"VFMADD132PHZmbk",
-	"VFMADD132PHZmbkz",
-	"VFMADD132PHZmk",
-	"VFMADD132PHZmkz",
-	"VFMADD132PHZr",
-	"VFMADD132PHZrb",
-	"VFMADD132PHZrbk",
-	"VFMADD132PHZrbkz",
-	"VFMADD132PHZrk",
-	"VFMADD132PHZrkz",
-	"VFMADD132PSYm",
-	"VFMADD132PSYr",
-	"VFMADD132PSZ128m",
-	"VFMADD132PSZ128mb",
-	"VFMADD132PSZ128mbk",
-	"VFMADD132PSZ128mbkz",
-	"VFMADD132PSZ128mk",
-	"VFMADD132PSZ128mkz",
-	"VFMADD132PSZ128r",
-	"VFMADD132PSZ128rk",
-	"VFMADD132PSZ128rkz",
-	"VFMADD132PSZ256m",
-	"VFMADD132PSZ256mb",
-	"VFMADD132PSZ256mbk",
-	"VFMADD132PSZ256mbkz",
-	"VFMADD132PSZ256mk",
-	"VFMADD132PSZ256mkz",
-	"VFMADD132PSZ256r",
-	"VFMADD132PSZ256rk",
-	"VFMADD132PSZ256rkz",
-	"VFMADD132PSZm",
-	"VFMADD132PSZmb",
-	"VFMADD132PSZmbk",
-	"VFMADD132PSZmbkz",
-	"VFMADD132PSZmk",
-	"VFMADD132PSZmkz",
-	"VFMADD132PSZr",
-	"VFMADD132PSZrb",
-	"VFMADD132PSZrbk",
-	"VFMADD132PSZrbkz",
-	"VFMADD132PSZrk",
-	"VFMADD132PSZrkz",
-	"VFMADD132PSm",
-	"VFMADD132PSr",
-	"VFMADD132SDZm",
-	"VFMADD132SDZm_Int",
-	"VFMADD132SDZm_Intk",
-	"VFMADD132SDZm_Intkz",
-	"VFMADD132SDZr",
-	"VFMADD132SDZr_Int",
-	"VFMADD132SDZr_Intk",
-	"VFMADD132SDZr_Intkz",
-	"VFMADD132SDZrb",
-	"VFMADD132SDZrb_Int",
-	"VFMADD132SDZrb_Intk",
-	"VFMADD132SDZrb_Intkz",
-	"VFMADD132SDm",
-	"VFMADD132SDm_Int",
-	"VFMADD132SDr",
-	"VFMADD132SDr_Int",
-	"VFMADD132SHZm",
-	"VFMADD132SHZm_Int",
-	"VFMADD132SHZm_Intk",
-	"VFMADD132SHZm_Intkz",
-	"VFMADD132SHZr",
-	"VFMADD132SHZr_Int",
-	"VFMADD132SHZr_Intk",
-	"VFMADD132SHZr_Intkz",
-	"VFMADD132SHZrb",
-	"VFMADD132SHZrb_Int",
-	"VFMADD132SHZrb_Intk",
-	"VFMADD132SHZrb_Intkz",
-	"VFMADD132SSZm",
-	"VFMADD132SSZm_Int",
-	"VFMADD132SSZm_Intk",
-	"VFMADD132SSZm_Intkz",
-	"VFMADD132SSZr",
-	"VFMADD132SSZr_Int",
-	"VFMADD132SSZr_Intk",
-	"VFMADD132SSZr_Intkz",
-	"VFMADD132SSZrb",
-	"VFMADD132SSZrb_Int",
-	"VFMADD132SSZrb_Intk",
-	"VFMADD132SSZrb_Intkz",
-	"VFMADD132SSm",
-	"VFMADD132SSm_Int",
-	"VFMADD132SSr",
-	"VFMADD132SSr_Int",
-	"VFMADD213PDYm",
-	"VFMADD213PDYr",
-	"VFMADD213PDZ128m",
-	"VFMADD213PDZ128mb",
-	"VFMADD213PDZ128mbk",
-	"VFMADD213PDZ128mbkz",
-	"VFMADD213PDZ128mk",
-	"VFMADD213PDZ128mkz",
-	"VFMADD213PDZ128r",
-	"VFMADD213PDZ128rk",
-	"VFMADD213PDZ128rkz",
-	"VFMADD213PDZ256m",
-	"VFMADD213PDZ256mb",
-	"VFMADD213PDZ256mbk",
-	"VFMADD213PDZ256mbkz",
-	"VFMADD213PDZ256mk",
-	"VFMADD213PDZ256mkz",
-	"VFMADD213PDZ256r",
-	"VFMADD213PDZ256rk",
-	"VFMADD213PDZ256rkz",
-	"VFMADD213PDZm",
-	"VFMADD213PDZmb",
-	"VFMADD213PDZmbk",
-	"VFMADD213PDZmbkz",
-	"VFMADD213PDZmk",
-	"VFMADD213PDZmkz",
-	"VFMADD213PDZr",
-	"VFMADD213PDZrb",
-	"VFMADD213PDZrbk",
-	"VFMADD213PDZrbkz",
-	"VFMADD213PDZrk",
-	"VFMADD213PDZrkz",
-	"VFMADD213PDm",
-	"VFMADD213PDr",
-	"VFMADD213PHZ128m",
-	"VFMADD213PHZ128mb",
-	"VFMADD213PHZ128mbk",
-	"VFMADD213PHZ128mbkz",
-	"VFMADD213PHZ128mk",
-	"VFMADD213PHZ128mkz",
-	"VFMADD213PHZ128r",
-	"VFMADD213PHZ128rk",
-	"VFMADD213PHZ128rkz",
-	"VFMADD213PHZ256m",
-	"VFMADD213PHZ256mb",
-	"VFMADD213PHZ256mbk",
-	"VFMADD213PHZ256mbkz",
-	"VFMADD213PHZ256mk",
-	"VFMADD213PHZ256mkz",
-	"VFMADD213PHZ256r",
-	"VFMADD213PHZ256rk",
-	"VFMADD213PHZ256rkz",
-	"VFMADD213PHZm",
-	"VFMADD213PHZmb",
-	"VFMADD213PHZmbk",
-	"VFMADD213PHZmbkz",
-	"VFMADD213PHZmk",
-	"VFMADD213PHZmkz",
-	"VFMADD213PHZr",
-	"VFMADD213PHZrb",
-	"VFMADD213PHZrbk",
-	"VFMADD213PHZrbkz",
-	"VFMADD213PHZrk",
-	"VFMADD213PHZrkz",
-	"VFMADD213PSYm",
-	"VFMADD213PSYr",
-	"VFMADD213PSZ128m",
-	"VFMADD213PSZ128mb",
-	"VFMADD213PSZ128mbk",
-	"VFMADD213PSZ128mbkz",
-	"VFMADD213PSZ128mk",
-	"VFMADD213PSZ128mkz",
-	"VFMADD213PSZ128r",
-	"VFMADD213PSZ128rk",
-	"VFMADD213PSZ128rkz",
-	"VFMADD213PSZ256m",
-	"VFMADD213PSZ256mb",
-	"VFMADD213PSZ256mbk",
-	"VFMADD213PSZ256mbkz",
-	"VFMADD213PSZ256mk",
-	"VFMADD213PSZ256mkz",
-	"VFMADD213PSZ256r",
-	"VFMADD213PSZ256rk",
-	"VFMADD213PSZ256rkz",
-	"VFMADD213PSZm",
-	"VFMADD213PSZmb",
-	"VFMADD213PSZmbk",
-	"VFMADD213PSZmbkz",
-	"VFMADD213PSZmk",
-	"VFMADD213PSZmkz",
-	"VFMADD213PSZr",
-	"VFMADD213PSZrb",
-	"VFMADD213PSZrbk",
-	"VFMADD213PSZrbkz",
-	"VFMADD213PSZrk",
-	"VFMADD213PSZrkz",
-	"VFMADD213PSm",
-	"VFMADD213PSr",
-	"VFMADD213SDZm",
-	"VFMADD213SDZm_Int",
-	"VFMADD213SDZm_Intk",
-	"VFMADD213SDZm_Intkz",
-	"VFMADD213SDZr",
-	"VFMADD213SDZr_Int",
-	"VFMADD213SDZr_Intk",
-	"VFMADD213SDZr_Intkz",
-	"VFMADD213SDZrb",
-	"VFMADD213SDZrb_Int",
-	"VFMADD213SDZrb_Intk",
-	"VFMADD213SDZrb_Intkz",
-	"VFMADD213SDm",
-	"VFMADD213SDm_Int",
-	"VFMADD213SDr",
-	"VFMADD213SDr_Int",
-	"VFMADD213SHZm",
-	"VFMADD213SHZm_Int",
-	"VFMADD213SHZm_Intk",
-	"VFMADD213SHZm_Intkz",
-	"VFMADD213SHZr",
-	"VFMADD213SHZr_Int",
-	"VFMADD213SHZr_Intk",
-	"VFMADD213SHZr_Intkz",
-	"VFMADD213SHZrb",
-	"VFMADD213SHZrb_Int",
-	"VFMADD213SHZrb_Intk",
-	"VFMADD213SHZrb_Intkz",
-	"VFMADD213SSZm",
-	"VFMADD213SSZm_Int",
-	"VFMADD213SSZm_Intk",
-	"VFMADD213SSZm_Intkz",
-	"VFMADD213SSZr",
-	"VFMADD213SSZr_Int",
-	"VFMADD213SSZr_Intk",
-	"VFMADD213SSZr_Intkz",
-	"VFMADD213SSZrb",
-	"VFMADD213SSZrb_Int",
-	"VFMADD213SSZrb_Intk",
-	"VFMADD213SSZrb_Intkz",
-	"VFMADD213SSm",
-	"VFMADD213SSm_Int",
-	"VFMADD213SSr",
-	"VFMADD213SSr_Int",
-	"VFMADD231PDYm",
-	"VFMADD231PDYr",
-	"VFMADD231PDZ128m",
-	"VFMADD231PDZ128mb",
-	"VFMADD231PDZ128mbk",
-	"VFMADD231PDZ128mbkz",
-	"VFMADD231PDZ128mk",
-	"VFMADD231PDZ128mkz",
-	"VFMADD231PDZ128r",
-	"VFMADD231PDZ128rk",
-	"VFMADD231PDZ128rkz",
-	"VFMADD231PDZ256m",
-	"VFMADD231PDZ256mb",
-	"VFMADD231PDZ256mbk",
-	"VFMADD231PDZ256mbkz",
-	"VFMADD231PDZ256mk",
-	"VFMADD231PDZ256mkz",
-	"VFMADD231PDZ256r",
-	"VFMADD231PDZ256rk",
-	"VFMADD231PDZ256rkz",
-	"VFMADD231PDZm",
-	"VFMADD231PDZmb",
-	"VFMADD231PDZmbk",
-	"VFMADD231PDZmbkz",
-	"VFMADD231PDZmk",
-	"VFMADD231PDZmkz",
-	"VFMADD231PDZr",
-	"VFMADD231PDZrb",
-	"VFMADD231PDZrbk",
-	"VFMADD231PDZrbkz",
-	"VFMADD231PDZrk",
-	"VFMADD231PDZrkz",
-	"VFMADD231PDm",
-	"VFMADD231PDr",
-	"VFMADD231PHZ128m",
-	"VFMADD231PHZ128mb",
-	"VFMADD231PHZ128mbk",
-	"VFMADD231PHZ128mbkz",
-	"VFMADD231PHZ128mk",
-	"VFMADD231PHZ128mkz",
-	"VFMADD231PHZ128r",
-	"VFMADD231PHZ128rk",
-	"VFMADD231PHZ128rkz",
-	"VFMADD231PHZ256m",
-	"VFMADD231PHZ256mb",
-	"VFMADD231PHZ256mbk",
-	"VFMADD231PHZ256mbkz",
-	"VFMADD231PHZ256mk",
-	"VFMADD231PHZ256mkz",
-	"VFMADD231PHZ256r",
-	"VFMADD231PHZ256rk",
-	"VFMADD231PHZ256rkz",
-	"VFMADD231PHZm",
-	"VFMADD231PHZmb",
-	"VFMADD231PHZmbk",
-	"VFMADD231PHZmbkz",
-	"VFMADD231PHZmk",
-	"VFMADD231PHZmkz",
-	"VFMADD231PHZr",
-	"VFMADD231PHZrb",
-	"VFMADD231PHZrbk",
-	"VFMADD231PHZrbkz",
-	"VFMADD231PHZrk",
-	"VFMADD231PHZrkz",
-	"VFMADD231PSYm",
-	"VFMADD231PSYr",
-	"VFMADD231PSZ128m",
-	"VFMADD231PSZ128mb",
-	"VFMADD231PSZ128mbk",
-	"VFMADD231PSZ128mbkz",
-	"VFMADD231PSZ128mk",
-	"VFMADD231PSZ128mkz",
-	"VFMADD231PSZ128r",
-	"VFMADD231PSZ128rk",
-	"VFMADD231PSZ128rkz",
-	"VFMADD231PSZ256m",
-	"VFMADD231PSZ256mb",
-	"VFMADD231PSZ256mbk",
-	"VFMADD231PSZ256mbkz",
-	"VFMADD231PSZ256mk",
-	"VFMADD231PSZ256mkz",
-	"VFMADD231PSZ256r",
-	"VFMADD231PSZ256rk",
-	"VFMADD231PSZ256rkz",
-	"VFMADD231PSZm",
-	"VFMADD231PSZmb",
-	"VFMADD231PSZmbk",
-	"VFMADD231PSZmbkz",
-	"VFMADD231PSZmk",
-	"VFMADD231PSZmkz",
-	"VFMADD231PSZr",
-	"VFMADD231PSZrb",
-	"VFMADD231PSZrbk",
-	"VFMADD231PSZrbkz",
-	"VFMADD231PSZrk",
-	"VFMADD231PSZrkz",
-	"VFMADD231PSm",
-	"VFMADD231PSr",
-	"VFMADD231SDZm",
-	"VFMADD231SDZm_Int",
-	"VFMADD231SDZm_Intk",
-	"VFMADD231SDZm_Intkz",
-	"VFMADD231SDZr",
-	"VFMADD231SDZr_Int",
-	"VFMADD231SDZr_Intk",
-	"VFMADD231SDZr_Intkz",
-	"VFMADD231SDZrb",
-	"VFMADD231SDZrb_Int",
-	"VFMADD231SDZrb_Intk",
-	"VFMADD231SDZrb_Intkz",
-	"VFMADD231SDm",
-	"VFMADD231SDm_Int",
-	"VFMADD231SDr",
-	"VFMADD231SDr_Int",
-	"VFMADD231SHZm",
-	"VFMADD231SHZm_Int",
-	"VFMADD231SHZm_Intk",
-	"VFMADD231SHZm_Intkz",
-	"VFMADD231SHZr",
-	"VFMADD231SHZr_Int",
-	"VFMADD231SHZr_Intk",
-	"VFMADD231SHZr_Intkz",
-	"VFMADD231SHZrb",
-	"VFMADD231SHZrb_Int",
-	"VFMADD231SHZrb_Intk",
-	"VFMADD231SHZrb_Intkz",
-	"VFMADD231SSZm",
-	"VFMADD231SSZm_Int",
-	"VFMADD231SSZm_Intk",
-	"VFMADD231SSZm_Intkz",
-	"VFMADD231SSZr",
-	"VFMADD231SSZr_Int",
-	"VFMADD231SSZr_Intk",
-	"VFMADD231SSZr_Intkz",
-	"VFMADD231SSZrb",
-	"VFMADD231SSZrb_Int",
-	"VFMADD231SSZrb_Intk",
-	"VFMADD231SSZrb_Intkz",
-	"VFMADD231SSm",
-	"VFMADD231SSm_Int",
-	"VFMADD231SSr",
-	"VFMADD231SSr_Int",
-	"VFMADDCPHZ128m",
-	"VFMADDCPHZ128mb",
-	"VFMADDCPHZ128mbk",
-	"VFMADDCPHZ128mbkz",
-	"VFMADDCPHZ128mk",
-	"VFMADDCPHZ128mkz",
-	"VFMADDCPHZ128r",
-	"VFMADDCPHZ128rk",
-	"VFMADDCPHZ128rkz",
-	"VFMADDCPHZ256m",
-	"VFMADDCPHZ256mb",
-	"VFMADDCPHZ256mbk",
-	"VFMADDCPHZ256mbkz",
-	"VFMADDCPHZ256mk",
-	"VFMADDCPHZ256mkz",
-	"VFMADDCPHZ256r",
-	"VFMADDCPHZ256rk",
-	"VFMADDCPHZ256rkz",
-	"VFMADDCPHZm",
-	"VFMADDCPHZmb",
-	"VFMADDCPHZmbk",
-	"VFMADDCPHZmbkz",
-	"VFMADDCPHZmk",
-	"VFMADDCPHZmkz",
-	"VFMADDCPHZr",
-	"VFMADDCPHZrb",
-	"VFMADDCPHZrbk",
-	"VFMADDCPHZrbkz",
-	"VFMADDCPHZrk",
-	"VFMADDCPHZrkz",
-	"VFMADDCSHZm",
-	"VFMADDCSHZmk",
-	"VFMADDCSHZmkz",
-	"VFMADDCSHZr",
-	"VFMADDCSHZrb",
-	"VFMADDCSHZrbk",
-	"VFMADDCSHZrbkz",
-	"VFMADDCSHZrk",
-	"VFMADDCSHZrkz",
-	"VFMADDPD4Ymr",
-	"VFMADDPD4Yrm",
-	"VFMADDPD4Yrr",
-	"VFMADDPD4Yrr_REV",
-	"VFMADDPD4mr",
-	"VFMADDPD4rm",
-	"VFMADDPD4rr",
-	"VFMADDPD4rr_REV",
-	"VFMADDPS4Ymr",
-	"VFMADDPS4Yrm",
-	"VFMADDPS4Yrr",
-	"VFMADDPS4Yrr_REV",
-	"VFMADDPS4mr",
-	"VFMADDPS4rm",
-	"VFMADDPS4rr",
-	"VFMADDPS4rr_REV",
-	"VFMADDSD4mr",
-	"VFMADDSD4mr_Int",
-	"VFMADDSD4rm",
-	"VFMADDSD4rm_Int",
-	"VFMADDSD4rr",
-	"VFMADDSD4rr_Int",
-	"VFMADDSD4rr_Int_REV",
-	"VFMADDSD4rr_REV",
-	"VFMADDSS4mr",
-	"VFMADDSS4mr_Int",
-	"VFMADDSS4rm",
-	"VFMADDSS4rm_Int",
-	"VFMADDSS4rr",
-	"VFMADDSS4rr_Int",
-	"VFMADDSS4rr_Int_REV",
-	"VFMADDSS4rr_REV",
-	"VFMADDSUB132PDYm",
-	"VFMADDSUB132PDYr",
-	"VFMADDSUB132PDZ128m",
-	"VFMADDSUB132PDZ128mb",
-	"VFMADDSUB132PDZ128mbk",
-	"VFMADDSUB132PDZ128mbkz",
-	"VFMADDSUB132PDZ128mk",
-	"VFMADDSUB132PDZ128mkz",
-	"VFMADDSUB132PDZ128r",
-	"VFMADDSUB132PDZ128rk",
-	"VFMADDSUB132PDZ128rkz",
-	"VFMADDSUB132PDZ256m",
-	"VFMADDSUB132PDZ256mb",
-	"VFMADDSUB132PDZ256mbk",
-	"VFMADDSUB132PDZ256mbkz",
-	"VFMADDSUB132PDZ256mk",
-	"VFMADDSUB132PDZ256mkz",
-	"VFMADDSUB132PDZ256r",
-	"VFMADDSUB132PDZ256rk",
-	"VFMADDSUB132PDZ256rkz",
-	"VFMADDSUB132PDZm",
-	"VFMADDSUB132PDZmb",
-	"VFMADDSUB132PDZmbk",
-	"VFMADDSUB132PDZmbkz",
-	"VFMADDSUB132PDZmk",
-	"VFMADDSUB132PDZmkz",
-	"VFMADDSUB132PDZr",
-	"VFMADDSUB132PDZrb",
-	"VFMADDSUB132PDZrbk",
-	"VFMADDSUB132PDZrbkz",
-	"VFMADDSUB132PDZrk",
-	"VFMADDSUB132PDZrkz",
-	"VFMADDSUB132PDm",
-	"VFMADDSUB132PDr",
-	"VFMADDSUB132PHZ128m",
-	"VFMADDSUB132PHZ128mb",
-	"VFMADDSUB132PHZ128mbk",
-	"VFMADDSUB132PHZ128mbkz",
-	"VFMADDSUB132PHZ128mk",
-	"VFMADDSUB132PHZ128mkz",
-	"VFMADDSUB132PHZ128r",
-	"VFMADDSUB132PHZ128rk",
-	"VFMADDSUB132PHZ128rkz",
-	"VFMADDSUB132PHZ256m",
-	"VFMADDSUB132PHZ256mb",
-	"VFMADDSUB132PHZ256mbk",
-	"VFMADDSUB132PHZ256mbkz",
-	"VFMADDSUB132PHZ256mk",
-	"VFMADDSUB132PHZ256mkz",
-	"VFMADDSUB132PHZ256r",
-	"VFMADDSUB132PHZ256rk",
-	"VFMADDSUB132PHZ256rkz",
-	"VFMADDSUB132PHZm",
-	"VFMADDSUB132PHZmb",
-	"VFMADDSUB132PHZmbk",
-	"VFMADDSUB132PHZmbkz",
-	"VFMADDSUB132PHZmk",
-	"VFMADDSUB132PHZmkz",
-	"VFMADDSUB132PHZr",
-	"VFMADDSUB132PHZrb",
-	"VFMADDSUB132PHZrbk",
-	"VFMADDSUB132PHZrbkz",
-	"VFMADDSUB132PHZrk",
-	"VFMADDSUB132PHZrkz",
-	"VFMADDSUB132PSYm",
-	"VFMADDSUB132PSYr",
-	"VFMADDSUB132PSZ128m",
-	"VFMADDSUB132PSZ128mb",
-	"VFMADDSUB132PSZ128mbk",
-	"VFMADDSUB132PSZ128mbkz",
-	"VFMADDSUB132PSZ128mk",
-	"VFMADDSUB132PSZ128mkz",
-	"VFMADDSUB132PSZ128r",
-	"VFMADDSUB132PSZ128rk",
-	"VFMADDSUB132PSZ128rkz",
-	"VFMADDSUB132PSZ256m",
-	"VFMADDSUB132PSZ256mb",
-	"VFMADDSUB132PSZ256mbk",
-	"VFMADDSUB132PSZ256mbkz",
-	"VFMADDSUB132PSZ256mk",
-	"VFMADDSUB132PSZ256mkz",
-	"VFMADDSUB132PSZ256r",
-	"VFMADDSUB132PSZ256rk",
-	"VFMADDSUB132PSZ256rkz",
-	"VFMADDSUB132PSZm",
-	"VFMADDSUB132PSZmb",
-	"VFMADDSUB132PSZmbk",
-	"VFMADDSUB132PSZmbkz",
-	"VFMADDSUB132PSZmk",
-	"VFMADDSUB132PSZmkz",
-	"VFMADDSUB132PSZr",
-	"VFMADDSUB132PSZrb",
-	"VFMADDSUB132PSZrbk",
-	"VFMADDSUB132PSZrbkz",
-	"VFMADDSUB132PSZrk",
-	"VFMADDSUB132PSZrkz",
-	"VFMADDSUB132PSm",
-	"VFMADDSUB132PSr",
-	"VFMADDSUB213PDYm",
-	"VFMADDSUB213PDYr",
-	"VFMADDSUB213PDZ128m",
-	"VFMADDSUB213PDZ128mb",
-	"VFMADDSUB213PDZ128mbk",
-	"VFMADDSUB213PDZ128mbkz",
-	"VFMADDSUB213PDZ128mk",
-	"VFMADDSUB213PDZ128mkz",
-	"VFMADDSUB213PDZ128r",
-	"VFMADDSUB213PDZ128rk",
-	"VFMADDSUB213PDZ128rkz",
-	"VFMADDSUB213PDZ256m",
-	"VFMADDSUB213PDZ256mb",
-	"VFMADDSUB213PDZ256mbk",
-	"VFMADDSUB213PDZ256mbkz",
-	"VFMADDSUB213PDZ256mk",
-	"VFMADDSUB213PDZ256mkz",
-	"VFMADDSUB213PDZ256r",
-	"VFMADDSUB213PDZ256rk",
-	"VFMADDSUB213PDZ256rkz",
-	"VFMADDSUB213PDZm",
-	"VFMADDSUB213PDZmb",
-	"VFMADDSUB213PDZmbk",
-	"VFMADDSUB213PDZmbkz",
-	"VFMADDSUB213PDZmk",
-	"VFMADDSUB213PDZmkz",
-	"VFMADDSUB213PDZr",
-	"VFMADDSUB213PDZrb",
-	"VFMADDSUB213PDZrbk",
-	"VFMADDSUB213PDZrbkz",
-	"VFMADDSUB213PDZrk",
-	"VFMADDSUB213PDZrkz",
-	"VFMADDSUB213PDm",
-	"VFMADDSUB213PDr",
-	"VFMADDSUB213PHZ128m",
-	"VFMADDSUB213PHZ128mb",
-	"VFMADDSUB213PHZ128mbk",
-	"VFMADDSUB213PHZ128mbkz",
-	"VFMADDSUB213PHZ128mk",
-	"VFMADDSUB213PHZ128mkz",
-	"VFMADDSUB213PHZ128r",
-	"VFMADDSUB213PHZ128rk",
-	"VFMADDSUB213PHZ128rkz",
-	"VFMADDSUB213PHZ256m",
-	"VFMADDSUB213PHZ256mb",
-	"VFMADDSUB213PHZ256mbk",
-	"VFMADDSUB213PHZ256mbkz",
-	"VFMADDSUB213PHZ256mk",
-	"VFMADDSUB213PHZ256mkz",
-	"VFMADDSUB213PHZ256r",
-	"VFMADDSUB213PHZ256rk",
-	"VFMADDSUB213PHZ256rkz",
-	"VFMADDSUB213PHZm",
-	"VFMADDSUB213PHZmb",
-	"VFMADDSUB213PHZmbk",
-	"VFMADDSUB213PHZmbkz",
-	"VFMADDSUB213PHZmk",
-	"VFMADDSUB213PHZmkz",
-	"VFMADDSUB213PHZr",
-	"VFMADDSUB213PHZrb",
-	"VFMADDSUB213PHZrbk",
-	"VFMADDSUB213PHZrbkz",
-	"VFMADDSUB213PHZrk",
-	"VFMADDSUB213PHZrkz",
-	"VFMADDSUB213PSYm",
-	"VFMADDSUB213PSYr",
-	"VFMADDSUB213PSZ128m",
-	"VFMADDSUB213PSZ128mb",
-	"VFMADDSUB213PSZ128mbk",
-	"VFMADDSUB213PSZ128mbkz",
-	"VFMADDSUB213PSZ128mk",
-	"VFMADDSUB213PSZ128mkz",
-	"VFMADDSUB213PSZ128r",
-	"VFMADDSUB213PSZ128rk",
-	"VFMADDSUB213PSZ128rkz",
-	"VFMADDSUB213PSZ256m",
-	"VFMADDSUB213PSZ256mb",
-	"VFMADDSUB213PSZ256mbk",
-	"VFMADDSUB213PSZ256mbkz",
-	"VFMADDSUB213PSZ256mk",
-	"VFMADDSUB213PSZ256mkz",
-	"VFMADDSUB213PSZ256r",
-	"VFMADDSUB213PSZ256rk",
-	"VFMADDSUB213PSZ256rkz",
-	"VFMADDSUB213PSZm",
-	"VFMADDSUB213PSZmb",
-	"VFMADDSUB213PSZmbk",
-	"VFMADDSUB213PSZmbkz",
-	"VFMADDSUB213PSZmk",
-	"VFMADDSUB213PSZmkz",
-	"VFMADDSUB213PSZr",
-	"VFMADDSUB213PSZrb",
-	"VFMADDSUB213PSZrbk",
-	"VFMADDSUB213PSZrbkz",
-	"VFMADDSUB213PSZrk",
-	"VFMADDSUB213PSZrkz",
-	"VFMADDSUB213PSm",
-	"VFMADDSUB213PSr",
-	"VFMADDSUB231PDYm",
-	"VFMADDSUB231PDYr",
-	"VFMADDSUB231PDZ128m",
-	"VFMADDSUB231PDZ128mb",
-	"VFMADDSUB231PDZ128mbk",
-	"VFMADDSUB231PDZ128mbkz",
-	"VFMADDSUB231PDZ128mk",
-	"VFMADDSUB231PDZ128mkz",
-	"VFMADDSUB231PDZ128r",
-	"VFMADDSUB231PDZ128rk",
-	"VFMADDSUB231PDZ128rkz",
-	"VFMADDSUB231PDZ256m",
-	"VFMADDSUB231PDZ256mb",
-	"VFMADDSUB231PDZ256mbk",
-	"VFMADDSUB231PDZ256mbkz",
-	"VFMADDSUB231PDZ256mk",
-	"VFMADDSUB231PDZ256mkz",
-	"VFMADDSUB231PDZ256r",
-	"VFMADDSUB231PDZ256rk",
-	"VFMADDSUB231PDZ256rkz",
-	"VFMADDSUB231PDZm",
-	"VFMADDSUB231PDZmb",
-	"VFMADDSUB231PDZmbk",
-	"VFMADDSUB231PDZmbkz",
-	"VFMADDSUB231PDZmk",
-	"VFMADDSUB231PDZmkz",
-	"VFMADDSUB231PDZr",
-	"VFMADDSUB231PDZrb",
-	"VFMADDSUB231PDZrbk",
-	"VFMADDSUB231PDZrbkz",
-	"VFMADDSUB231PDZrk",
-	"VFMADDSUB231PDZrkz",
-	"VFMADDSUB231PDm",
-	"VFMADDSUB231PDr",
-	"VFMADDSUB231PHZ128m",
-	"VFMADDSUB231PHZ128mb",
-	"VFMADDSUB231PHZ128mbk",
-	"VFMADDSUB231PHZ128mbkz",
-	"VFMADDSUB231PHZ128mk",
-	"VFMADDSUB231PHZ128mkz",
-	"VFMADDSUB231PHZ128r",
-	"VFMADDSUB231PHZ128rk",
-	"VFMADDSUB231PHZ128rkz",
-	"VFMADDSUB231PHZ256m",
-	"VFMADDSUB231PHZ256mb",
-	"VFMADDSUB231PHZ256mbk",
-	"VFMADDSUB231PHZ256mbkz",
-	"VFMADDSUB231PHZ256mk",
-	"VFMADDSUB231PHZ256mkz",
-	"VFMADDSUB231PHZ256r",
-	"VFMADDSUB231PHZ256rk",
-	"VFMADDSUB231PHZ256rkz",
-	"VFMADDSUB231PHZm",
-	"VFMADDSUB231PHZmb",
-	"VFMADDSUB231PHZmbk",
-	"VFMADDSUB231PHZmbkz",
-	"VFMADDSUB231PHZmk",
-	"VFMADDSUB231PHZmkz",
-	"VFMADDSUB231PHZr",
-	"VFMADDSUB231PHZrb",
-	"VFMADDSUB231PHZrbk",
-	"VFMADDSUB231PHZrbkz",
-	"VFMADDSUB231PHZrk",
-	"VFMADDSUB231PHZrkz",
-	"VFMADDSUB231PSYm",
-	"VFMADDSUB231PSYr",
-	"VFMADDSUB231PSZ128m",
-	"VFMADDSUB231PSZ128mb",
-	"VFMADDSUB231PSZ128mbk",
-	"VFMADDSUB231PSZ128mbkz",
-	"VFMADDSUB231PSZ128mk",
-	"VFMADDSUB231PSZ128mkz",
-	"VFMADDSUB231PSZ128r",
-	"VFMADDSUB231PSZ128rk",
-	"VFMADDSUB231PSZ128rkz",
-	"VFMADDSUB231PSZ256m",
-	"VFMADDSUB231PSZ256mb",
-	"VFMADDSUB231PSZ256mbk",
-	"VFMADDSUB231PSZ256mbkz",
-	"VFMADDSUB231PSZ256mk",
-	"VFMADDSUB231PSZ256mkz",
-	"VFMADDSUB231PSZ256r",
-	"VFMADDSUB231PSZ256rk",
-	"VFMADDSUB231PSZ256rkz",
-	"VFMADDSUB231PSZm",
-	"VFMADDSUB231PSZmb",
-	"VFMADDSUB231PSZmbk",
-	"VFMADDSUB231PSZmbkz",
-	"VFMADDSUB231PSZmk",
-	"VFMADDSUB231PSZmkz",
-	"VFMADDSUB231PSZr",
-	"VFMADDSUB231PSZrb",
-	"VFMADDSUB231PSZrbk",
-	"VFMADDSUB231PSZrbkz",
-	"VFMADDSUB231PSZrk",
-	"VFMADDSUB231PSZrkz",
-	"VFMADDSUB231PSm",
-	"VFMADDSUB231PSr",
-	"VFMADDSUBPD4Ymr",
-	"VFMADDSUBPD4Yrm",
-	"VFMADDSUBPD4Yrr",
-	"VFMADDSUBPD4Yrr_REV",
-	"VFMADDSUBPD4mr",
-	"VFMADDSUBPD4rm",
-	"VFMADDSUBPD4rr",
-	"VFMADDSUBPD4rr_REV",
-	"VFMADDSUBPS4Ymr",
-	"VFMADDSUBPS4Yrm",
-	"VFMADDSUBPS4Yrr",
-	"VFMADDSUBPS4Yrr_REV",
-	"VFMADDSUBPS4mr",
-	"VFMADDSUBPS4rm",
-	"VFMADDSUBPS4rr",
-	"VFMADDSUBPS4rr_REV",
-	"VFMSUB132PDYm",
-	"VFMSUB132PDYr",
-	"VFMSUB132PDZ128m",
-	"VFMSUB132PDZ128mb",
-	"VFMSUB132PDZ128mbk",
-	"VFMSUB132PDZ128mbkz",
-	"VFMSUB132PDZ128mk",
-	"VFMSUB132PDZ128mkz",
-	"VFMSUB132PDZ128r",
-	"VFMSUB132PDZ128rk",
-	"VFMSUB132PDZ128rkz",
-	"VFMSUB132PDZ256m",
-	"VFMSUB132PDZ256mb",
-	"VFMSUB132PDZ256mbk",
-	"VFMSUB132PDZ256mbkz",
-	"VFMSUB132PDZ256mk",
-	"VFMSUB132PDZ256mkz",
-	"VFMSUB132PDZ256r",
-	"VFMSUB132PDZ256rk",
-	"VFMSUB132PDZ256rkz",
-	"VFMSUB132PDZm",
-	"VFMSUB132PDZmb",
-	"VFMSUB132PDZmbk",
-	"VFMSUB132PDZmbkz",
-	"VFMSUB132PDZmk",
-	"VFMSUB132PDZmkz",
-	"VFMSUB132PDZr",
-	"VFMSUB132PDZrb",
-	"VFMSUB132PDZrbk",
-	"VFMSUB132PDZrbkz",
-	"VFMSUB132PDZrk",
-	"VFMSUB132PDZrkz",
-	"VFMSUB132PDm",
-	"VFMSUB132PDr",
-	"VFMSUB132PHZ128m",
-	"VFMSUB132PHZ128mb",
-	"VFMSUB132PHZ128mbk",
-	"VFMSUB132PHZ128mbkz",
-	"VFMSUB132PHZ128mk",
-	"VFMSUB132PHZ128mkz",
-	"VFMSUB132PHZ128r",
-	"VFMSUB132PHZ128rk",
-	"VFMSUB132PHZ128rkz",
-	"VFMSUB132PHZ256m",
-	"VFMSUB132PHZ256mb",
-	"VFMSUB132PHZ256mbk",
-	"VFMSUB132PHZ256mbkz",
-	"VFMSUB132PHZ256mk",
-	"VFMSUB132PHZ256mkz",
-	"VFMSUB132PHZ256r",
-	"VFMSUB132PHZ256rk",
-	"VFMSUB132PHZ256rkz",
-	"VFMSUB132PHZm",
-	"VFMSUB132PHZmb",
-	"VFMSUB132PHZmbk",
-	"VFMSUB132PHZmbkz",
-	"VFMSUB132PHZmk",
-	"VFMSUB132PHZmkz",
-	"VFMSUB132PHZr",
-	"VFMSUB132PHZrb",
-	"VFMSUB132PHZrbk",
-	"VFMSUB132PHZrbkz",
-	"VFMSUB132PHZrk",
-	"VFMSUB132PHZrkz",
-	"VFMSUB132PSYm",
-	"VFMSUB132PSYr",
-	"VFMSUB132PSZ128m",
-	"VFMSUB132PSZ128mb",
-	"VFMSUB132PSZ128mbk",
-	"VFMSUB132PSZ128mbkz",
-	"VFMSUB132PSZ128mk",
-	"VFMSUB132PSZ128mkz",
-	"VFMSUB132PSZ128r",
-	"VFMSUB132PSZ128rk",
-	"VFMSUB132PSZ128rkz",
-	"VFMSUB132PSZ256m",
-	"VFMSUB132PSZ256mb",
-	"VFMSUB132PSZ256mbk",
-	"VFMSUB132PSZ256mbkz",
-	"VFMSUB132PSZ256mk",
-	"VFMSUB132PSZ256mkz",
-	"VFMSUB132PSZ256r",
-	"VFMSUB132PSZ256rk",
-	"VFMSUB132PSZ256rkz",
-	"VFMSUB132PSZm",
-	"VFMSUB132PSZmb",
-	"VFMSUB132PSZmbk",
-	"VFMSUB132PSZmbkz",
-	"VFMSUB132PSZmk",
-	"VFMSUB132PSZmkz",
-	"VFMSUB132PSZr",
-	"VFMSUB132PSZrb",
-	"VFMSUB132PSZrbk",
-	"VFMSUB132PSZrbkz",
-	"VFMSUB132PSZrk",
-	"VFMSUB132PSZrkz",
-	"VFMSUB132PSm",
-	"VFMSUB132PSr",
-	"VFMSUB132SDZm",
-	"VFMSUB132SDZm_Int",
-	"VFMSUB132SDZm_Intk",
-	"VFMSUB132SDZm_Intkz",
-	"VFMSUB132SDZr",
-	"VFMSUB132SDZr_Int",
-	"VFMSUB132SDZr_Intk",
-	"VFMSUB132SDZr_Intkz",
-	"VFMSUB132SDZrb",
-	"VFMSUB132SDZrb_Int",
-	"VFMSUB132SDZrb_Intk",
-	"VFMSUB132SDZrb_Intkz",
-	"VFMSUB132SDm",
-	"VFMSUB132SDm_Int",
-	"VFMSUB132SDr",
-	"VFMSUB132SDr_Int",
-	"VFMSUB132SHZm",
-	"VFMSUB132SHZm_Int",
-	"VFMSUB132SHZm_Intk",
-	"VFMSUB132SHZm_Intkz",
-	"VFMSUB132SHZr",
-	"VFMSUB132SHZr_Int",
-	"VFMSUB132SHZr_Intk",
-	"VFMSUB132SHZr_Intkz",
-	"VFMSUB132SHZrb",
-	"VFMSUB132SHZrb_Int",
-	"VFMSUB132SHZrb_Intk",
-	"VFMSUB132SHZrb_Intkz",
-	"VFMSUB132SSZm",
-	"VFMSUB132SSZm_Int",
-	"VFMSUB132SSZm_Intk",
-	"VFMSUB132SSZm_Intkz",
-	"VFMSUB132SSZr",
-	"VFMSUB132SSZr_Int",
-	"VFMSUB132SSZr_Intk",
-	"VFMSUB132SSZr_Intkz",
-	"VFMSUB132SSZrb",
-	"VFMSUB132SSZrb_Int",
-	"VFMSUB132SSZrb_Intk",
-	"VFMSUB132SSZrb_Intkz",
-	"VFMSUB132SSm",
-	"VFMSUB132SSm_Int",
-	"VFMSUB132SSr",
-	"VFMSUB132SSr_Int",
-	"VFMSUB213PDYm",
-	"VFMSUB213PDYr",
-	"VFMSUB213PDZ128m",
-	"VFMSUB213PDZ128mb",
-	"VFMSUB213PDZ128mbk",
-	"VFMSUB213PDZ128mbkz",
-	"VFMSUB213PDZ128mk",
-	"VFMSUB213PDZ128mkz",
-	"VFMSUB213PDZ128r",
-	"VFMSUB213PDZ128rk",
-	"VFMSUB213PDZ128rkz",
-	"VFMSUB213PDZ256m",
-	"VFMSUB213PDZ256mb",
-	"VFMSUB213PDZ256mbk",
-	"VFMSUB213PDZ256mbkz",
-	"VFMSUB213PDZ256mk",
-	"VFMSUB213PDZ256mkz",
-	"VFMSUB213PDZ256r",
-	"VFMSUB213PDZ256rk",
-	"VFMSUB213PDZ256rkz",
-	"VFMSUB213PDZm",
-	"VFMSUB213PDZmb",
-	"VFMSUB213PDZmbk",
-	"VFMSUB213PDZmbkz",
-	"VFMSUB213PDZmk",
-	"VFMSUB213PDZmkz",
-	"VFMSUB213PDZr",
-	"VFMSUB213PDZrb",
-	"VFMSUB213PDZrbk",
-	"VFMSUB213PDZrbkz",
-	"VFMSUB213PDZrk",
-	"VFMSUB213PDZrkz",
-	"VFMSUB213PDm",
-	"VFMSUB213PDr",
-	"VFMSUB213PHZ128m",
-	"VFMSUB213PHZ128mb",
-	"VFMSUB213PHZ128mbk",
-	"VFMSUB213PHZ128mbkz",
-	"VFMSUB213PHZ128mk",
-	"VFMSUB213PHZ128mkz",
-	"VFMSUB213PHZ128r",
-	"VFMSUB213PHZ128rk",
-	"VFMSUB213PHZ128rkz",
-	"VFMSUB213PHZ256m",
-	"VFMSUB213PHZ256mb",
-	"VFMSUB213PHZ256mbk",
-	"VFMSUB213PHZ256mbkz",
-	"VFMSUB213PHZ256mk",
-	"VFMSUB213PHZ256mkz",
-	"VFMSUB213PHZ256r",
-	"VFMSUB213PHZ256rk",
-	"VFMSUB213PHZ256rkz",
-	"VFMSUB213PHZm",
-	"VFMSUB213PHZmb",
-	"VFMSUB213PHZmbk",
-	"VFMSUB213PHZmbkz",
-	"VFMSUB213PHZmk",
-	"VFMSUB213PHZmkz",
-	"VFMSUB213PHZr",
-	"VFMSUB213PHZrb",
-	"VFMSUB213PHZrbk",
-	"VFMSUB213PHZrbkz",
-	"VFMSUB213PHZrk",
-	"VFMSUB213PHZrkz",
-	"VFMSUB213PSYm",
-	"VFMSUB213PSYr",
-	"VFMSUB213PSZ128m",
-	"VFMSUB213PSZ128mb",
-	"VFMSUB213PSZ128mbk",
-	"VFMSUB213PSZ128mbkz",
-	"VFMSUB213PSZ128mk",
-	"VFMSUB213PSZ128mkz",
-	"VFMSUB213PSZ128r",
-	"VFMSUB213PSZ128rk",
-	"VFMSUB213PSZ128rkz",
-	"VFMSUB213PSZ256m",
-	"VFMSUB213PSZ256mb",
-	"VFMSUB213PSZ256mbk",
-	"VFMSUB213PSZ256mbkz",
-	"VFMSUB213PSZ256mk",
-	"VFMSUB213PSZ256mkz",
-	"VFMSUB213PSZ256r",
-	"VFMSUB213PSZ256rk",
-	"VFMSUB213PSZ256rkz",
-	"VFMSUB213PSZm",
-	"VFMSUB213PSZmb",
-	"VFMSUB213PSZmbk",
-	"VFMSUB213PSZmbkz",
-	"VFMSUB213PSZmk",
-	"VFMSUB213PSZmkz",
-	"VFMSUB213PSZr",
-	"VFMSUB213PSZrb",
-	"VFMSUB213PSZrbk",
-	"VFMSUB213PSZrbkz",
-	"VFMSUB213PSZrk",
-	"VFMSUB213PSZrkz",
-	"VFMSUB213PSm",
-	"VFMSUB213PSr",
-	"VFMSUB213SDZm",
-	"VFMSUB213SDZm_Int",
-	"VFMSUB213SDZm_Intk",
-	"VFMSUB213SDZm_Intkz",
-	"VFMSUB213SDZr",
-	"VFMSUB213SDZr_Int",
-	"VFMSUB213SDZr_Intk",
-	"VFMSUB213SDZr_Intkz",
-	"VFMSUB213SDZrb",
-	"VFMSUB213SDZrb_Int",
-	"VFMSUB213SDZrb_Intk",
-	"VFMSUB213SDZrb_Intkz",
-	"VFMSUB213SDm",
-	"VFMSUB213SDm_Int",
-	"VFMSUB213SDr",
-	"VFMSUB213SDr_Int",
-	"VFMSUB213SHZm",
-	"VFMSUB213SHZm_Int",
-	"VFMSUB213SHZm_Intk",
-	"VFMSUB213SHZm_Intkz",
-	"VFMSUB213SHZr",
-	"VFMSUB213SHZr_Int",
-	"VFMSUB213SHZr_Intk",
-	"VFMSUB213SHZr_Intkz",
-	"VFMSUB213SHZrb",
-	"VFMSUB213SHZrb_Int",
-	"VFMSUB213SHZrb_Intk",
-	"VFMSUB213SHZrb_Intkz",
-	"VFMSUB213SSZm",
-	"VFMSUB213SSZm_Int",
-	"VFMSUB213SSZm_Intk",
-	"VFMSUB213SSZm_Intkz",
-	"VFMSUB213SSZr",
-	"VFMSUB213SSZr_Int",
-	"VFMSUB213SSZr_Intk",
-	"VFMSUB213SSZr_Intkz",
-	"VFMSUB213SSZrb",
-	"VFMSUB213SSZrb_Int",
-	"VFMSUB213SSZrb_Intk",
-	"VFMSUB213SSZrb_Intkz",
-	"VFMSUB213SSm",
-	"VFMSUB213SSm_Int",
-	"VFMSUB213SSr",
-	"VFMSUB213SSr_Int",
-	"VFMSUB231PDYm",
-	"VFMSUB231PDYr",
-	"VFMSUB231PDZ128m",
-	"VFMSUB231PDZ128mb",
-	"VFMSUB231PDZ128mbk",
-	"VFMSUB231PDZ128mbkz",
-	"VFMSUB231PDZ128mk",
-	"VFMSUB231PDZ128mkz",
-	"VFMSUB231PDZ128r",
-	"VFMSUB231PDZ128rk",
-	"VFMSUB231PDZ128rkz",
-	"VFMSUB231PDZ256m",
-	"VFMSUB231PDZ256mb",
-	"VFMSUB231PDZ256mbk",
-	"VFMSUB231PDZ256mbkz",
-	"VFMSUB231PDZ256mk",
-	"VFMSUB231PDZ256mkz",
-	"VFMSUB231PDZ256r",
-	"VFMSUB231PDZ256rk",
-	"VFMSUB231PDZ256rkz",
-	"VFMSUB231PDZm",
-	"VFMSUB231PDZmb",
-	"VFMSUB231PDZmbk",
-	"VFMSUB231PDZmbkz",
-	"VFMSUB231PDZmk",
-	"VFMSUB231PDZmkz",
-	"VFMSUB231PDZr",
-	"VFMSUB231PDZrb",
-	"VFMSUB231PDZrbk",
-	"VFMSUB231PDZrbkz",
-	"VFMSUB231PDZrk",
-	"VFMSUB231PDZrkz",
-	"VFMSUB231PDm",
-	"VFMSUB231PDr",
-	"VFMSUB231PHZ128m",
-	"VFMSUB231PHZ128mb",
-	"VFMSUB231PHZ128mbk",
-	"VFMSUB231PHZ128mbkz",
-	"VFMSUB231PHZ128mk",
-	"VFMSUB231PHZ128mkz",
-	"VFMSUB231PHZ128r",
-	"VFMSUB231PHZ128rk",
-	"VFMSUB231PHZ128rkz",
-	"VFMSUB231PHZ256m",
-	"VFMSUB231PHZ256mb",
-	"VFMSUB231PHZ256mbk",
-	"VFMSUB231PHZ256mbkz",
-	"VFMSUB231PHZ256mk",
-	"VFMSUB231PHZ256mkz",
-	"VFMSUB231PHZ256r",
-	"VFMSUB231PHZ256rk",
-	"VFMSUB231PHZ256rkz",
-	"VFMSUB231PHZm",
-	"VFMSUB231PHZmb",
-	"VFMSUB231PHZmbk",
-	"VFMSUB231PHZmbkz",
-	"VFMSUB231PHZmk",
-	"VFMSUB231PHZmkz",
-	"VFMSUB231PHZr",
-	"VFMSUB231PHZrb",
-	"VFMSUB231PHZrbk",
-	"VFMSUB231PHZrbkz",
-	"VFMSUB231PHZrk",
-	"VFMSUB231PHZrkz",
-	"VFMSUB231PSYm",
-	"VFMSUB231PSYr",
-	"VFMSUB231PSZ128m",
-	"VFMSUB231PSZ128mb",
-	"VFMSUB231PSZ128mbk",
-	"VFMSUB231PSZ128mbkz",
-	"VFMSUB231PSZ128mk",
-	"VFMSUB231PSZ128mkz",
-	"VFMSUB231PSZ128r",
-	"VFMSUB231PSZ128rk",
-	"VFMSUB231PSZ128rkz",
-	"VFMSUB231PSZ256m",
-	"VFMSUB231PSZ256mb",
-	"VFMSUB231PSZ256mbk",
-	"VFMSUB231PSZ256mbkz",
-	"VFMSUB231PSZ256mk",
-	"VFMSUB231PSZ256mkz",
-	"VFMSUB231PSZ256r",
-	"VFMSUB231PSZ256rk",
-	"VFMSUB231PSZ256rkz",
-	"VFMSUB231PSZm",
-	"VFMSUB231PSZmb",
-	"VFMSUB231PSZmbk",
-	"VFMSUB231PSZmbkz",
-	"VFMSUB231PSZmk",
-	"VFMSUB231PSZmkz",
-	"VFMSUB231PSZr",
-	"VFMSUB231PSZrb",
-	"VFMSUB231PSZrbk",
-	"VFMSUB231PSZrbkz",
-	"VFMSUB231PSZrk",
-	"VFMSUB231PSZrkz",
-	"VFMSUB231PSm",
-	"VFMSUB231PSr",
-	"VFMSUB231SDZm",
-	"VFMSUB231SDZm_Int",
-	"VFMSUB231SDZm_Intk",
-	"VFMSUB231SDZm_Intkz",
-	"VFMSUB231SDZr",
-	"VFMSUB231SDZr_Int",
-	"VFMSUB231SDZr_Intk",
-	"VFMSUB231SDZr_Intkz",
-	"VFMSUB231SDZrb",
-	"VFMSUB231SDZrb_Int",
-	"VFMSUB231SDZrb_Intk",
-	"VFMSUB231SDZrb_Intkz",
-	"VFMSUB231SDm",
-	"VFMSUB231SDm_Int",
-	"VFMSUB231SDr",
-	"VFMSUB231SDr_Int",
-	"VFMSUB231SHZm",
-	"VFMSUB231SHZm_Int",
-	"VFMSUB231SHZm_Intk",
-	"VFMSUB231SHZm_Intkz",
-	"VFMSUB231SHZr",
-	"VFMSUB231SHZr_Int",
-	"VFMSUB231SHZr_Intk",
-	"VFMSUB231SHZr_Intkz",
-	"VFMSUB231SHZrb",
-	"VFMSUB231SHZrb_Int",
-	"VFMSUB231SHZrb_Intk",
-	"VFMSUB231SHZrb_Intkz",
-	"VFMSUB231SSZm",
-	"VFMSUB231SSZm_Int",
-	"VFMSUB231SSZm_Intk",
-	"VFMSUB231SSZm_Intkz",
-	"VFMSUB231SSZr",
-	"VFMSUB231SSZr_Int",
-	"VFMSUB231SSZr_Intk",
-	"VFMSUB231SSZr_Intkz",
-	"VFMSUB231SSZrb",
-	"VFMSUB231SSZrb_Int",
-	"VFMSUB231SSZrb_Intk",
-	"VFMSUB231SSZrb_Intkz",
-	"VFMSUB231SSm",
-	"VFMSUB231SSm_Int",
-	"VFMSUB231SSr",
-	"VFMSUB231SSr_Int",
-	"VFMSUBADD132PDYm",
-	"VFMSUBADD132PDYr",
-	"VFMSUBADD132PDZ128m",
-	"VFMSUBADD132PDZ128mb",
-	"VFMSUBADD132PDZ128mbk",
-	"VFMSUBADD132PDZ128mbkz",
-	"VFMSUBADD132PDZ128mk",
-	"VFMSUBADD132PDZ128mkz",
-	"VFMSUBADD132PDZ128r",
-	"VFMSUBADD132PDZ128rk",
-	"VFMSUBADD132PDZ128rkz",
-	"VFMSUBADD132PDZ256m",
-	"VFMSUBADD132PDZ256mb",
-	"VFMSUBADD132PDZ256mbk",
-	"VFMSUBADD132PDZ256mbkz",
-	"VFMSUBADD132PDZ256mk",
-	"VFMSUBADD132PDZ256mkz",
-	"VFMSUBADD132PDZ256r",
-	"VFMSUBADD132PDZ256rk",
-	"VFMSUBADD132PDZ256rkz",
-	"VFMSUBADD132PDZm",
-	"VFMSUBADD132PDZmb",
-	"VFMSUBADD132PDZmbk",
-	"VFMSUBADD132PDZmbkz",
-	"VFMSUBADD132PDZmk",
-	"VFMSUBADD132PDZmkz",
-	"VFMSUBADD132PDZr",
-	"VFMSUBADD132PDZrb",
-	"VFMSUBADD132PDZrbk",
-	"VFMSUBADD132PDZrbkz",
-	"VFMSUBADD132PDZrk",
-	"VFMSUBADD132PDZrkz",
-	"VFMSUBADD132PDm",
-	"VFMSUBADD132PDr",
-	"VFMSUBADD132PHZ128m",
-	"VFMSUBADD132PHZ128mb",
-	"VFMSUBADD132PHZ128mbk",
-	"VFMSUBADD132PHZ128mbkz",
-	"VFMSUBADD132PHZ128mk",
-	"VFMSUBADD132PHZ128mkz",
-	"VFMSUBADD132PHZ128r",
-	"VFMSUBADD132PHZ128rk",
-	"VFMSUBADD132PHZ128rkz",
-	"VFMSUBADD132PHZ256m",
-	"VFMSUBADD132PHZ256mb",
-	"VFMSUBADD132PHZ256mbk",
-	"VFMSUBADD132PHZ256mbkz",
-	"VFMSUBADD132PHZ256mk",
-	"VFMSUBADD132PHZ256mkz",
-	"VFMSUBADD132PHZ256r",
-	"VFMSUBADD132PHZ256rk",
-	"VFMSUBADD132PHZ256rkz",
-	"VFMSUBADD132PHZm",
-	"VFMSUBADD132PHZmb",
-	"VFMSUBADD132PHZmbk",
-	"VFMSUBADD132PHZmbkz",
-	"VFMSUBADD132PHZmk",
-	"VFMSUBADD132PHZmkz",
-	"VFMSUBADD132PHZr",
-	"VFMSUBADD132PHZrb",
-	"VFMSUBADD132PHZrbk",
-	"VFMSUBADD132PHZrbkz",
-	"VFMSUBADD132PHZrk",
-	"VFMSUBADD132PHZrkz",
-	"VFMSUBADD132PSYm",
-	"VFMSUBADD132PSYr",
-	"VFMSUBADD132PSZ128m",
-	"VFMSUBADD132PSZ128mb",
-	"VFMSUBADD132PSZ128mbk",
-	"VFMSUBADD132PSZ128mbkz",
-	"VFMSUBADD132PSZ128mk",
-	"VFMSUBADD132PSZ128mkz",
-	"VFMSUBADD132PSZ128r",
-	"VFMSUBADD132PSZ128rk",
-	"VFMSUBADD132PSZ128rkz",
-	"VFMSUBADD132PSZ256m",
-	"VFMSUBADD132PSZ256mb",
-	"VFMSUBADD132PSZ256mbk",
-	"VFMSUBADD132PSZ256mbkz",
-	"VFMSUBADD132PSZ256mk",
-	"VFMSUBADD132PSZ256mkz",
-	"VFMSUBADD132PSZ256r",
-	"VFMSUBADD132PSZ256rk",
-	"VFMSUBADD132PSZ256rkz",
-	"VFMSUBADD132PSZm",
-	"VFMSUBADD132PSZmb",
-	"VFMSUBADD132PSZmbk",
-	"VFMSUBADD132PSZmbkz",
-	"VFMSUBADD132PSZmk",
-	"VFMSUBADD132PSZmkz",
-	"VFMSUBADD132PSZr",
-	"VFMSUBADD132PSZrb",
-	"VFMSUBADD132PSZrbk",
-	"VFMSUBADD132PSZrbkz",
-	"VFMSUBADD132PSZrk",
-	"VFMSUBADD132PSZrkz",
-	"VFMSUBADD132PSm",
-	"VFMSUBADD132PSr",
-	"VFMSUBADD213PDYm",
-	"VFMSUBADD213PDYr",
-	"VFMSUBADD213PDZ128m",
-	"VFMSUBADD213PDZ128mb",
-	"VFMSUBADD213PDZ128mbk",
-	"VFMSUBADD213PDZ128mbkz",
-	"VFMSUBADD213PDZ128mk",
-	"VFMSUBADD213PDZ128mkz",
-	"VFMSUBADD213PDZ128r",
-	"VFMSUBADD213PDZ128rk",
-	"VFMSUBADD213PDZ128rkz",
-	"VFMSUBADD213PDZ256m",
-	"VFMSUBADD213PDZ256mb",
-	"VFMSUBADD213PDZ256mbk",
-	"VFMSUBADD213PDZ256mbkz",
-	"VFMSUBADD213PDZ256mk",
-	"VFMSUBADD213PDZ256mkz",
-	"VFMSUBADD213PDZ256r",
-	"VFMSUBADD213PDZ256rk",
-	"VFMSUBADD213PDZ256rkz",
-	"VFMSUBADD213PDZm",
-	"VFMSUBADD213PDZmb",
-	"VFMSUBADD213PDZmbk",
-	"VFMSUBADD213PDZmbkz",
-	"VFMSUBADD213PDZmk",
-	"VFMSUBADD213PDZmkz",
-	"VFMSUBADD213PDZr",
-	"VFMSUBADD213PDZrb",
-	"VFMSUBADD213PDZrbk",
-	"VFMSUBADD213PDZrbkz",
-	"VFMSUBADD213PDZrk",
-	"VFMSUBADD213PDZrkz",
-	"VFMSUBADD213PDm",
-	"VFMSUBADD213PDr",
-	"VFMSUBADD213PHZ128m",
-	"VFMSUBADD213PHZ128mb",
-	"VFMSUBADD213PHZ128mbk",
-	"VFMSUBADD213PHZ128mbkz",
-	"VFMSUBADD213PHZ128mk",
-	"VFMSUBADD213PHZ128mkz",
-	"VFMSUBADD213PHZ128r",
-	"VFMSUBADD213PHZ128rk",
-	"VFMSUBADD213PHZ128rkz",
-	"VFMSUBADD213PHZ256m",
-	"VFMSUBADD213PHZ256mb",
-	"VFMSUBADD213PHZ256mbk",
-	"VFMSUBADD213PHZ256mbkz",
-	"VFMSUBADD213PHZ256mk",
-	"VFMSUBADD213PHZ256mkz",
-	"VFMSUBADD213PHZ256r",
-	"VFMSUBADD213PHZ256rk",
-	"VFMSUBADD213PHZ256rkz",
-	"VFMSUBADD213PHZm",
-	"VFMSUBADD213PHZmb",
-	"VFMSUBADD213PHZmbk",
-	"VFMSUBADD213PHZmbkz",
-	"VFMSUBADD213PHZmk",
-	"VFMSUBADD213PHZmkz",
-	"VFMSUBADD213PHZr",
-	"VFMSUBADD213PHZrb",
-	"VFMSUBADD213PHZrbk",
-	"VFMSUBADD213PHZrbkz",
-	"VFMSUBADD213PHZrk",
-	"VFMSUBADD213PHZrkz",
-	"VFMSUBADD213PSYm",
-	"VFMSUBADD213PSYr",
-	"VFMSUBADD213PSZ128m",
-	"VFMSUBADD213PSZ128mb",
-	"VFMSUBADD213PSZ128mbk",
-	"VFMSUBADD213PSZ128mbkz",
-	"VFMSUBADD213PSZ128mk",
-	"VFMSUBADD213PSZ128mkz",
-	"VFMSUBADD213PSZ128r",
-	"VFMSUBADD213PSZ128rk",
-	"VFMSUBADD213PSZ128rkz",
-	"VFMSUBADD213PSZ256m",
-	"VFMSUBADD213PSZ256mb",
-	"VFMSUBADD213PSZ256mbk",
-	"VFMSUBADD213PSZ256mbkz",
-	"VFMSUBADD213PSZ256mk",
-	"VFMSUBADD213PSZ256mkz",
-	"VFMSUBADD213PSZ256r",
-	"VFMSUBADD213PSZ256rk",
-	"VFMSUBADD213PSZ256rkz",
-	"VFMSUBADD213PSZm",
-	"VFMSUBADD213PSZmb",
-	"VFMSUBADD213PSZmbk",
-	"VFMSUBADD213PSZmbkz",
-	"VFMSUBADD213PSZmk",
-	"VFMSUBADD213PSZmkz",
-	"VFMSUBADD213PSZr",
-	"VFMSUBADD213PSZrb",
-	"VFMSUBADD213PSZrbk",
-	"VFMSUBADD213PSZrbkz",
-	"VFMSUBADD213PSZrk",
-	"VFMSUBADD213PSZrkz",
-	"VFMSUBADD213PSm",
-	"VFMSUBADD213PSr",
-	"VFMSUBADD231PDYm",
-	"VFMSUBADD231PDYr",
-	"VFMSUBADD231PDZ128m",
-	"VFMSUBADD231PDZ128mb",
-	"VFMSUBADD231PDZ128mbk",
-	"VFMSUBADD231PDZ128mbkz",
-	"VFMSUBADD231PDZ128mk",
-	"VFMSUBADD231PDZ128mkz",
-	"VFMSUBADD231PDZ128r",
-	"VFMSUBADD231PDZ128rk",
-	"VFMSUBADD231PDZ128rkz",
-	"VFMSUBADD231PDZ256m",
-	"VFMSUBADD231PDZ256mb",
-	"VFMSUBADD231PDZ256mbk",
-	"VFMSUBADD231PDZ256mbkz",
-	"VFMSUBADD231PDZ256mk",
-	"VFMSUBADD231PDZ256mkz",
-	"VFMSUBADD231PDZ256r",
-	"VFMSUBADD231PDZ256rk",
-	"VFMSUBADD231PDZ256rkz",
-	"VFMSUBADD231PDZm",
-	"VFMSUBADD231PDZmb",
-	"VFMSUBADD231PDZmbk",
-	"VFMSUBADD231PDZmbkz",
-	"VFMSUBADD231PDZmk",
-	"VFMSUBADD231PDZmkz",
-	"VFMSUBADD231PDZr",
-	"VFMSUBADD231PDZrb",
-	"VFMSUBADD231PDZrbk",
-	"VFMSUBADD231PDZrbkz",
-	"VFMSUBADD231PDZrk",
-	"VFMSUBADD231PDZrkz",
-	"VFMSUBADD231PDm",
-	"VFMSUBADD231PDr",
-	"VFMSUBADD231PHZ128m",
-	"VFMSUBADD231PHZ128mb",
-	"VFMSUBADD231PHZ128mbk",
-	"VFMSUBADD231PHZ128mbkz",
-	"VFMSUBADD231PHZ128mk",
-	"VFMSUBADD231PHZ128mkz",
-	"VFMSUBADD231PHZ128r",
-	"VFMSUBADD231PHZ128rk",
-	"VFMSUBADD231PHZ128rkz",
-	"VFMSUBADD231PHZ256m",
-	"VFMSUBADD231PHZ256mb",
-	"VFMSUBADD231PHZ256mbk",
-	"VFMSUBADD231PHZ256mbkz",
-	"VFMSUBADD231PHZ256mk",
-	"VFMSUBADD231PHZ256mkz",
-	"VFMSUBADD231PHZ256r",
-	"VFMSUBADD231PHZ256rk",
-	"VFMSUBADD231PHZ256rkz",
-	"VFMSUBADD231PHZm",
-	"VFMSUBADD231PHZmb",
-	"VFMSUBADD231PHZmbk",
-	"VFMSUBADD231PHZmbkz",
-	"VFMSUBADD231PHZmk",
-	"VFMSUBADD231PHZmkz",
-	"VFMSUBADD231PHZr",
-	"VFMSUBADD231PHZrb",
-	"VFMSUBADD231PHZrbk",
-	"VFMSUBADD231PHZrbkz",
-	"VFMSUBADD231PHZrk",
-	"VFMSUBADD231PHZrkz",
-	"VFMSUBADD231PSYm",
-	"VFMSUBADD231PSYr",
-	"VFMSUBADD231PSZ128m",
-	"VFMSUBADD231PSZ128mb",
-	"VFMSUBADD231PSZ128mbk",
-	"VFMSUBADD231PSZ128mbkz",
-	"VFMSUBADD231PSZ128mk",
-	"VFMSUBADD231PSZ128mkz",
-	"VFMSUBADD231PSZ128r",
-	"VFMSUBADD231PSZ128rk",
-	"VFMSUBADD231PSZ128rkz",
-	"VFMSUBADD231PSZ256m",
-	"VFMSUBADD231PSZ256mb",
-	"VFMSUBADD231PSZ256mbk",
-	"VFMSUBADD231PSZ256mbkz",
-	"VFMSUBADD231PSZ256mk",
-	"VFMSUBADD231PSZ256mkz",
-	"VFMSUBADD231PSZ256r",
-	"VFMSUBADD231PSZ256rk",
-	"VFMSUBADD231PSZ256rkz",
-	"VFMSUBADD231PSZm",
-	"VFMSUBADD231PSZmb",
-	"VFMSUBADD231PSZmbk",
-	"VFMSUBADD231PSZmbkz",
-	"VFMSUBADD231PSZmk",
-	"VFMSUBADD231PSZmkz",
-	"VFMSUBADD231PSZr",
-	"VFMSUBADD231PSZrb",
-	"VFMSUBADD231PSZrbk",
-	"VFMSUBADD231PSZrbkz",
-	"VFMSUBADD231PSZrk",
-	"VFMSUBADD231PSZrkz",
-	"VFMSUBADD231PSm",
-	"VFMSUBADD231PSr",
-	"VFMSUBADDPD4Ymr",
-	"VFMSUBADDPD4Yrm",
-	"VFMSUBADDPD4Yrr",
-	"VFMSUBADDPD4Yrr_REV",
-	"VFMSUBADDPD4mr",
-	"VFMSUBADDPD4rm",
-	"VFMSUBADDPD4rr",
-	"VFMSUBADDPD4rr_REV",
-	"VFMSUBADDPS4Ymr",
-	"VFMSUBADDPS4Yrm",
-	"VFMSUBADDPS4Yrr",
-	"VFMSUBADDPS4Yrr_REV",
-	"VFMSUBADDPS4mr",
-	"VFMSUBADDPS4rm",
-	"VFMSUBADDPS4rr",
-	"VFMSUBADDPS4rr_REV",
-	"VFMSUBPD4Ymr",
-	"VFMSUBPD4Yrm",
-	"VFMSUBPD4Yrr",
-	"VFMSUBPD4Yrr_REV",
-	"VFMSUBPD4mr",
-	"VFMSUBPD4rm",
-	"VFMSUBPD4rr",
-	"VFMSUBPD4rr_REV",
-	"VFMSUBPS4Ymr",
-	"VFMSUBPS4Yrm",
-	"VFMSUBPS4Yrr",
-	"VFMSUBPS4Yrr_REV",
-	"VFMSUBPS4mr",
-	"VFMSUBPS4rm",
-	"VFMSUBPS4rr",
-	"VFMSUBPS4rr_REV",
-	"VFMSUBSD4mr",
-	"VFMSUBSD4mr_Int",
-	"VFMSUBSD4rm",
-	"VFMSUBSD4rm_Int",
-	"VFMSUBSD4rr",
-	"VFMSUBSD4rr_Int",
-	"VFMSUBSD4rr_Int_REV",
-	"VFMSUBSD4rr_REV",
-	"VFMSUBSS4mr",
-	"VFMSUBSS4mr_Int",
-	"VFMSUBSS4rm",
-	"VFMSUBSS4rm_Int",
-	"VFMSUBSS4rr",
-	"VFMSUBSS4rr_Int",
-	"VFMSUBSS4rr_Int_REV",
-	"VFMSUBSS4rr_REV",
-	"VFMULCPHZ128rm",
-	"VFMULCPHZ128rmb",
-	"VFMULCPHZ128rmbk",
-	"VFMULCPHZ128rmbkz",
-	"VFMULCPHZ128rmk",
-	"VFMULCPHZ128rmkz",
-	"VFMULCPHZ128rr",
-	"VFMULCPHZ128rrk",
-	"VFMULCPHZ128rrkz",
-	"VFMULCPHZ256rm",
-	"VFMULCPHZ256rmb",
-	"VFMULCPHZ256rmbk",
-	"VFMULCPHZ256rmbkz",
-	"VFMULCPHZ256rmk",
-	"VFMULCPHZ256rmkz",
-	"VFMULCPHZ256rr",
-	"VFMULCPHZ256rrk",
-	"VFMULCPHZ256rrkz",
-	"VFMULCPHZrm",
-	"VFMULCPHZrmb",
-	"VFMULCPHZrmbk",
-	"VFMULCPHZrmbkz",
-	"VFMULCPHZrmk",
-	"VFMULCPHZrmkz",
-	"VFMULCPHZrr",
-	"VFMULCPHZrrb",
-	"VFMULCPHZrrbk",
-	"VFMULCPHZrrbkz",
-	"VFMULCPHZrrk",
-	"VFMULCPHZrrkz",
-	"VFMULCSHZrm",
-	"VFMULCSHZrmk",
-	"VFMULCSHZrmkz",
-	"VFMULCSHZrr",
-	"VFMULCSHZrrb",
-	"VFMULCSHZrrbk",
-	"VFMULCSHZrrbkz",
-	"VFMULCSHZrrk",
-	"VFMULCSHZrrkz",
-	"VFNMADD132PDYm",
-	"VFNMADD132PDYr",
-	"VFNMADD132PDZ128m",
-	"VFNMADD132PDZ128mb",
-	"VFNMADD132PDZ128mbk",
-	"VFNMADD132PDZ128mbkz",
-	"VFNMADD132PDZ128mk",
-	"VFNMADD132PDZ128mkz",
-	"VFNMADD132PDZ128r",
-	"VFNMADD132PDZ128rk",
-	"VFNMADD132PDZ128rkz",
-	"VFNMADD132PDZ256m",
-	"VFNMADD132PDZ256mb",
-	"VFNMADD132PDZ256mbk",
-	"VFNMADD132PDZ256mbkz",
-	"VFNMADD132PDZ256mk",
-	"VFNMADD132PDZ256mkz",
-	"VFNMADD132PDZ256r",
-	"VFNMADD132PDZ256rk",
-	"VFNMADD132PDZ256rkz",
-	"VFNMADD132PDZm",
-	"VFNMADD132PDZmb",
-	"VFNMADD132PDZmbk",
-	"VFNMADD132PDZmbkz",
-	"VFNMADD132PDZmk",
-	"VFNMADD132PDZmkz",
-	"VFNMADD132PDZr",
-	"VFNMADD132PDZrb",
-	"VFNMADD132PDZrbk",
-	"VFNMADD132PDZrbkz",
-	"VFNMADD132PDZrk",
-	"VFNMADD132PDZrkz",
-	"VFNMADD132PDm",
-	"VFNMADD132PDr",
-	"VFNMADD132PHZ128m",
-	"VFNMADD132PHZ128mb",
-	"VFNMADD132PHZ128mbk",
-	"VFNMADD132PHZ128mbkz",
-	"VFNMADD132PHZ128mk",
-	"VFNMADD132PHZ128mkz",
-	"VFNMADD132PHZ128r",
-	"VFNMADD132PHZ128rk",
-	"VFNMADD132PHZ128rkz",
-	"VFNMADD132PHZ256m",
-	"VFNMADD132PHZ256mb",
-	"VFNMADD132PHZ256mbk",
-	"VFNMADD132PHZ256mbkz",
-	"VFNMADD132PHZ256mk",
-	"VFNMADD132PHZ256mkz",
-	"VFNMADD132PHZ256r",
-	"VFNMADD132PHZ256rk",
-	"VFNMADD132PHZ256rkz",
-	"VFNMADD132PHZm",
-	"VFNMADD132PHZmb",
-	"VFNMADD132PHZmbk",
-	"VFNMADD132PHZmbkz",
-	"VFNMADD132PHZmk",
-	"VFNMADD132PHZmkz",
-	"VFNMADD132PHZr",
-	"VFNMADD132PHZrb",
-	"VFNMADD132PHZrbk",
-	"VFNMADD132PHZrbkz",
-	"VFNMADD132PHZrk",
-	"VFNMADD132PHZrkz",
-	"VFNMADD132PSYm",
-	"VFNMADD132PSYr",
-	"VFNMADD132PSZ128m",
-	"VFNMADD132PSZ128mb",
-	"VFNMADD132PSZ128mbk",
-	"VFNMADD132PSZ128mbkz",
-	"VFNMADD132PSZ128mk",
-	"VFNMADD132PSZ128mkz",
-	"VFNMADD132PSZ128r",
-	"VFNMADD132PSZ128rk",
-	"VFNMADD132PSZ128rkz",
-	"VFNMADD132PSZ256m",
-	"VFNMADD132PSZ256mb",
-	"VFNMADD132PSZ256mbk",
-	"VFNMADD132PSZ256mbkz",
-	"VFNMADD132PSZ256mk",
-	"VFNMADD132PSZ256mkz",
-	"VFNMADD132PSZ256r",
-	"VFNMADD132PSZ256rk",
-	"VFNMADD132PSZ256rkz",
-	"VFNMADD132PSZm",
-	"VFNMADD132PSZmb",
-	"VFNMADD132PSZmbk",
-	"VFNMADD132PSZmbkz",
-	"VFNMADD132PSZmk",
-	"VFNMADD132PSZmkz",
-	"VFNMADD132PSZr",
-	"VFNMADD132PSZrb",
-	"VFNMADD132PSZrbk",
-	"VFNMADD132PSZrbkz",
-	"VFNMADD132PSZrk",
-	"VFNMADD132PSZrkz",
-	"VFNMADD132PSm",
-	"VFNMADD132PSr",
-	"VFNMADD132SDZm",
-	"VFNMADD132SDZm_Int",
-	"VFNMADD132SDZm_Intk",
-	"VFNMADD132SDZm_Intkz",
-	"VFNMADD132SDZr",
-	"VFNMADD132SDZr_Int",
-	"VFNMADD132SDZr_Intk",
-	"VFNMADD132SDZr_Intkz",
-	"VFNMADD132SDZrb",
-	"VFNMADD132SDZrb_Int",
-	"VFNMADD132SDZrb_Intk",
-	"VFNMADD132SDZrb_Intkz",
-	"VFNMADD132SDm",
-	"VFNMADD132SDm_Int",
-	"VFNMADD132SDr",
-	"VFNMADD132SDr_Int",
-	"VFNMADD132SHZm",
-	"VFNMADD132SHZm_Int",
-	"VFNMADD132SHZm_Intk",
-	"VFNMADD132SHZm_Intkz",
-	"VFNMADD132SHZr",
-	"VFNMADD132SHZr_Int",
-	"VFNMADD132SHZr_Intk",
-	"VFNMADD132SHZr_Intkz",
-	"VFNMADD132SHZrb",
-	"VFNMADD132SHZrb_Int",
-	"VFNMADD132SHZrb_Intk",
-	"VFNMADD132SHZrb_Intkz",
-	"VFNMADD132SSZm",
-	"VFNMADD132SSZm_Int",
-	"VFNMADD132SSZm_Intk",
-	"VFNMADD132SSZm_Intkz",
-	"VFNMADD132SSZr",
-	"VFNMADD132SSZr_Int",
-	"VFNMADD132SSZr_Intk",
-	"VFNMADD132SSZr_Intkz",
-	"VFNMADD132SSZrb",
-	"VFNMADD132SSZrb_Int",
-	"VFNMADD132SSZrb_Intk",
-	"VFNMADD132SSZrb_Intkz",
-	"VFNMADD132SSm",
-	"VFNMADD132SSm_Int",
-	"VFNMADD132SSr",
-	"VFNMADD132SSr_Int",
-	"VFNMADD213PDYm",
-	"VFNMADD213PDYr",
-	"VFNMADD213PDZ128m",
-	"VFNMADD213PDZ128mb",
-	"VFNMADD213PDZ128mbk",
-	"VFNMADD213PDZ128mbkz",
-	"VFNMADD213PDZ128mk",
-	"VFNMADD213PDZ128mkz",
-	"VFNMADD213PDZ128r",
-	"VFNMADD213PDZ128rk",
-	"VFNMADD213PDZ128rkz",
-	"VFNMADD213PDZ256m",
-	"VFNMADD213PDZ256mb",
-	"VFNMADD213PDZ256mbk",
-	"VFNMADD213PDZ256mbkz",
-	"VFNMADD213PDZ256mk",
-	"VFNMADD213PDZ256mkz",
-	"VFNMADD213PDZ256r",
-	"VFNMADD213PDZ256rk",
-	"VFNMADD213PDZ256rkz",
-	"VFNMADD213PDZm",
-	"VFNMADD213PDZmb",
-	"VFNMADD213PDZmbk",
-	"VFNMADD213PDZmbkz",
-	"VFNMADD213PDZmk",
-	"VFNMADD213PDZmkz",
-	"VFNMADD213PDZr",
-	"VFNMADD213PDZrb",
-	"VFNMADD213PDZrbk",
-	"VFNMADD213PDZrbkz",
-	"VFNMADD213PDZrk",
-	"VFNMADD213PDZrkz",
-	"VFNMADD213PDm",
-	"VFNMADD213PDr",
-	"VFNMADD213PHZ128m",
-	"VFNMADD213PHZ128mb",
-	"VFNMADD213PHZ128mbk",
-	"VFNMADD213PHZ128mbkz",
-	"VFNMADD213PHZ128mk",
-	"VFNMADD213PHZ128mkz",
-	"VFNMADD213PHZ128r",
-	"VFNMADD213PHZ128rk",
-	"VFNMADD213PHZ128rkz",
-	"VFNMADD213PHZ256m",
-	"VFNMADD213PHZ256mb",
-	"VFNMADD213PHZ256mbk",
-	"VFNMADD213PHZ256mbkz",
-	"VFNMADD213PHZ256mk",
-	"VFNMADD213PHZ256mkz",
-	"VFNMADD213PHZ256r",
-	"VFNMADD213PHZ256rk",
-	"VFNMADD213PHZ256rkz",
-	"VFNMADD213PHZm",
-	"VFNMADD213PHZmb",
-	"VFNMADD213PHZmbk",
-	"VFNMADD213PHZmbkz",
-	"VFNMADD213PHZmk",
-	"VFNMADD213PHZmkz",
-	"VFNMADD213PHZr",
-	"VFNMADD213PHZrb",
-	"VFNMADD213PHZrbk",
-	"VFNMADD213PHZrbkz",
-	"VFNMADD213PHZrk",
-	"VFNMADD213PHZrkz",
-	"VFNMADD213PSYm",
-	"VFNMADD213PSYr",
-	"VFNMADD213PSZ128m",
-	"VFNMADD213PSZ128mb",
-	"VFNMADD213PSZ128mbk",
-	"VFNMADD213PSZ128mbkz",
-	"VFNMADD213PSZ128mk",
-	"VFNMADD213PSZ128mkz",
-	"VFNMADD213PSZ128r",
-	"VFNMADD213PSZ128rk",
-	"VFNMADD213PSZ128rkz",
-	"VFNMADD213PSZ256m",
-	"VFNMADD213PSZ256mb",
-	"VFNMADD213PSZ256mbk",
-	"VFNMADD213PSZ256mbkz",
-	"VFNMADD213PSZ256mk",
-	"VFNMADD213PSZ256mkz",
-	"VFNMADD213PSZ256r",
-	"VFNMADD213PSZ256rk",
-	"VFNMADD213PSZ256rkz",
-	"VFNMADD213PSZm",
-	"VFNMADD213PSZmb",
-	"VFNMADD213PSZmbk",
-	"VFNMADD213PSZmbkz",
-	"VFNMADD213PSZmk",
-	"VFNMADD213PSZmkz",
-	"VFNMADD213PSZr",
-	"VFNMADD213PSZrb",
-	"VFNMADD213PSZrbk",
-	"VFNMADD213PSZrbkz",
-	"VFNMADD213PSZrk",
-	"VFNMADD213PSZrkz",
-	"VFNMADD213PSm",
-	"VFNMADD213PSr",
-	"VFNMADD213SDZm",
-	"VFNMADD213SDZm_Int",
-	"VFNMADD213SDZm_Intk",
-	"VFNMADD213SDZm_Intkz",
-	"VFNMADD213SDZr",
-	"VFNMADD213SDZr_Int",
-	"VFNMADD213SDZr_Intk",
-	"VFNMADD213SDZr_Intkz",
-	"VFNMADD213SDZrb",
-	"VFNMADD213SDZrb_Int",
-	"VFNMADD213SDZrb_Intk",
-	"VFNMADD213SDZrb_Intkz",
-	"VFNMADD213SDm",
-	"VFNMADD213SDm_Int",
-	"VFNMADD213SDr",
-	"VFNMADD213SDr_Int",
-	"VFNMADD213SHZm",
-	"VFNMADD213SHZm_Int",
-	"VFNMADD213SHZm_Intk",
-	"VFNMADD213SHZm_Intkz",
-	"VFNMADD213SHZr",
-	"VFNMADD213SHZr_Int",
-	"VFNMADD213SHZr_Intk",
-	"VFNMADD213SHZr_Intkz",
-	"VFNMADD213SHZrb",
-	"VFNMADD213SHZrb_Int",
-	"VFNMADD213SHZrb_Intk",
-	"VFNMADD213SHZrb_Intkz",
-	"VFNMADD213SSZm",
-	"VFNMADD213SSZm_Int",
-	"VFNMADD213SSZm_Intk",
-	"VFNMADD213SSZm_Intkz",
-	"VFNMADD213SSZr",
-	"VFNMADD213SSZr_Int",
-	"VFNMADD213SSZr_Intk",
-	"VFNMADD213SSZr_Intkz",
-	"VFNMADD213SSZrb",
-	"VFNMADD213SSZrb_Int",
-	"VFNMADD213SSZrb_Intk",
-	"VFNMADD213SSZrb_Intkz",
-	"VFNMADD213SSm",
-	"VFNMADD213SSm_Int",
-	"VFNMADD213SSr",
-	"VFNMADD213SSr_Int",
-	"VFNMADD231PDYm",
-	"VFNMADD231PDYr",
-	"VFNMADD231PDZ128m",
-	"VFNMADD231PDZ128mb",
-	"VFNMADD231PDZ128mbk",
-	"VFNMADD231PDZ128mbkz",
-	"VFNMADD231PDZ128mk",
-	"VFNMADD231PDZ128mkz",
-	"VFNMADD231PDZ128r",
-	"VFNMADD231PDZ128rk",
-	"VFNMADD231PDZ128rkz",
-	"VFNMADD231PDZ256m",
-	"VFNMADD231PDZ256mb",
-	"VFNMADD231PDZ256mbk",
-	"VFNMADD231PDZ256mbkz",
-	"VFNMADD231PDZ256mk",
-	"VFNMADD231PDZ256mkz",
-	"VFNMADD231PDZ256r",
-	"VFNMADD231PDZ256rk",
-	"VFNMADD231PDZ256rkz",
-	"VFNMADD231PDZm",
-	"VFNMADD231PDZmb",
-	"VFNMADD231PDZmbk",
-	"VFNMADD231PDZmbkz",
-	"VFNMADD231PDZmk",
-	"VFNMADD231PDZmkz",
-	"VFNMADD231PDZr",
-	"VFNMADD231PDZrb",
-	"VFNMADD231PDZrbk",
-	"VFNMADD231PDZrbkz",
-	"VFNMADD231PDZrk",
-	"VFNMADD231PDZrkz",
-	"VFNMADD231PDm",
-	"VFNMADD231PDr",
-	"VFNMADD231PHZ128m",
-	"VFNMADD231PHZ128mb",
-	"VFNMADD231PHZ128mbk",
-	"VFNMADD231PHZ128mbkz",
-	"VFNMADD231PHZ128mk",
-	"VFNMADD231PHZ128mkz",
-	"VFNMADD231PHZ128r",
-	"VFNMADD231PHZ128rk",
-	"VFNMADD231PHZ128rkz",
-	"VFNMADD231PHZ256m",
-	"VFNMADD231PHZ256mb",
-	"VFNMADD231PHZ256mbk",
-	"VFNMADD231PHZ256mbkz",
-	"VFNMADD231PHZ256mk",
-	"VFNMADD231PHZ256mkz",
-	"VFNMADD231PHZ256r",
-	"VFNMADD231PHZ256rk",
-	"VFNMADD231PHZ256rkz",
-	"VFNMADD231PHZm",
-	"VFNMADD231PHZmb",
-	"VFNMADD231PHZmbk",
-	"VFNMADD231PHZmbkz",
-	"VFNMADD231PHZmk",
-	"VFNMADD231PHZmkz",
-	"VFNMADD231PHZr",
-	"VFNMADD231PHZrb",
-	"VFNMADD231PHZrbk",
-	"VFNMADD231PHZrbkz",
-	"VFNMADD231PHZrk",
-	"VFNMADD231PHZrkz",
-	"VFNMADD231PSYm",
-	"VFNMADD231PSYr",
-	"VFNMADD231PSZ128m",
-	"VFNMADD231PSZ128mb",
-	"VFNMADD231PSZ128mbk",
-	"VFNMADD231PSZ128mbkz",
-	"VFNMADD231PSZ128mk",
-	"VFNMADD231PSZ128mkz",
-	"VFNMADD231PSZ128r",
-	"VFNMADD231PSZ128rk",
-	"VFNMADD231PSZ128rkz",
-	"VFNMADD231PSZ256m",
-	"VFNMADD231PSZ256mb",
-	"VFNMADD231PSZ256mbk",
-	"VFNMADD231PSZ256mbkz",
-	"VFNMADD231PSZ256mk",
-	"VFNMADD231PSZ256mkz",
-	"VFNMADD231PSZ256r",
-	"VFNMADD231PSZ256rk",
-	"VFNMADD231PSZ256rkz",
-	"VFNMADD231PSZm",
-	"VFNMADD231PSZmb",
-	"VFNMADD231PSZmbk",
-	"VFNMADD231PSZmbkz",
-	"VFNMADD231PSZmk",
-	"VFNMADD231PSZmkz",
-	"VFNMADD231PSZr",
-	"VFNMADD231PSZrb",
-	"VFNMADD231PSZrbk",
-	"VFNMADD231PSZrbkz",
-	"VFNMADD231PSZrk",
-	"VFNMADD231PSZrkz",
-	"VFNMADD231PSm",
-	"VFNMADD231PSr",
-	"VFNMADD231SDZm",
-	"VFNMADD231SDZm_Int",
-	"VFNMADD231SDZm_Intk",
-	"VFNMADD231SDZm_Intkz",
-	"VFNMADD231SDZr",
-	"VFNMADD231SDZr_Int",
-	"VFNMADD231SDZr_Intk",
-	"VFNMADD231SDZr_Intkz",
-	"VFNMADD231SDZrb",
-	"VFNMADD231SDZrb_Int",
-	"VFNMADD231SDZrb_Intk",
-	"VFNMADD231SDZrb_Intkz",
-	"VFNMADD231SDm",
-	"VFNMADD231SDm_Int",
-	"VFNMADD231SDr",
-	"VFNMADD231SDr_Int",
-	"VFNMADD231SHZm",
-	"VFNMADD231SHZm_Int",
-	"VFNMADD231SHZm_Intk",
-	"VFNMADD231SHZm_Intkz",
-	"VFNMADD231SHZr",
-	"VFNMADD231SHZr_Int",
-	"VFNMADD231SHZr_Intk",
-	"VFNMADD231SHZr_Intkz",
-	"VFNMADD231SHZrb",
-	"VFNMADD231SHZrb_Int",
-	"VFNMADD231SHZrb_Intk",
-	"VFNMADD231SHZrb_Intkz",
-	"VFNMADD231SSZm",
-	"VFNMADD231SSZm_Int",
-	"VFNMADD231SSZm_Intk",
-	"VFNMADD231SSZm_Intkz",
-	"VFNMADD231SSZr",
-	"VFNMADD231SSZr_Int",
-	"VFNMADD231SSZr_Intk",
-	"VFNMADD231SSZr_Intkz",
-	"VFNMADD231SSZrb",
-	"VFNMADD231SSZrb_Int",
-	"VFNMADD231SSZrb_Intk",
-	"VFNMADD231SSZrb_Intkz",
-	"VFNMADD231SSm",
-	"VFNMADD231SSm_Int",
-	"VFNMADD231SSr",
-	"VFNMADD231SSr_Int",
-	"VFNMADDPD4Ymr",
-	"VFNMADDPD4Yrm",
-	"VFNMADDPD4Yrr",
-	"VFNMADDPD4Yrr_REV",
-	"VFNMADDPD4mr",
-	"VFNMADDPD4rm",
-	"VFNMADDPD4rr",
-	"VFNMADDPD4rr_REV",
-	"VFNMADDPS4Ymr",
-	"VFNMADDPS4Yrm",
-	"VFNMADDPS4Yrr",
-	"VFNMADDPS4Yrr_REV",
-	"VFNMADDPS4mr",
-	"VFNMADDPS4rm",
-	"VFNMADDPS4rr",
-	"VFNMADDPS4rr_REV",
-	"VFNMADDSD4mr",
-	"VFNMADDSD4mr_Int",
-	"VFNMADDSD4rm",
-	"VFNMADDSD4rm_Int",
-	"VFNMADDSD4rr",
-	"VFNMADDSD4rr_Int",
-	"VFNMADDSD4rr_Int_REV",
-	"VFNMADDSD4rr_REV",
-	"VFNMADDSS4mr",
-	"VFNMADDSS4mr_Int",
-	"VFNMADDSS4rm",
-	"VFNMADDSS4rm_Int",
-	"VFNMADDSS4rr",
-	"VFNMADDSS4rr_Int",
-	"VFNMADDSS4rr_Int_REV",
-	"VFNMADDSS4rr_REV",
-	"VFNMSUB132PDYm",
-	"VFNMSUB132PDYr",
-	"VFNMSUB132PDZ128m",
-	"VFNMSUB132PDZ128mb",
-	"VFNMSUB132PDZ128mbk",
-	"VFNMSUB132PDZ128mbkz",
-	"VFNMSUB132PDZ128mk",
-	"VFNMSUB132PDZ128mkz",
-	"VFNMSUB132PDZ128r",
-	"VFNMSUB132PDZ128rk",
-	"VFNMSUB132PDZ128rkz",
-	"VFNMSUB132PDZ256m",
-	"VFNMSUB132PDZ256mb",
-	"VFNMSUB132PDZ256mbk",
-	"VFNMSUB132PDZ256mbkz",
-	"VFNMSUB132PDZ256mk",
-	"VFNMSUB132PDZ256mkz",
-	"VFNMSUB132PDZ256r",
-	"VFNMSUB132PDZ256rk",
-	"VFNMSUB132PDZ256rkz",
-	"VFNMSUB132PDZm",
-	"VFNMSUB132PDZmb",
-	"VFNMSUB132PDZmbk",
-	"VFNMSUB132PDZmbkz",
-	"VFNMSUB132PDZmk",
-	"VFNMSUB132PDZmkz",
-	"VFNMSUB132PDZr",
-	"VFNMSUB132PDZrb",
-	"VFNMSUB132PDZrbk",
-	"VFNMSUB132PDZrbkz",
-	"VFNMSUB132PDZrk",
-	"VFNMSUB132PDZrkz",
-	"VFNMSUB132PDm",
-	"VFNMSUB132PDr",
-	"VFNMSUB132PHZ128m",
-	"VFNMSUB132PHZ128mb",
-	"VFNMSUB132PHZ128mbk",
-	"VFNMSUB132PHZ128mbkz",
-	"VFNMSUB132PHZ128mk",
-	"VFNMSUB132PHZ128mkz",
-	"VFNMSUB132PHZ128r",
-	"VFNMSUB132PHZ128rk",
-	"VFNMSUB132PHZ128rkz",
-	"VFNMSUB132PHZ256m",
-	"VFNMSUB132PHZ256mb",
-	"VFNMSUB132PHZ256mbk",
-	"VFNMSUB132PHZ256mbkz",
-	"VFNMSUB132PHZ256mk",
-	"VFNMSUB132PHZ256mkz",
-	"VFNMSUB132PHZ256r",
-	"VFNMSUB132PHZ256rk",
-	"VFNMSUB132PHZ256rkz",
-	"VFNMSUB132PHZm",
-	"VFNMSUB132PHZmb",
-	"VFNMSUB132PHZmbk",
-	"VFNMSUB132PHZmbkz",
-	"VFNMSUB132PHZmk",
-	"VFNMSUB132PHZmkz",
-	"VFNMSUB132PHZr",
-	"VFNMSUB132PHZrb",
-	"VFNMSUB132PHZrbk",
-	"VFNMSUB132PHZrbkz",
-	"VFNMSUB132PHZrk",
-	"VFNMSUB132PHZrkz",
-	"VFNMSUB132PSYm",
-	"VFNMSUB132PSYr",
-	"VFNMSUB132PSZ128m",
-	"VFNMSUB132PSZ128mb",
-	"VFNMSUB132PSZ128mbk",
-	"VFNMSUB132PSZ128mbkz",
-	"VFNMSUB132PSZ128mk",
-	"VFNMSUB132PSZ128mkz",
-	"VFNMSUB132PSZ128r",
-	"VFNMSUB132PSZ128rk",
-	"VFNMSUB132PSZ128rkz",
-	"VFNMSUB132PSZ256m",
-	"VFNMSUB132PSZ256mb",
-	"VFNMSUB132PSZ256mbk",
-	"VFNMSUB132PSZ256mbkz",
-	"VFNMSUB132PSZ256mk",
-	"VFNMSUB132PSZ256mkz",
-	"VFNMSUB132PSZ256r",
-	"VFNMSUB132PSZ256rk",
-	"VFNMSUB132PSZ256rkz",
-	"VFNMSUB132PSZm",
-	"VFNMSUB132PSZmb",
-	"VFNMSUB132PSZmbk",
-	"VFNMSUB132PSZmbkz",
-	"VFNMSUB132PSZmk",
-	"VFNMSUB132PSZmkz",
-	"VFNMSUB132PSZr",
-	"VFNMSUB132PSZrb",
-	"VFNMSUB132PSZrbk",
-	"VFNMSUB132PSZrbkz",
-	"VFNMSUB132PSZrk",
-	"VFNMSUB132PSZrkz",
-	"VFNMSUB132PSm",
-	"VFNMSUB132PSr",
-	"VFNMSUB132SDZm",
-	"VFNMSUB132SDZm_Int",
-	"VFNMSUB132SDZm_Intk",
-	"VFNMSUB132SDZm_Intkz",
-	"VFNMSUB132SDZr",
-	"VFNMSUB132SDZr_Int",
-	"VFNMSUB132SDZr_Intk",
-	"VFNMSUB132SDZr_Intkz",
-	"VFNMSUB132SDZrb",
-	"VFNMSUB132SDZrb_Int",
-	"VFNMSUB132SDZrb_Intk",
-	"VFNMSUB132SDZrb_Intkz",
-	"VFNMSUB132SDm",
-	"VFNMSUB132SDm_Int",
-	"VFNMSUB132SDr",
-	"VFNMSUB132SDr_Int",
-	"VFNMSUB132SHZm",
-	"VFNMSUB132SHZm_Int",
-	"VFNMSUB132SHZm_Intk",
-	"VFNMSUB132SHZm_Intkz",
-	"VFNMSUB132SHZr",
-	"VFNMSUB132SHZr_Int",
-	"VFNMSUB132SHZr_Intk",
-	"VFNMSUB132SHZr_Intkz",
-	"VFNMSUB132SHZrb",
-	"VFNMSUB132SHZrb_Int",
-	"VFNMSUB132SHZrb_Intk",
-	"VFNMSUB132SHZrb_Intkz",
-	"VFNMSUB132SSZm",
-	"VFNMSUB132SSZm_Int",
-	"VFNMSUB132SSZm_Intk",
-	"VFNMSUB132SSZm_Intkz",
-	"VFNMSUB132SSZr",
-	"VFNMSUB132SSZr_Int",
-	"VFNMSUB132SSZr_Intk",
-	"VFNMSUB132SSZr_Intkz",
-	"VFNMSUB132SSZrb",
-	"VFNMSUB132SSZrb_Int",
-	"VFNMSUB132SSZrb_Intk",
-	"VFNMSUB132SSZrb_Intkz",
-	"VFNMSUB132SSm",
-	"VFNMSUB132SSm_Int",
-	"VFNMSUB132SSr",
-	"VFNMSUB132SSr_Int",
-	"VFNMSUB213PDYm",
-	"VFNMSUB213PDYr",
-	"VFNMSUB213PDZ128m",
-	"VFNMSUB213PDZ128mb",
-	"VFNMSUB213PDZ128mbk",
-	"VFNMSUB213PDZ128mbkz",
-	"VFNMSUB213PDZ128mk",
-	"VFNMSUB213PDZ128mkz",
-	"VFNMSUB213PDZ128r",
-	"VFNMSUB213PDZ128rk",
-	"VFNMSUB213PDZ128rkz",
-	"VFNMSUB213PDZ256m",
-	"VFNMSUB213PDZ256mb",
-	"VFNMSUB213PDZ256mbk",
-	"VFNMSUB213PDZ256mbkz",
-	"VFNMSUB213PDZ256mk",
-	"VFNMSUB213PDZ256mkz",
-	"VFNMSUB213PDZ256r",
-	"VFNMSUB213PDZ256rk",
-	"VFNMSUB213PDZ256rkz",
-	"VFNMSUB213PDZm",
-	"VFNMSUB213PDZmb",
-	"VFNMSUB213PDZmbk",
-	"VFNMSUB213PDZmbkz",
-	"VFNMSUB213PDZmk",
-	"VFNMSUB213PDZmkz",
-	"VFNMSUB213PDZr",
-	"VFNMSUB213PDZrb",
-	"VFNMSUB213PDZrbk",
-	"VFNMSUB213PDZrbkz",
-	"VFNMSUB213PDZrk",
-	"VFNMSUB213PDZrkz",
-	"VFNMSUB213PDm",
-	"VFNMSUB213PDr",
-	"VFNMSUB213PHZ128m",
-	"VFNMSUB213PHZ128mb",
-	"VFNMSUB213PHZ128mbk",
-	"VFNMSUB213PHZ128mbkz",
-	"VFNMSUB213PHZ128mk",
-	"VFNMSUB213PHZ128mkz",
-	"VFNMSUB213PHZ128r",
-	"VFNMSUB213PHZ128rk",
-	"VFNMSUB213PHZ128rkz",
-	"VFNMSUB213PHZ256m",
-	"VFNMSUB213PHZ256mb",
-	"VFNMSUB213PHZ256mbk",
-	"VFNMSUB213PHZ256mbkz",
-	"VFNMSUB213PHZ256mk",
-	"VFNMSUB213PHZ256mkz",
-	"VFNMSUB213PHZ256r",
-	"VFNMSUB213PHZ256rk",
-	"VFNMSUB213PHZ256rkz",
-	"VFNMSUB213PHZm",
-	"VFNMSUB213PHZmb",
-	"VFNMSUB213PHZmbk",
-	"VFNMSUB213PHZmbkz",
-	"VFNMSUB213PHZmk",
-	"VFNMSUB213PHZmkz",
-	"VFNMSUB213PHZr",
-	"VFNMSUB213PHZrb",
-	"VFNMSUB213PHZrbk",
-	"VFNMSUB213PHZrbkz",
-	"VFNMSUB213PHZrk",
-	"VFNMSUB213PHZrkz",
-	"VFNMSUB213PSYm",
-	"VFNMSUB213PSYr",
-	"VFNMSUB213PSZ128m",
-	"VFNMSUB213PSZ128mb",
-	"VFNMSUB213PSZ128mbk",
-	"VFNMSUB213PSZ128mbkz",
-	"VFNMSUB213PSZ128mk",
-	"VFNMSUB213PSZ128mkz",
-	"VFNMSUB213PSZ128r",
-	"VFNMSUB213PSZ128rk",
-	"VFNMSUB213PSZ128rkz",
-	"VFNMSUB213PSZ256m",
-	"VFNMSUB213PSZ256mb",
-	"VFNMSUB213PSZ256mbk",
-	"VFNMSUB213PSZ256mbkz",
-	"VFNMSUB213PSZ256mk",
-	"VFNMSUB213PSZ256mkz",
-	"VFNMSUB213PSZ256r",
-	"VFNMSUB213PSZ256rk",
-	"VFNMSUB213PSZ256rkz",
-	"VFNMSUB213PSZm",
-	"VFNMSUB213PSZmb",
-	"VFNMSUB213PSZmbk",
-	"VFNMSUB213PSZmbkz",
-	"VFNMSUB213PSZmk",
-	"VFNMSUB213PSZmkz",
-	"VFNMSUB213PSZr",
-	"VFNMSUB213PSZrb",
-	"VFNMSUB213PSZrbk",
-	"VFNMSUB213PSZrbkz",
-	"VFNMSUB213PSZrk",
-	"VFNMSUB213PSZrkz",
-	"VFNMSUB213PSm",
-	"VFNMSUB213PSr",
-	"VFNMSUB213SDZm",
-	"VFNMSUB213SDZm_Int",
-	"VFNMSUB213SDZm_Intk",
-	"VFNMSUB213SDZm_Intkz",
-	"VFNMSUB213SDZr",
-	"VFNMSUB213SDZr_Int",
-	"VFNMSUB213SDZr_Intk",
-	"VFNMSUB213SDZr_Intkz",
-	"VFNMSUB213SDZrb",
-	"VFNMSUB213SDZrb_Int",
-	"VFNMSUB213SDZrb_Intk",
-	"VFNMSUB213SDZrb_Intkz",
-	"VFNMSUB213SDm",
-	"VFNMSUB213SDm_Int",
-	"VFNMSUB213SDr",
-	"VFNMSUB213SDr_Int",
-	"VFNMSUB213SHZm",
-	"VFNMSUB213SHZm_Int",
-	"VFNMSUB213SHZm_Intk",
-	"VFNMSUB213SHZm_Intkz",
-	"VFNMSUB213SHZr",
-	"VFNMSUB213SHZr_Int",
-	"VFNMSUB213SHZr_Intk",
-	"VFNMSUB213SHZr_Intkz",
-	"VFNMSUB213SHZrb",
-	"VFNMSUB213SHZrb_Int",
-	"VFNMSUB213SHZrb_Intk",
-	"VFNMSUB213SHZrb_Intkz",
-	"VFNMSUB213SSZm",
-	"VFNMSUB213SSZm_Int",
-	"VFNMSUB213SSZm_Intk",
-	"VFNMSUB213SSZm_Intkz",
-	"VFNMSUB213SSZr",
-	"VFNMSUB213SSZr_Int",
-	"VFNMSUB213SSZr_Intk",
-	"VFNMSUB213SSZr_Intkz",
-	"VFNMSUB213SSZrb",
-	"VFNMSUB213SSZrb_Int",
-	"VFNMSUB213SSZrb_Intk",
-	"VFNMSUB213SSZrb_Intkz",
-	"VFNMSUB213SSm",
-	"VFNMSUB213SSm_Int",
-	"VFNMSUB213SSr",
-	"VFNMSUB213SSr_Int",
-	"VFNMSUB231PDYm",
-	"VFNMSUB231PDYr",
-	"VFNMSUB231PDZ128m",
-	"VFNMSUB231PDZ128mb",
-	"VFNMSUB231PDZ128mbk",
-	"VFNMSUB231PDZ128mbkz",
-	"VFNMSUB231PDZ128mk",
-	"VFNMSUB231PDZ128mkz",
-	"VFNMSUB231PDZ128r",
-	"VFNMSUB231PDZ128rk",
-	"VFNMSUB231PDZ128rkz",
-	"VFNMSUB231PDZ256m",
-	"VFNMSUB231PDZ256mb",
-	"VFNMSUB231PDZ256mbk",
-	"VFNMSUB231PDZ256mbkz",
-	"VFNMSUB231PDZ256mk",
-	"VFNMSUB231PDZ256mkz",
-	"VFNMSUB231PDZ256r",
-	"VFNMSUB231PDZ256rk",
-	"VFNMSUB231PDZ256rkz",
-	"VFNMSUB231PDZm",
-	"VFNMSUB231PDZmb",
-	"VFNMSUB231PDZmbk",
-	"VFNMSUB231PDZmbkz",
-	"VFNMSUB231PDZmk",
-	"VFNMSUB231PDZmkz",
-	"VFNMSUB231PDZr",
-	"VFNMSUB231PDZrb",
-	"VFNMSUB231PDZrbk",
-	"VFNMSUB231PDZrbkz",
-	"VFNMSUB231PDZrk",
-	"VFNMSUB231PDZrkz",
-	"VFNMSUB231PDm",
-	"VFNMSUB231PDr",
-	"VFNMSUB231PHZ128m",
-	"VFNMSUB231PHZ128mb",
-	"VFNMSUB231PHZ128mbk",
-	"VFNMSUB231PHZ128mbkz",
-	"VFNMSUB231PHZ128mk",
-	"VFNMSUB231PHZ128mkz",
-	"VFNMSUB231PHZ128r",
-	"VFNMSUB231PHZ128rk",
-	"VFNMSUB231PHZ128rkz",
-	"VFNMSUB231PHZ256m",
-	"VFNMSUB231PHZ256mb",
-	"VFNMSUB231PHZ256mbk",
-	"VFNMSUB231PHZ256mbkz",
-	"VFNMSUB231PHZ256mk",
-	"VFNMSUB231PHZ256mkz",
-	"VFNMSUB231PHZ256r",
-	"VFNMSUB231PHZ256rk",
-	"VFNMSUB231PHZ256rkz",
-	"VFNMSUB231PHZm",
-	"VFNMSUB231PHZmb",
-	"VFNMSUB231PHZmbk",
-	"VFNMSUB231PHZmbkz",
-	"VFNMSUB231PHZmk",
-	"VFNMSUB231PHZmkz",
-	"VFNMSUB231PHZr",
-	"VFNMSUB231PHZrb",
-	"VFNMSUB231PHZrbk",
-	"VFNMSUB231PHZrbkz",
-	"VFNMSUB231PHZrk",
-	"VFNMSUB231PHZrkz",
-	"VFNMSUB231PSYm",
-	"VFNMSUB231PSYr",
-	"VFNMSUB231PSZ128m",
-	"VFNMSUB231PSZ128mb",
-	"VFNMSUB231PSZ128mbk",
-	"VFNMSUB231PSZ128mbkz",
-	"VFNMSUB231PSZ128mk",
-	"VFNMSUB231PSZ128mkz",
-	"VFNMSUB231PSZ128r",
-	"VFNMSUB231PSZ128rk",
-	"VFNMSUB231PSZ128rkz",
-	"VFNMSUB231PSZ256m",
-	"VFNMSUB231PSZ256mb",
-	"VFNMSUB231PSZ256mbk",
-	"VFNMSUB231PSZ256mbkz",
-	"VFNMSUB231PSZ256mk",
-	"VFNMSUB231PSZ256mkz",
-	"VFNMSUB231PSZ256r",
-	"VFNMSUB231PSZ256rk",
-	"VFNMSUB231PSZ256rkz",
-	"VFNMSUB231PSZm",
-	"VFNMSUB231PSZmb",
-	"VFNMSUB231PSZmbk",
-	"VFNMSUB231PSZmbkz",
-	"VFNMSUB231PSZmk",
-	"VFNMSUB231PSZmkz",
-	"VFNMSUB231PSZr",
-	"VFNMSUB231PSZrb",
-	"VFNMSUB231PSZrbk",
-	"VFNMSUB231PSZrbkz",
-	"VFNMSUB231PSZrk",
-	"VFNMSUB231PSZrkz",
-	"VFNMSUB231PSm",
-	"VFNMSUB231PSr",
-	"VFNMSUB231SDZm",
-	"VFNMSUB231SDZm_Int",
-	"VFNMSUB231SDZm_Intk",
-	"VFNMSUB231SDZm_Intkz",
-	"VFNMSUB231SDZr",
-	"VFNMSUB231SDZr_Int",
-	"VFNMSUB231SDZr_Intk",
-	"VFNMSUB231SDZr_Intkz",
-	"VFNMSUB231SDZrb",
-	"VFNMSUB231SDZrb_Int",
-	"VFNMSUB231SDZrb_Intk",
-	"VFNMSUB231SDZrb_Intkz",
-	"VFNMSUB231SDm",
-	"VFNMSUB231SDm_Int",
-	"VFNMSUB231SDr",
-	"VFNMSUB231SDr_Int",
-	"VFNMSUB231SHZm",
-	"VFNMSUB231SHZm_Int",
-	"VFNMSUB231SHZm_Intk",
-	"VFNMSUB231SHZm_Intkz",
-	"VFNMSUB231SHZr",
-	"VFNMSUB231SHZr_Int",
-	"VFNMSUB231SHZr_Intk",
-	"VFNMSUB231SHZr_Intkz",
-	"VFNMSUB231SHZrb",
-	"VFNMSUB231SHZrb_Int",
-	"VFNMSUB231SHZrb_Intk",
-	"VFNMSUB231SHZrb_Intkz",
-	"VFNMSUB231SSZm",
-	"VFNMSUB231SSZm_Int",
-	"VFNMSUB231SSZm_Intk",
-	"VFNMSUB231SSZm_Intkz",
-	"VFNMSUB231SSZr",
-	"VFNMSUB231SSZr_Int",
-	"VFNMSUB231SSZr_Intk",
-	"VFNMSUB231SSZr_Intkz",
-	"VFNMSUB231SSZrb",
-	"VFNMSUB231SSZrb_Int",
-	"VFNMSUB231SSZrb_Intk",
-	"VFNMSUB231SSZrb_Intkz",
-	"VFNMSUB231SSm",
-	"VFNMSUB231SSm_Int",
-	"VFNMSUB231SSr",
-	"VFNMSUB231SSr_Int",
-	"VFNMSUBPD4Ymr",
-	"VFNMSUBPD4Yrm",
-	"VFNMSUBPD4Yrr",
-	"VFNMSUBPD4Yrr_REV",
-	"VFNMSUBPD4mr",
-	"VFNMSUBPD4rm",
-	"VFNMSUBPD4rr",
-	"VFNMSUBPD4rr_REV",
-	"VFNMSUBPS4Ymr",
-	"VFNMSUBPS4Yrm",
-	"VFNMSUBPS4Yrr",
-	"VFNMSUBPS4Yrr_REV",
-	"VFNMSUBPS4mr",
-	"VFNMSUBPS4rm",
-	"VFNMSUBPS4rr",
-	"VFNMSUBPS4rr_REV",
-	"VFNMSUBSD4mr",
-	"VFNMSUBSD4mr_Int",
-	"VFNMSUBSD4rm",
-	"VFNMSUBSD4rm_Int",
-	"VFNMSUBSD4rr",
-	"VFNMSUBSD4rr_Int",
-	"VFNMSUBSD4rr_Int_REV",
-	"VFNMSUBSD4rr_REV",
-	"VFNMSUBSS4mr",
-	"VFNMSUBSS4mr_Int",
-	"VFNMSUBSS4rm",
-	"VFNMSUBSS4rm_Int",
-	"VFNMSUBSS4rr",
-	"VFNMSUBSS4rr_Int",
-	"VFNMSUBSS4rr_Int_REV",
-	"VFNMSUBSS4rr_REV",
-	"VFPCLASSPDZ128rm",
-	"VFPCLASSPDZ128rmb",
-	"VFPCLASSPDZ128rmbk",
-	"VFPCLASSPDZ128rmk",
-	"VFPCLASSPDZ128rr",
-	"VFPCLASSPDZ128rrk",
-	"VFPCLASSPDZ256rm",
-	"VFPCLASSPDZ256rmb",
-	"VFPCLASSPDZ256rmbk",
-	"VFPCLASSPDZ256rmk",
-	"VFPCLASSPDZ256rr",
-	"VFPCLASSPDZ256rrk",
-	"VFPCLASSPDZrm",
-	"VFPCLASSPDZrmb",
-	"VFPCLASSPDZrmbk",
-	"VFPCLASSPDZrmk",
-	"VFPCLASSPDZrr",
-	"VFPCLASSPDZrrk",
-	"VFPCLASSPHZ128rm",
-	"VFPCLASSPHZ128rmb",
-	"VFPCLASSPHZ128rmbk",
-	"VFPCLASSPHZ128rmk",
-	"VFPCLASSPHZ128rr",
-	"VFPCLASSPHZ128rrk",
-	"VFPCLASSPHZ256rm",
-	"VFPCLASSPHZ256rmb",
-	"VFPCLASSPHZ256rmbk",
-	"VFPCLASSPHZ256rmk",
-	"VFPCLASSPHZ256rr",
-	"VFPCLASSPHZ256rrk",
-	"VFPCLASSPHZrm",
-	"VFPCLASSPHZrmb",
-	"VFPCLASSPHZrmbk",
-	"VFPCLASSPHZrmk",
-	"VFPCLASSPHZrr",
-	"VFPCLASSPHZrrk",
-	"VFPCLASSPSZ128rm",
-	"VFPCLASSPSZ128rmb",
-	"VFPCLASSPSZ128rmbk",
-	"VFPCLASSPSZ128rmk",
-	"VFPCLASSPSZ128rr",
-	"VFPCLASSPSZ128rrk",
-	"VFPCLASSPSZ256rm",
-	"VFPCLASSPSZ256rmb",
-	"VFPCLASSPSZ256rmbk",
-	"VFPCLASSPSZ256rmk",
-	"VFPCLASSPSZ256rr",
-	"VFPCLASSPSZ256rrk",
-	"VFPCLASSPSZrm",
-	"VFPCLASSPSZrmb",
-	"VFPCLASSPSZrmbk",
-	"VFPCLASSPSZrmk",
-	"VFPCLASSPSZrr",
-	"VFPCLASSPSZrrk",
-	"VFPCLASSSDZrm",
-	"VFPCLASSSDZrmk",
-	"VFPCLASSSDZrr",
-	"VFPCLASSSDZrrk",
-	"VFPCLASSSHZrm",
-	"VFPCLASSSHZrmk",
-	"VFPCLASSSHZrr",
-	"VFPCLASSSHZrrk",
-	"VFPCLASSSSZrm",
-	"VFPCLASSSSZrmk",
-	"VFPCLASSSSZrr",
-	"VFPCLASSSSZrrk",
-	"VFRCZPDYrm",
-	"VFRCZPDYrr",
-	"VFRCZPDrm",
-	"VFRCZPDrr",
-	"VFRCZPSYrm",
-	"VFRCZPSYrr",
-	"VFRCZPSrm",
-	"VFRCZPSrr",
-	"VFRCZSDrm",
-	"VFRCZSDrr",
-	"VFRCZSSrm",
-	"VFRCZSSrr",
-	"VGATHERDPDYrm",
-	"VGATHERDPDZ128rm",
-	"VGATHERDPDZ256rm",
-	"VGATHERDPDZrm",
-	"VGATHERDPDrm",
-	"VGATHERDPSYrm",
-	"VGATHERDPSZ128rm",
-	"VGATHERDPSZ256rm",
-	"VGATHERDPSZrm",
-	"VGATHERDPSrm",
-	"VGATHERPF0DPDm",
-	"VGATHERPF0DPSm",
-	"VGATHERPF0QPDm",
-	"VGATHERPF0QPSm",
-	"VGATHERPF1DPDm",
-	"VGATHERPF1DPSm",
-	"VGATHERPF1QPDm",
-	"VGATHERPF1QPSm",
-	"VGATHERQPDYrm",
-	"VGATHERQPDZ128rm",
-	"VGATHERQPDZ256rm",
-	"VGATHERQPDZrm",
-	"VGATHERQPDrm",
-	"VGATHERQPSYrm",
-	"VGATHERQPSZ128rm",
-	"VGATHERQPSZ256rm",
-	"VGATHERQPSZrm",
-	"VGATHERQPSrm",
-	"VGETEXPPDZ128m",
-	"VGETEXPPDZ128mb",
-	"VGETEXPPDZ128mbk",
-	"VGETEXPPDZ128mbkz",
-	"VGETEXPPDZ128mk",
-	"VGETEXPPDZ128mkz",
-	"VGETEXPPDZ128r",
-	"VGETEXPPDZ128rk",
-	"VGETEXPPDZ128rkz",
-	"VGETEXPPDZ256m",
-	"VGETEXPPDZ256mb",
-	"VGETEXPPDZ256mbk",
-	"VGETEXPPDZ256mbkz",
-	"VGETEXPPDZ256mk",
-	"VGETEXPPDZ256mkz",
-	"VGETEXPPDZ256r",
-	"VGETEXPPDZ256rk",
-	"VGETEXPPDZ256rkz",
-	"VGETEXPPDZm",
-	"VGETEXPPDZmb",
-	"VGETEXPPDZmbk",
-	"VGETEXPPDZmbkz",
-	"VGETEXPPDZmk",
-	"VGETEXPPDZmkz",
-	"VGETEXPPDZr",
-	"VGETEXPPDZrb",
-	"VGETEXPPDZrbk",
-	"VGETEXPPDZrbkz",
-	"VGETEXPPDZrk",
-	"VGETEXPPDZrkz",
-	"VGETEXPPHZ128m",
-	"VGETEXPPHZ128mb",
-	"VGETEXPPHZ128mbk",
-	"VGETEXPPHZ128mbkz",
-	"VGETEXPPHZ128mk",
-	"VGETEXPPHZ128mkz",
-	"VGETEXPPHZ128r",
-	"VGETEXPPHZ128rk",
-	"VGETEXPPHZ128rkz",
-	"VGETEXPPHZ256m",
-	"VGETEXPPHZ256mb",
-	"VGETEXPPHZ256mbk",
-	"VGETEXPPHZ256mbkz",
-	"VGETEXPPHZ256mk",
-	"VGETEXPPHZ256mkz",
-	"VGETEXPPHZ256r",
-	"VGETEXPPHZ256rk",
-	"VGETEXPPHZ256rkz",
-	"VGETEXPPHZm",
-	"VGETEXPPHZmb",
-	"VGETEXPPHZmbk",
-	"VGETEXPPHZmbkz",
-	"VGETEXPPHZmk",
-	"VGETEXPPHZmkz",
-	"VGETEXPPHZr",
-	"VGETEXPPHZrb",
-	"VGETEXPPHZrbk",
-	"VGETEXPPHZrbkz",
-	"VGETEXPPHZrk",
-	"VGETEXPPHZrkz",
-	"VGETEXPPSZ128m",
-	"VGETEXPPSZ128mb",
-	"VGETEXPPSZ128mbk",
-	"VGETEXPPSZ128mbkz",
-	"VGETEXPPSZ128mk",
-	"VGETEXPPSZ128mkz",
-	"VGETEXPPSZ128r",
-	"VGETEXPPSZ128rk",
-	"VGETEXPPSZ128rkz",
-	"VGETEXPPSZ256m",
-	"VGETEXPPSZ256mb",
-	"VGETEXPPSZ256mbk",
-	"VGETEXPPSZ256mbkz",
-	"VGETEXPPSZ256mk",
-	"VGETEXPPSZ256mkz",
-	"VGETEXPPSZ256r",
-	"VGETEXPPSZ256rk",
-	"VGETEXPPSZ256rkz",
-	"VGETEXPPSZm",
-	"VGETEXPPSZmb",
-	"VGETEXPPSZmbk",
-	"VGETEXPPSZmbkz",
-	"VGETEXPPSZmk",
-	"VGETEXPPSZmkz",
-	"VGETEXPPSZr",
-	"VGETEXPPSZrb",
-	"VGETEXPPSZrbk",
-	"VGETEXPPSZrbkz",
-	"VGETEXPPSZrk",
-	"VGETEXPPSZrkz",
-	"VGETEXPSDZm",
-	"VGETEXPSDZmk",
-	"VGETEXPSDZmkz",
-	"VGETEXPSDZr",
-	"VGETEXPSDZrb",
-	"VGETEXPSDZrbk",
-	"VGETEXPSDZrbkz",
-	"VGETEXPSDZrk",
-	"VGETEXPSDZrkz",
-	"VGETEXPSHZm",
-	"VGETEXPSHZmk",
-	"VGETEXPSHZmkz",
-	"VGETEXPSHZr",
-	"VGETEXPSHZrb",
-	"VGETEXPSHZrbk",
-	"VGETEXPSHZrbkz",
-	"VGETEXPSHZrk",
-	"VGETEXPSHZrkz",
-	"VGETEXPSSZm",
-	"VGETEXPSSZmk",
-	"VGETEXPSSZmkz",
-	"VGETEXPSSZr",
-	"VGETEXPSSZrb",
-	"VGETEXPSSZrbk",
-	"VGETEXPSSZrbkz",
-	"VGETEXPSSZrk",
-	"VGETEXPSSZrkz",
-	"VGETMANTPDZ128rmbi",
-	"VGETMANTPDZ128rmbik",
-	"VGETMANTPDZ128rmbikz",
-	"VGETMANTPDZ128rmi",
-	"VGETMANTPDZ128rmik",
-	"VGETMANTPDZ128rmikz",
-	"VGETMANTPDZ128rri",
-	"VGETMANTPDZ128rrik",
-	"VGETMANTPDZ128rrikz",
-	"VGETMANTPDZ256rmbi",
-	"VGETMANTPDZ256rmbik",
-	"VGETMANTPDZ256rmbikz",
-	"VGETMANTPDZ256rmi",
-	"VGETMANTPDZ256rmik",
-	"VGETMANTPDZ256rmikz",
-	"VGETMANTPDZ256rri",
-	"VGETMANTPDZ256rrik",
-	"VGETMANTPDZ256rrikz",
-	"VGETMANTPDZrmbi",
-	"VGETMANTPDZrmbik",
-	"VGETMANTPDZrmbikz",
-	"VGETMANTPDZrmi",
-	"VGETMANTPDZrmik",
-	"VGETMANTPDZrmikz",
-	"VGETMANTPDZrri",
-	"VGETMANTPDZrrib",
-	"VGETMANTPDZrribk",
-	"VGETMANTPDZrribkz",
-	"VGETMANTPDZrrik",
-	"VGETMANTPDZrrikz",
-	"VGETMANTPHZ128rmbi",
-	"VGETMANTPHZ128rmbik",
-	"VGETMANTPHZ128rmbikz",
-	"VGETMANTPHZ128rmi",
-	"VGETMANTPHZ128rmik",
-	"VGETMANTPHZ128rmikz",
-	"VGETMANTPHZ128rri",
-	"VGETMANTPHZ128rrik",
-	"VGETMANTPHZ128rrikz",
-	"VGETMANTPHZ256rmbi",
-	"VGETMANTPHZ256rmbik",
-	"VGETMANTPHZ256rmbikz",
-	"VGETMANTPHZ256rmi",
-	"VGETMANTPHZ256rmik",
-	"VGETMANTPHZ256rmikz",
-	"VGETMANTPHZ256rri",
-	"VGETMANTPHZ256rrik",
-	"VGETMANTPHZ256rrikz",
-	"VGETMANTPHZrmbi",
-	"VGETMANTPHZrmbik",
-	"VGETMANTPHZrmbikz",
-	"VGETMANTPHZrmi",
-	"VGETMANTPHZrmik",
-	"VGETMANTPHZrmikz",
-	"VGETMANTPHZrri",
-	"VGETMANTPHZrrib",
-	"VGETMANTPHZrribk",
-	"VGETMANTPHZrribkz",
-	"VGETMANTPHZrrik",
-	"VGETMANTPHZrrikz",
-	"VGETMANTPSZ128rmbi",
-	"VGETMANTPSZ128rmbik",
-	"VGETMANTPSZ128rmbikz",
-	"VGETMANTPSZ128rmi",
-	"VGETMANTPSZ128rmik",
-	"VGETMANTPSZ128rmikz",
-	"VGETMANTPSZ128rri",
-	"VGETMANTPSZ128rrik",
-	"VGETMANTPSZ128rrikz",
-	"VGETMANTPSZ256rmbi",
-	"VGETMANTPSZ256rmbik",
-	"VGETMANTPSZ256rmbikz",
-	"VGETMANTPSZ256rmi",
-	"VGETMANTPSZ256rmik",
-	"VGETMANTPSZ256rmikz",
-	"VGETMANTPSZ256rri",
-	"VGETMANTPSZ256rrik",
-	"VGETMANTPSZ256rrikz",
-	"VGETMANTPSZrmbi",
-	"VGETMANTPSZrmbik",
-	"VGETMANTPSZrmbikz",
-	"VGETMANTPSZrmi",
-	"VGETMANTPSZrmik",
-	"VGETMANTPSZrmikz",
-	"VGETMANTPSZrri",
-	"VGETMANTPSZrrib",
-	"VGETMANTPSZrribk",
-	"VGETMANTPSZrribkz",
-	"VGETMANTPSZrrik",
-	"VGETMANTPSZrrikz",
-	"VGETMANTSDZrmi",
-	"VGETMANTSDZrmik",
-	"VGETMANTSDZrmikz",
-	"VGETMANTSDZrri",
-	"VGETMANTSDZrrib",
-	"VGETMANTSDZrribk",
-	"VGETMANTSDZrribkz",
-	"VGETMANTSDZrrik",
-	"VGETMANTSDZrrikz",
-	"VGETMANTSHZrmi",
-	"VGETMANTSHZrmik",
-	"VGETMANTSHZrmikz",
-	"VGETMANTSHZrri",
-	"VGETMANTSHZrrib",
-	"VGETMANTSHZrribk",
-	"VGETMANTSHZrribkz",
-	"VGETMANTSHZrrik",
-	"VGETMANTSHZrrikz",
-	"VGETMANTSSZrmi",
-	"VGETMANTSSZrmik",
-	"VGETMANTSSZrmikz",
-	"VGETMANTSSZrri",
-	"VGETMANTSSZrrib",
-	"VGETMANTSSZrribk",
-	"VGETMANTSSZrribkz",
-	"VGETMANTSSZrrik",
-	"VGETMANTSSZrrikz",
-	"VGF2P8AFFINEINVQBYrmi",
-	"VGF2P8AFFINEINVQBYrri",
-	"VGF2P8AFFINEINVQBZ128rmbi",
-	"VGF2P8AFFINEINVQBZ128rmbik",
-	"VGF2P8AFFINEINVQBZ128rmbikz",
-	"VGF2P8AFFINEINVQBZ128rmi",
-	"VGF2P8AFFINEINVQBZ128rmik",
-	"VGF2P8AFFINEINVQBZ128rmikz",
-	"VGF2P8AFFINEINVQBZ128rri",
-	"VGF2P8AFFINEINVQBZ128rrik",
-	"VGF2P8AFFINEINVQBZ128rrikz",
-	"VGF2P8AFFINEINVQBZ256rmbi",
-	"VGF2P8AFFINEINVQBZ256rmbik",
-	"VGF2P8AFFINEINVQBZ256rmbikz",
-	"VGF2P8AFFINEINVQBZ256rmi",
-	"VGF2P8AFFINEINVQBZ256rmik",
-	"VGF2P8AFFINEINVQBZ256rmikz",
-	"VGF2P8AFFINEINVQBZ256rri",
-	"VGF2P8AFFINEINVQBZ256rrik",
-	"VGF2P8AFFINEINVQBZ256rrikz",
-	"VGF2P8AFFINEINVQBZrmbi",
-	"VGF2P8AFFINEINVQBZrmbik",
-	"VGF2P8AFFINEINVQBZrmbikz",
-	"VGF2P8AFFINEINVQBZrmi",
-	"VGF2P8AFFINEINVQBZrmik",
-	"VGF2P8AFFINEINVQBZrmikz",
-	"VGF2P8AFFINEINVQBZrri",
-	"VGF2P8AFFINEINVQBZrrik",
-	"VGF2P8AFFINEINVQBZrrikz",
-	"VGF2P8AFFINEINVQBrmi",
-	"VGF2P8AFFINEINVQBrri",
-	"VGF2P8AFFINEQBYrmi",
-	"VGF2P8AFFINEQBYrri",
-	"VGF2P8AFFINEQBZ128rmbi",
-	"VGF2P8AFFINEQBZ128rmbik",
-	"VGF2P8AFFINEQBZ128rmbikz",
-	"VGF2P8AFFINEQBZ128rmi",
-	"VGF2P8AFFINEQBZ128rmik",
-	"VGF2P8AFFINEQBZ128rmikz",
-	"VGF2P8AFFINEQBZ128rri",
-	"VGF2P8AFFINEQBZ128rrik",
-	"VGF2P8AFFINEQBZ128rrikz",
-	"VGF2P8AFFINEQBZ256rmbi",
-	"VGF2P8AFFINEQBZ256rmbik",
-	"VGF2P8AFFINEQBZ256rmbikz",
-	"VGF2P8AFFINEQBZ256rmi",
-	"VGF2P8AFFINEQBZ256rmik",
-	"VGF2P8AFFINEQBZ256rmikz",
-	"VGF2P8AFFINEQBZ256rri",
-	"VGF2P8AFFINEQBZ256rrik",
-	"VGF2P8AFFINEQBZ256rrikz",
-	"VGF2P8AFFINEQBZrmbi",
-	"VGF2P8AFFINEQBZrmbik",
-	"VGF2P8AFFINEQBZrmbikz",
-	"VGF2P8AFFINEQBZrmi",
-	"VGF2P8AFFINEQBZrmik",
-	"VGF2P8AFFINEQBZrmikz",
-	"VGF2P8AFFINEQBZrri",
-	"VGF2P8AFFINEQBZrrik",
-	"VGF2P8AFFINEQBZrrikz",
-	"VGF2P8AFFINEQBrmi",
-	"VGF2P8AFFINEQBrri",
-	"VGF2P8MULBYrm",
-	"VGF2P8MULBYrr",
-	"VGF2P8MULBZ128rm",
-	"VGF2P8MULBZ128rmk",
-	"VGF2P8MULBZ128rmkz",
-	"VGF2P8MULBZ128rr",
-	"VGF2P8MULBZ128rrk",
-	"VGF2P8MULBZ128rrkz",
-	"VGF2P8MULBZ256rm",
-	"VGF2P8MULBZ256rmk",
-	"VGF2P8MULBZ256rmkz",
-	"VGF2P8MULBZ256rr",
-	"VGF2P8MULBZ256rrk",
-	"VGF2P8MULBZ256rrkz",
-	"VGF2P8MULBZrm",
-	"VGF2P8MULBZrmk",
-	"VGF2P8MULBZrmkz",
-	"VGF2P8MULBZrr",
-	"VGF2P8MULBZrrk",
-	"VGF2P8MULBZrrkz",
-	"VGF2P8MULBrm",
-	"VGF2P8MULBrr",
-	"VHADDPDYrm",
-	"VHADDPDYrr",
-	"VHADDPDrm",
-	"VHADDPDrr",
-	"VHADDPSYrm",
-	"VHADDPSYrr",
-	"VHADDPSrm",
-	"VHADDPSrr",
-	"VHSUBPDYrm",
-	"VHSUBPDYrr",
-	"VHSUBPDrm",
-	"VHSUBPDrr",
-	"VHSUBPSYrm",
-	"VHSUBPSYrr",
-	"VHSUBPSrm",
-	"VHSUBPSrr",
-	"VINSERTF128rm",
-	"VINSERTF128rr",
-	"VINSERTF32x4Z256rm",
-	"VINSERTF32x4Z256rmk",
-	"VINSERTF32x4Z256rmkz",
-	"VINSERTF32x4Z256rr",
-	"VINSERTF32x4Z256rrk",
-	"VINSERTF32x4Z256rrkz",
-	"VINSERTF32x4Zrm",
-	"VINSERTF32x4Zrmk",
-	"VINSERTF32x4Zrmkz",
-	"VINSERTF32x4Zrr",
-	"VINSERTF32x4Zrrk",
-	"VINSERTF32x4Zrrkz",
-	"VINSERTF32x8Zrm",
-	"VINSERTF32x8Zrmk",
-	"VINSERTF32x8Zrmkz",
-	"VINSERTF32x8Zrr",
-	"VINSERTF32x8Zrrk",
-	"VINSERTF32x8Zrrkz",
-	"VINSERTF64x2Z256rm",
-	"VINSERTF64x2Z256rmk",
-	"VINSERTF64x2Z256rmkz",
-	"VINSERTF64x2Z256rr",
-	"VINSERTF64x2Z256rrk",
-	"VINSERTF64x2Z256rrkz",
-	"VINSERTF64x2Zrm",
-	"VINSERTF64x2Zrmk",
-	"VINSERTF64x2Zrmkz",
-	"VINSERTF64x2Zrr",
-	"VINSERTF64x2Zrrk",
-	"VINSERTF64x2Zrrkz",
-	"VINSERTF64x4Zrm",
-	"VINSERTF64x4Zrmk",
-	"VINSERTF64x4Zrmkz",
-	"VINSERTF64x4Zrr",
-	"VINSERTF64x4Zrrk",
-	"VINSERTF64x4Zrrkz",
-	"VINSERTI128rm",
-	"VINSERTI128rr",
-	"VINSERTI32x4Z256rm",
-	"VINSERTI32x4Z256rmk",
-	"VINSERTI32x4Z256rmkz",
-	"VINSERTI32x4Z256rr",
-	"VINSERTI32x4Z256rrk",
-	"VINSERTI32x4Z256rrkz",
-	"VINSERTI32x4Zrm",
-	"VINSERTI32x4Zrmk",
-	"VINSERTI32x4Zrmkz",
-	"VINSERTI32x4Zrr",
-	"VINSERTI32x4Zrrk",
-	"VINSERTI32x4Zrrkz",
-	"VINSERTI32x8Zrm",
-	"VINSERTI32x8Zrmk",
-	"VINSERTI32x8Zrmkz",
-	"VINSERTI32x8Zrr",
-	"VINSERTI32x8Zrrk",
-	"VINSERTI32x8Zrrkz",
-	"VINSERTI64x2Z256rm",
-	"VINSERTI64x2Z256rmk",
-	"VINSERTI64x2Z256rmkz",
-	"VINSERTI64x2Z256rr",
-	"VINSERTI64x2Z256rrk",
-	"VINSERTI64x2Z256rrkz",
-	"VINSERTI64x2Zrm",
-	"VINSERTI64x2Zrmk",
-	"VINSERTI64x2Zrmkz",
-	"VINSERTI64x2Zrr",
-	"VINSERTI64x2Zrrk",
-	"VINSERTI64x2Zrrkz",
-	"VINSERTI64x4Zrm",
-	"VINSERTI64x4Zrmk",
-	"VINSERTI64x4Zrmkz",
-	"VINSERTI64x4Zrr",
-	"VINSERTI64x4Zrrk",
-	"VINSERTI64x4Zrrkz",
-	"VINSERTPSZrm",
-	"VINSERTPSZrr",
-	"VINSERTPSrm",
-	"VINSERTPSrr",
-	"VLDDQUYrm",
-	"VLDDQUrm",
-	"VLDMXCSR",
-	"VMASKMOVDQU",
-	"VMASKMOVDQU64",
-	"VMASKMOVPDYmr",
-	"VMASKMOVPDYrm",
-	"VMASKMOVPDmr",
-	"VMASKMOVPDrm",
-	"VMASKMOVPSYmr",
-	"VMASKMOVPSYrm",
-	"VMASKMOVPSmr",
-	"VMASKMOVPSrm",
-	"VMAXCPDYrm",
-	"VMAXCPDYrr",
-	"VMAXCPDZ128rm",
-	"VMAXCPDZ128rmb",
-	"VMAXCPDZ128rmbk",
-	"VMAXCPDZ128rmbkz",
-	"VMAXCPDZ128rmk",
-	"VMAXCPDZ128rmkz",
-	"VMAXCPDZ128rr",
-	"VMAXCPDZ128rrk",
-	"VMAXCPDZ128rrkz",
-	"VMAXCPDZ256rm",
-	"VMAXCPDZ256rmb",
-	"VMAXCPDZ256rmbk",
-	"VMAXCPDZ256rmbkz",
-	"VMAXCPDZ256rmk",
-	"VMAXCPDZ256rmkz",
-	"VMAXCPDZ256rr",
-	"VMAXCPDZ256rrk",
-	"VMAXCPDZ256rrkz",
-	"VMAXCPDZrm",
-	"VMAXCPDZrmb",
-	"VMAXCPDZrmbk",
-	"VMAXCPDZrmbkz",
-	"VMAXCPDZrmk",
-	"VMAXCPDZrmkz",
-	"VMAXCPDZrr",
-	"VMAXCPDZrrk",
-	"VMAXCPDZrrkz",
-	"VMAXCPDrm",
-	"VMAXCPDrr",
-	"VMAXCPHZ128rm",
-	"VMAXCPHZ128rmb",
-	"VMAXCPHZ128rmbk",
-	"VMAXCPHZ128rmbkz",
-	"VMAXCPHZ128rmk",
-	"VMAXCPHZ128rmkz",
-	"VMAXCPHZ128rr",
-	"VMAXCPHZ128rrk",
-	"VMAXCPHZ128rrkz",
-	"VMAXCPHZ256rm",
-	"VMAXCPHZ256rmb",
-	"VMAXCPHZ256rmbk",
-	"VMAXCPHZ256rmbkz",
-	"VMAXCPHZ256rmk",
-	"VMAXCPHZ256rmkz",
-	"VMAXCPHZ256rr",
-	"VMAXCPHZ256rrk",
-	"VMAXCPHZ256rrkz",
-	"VMAXCPHZrm",
-	"VMAXCPHZrmb",
-	"VMAXCPHZrmbk",
-	"VMAXCPHZrmbkz",
-	"VMAXCPHZrmk",
-	"VMAXCPHZrmkz",
-	"VMAXCPHZrr",
-	"VMAXCPHZrrk",
-	"VMAXCPHZrrkz",
-	"VMAXCPSYrm",
-	"VMAXCPSYrr",
-	"VMAXCPSZ128rm",
-	"VMAXCPSZ128rmb",
-	"VMAXCPSZ128rmbk",
-	"VMAXCPSZ128rmbkz",
-	"VMAXCPSZ128rmk",
-	"VMAXCPSZ128rmkz",
-	"VMAXCPSZ128rr",
-	"VMAXCPSZ128rrk",
-	"VMAXCPSZ128rrkz",
-	"VMAXCPSZ256rm",
-	"VMAXCPSZ256rmb",
-	"VMAXCPSZ256rmbk",
-	"VMAXCPSZ256rmbkz",
-	"VMAXCPSZ256rmk",
-	"VMAXCPSZ256rmkz",
-	"VMAXCPSZ256rr",
-	"VMAXCPSZ256rrk",
-	"VMAXCPSZ256rrkz",
-	"VMAXCPSZrm",
-	"VMAXCPSZrmb",
-	"VMAXCPSZrmbk",
-	"VMAXCPSZrmbkz",
-	"VMAXCPSZrmk",
-	"VMAXCPSZrmkz",
-	"VMAXCPSZrr",
-	"VMAXCPSZrrk",
-	"VMAXCPSZrrkz",
-	"VMAXCPSrm",
-	"VMAXCPSrr",
-	"VMAXCSDZrm",
-	"VMAXCSDZrr",
-	"VMAXCSDrm",
-	"VMAXCSDrr",
-	"VMAXCSHZrm",
-	"VMAXCSHZrr",
-	"VMAXCSSZrm",
-	"VMAXCSSZrr",
-	"VMAXCSSrm",
-	"VMAXCSSrr",
-	"VMAXPDYrm",
-	"VMAXPDYrr",
-	"VMAXPDZ128rm",
-	"VMAXPDZ128rmb",
-	"VMAXPDZ128rmbk",
-	"VMAXPDZ128rmbkz",
-	"VMAXPDZ128rmk",
-	"VMAXPDZ128rmkz",
-	"VMAXPDZ128rr",
-	"VMAXPDZ128rrk",
-	"VMAXPDZ128rrkz",
-	"VMAXPDZ256rm",
-	"VMAXPDZ256rmb",
-	"VMAXPDZ256rmbk",
-	"VMAXPDZ256rmbkz",
-	"VMAXPDZ256rmk",
-	"VMAXPDZ256rmkz",
-	"VMAXPDZ256rr",
-	"VMAXPDZ256rrk",
-	"VMAXPDZ256rrkz",
-	"VMAXPDZrm",
-	"VMAXPDZrmb",
-	"VMAXPDZrmbk",
-	"VMAXPDZrmbkz",
-	"VMAXPDZrmk",
-	"VMAXPDZrmkz",
-	"VMAXPDZrr",
-	"VMAXPDZrrb",
-	"VMAXPDZrrbk",
-	"VMAXPDZrrbkz",
-	"VMAXPDZrrk",
-	"VMAXPDZrrkz",
-	"VMAXPDrm",
-	"VMAXPDrr",
-	"VMAXPHZ128rm",
-	"VMAXPHZ128rmb",
-	"VMAXPHZ128rmbk",
-	"VMAXPHZ128rmbkz",
-	"VMAXPHZ128rmk",
-	"VMAXPHZ128rmkz",
-	"VMAXPHZ128rr",
-	"VMAXPHZ128rrk",
-	"VMAXPHZ128rrkz",
-	"VMAXPHZ256rm",
-	"VMAXPHZ256rmb",
-	"VMAXPHZ256rmbk",
-	"VMAXPHZ256rmbkz",
-	"VMAXPHZ256rmk",
-	"VMAXPHZ256rmkz",
-	"VMAXPHZ256rr",
-	"VMAXPHZ256rrk",
-	"VMAXPHZ256rrkz",
-	"VMAXPHZrm",
-	"VMAXPHZrmb",
-	"VMAXPHZrmbk",
-	"VMAXPHZrmbkz",
-	"VMAXPHZrmk",
-	"VMAXPHZrmkz",
-	"VMAXPHZrr",
-	"VMAXPHZrrb",
-	"VMAXPHZrrbk",
-	"VMAXPHZrrbkz",
-	"VMAXPHZrrk",
-	"VMAXPHZrrkz",
-	"VMAXPSYrm",
-	"VMAXPSYrr",
-	"VMAXPSZ128rm",
-	"VMAXPSZ128rmb",
-	"VMAXPSZ128rmbk",
-	"VMAXPSZ128rmbkz",
-	"VMAXPSZ128rmk",
-	"VMAXPSZ128rmkz",
-	"VMAXPSZ128rr",
-	"VMAXPSZ128rrk",
-	"VMAXPSZ128rrkz",
-	"VMAXPSZ256rm",
-	"VMAXPSZ256rmb",
-	"VMAXPSZ256rmbk",
-	"VMAXPSZ256rmbkz",
-	"VMAXPSZ256rmk",
-	"VMAXPSZ256rmkz",
-	"VMAXPSZ256rr",
-	"VMAXPSZ256rrk",
-	"VMAXPSZ256rrkz",
-	"VMAXPSZrm",
-	"VMAXPSZrmb",
-	"VMAXPSZrmbk",
-	"VMAXPSZrmbkz",
-	"VMAXPSZrmk",
-	"VMAXPSZrmkz",
-	"VMAXPSZrr",
-	"VMAXPSZrrb",
-	"VMAXPSZrrbk",
-	"VMAXPSZrrbkz",
-	"VMAXPSZrrk",
-	"VMAXPSZrrkz",
-	"VMAXPSrm",
-	"VMAXPSrr",
-	"VMAXSDZrm",
-	"VMAXSDZrm_Int",
-	"VMAXSDZrm_Intk",
-	"VMAXSDZrm_Intkz",
-	"VMAXSDZrr",
-	"VMAXSDZrr_Int",
-	"VMAXSDZrr_Intk",
-	"VMAXSDZrr_Intkz",
-	"VMAXSDZrrb_Int",
-	"VMAXSDZrrb_Intk",
-	"VMAXSDZrrb_Intkz",
-	"VMAXSDrm",
-	"VMAXSDrm_Int",
-	"VMAXSDrr",
-	"VMAXSDrr_Int",
-	"VMAXSHZrm",
-	"VMAXSHZrm_Int",
-	"VMAXSHZrm_Intk",
-	"VMAXSHZrm_Intkz",
-	"VMAXSHZrr",
-	"VMAXSHZrr_Int",
-	"VMAXSHZrr_Intk",
-	"VMAXSHZrr_Intkz",
-	"VMAXSHZrrb_Int",
-	"VMAXSHZrrb_Intk",
-	"VMAXSHZrrb_Intkz",
-	"VMAXSSZrm",
-	"VMAXSSZrm_Int",
-	"VMAXSSZrm_Intk",
-	"VMAXSSZrm_Intkz",
-	"VMAXSSZrr",
-	"VMAXSSZrr_Int",
-	"VMAXSSZrr_Intk",
-	"VMAXSSZrr_Intkz",
-	"VMAXSSZrrb_Int",
-	"VMAXSSZrrb_Intk",
-	"VMAXSSZrrb_Intkz",
-	"VMAXSSrm",
-	"VMAXSSrm_Int",
-	"VMAXSSrr",
-	"VMAXSSrr_Int",
-	"VMCALL",
-	"VMCLEARm",
-	"VMFUNC",
-	"VMINCPDYrm",
-	"VMINCPDYrr",
-	"VMINCPDZ128rm",
-	"VMINCPDZ128rmb",
-	"VMINCPDZ128rmbk",
-	"VMINCPDZ128rmbkz",
-	"VMINCPDZ128rmk",
-	"VMINCPDZ128rmkz",
-	"VMINCPDZ128rr",
-	"VMINCPDZ128rrk",
-	"VMINCPDZ128rrkz",
-	"VMINCPDZ256rm",
-	"VMINCPDZ256rmb",
-	"VMINCPDZ256rmbk",
-	"VMINCPDZ256rmbkz",
-	"VMINCPDZ256rmk",
-	"VMINCPDZ256rmkz",
-	"VMINCPDZ256rr",
-	"VMINCPDZ256rrk",
-	"VMINCPDZ256rrkz",
-	"VMINCPDZrm",
-	"VMINCPDZrmb",
-	"VMINCPDZrmbk",
-	"VMINCPDZrmbkz",
-	"VMINCPDZrmk",
-	"VMINCPDZrmkz",
-	"VMINCPDZrr",
-	"VMINCPDZrrk",
-	"VMINCPDZrrkz",
-	"VMINCPDrm",
-	"VMINCPDrr",
-	"VMINCPHZ128rm",
-	"VMINCPHZ128rmb",
-	"VMINCPHZ128rmbk",
-	"VMINCPHZ128rmbkz",
-	"VMINCPHZ128rmk",
-	"VMINCPHZ128rmkz",
-	"VMINCPHZ128rr",
-	"VMINCPHZ128rrk",
-	"VMINCPHZ128rrkz",
-	"VMINCPHZ256rm",
-	"VMINCPHZ256rmb",
-	"VMINCPHZ256rmbk",
-	"VMINCPHZ256rmbkz",
-	"VMINCPHZ256rmk",
-	"VMINCPHZ256rmkz",
-	"VMINCPHZ256rr",
-	"VMINCPHZ256rrk",
-	"VMINCPHZ256rrkz",
-	"VMINCPHZrm",
-	"VMINCPHZrmb",
-	"VMINCPHZrmbk",
-	"VMINCPHZrmbkz",
-	"VMINCPHZrmk",
-	"VMINCPHZrmkz",
-	"VMINCPHZrr",
-	"VMINCPHZrrk",
-	"VMINCPHZrrkz",
-	"VMINCPSYrm",
-	"VMINCPSYrr",
-	"VMINCPSZ128rm",
-	"VMINCPSZ128rmb",
-	"VMINCPSZ128rmbk",
-	"VMINCPSZ128rmbkz",
-	"VMINCPSZ128rmk",
-	"VMINCPSZ128rmkz",
-	"VMINCPSZ128rr",
-	"VMINCPSZ128rrk",
-	"VMINCPSZ128rrkz",
-	"VMINCPSZ256rm",
-	"VMINCPSZ256rmb",
-	"VMINCPSZ256rmbk",
-	"VMINCPSZ256rmbkz",
-	"VMINCPSZ256rmk",
-	"VMINCPSZ256rmkz",
-	"VMINCPSZ256rr",
-	"VMINCPSZ256rrk",
-	"VMINCPSZ256rrkz",
-	"VMINCPSZrm",
-	"VMINCPSZrmb",
-	"VMINCPSZrmbk",
-	"VMINCPSZrmbkz",
-	"VMINCPSZrmk",
-	"VMINCPSZrmkz",
-	"VMINCPSZrr",
-	"VMINCPSZrrk",
-	"VMINCPSZrrkz",
-	"VMINCPSrm",
-	"VMINCPSrr",
-	"VMINCSDZrm",
-	"VMINCSDZrr",
-	"VMINCSDrm",
-	"VMINCSDrr",
-	"VMINCSHZrm",
-	"VMINCSHZrr",
-	"VMINCSSZrm",
-	"VMINCSSZrr",
-	"VMINCSSrm",
-	"VMINCSSrr",
-	"VMINPDYrm",
-	"VMINPDYrr",
-	"VMINPDZ128rm",
-	"VMINPDZ128rmb",
-	"VMINPDZ128rmbk",
-	"VMINPDZ128rmbkz",
-	"VMINPDZ128rmk",
-	"VMINPDZ128rmkz",
-	"VMINPDZ128rr",
-	"VMINPDZ128rrk",
-	"VMINPDZ128rrkz",
-	"VMINPDZ256rm",
-	"VMINPDZ256rmb",
-	"VMINPDZ256rmbk",
-	"VMINPDZ256rmbkz",
-	"VMINPDZ256rmk",
-	"VMINPDZ256rmkz",
-	"VMINPDZ256rr",
-	"VMINPDZ256rrk",
-	"VMINPDZ256rrkz",
-	"VMINPDZrm",
-	"VMINPDZrmb",
-	"VMINPDZrmbk",
-	"VMINPDZrmbkz",
-	"VMINPDZrmk",
-	"VMINPDZrmkz",
-	"VMINPDZrr",
-	"VMINPDZrrb",
-	"VMINPDZrrbk",
-	"VMINPDZrrbkz",
-	"VMINPDZrrk",
-	"VMINPDZrrkz",
-	"VMINPDrm",
-	"VMINPDrr",
-	"VMINPHZ128rm",
-	"VMINPHZ128rmb",
-	"VMINPHZ128rmbk",
-	"VMINPHZ128rmbkz",
-	"VMINPHZ128rmk",
-	"VMINPHZ128rmkz",
-	"VMINPHZ128rr",
-	"VMINPHZ128rrk",
-	"VMINPHZ128rrkz",
-	"VMINPHZ256rm",
-	"VMINPHZ256rmb",
-	"VMINPHZ256rmbk",
-	"VMINPHZ256rmbkz",
-	"VMINPHZ256rmk",
-	"VMINPHZ256rmkz",
-	"VMINPHZ256rr",
-	"VMINPHZ256rrk",
-	"VMINPHZ256rrkz",
-	"VMINPHZrm",
-	"VMINPHZrmb",
-	"VMINPHZrmbk",
-	"VMINPHZrmbkz",
-	"VMINPHZrmk",
-	"VMINPHZrmkz",
-	"VMINPHZrr",
-	"VMINPHZrrb",
-	"VMINPHZrrbk",
-	"VMINPHZrrbkz",
-	"VMINPHZrrk",
-	"VMINPHZrrkz",
-	"VMINPSYrm",
-	"VMINPSYrr",
-	"VMINPSZ128rm",
-	"VMINPSZ128rmb",
-	"VMINPSZ128rmbk",
-	"VMINPSZ128rmbkz",
-	"VMINPSZ128rmk",
-	"VMINPSZ128rmkz",
-	"VMINPSZ128rr",
-	"VMINPSZ128rrk",
-	"VMINPSZ128rrkz",
-	"VMINPSZ256rm",
-	"VMINPSZ256rmb",
-	"VMINPSZ256rmbk",
-	"VMINPSZ256rmbkz",
-	"VMINPSZ256rmk",
-	"VMINPSZ256rmkz",
-	"VMINPSZ256rr",
-	"VMINPSZ256rrk",
-	"VMINPSZ256rrkz",
-	"VMINPSZrm",
-	"VMINPSZrmb",
-	"VMINPSZrmbk",
-	"VMINPSZrmbkz",
-	"VMINPSZrmk",
-	"VMINPSZrmkz",
-	"VMINPSZrr",
-	"VMINPSZrrb",
-	"VMINPSZrrbk",
-	"VMINPSZrrbkz",
-	"VMINPSZrrk",
-	"VMINPSZrrkz",
-	"VMINPSrm",
-	"VMINPSrr",
-	"VMINSDZrm",
-	"VMINSDZrm_Int",
-	"VMINSDZrm_Intk",
-	"VMINSDZrm_Intkz",
-	"VMINSDZrr",
-	"VMINSDZrr_Int",
-	"VMINSDZrr_Intk",
-	"VMINSDZrr_Intkz",
-	"VMINSDZrrb_Int",
-	"VMINSDZrrb_Intk",
-	"VMINSDZrrb_Intkz",
-	"VMINSDrm",
-	"VMINSDrm_Int",
-	"VMINSDrr",
-	"VMINSDrr_Int",
-	"VMINSHZrm",
-	"VMINSHZrm_Int",
-	"VMINSHZrm_Intk",
-	"VMINSHZrm_Intkz",
-	"VMINSHZrr",
-	"VMINSHZrr_Int",
-	"VMINSHZrr_Intk",
-	"VMINSHZrr_Intkz",
-	"VMINSHZrrb_Int",
-	"VMINSHZrrb_Intk",
-	"VMINSHZrrb_Intkz",
-	"VMINSSZrm",
-	"VMINSSZrm_Int",
-	"VMINSSZrm_Intk",
-	"VMINSSZrm_Intkz",
-	"VMINSSZrr",
-	"VMINSSZrr_Int",
-	"VMINSSZrr_Intk",
-	"VMINSSZrr_Intkz",
-	"VMINSSZrrb_Int",
-	"VMINSSZrrb_Intk",
-	"VMINSSZrrb_Intkz",
-	"VMINSSrm",
-	"VMINSSrm_Int",
-	"VMINSSrr",
-	"VMINSSrr_Int",
-	"VMLAUNCH",
-	"VMLOAD32",
-	"VMLOAD64",
-	"VMMCALL",
-	"VMOV64toPQIZrm",
-	"VMOV64toPQIZrr",
-	"VMOV64toPQIrm",
-	"VMOV64toPQIrr",
-	"VMOV64toSDZrr",
-	"VMOV64toSDrr",
-	"VMOVAPDYmr",
-	"VMOVAPDYrm",
-	"VMOVAPDYrr",
-	"VMOVAPDYrr_REV",
-	"VMOVAPDZ128mr",
-	"VMOVAPDZ128mrk",
-	"VMOVAPDZ128rm",
-	"VMOVAPDZ128rmk",
-	"VMOVAPDZ128rmkz",
-	"VMOVAPDZ128rr",
-	"VMOVAPDZ128rr_REV",
-	"VMOVAPDZ128rrk",
-	"VMOVAPDZ128rrk_REV",
-	"VMOVAPDZ128rrkz",
-	"VMOVAPDZ128rrkz_REV",
-	"VMOVAPDZ256mr",
-	"VMOVAPDZ256mrk",
-	"VMOVAPDZ256rm",
-	"VMOVAPDZ256rmk",
-	"VMOVAPDZ256rmkz",
-	"VMOVAPDZ256rr",
-	"VMOVAPDZ256rr_REV",
-	"VMOVAPDZ256rrk",
-	"VMOVAPDZ256rrk_REV",
-	"VMOVAPDZ256rrkz",
-	"VMOVAPDZ256rrkz_REV",
-	"VMOVAPDZmr",
-	"VMOVAPDZmrk",
-	"VMOVAPDZrm",
-	"VMOVAPDZrmk",
-	"VMOVAPDZrmkz",
-	"VMOVAPDZrr",
-	"VMOVAPDZrr_REV",
-	"VMOVAPDZrrk",
-	"VMOVAPDZrrk_REV",
-	"VMOVAPDZrrkz",
-	"VMOVAPDZrrkz_REV",
-	"VMOVAPDmr",
-	"VMOVAPDrm",
-	"VMOVAPDrr",
-	"VMOVAPDrr_REV",
-	"VMOVAPSYmr",
-	"VMOVAPSYrm",
-	"VMOVAPSYrr",
-	"VMOVAPSYrr_REV",
-	"VMOVAPSZ128mr",
-	"VMOVAPSZ128mrk",
-	"VMOVAPSZ128rm",
-	"VMOVAPSZ128rmk",
-	"VMOVAPSZ128rmkz",
-	"VMOVAPSZ128rr",
-	"VMOVAPSZ128rr_REV",
-	"VMOVAPSZ128rrk",
-	"VMOVAPSZ128rrk_REV",
-	"VMOVAPSZ128rrkz",
-	"VMOVAPSZ128rrkz_REV",
-	"VMOVAPSZ256mr",
-	"VMOVAPSZ256mrk",
-	"VMOVAPSZ256rm",
-	"VMOVAPSZ256rmk",
-	"VMOVAPSZ256rmkz",
-	"VMOVAPSZ256rr",
-	"VMOVAPSZ256rr_REV",
-	"VMOVAPSZ256rrk",
-	"VMOVAPSZ256rrk_REV",
-	"VMOVAPSZ256rrkz",
-	"VMOVAPSZ256rrkz_REV",
-	"VMOVAPSZmr",
-	"VMOVAPSZmrk",
-	"VMOVAPSZrm",
-	"VMOVAPSZrmk",
-	"VMOVAPSZrmkz",
-	"VMOVAPSZrr",
-	"VMOVAPSZrr_REV",
-	"VMOVAPSZrrk",
-	"VMOVAPSZrrk_REV",
-	"VMOVAPSZrrkz",
-	"VMOVAPSZrrkz_REV",
-	"VMOVAPSmr",
-	"VMOVAPSrm",
-	"VMOVAPSrr",
-	"VMOVAPSrr_REV",
-	"VMOVDDUPYrm",
-	"VMOVDDUPYrr",
-	"VMOVDDUPZ128rm",
-	"VMOVDDUPZ128rmk",
-	"VMOVDDUPZ128rmkz",
-	"VMOVDDUPZ128rr",
-	"VMOVDDUPZ128rrk",
-	"VMOVDDUPZ128rrkz",
-	"VMOVDDUPZ256rm",
-	"VMOVDDUPZ256rmk",
-	"VMOVDDUPZ256rmkz",
-	"VMOVDDUPZ256rr",
-	"VMOVDDUPZ256rrk",
-	"VMOVDDUPZ256rrkz",
-	"VMOVDDUPZrm",
-	"VMOVDDUPZrmk",
-	"VMOVDDUPZrmkz",
-	"VMOVDDUPZrr",
-	"VMOVDDUPZrrk",
-	"VMOVDDUPZrrkz",
-	"VMOVDDUPrm",
-	"VMOVDDUPrr",
-	"VMOVDI2PDIZrm",
-	"VMOVDI2PDIZrr",
-	"VMOVDI2PDIrm",
-	"VMOVDI2PDIrr",
-	"VMOVDI2SSZrr",
-	"VMOVDI2SSrr",
-	"VMOVDQA32Z128mr",
-	"VMOVDQA32Z128mrk",
-	"VMOVDQA32Z128rm",
-	"VMOVDQA32Z128rmk",
-	"VMOVDQA32Z128rmkz",
-	"VMOVDQA32Z128rr",
-	"VMOVDQA32Z128rr_REV",
-	"VMOVDQA32Z128rrk",
-	"VMOVDQA32Z128rrk_REV",
-	"VMOVDQA32Z128rrkz",
-	"VMOVDQA32Z128rrkz_REV",
-	"VMOVDQA32Z256mr",
-	"VMOVDQA32Z256mrk",
-	"VMOVDQA32Z256rm",
-	"VMOVDQA32Z256rmk",
-	"VMOVDQA32Z256rmkz",
-	"VMOVDQA32Z256rr",
-	"VMOVDQA32Z256rr_REV",
-	"VMOVDQA32Z256rrk",
-	"VMOVDQA32Z256rrk_REV",
-	"VMOVDQA32Z256rrkz",
-	"VMOVDQA32Z256rrkz_REV",
-	"VMOVDQA32Zmr",
-	"VMOVDQA32Zmrk",
-	"VMOVDQA32Zrm",
-	"VMOVDQA32Zrmk",
-	"VMOVDQA32Zrmkz",
-	"VMOVDQA32Zrr",
-	"VMOVDQA32Zrr_REV",
-	"VMOVDQA32Zrrk",
-	"VMOVDQA32Zrrk_REV",
-	"VMOVDQA32Zrrkz",
-	"VMOVDQA32Zrrkz_REV",
-	"VMOVDQA64Z128mr",
-	"VMOVDQA64Z128mrk",
-	"VMOVDQA64Z128rm",
-	"VMOVDQA64Z128rmk",
-	"VMOVDQA64Z128rmkz",
-	"VMOVDQA64Z128rr",
-	"VMOVDQA64Z128rr_REV",
-	"VMOVDQA64Z128rrk",
-	"VMOVDQA64Z128rrk_REV",
-	"VMOVDQA64Z128rrkz",
-	"VMOVDQA64Z128rrkz_REV",
-	"VMOVDQA64Z256mr",
-	"VMOVDQA64Z256mrk",
-	"VMOVDQA64Z256rm",
-	"VMOVDQA64Z256rmk",
-	"VMOVDQA64Z256rmkz",
-	"VMOVDQA64Z256rr",
-	"VMOVDQA64Z256rr_REV",
-	"VMOVDQA64Z256rrk",
-	"VMOVDQA64Z256rrk_REV",
-	"VMOVDQA64Z256rrkz",
-	"VMOVDQA64Z256rrkz_REV",
-	"VMOVDQA64Zmr",
-	"VMOVDQA64Zmrk",
-	"VMOVDQA64Zrm",
-	"VMOVDQA64Zrmk",
-	"VMOVDQA64Zrmkz",
-	"VMOVDQA64Zrr",
-	"VMOVDQA64Zrr_REV",
-	"VMOVDQA64Zrrk",
-	"VMOVDQA64Zrrk_REV",
-	"VMOVDQA64Zrrkz",
-	"VMOVDQA64Zrrkz_REV",
-	"VMOVDQAYmr",
-	"VMOVDQAYrm",
-	"VMOVDQAYrr",
-	"VMOVDQAYrr_REV",
-	"VMOVDQAmr",
-	"VMOVDQArm",
-	"VMOVDQArr",
-	"VMOVDQArr_REV",
-	"VMOVDQU16Z128mr",
-	"VMOVDQU16Z128mrk",
-	"VMOVDQU16Z128rm",
-	"VMOVDQU16Z128rmk",
-	"VMOVDQU16Z128rmkz",
-	"VMOVDQU16Z128rr",
-	"VMOVDQU16Z128rr_REV",
-	"VMOVDQU16Z128rrk",
-	"VMOVDQU16Z128rrk_REV",
-	"VMOVDQU16Z128rrkz",
-	"VMOVDQU16Z128rrkz_REV",
-	"VMOVDQU16Z256mr",
-	"VMOVDQU16Z256mrk",
-	"VMOVDQU16Z256rm",
-	"VMOVDQU16Z256rmk",
-	"VMOVDQU16Z256rmkz",
-	"VMOVDQU16Z256rr",
-	"VMOVDQU16Z256rr_REV",
-	"VMOVDQU16Z256rrk",
-	"VMOVDQU16Z256rrk_REV",
-	"VMOVDQU16Z256rrkz",
-	"VMOVDQU16Z256rrkz_REV",
-	"VMOVDQU16Zmr",
-	"VMOVDQU16Zmrk",
-	"VMOVDQU16Zrm",
-	"VMOVDQU16Zrmk",
-	"VMOVDQU16Zrmkz",
-	"VMOVDQU16Zrr",
-	"VMOVDQU16Zrr_REV",
-	"VMOVDQU16Zrrk",
-	"VMOVDQU16Zrrk_REV",
-	"VMOVDQU16Zrrkz",
-	"VMOVDQU16Zrrkz_REV",
-	"VMOVDQU32Z128mr",
-	"VMOVDQU32Z128mrk",
-	"VMOVDQU32Z128rm",
-	"VMOVDQU32Z128rmk",
-	"VMOVDQU32Z128rmkz",
-	"VMOVDQU32Z128rr",
-	"VMOVDQU32Z128rr_REV",
-	"VMOVDQU32Z128rrk",
-	"VMOVDQU32Z128rrk_REV",
-	"VMOVDQU32Z128rrkz",
-	"VMOVDQU32Z128rrkz_REV",
-	"VMOVDQU32Z256mr",
-	"VMOVDQU32Z256mrk",
-	"VMOVDQU32Z256rm",
-	"VMOVDQU32Z256rmk",
-	"VMOVDQU32Z256rmkz",
-	"VMOVDQU32Z256rr",
-	"VMOVDQU32Z256rr_REV",
-	"VMOVDQU32Z256rrk",
-	"VMOVDQU32Z256rrk_REV",
-	"VMOVDQU32Z256rrkz",
-	"VMOVDQU32Z256rrkz_REV",
-	"VMOVDQU32Zmr",
-	"VMOVDQU32Zmrk",
-	"VMOVDQU32Zrm",
-	"VMOVDQU32Zrmk",
-	"VMOVDQU32Zrmkz",
-	"VMOVDQU32Zrr",
-	"VMOVDQU32Zrr_REV",
-	"VMOVDQU32Zrrk",
-	"VMOVDQU32Zrrk_REV",
-	"VMOVDQU32Zrrkz",
-	"VMOVDQU32Zrrkz_REV",
-	"VMOVDQU64Z128mr",
-	"VMOVDQU64Z128mrk",
-	"VMOVDQU64Z128rm",
-	"VMOVDQU64Z128rmk",
-	"VMOVDQU64Z128rmkz",
-	"VMOVDQU64Z128rr",
-	"VMOVDQU64Z128rr_REV",
-	"VMOVDQU64Z128rrk",
-	"VMOVDQU64Z128rrk_REV",
-	"VMOVDQU64Z128rrkz",
-	"VMOVDQU64Z128rrkz_REV",
-	"VMOVDQU64Z256mr",
-	"VMOVDQU64Z256mrk",
-	"VMOVDQU64Z256rm",
-	"VMOVDQU64Z256rmk",
-	"VMOVDQU64Z256rmkz",
-	"VMOVDQU64Z256rr",
-	"VMOVDQU64Z256rr_REV",
-	"VMOVDQU64Z256rrk",
-	"VMOVDQU64Z256rrk_REV",
-	"VMOVDQU64Z256rrkz",
-	"VMOVDQU64Z256rrkz_REV",
-	"VMOVDQU64Zmr",
-	"VMOVDQU64Zmrk",
-	"VMOVDQU64Zrm",
-	"VMOVDQU64Zrmk",
-	"VMOVDQU64Zrmkz",
-	"VMOVDQU64Zrr",
-	"VMOVDQU64Zrr_REV",
-	"VMOVDQU64Zrrk",
-	"VMOVDQU64Zrrk_REV",
-	"VMOVDQU64Zrrkz",
-	"VMOVDQU64Zrrkz_REV",
-	"VMOVDQU8Z128mr",
-	"VMOVDQU8Z128mrk",
-	"VMOVDQU8Z128rm",
-	"VMOVDQU8Z128rmk",
-	"VMOVDQU8Z128rmkz",
-	"VMOVDQU8Z128rr",
-	"VMOVDQU8Z128rr_REV",
-	"VMOVDQU8Z128rrk",
-	"VMOVDQU8Z128rrk_REV",
-	"VMOVDQU8Z128rrkz",
-	"VMOVDQU8Z128rrkz_REV",
-	"VMOVDQU8Z256mr",
-	"VMOVDQU8Z256mrk",
-	"VMOVDQU8Z256rm",
-	"VMOVDQU8Z256rmk",
-	"VMOVDQU8Z256rmkz",
-	"VMOVDQU8Z256rr",
-	"VMOVDQU8Z256rr_REV",
-	"VMOVDQU8Z256rrk",
-	"VMOVDQU8Z256rrk_REV",
-	"VMOVDQU8Z256rrkz",
-	"VMOVDQU8Z256rrkz_REV",
-	"VMOVDQU8Zmr",
-	"VMOVDQU8Zmrk",
-	"VMOVDQU8Zrm",
-	"VMOVDQU8Zrmk",
-	"VMOVDQU8Zrmkz",
-	"VMOVDQU8Zrr",
-	"VMOVDQU8Zrr_REV",
-	"VMOVDQU8Zrrk",
-	"VMOVDQU8Zrrk_REV",
-	"VMOVDQU8Zrrkz",
-	"VMOVDQU8Zrrkz_REV",
-	"VMOVDQUYmr",
-	"VMOVDQUYrm",
-	"VMOVDQUYrr",
-	"VMOVDQUYrr_REV",
-	"VMOVDQUmr",
-	"VMOVDQUrm",
-	"VMOVDQUrr",
-	"VMOVDQUrr_REV",
-	"VMOVHLPSZrr",
-	"VMOVHLPSrr",
-	"VMOVHPDZ128mr",
-	"VMOVHPDZ128rm",
-	"VMOVHPDmr",
-	"VMOVHPDrm",
-	"VMOVHPSZ128mr",
-	"VMOVHPSZ128rm",
-	"VMOVHPSmr",
-	"VMOVHPSrm",
-	"VMOVLHPSZrr",
-	"VMOVLHPSrr",
-	"VMOVLPDZ128mr",
-	"VMOVLPDZ128rm",
-	"VMOVLPDmr",
-	"VMOVLPDrm",
-	"VMOVLPSZ128mr",
-	"VMOVLPSZ128rm",
-	"VMOVLPSmr",
-	"VMOVLPSrm",
-	"VMOVMSKPDYrr",
-	"VMOVMSKPDrr",
-	"VMOVMSKPSYrr",
-	"VMOVMSKPSrr",
-	"VMOVNTDQAYrm",
-	"VMOVNTDQAZ128rm",
-	"VMOVNTDQAZ256rm",
-	"VMOVNTDQAZrm",
-	"VMOVNTDQArm",
-	"VMOVNTDQYmr",
-	"VMOVNTDQZ128mr",
-	"VMOVNTDQZ256mr",
-	"VMOVNTDQZmr",
-	"VMOVNTDQmr",
-	"VMOVNTPDYmr",
-	"VMOVNTPDZ128mr",
-	"VMOVNTPDZ256mr",
-	"VMOVNTPDZmr",
-	"VMOVNTPDmr",
-	"VMOVNTPSYmr",
-	"VMOVNTPSZ128mr",
-	"VMOVNTPSZ256mr",
-	"VMOVNTPSZmr",
-	"VMOVNTPSmr",
-	"VMOVPDI2DIZmr",
-	"VMOVPDI2DIZrr",
-	"VMOVPDI2DImr",
-	"VMOVPDI2DIrr",
-	"VMOVPQI2QIZmr",
-	"VMOVPQI2QIZrr",
-	"VMOVPQI2QImr",
-	"VMOVPQI2QIrr",
-	"VMOVPQIto64Zmr",
-	"VMOVPQIto64Zrr",
-	"VMOVPQIto64mr",
-	"VMOVPQIto64rr",
-	"VMOVQI2PQIZrm",
-	"VMOVQI2PQIrm",
-	"VMOVSDZmr",
-	"VMOVSDZmrk",
-	"VMOVSDZrm",
-	"VMOVSDZrm_alt",
-	"VMOVSDZrmk",
-	"VMOVSDZrmkz",
-	"VMOVSDZrr",
-	"VMOVSDZrr_REV",
-	"VMOVSDZrrk",
-	"VMOVSDZrrk_REV",
-	"VMOVSDZrrkz",
-	"VMOVSDZrrkz_REV",
-	"VMOVSDmr",
-	"VMOVSDrm",
-	"VMOVSDrm_alt",
-	"VMOVSDrr",
-	"VMOVSDrr_REV",
-	"VMOVSDto64Zrr",
-	"VMOVSDto64rr",
-	"VMOVSH2Wrr",
-	"VMOVSHDUPYrm",
-	"VMOVSHDUPYrr",
-	"VMOVSHDUPZ128rm",
-	"VMOVSHDUPZ128rmk",
-	"VMOVSHDUPZ128rmkz",
-	"VMOVSHDUPZ128rr",
-	"VMOVSHDUPZ128rrk",
-	"VMOVSHDUPZ128rrkz",
-	"VMOVSHDUPZ256rm",
-	"VMOVSHDUPZ256rmk",
-	"VMOVSHDUPZ256rmkz",
-	"VMOVSHDUPZ256rr",
-	"VMOVSHDUPZ256rrk",
-	"VMOVSHDUPZ256rrkz",
-	"VMOVSHDUPZrm",
-	"VMOVSHDUPZrmk",
-	"VMOVSHDUPZrmkz",
-	"VMOVSHDUPZrr",
-	"VMOVSHDUPZrrk",
-	"VMOVSHDUPZrrkz",
-	"VMOVSHDUPrm",
-	"VMOVSHDUPrr",
-	"VMOVSHZmr",
-	"VMOVSHZmrk",
-	"VMOVSHZrm",
-	"VMOVSHZrm_alt",
-	"VMOVSHZrmk",
-	"VMOVSHZrmkz",
-	"VMOVSHZrr",
-	"VMOVSHZrr_REV",
-	"VMOVSHZrrk",
-	"VMOVSHZrrk_REV",
-	"VMOVSHZrrkz",
-	"VMOVSHZrrkz_REV",
-	"VMOVSHtoW64rr",
-	"VMOVSLDUPYrm",
-	"VMOVSLDUPYrr",
-	"VMOVSLDUPZ128rm",
-	"VMOVSLDUPZ128rmk",
-	"VMOVSLDUPZ128rmkz",
-	"VMOVSLDUPZ128rr",
-	"VMOVSLDUPZ128rrk",
-	"VMOVSLDUPZ128rrkz",
-	"VMOVSLDUPZ256rm",
-	"VMOVSLDUPZ256rmk",
-	"VMOVSLDUPZ256rmkz",
-	"VMOVSLDUPZ256rr",
-	"VMOVSLDUPZ256rrk",
-	"VMOVSLDUPZ256rrkz",
-	"VMOVSLDUPZrm",
-	"VMOVSLDUPZrmk",
-	"VMOVSLDUPZrmkz",
-	"VMOVSLDUPZrr",
-	"VMOVSLDUPZrrk",
-	"VMOVSLDUPZrrkz",
-	"VMOVSLDUPrm",
-	"VMOVSLDUPrr",
-	"VMOVSS2DIZrr",
-	"VMOVSS2DIrr",
-	"VMOVSSZmr",
-	"VMOVSSZmrk",
-	"VMOVSSZrm",
-	"VMOVSSZrm_alt",
-	"VMOVSSZrmk",
-	"VMOVSSZrmkz",
-	"VMOVSSZrr",
-	"VMOVSSZrr_REV",
-	"VMOVSSZrrk",
-	"VMOVSSZrrk_REV",
-	"VMOVSSZrrkz",
-	"VMOVSSZrrkz_REV",
-	"VMOVSSmr",
-	"VMOVSSrm",
-	"VMOVSSrm_alt",
-	"VMOVSSrr",
-	"VMOVSSrr_REV",
-	"VMOVUPDYmr",
-	"VMOVUPDYrm",
-	"VMOVUPDYrr",
-	"VMOVUPDYrr_REV",
-	"VMOVUPDZ128mr",
-	"VMOVUPDZ128mrk",
-	"VMOVUPDZ128rm",
-	"VMOVUPDZ128rmk",
-	"VMOVUPDZ128rmkz",
-	"VMOVUPDZ128rr",
-	"VMOVUPDZ128rr_REV",
-	"VMOVUPDZ128rrk",
-	"VMOVUPDZ128rrk_REV",
-	"VMOVUPDZ128rrkz",
-	"VMOVUPDZ128rrkz_REV",
-	"VMOVUPDZ256mr",
-	"VMOVUPDZ256mrk",
-	"VMOVUPDZ256rm",
-	"VMOVUPDZ256rmk",
-	"VMOVUPDZ256rmkz",
-	"VMOVUPDZ256rr",
-	"VMOVUPDZ256rr_REV",
-	"VMOVUPDZ256rrk",
-	"VMOVUPDZ256rrk_REV",
-	"VMOVUPDZ256rrkz",
-	"VMOVUPDZ256rrkz_REV",
-	"VMOVUPDZmr",
-	"VMOVUPDZmrk",
-	"VMOVUPDZrm",
-	"VMOVUPDZrmk",
-	"VMOVUPDZrmkz",
-	"VMOVUPDZrr",
-	"VMOVUPDZrr_REV",
-	"VMOVUPDZrrk",
-	"VMOVUPDZrrk_REV",
-	"VMOVUPDZrrkz",
-	"VMOVUPDZrrkz_REV",
-	"VMOVUPDmr",
-	"VMOVUPDrm",
-	"VMOVUPDrr",
-	"VMOVUPDrr_REV",
-	"VMOVUPSYmr",
-	"VMOVUPSYrm",
-	"VMOVUPSYrr",
-	"VMOVUPSYrr_REV",
-	"VMOVUPSZ128mr",
-	"VMOVUPSZ128mrk",
-	"VMOVUPSZ128rm",
-	"VMOVUPSZ128rmk",
-	"VMOVUPSZ128rmkz",
-	"VMOVUPSZ128rr",
-	"VMOVUPSZ128rr_REV",
-	"VMOVUPSZ128rrk",
-	"VMOVUPSZ128rrk_REV",
-	"VMOVUPSZ128rrkz",
-	"VMOVUPSZ128rrkz_REV",
-	"VMOVUPSZ256mr",
-	"VMOVUPSZ256mrk",
-	"VMOVUPSZ256rm",
-	"VMOVUPSZ256rmk",
-	"VMOVUPSZ256rmkz",
-	"VMOVUPSZ256rr",
-	"VMOVUPSZ256rr_REV",
-	"VMOVUPSZ256rrk",
-	"VMOVUPSZ256rrk_REV",
-	"VMOVUPSZ256rrkz",
-	"VMOVUPSZ256rrkz_REV",
-	"VMOVUPSZmr",
-	"VMOVUPSZmrk",
-	"VMOVUPSZrm",
-	"VMOVUPSZrmk",
-	"VMOVUPSZrmkz",
-	"VMOVUPSZrr",
-	"VMOVUPSZrr_REV",
-	"VMOVUPSZrrk",
-	"VMOVUPSZrrk_REV",
-	"VMOVUPSZrrkz",
-	"VMOVUPSZrrkz_REV",
-	"VMOVUPSmr",
-	"VMOVUPSrm",
-	"VMOVUPSrr",
-	"VMOVUPSrr_REV",
-	"VMOVW2SHrr",
-	"VMOVW64toSHrr",
-	"VMOVWmr",
-	"VMOVWrm",
-	"VMOVZPQILo2PQIZrr",
-	"VMOVZPQILo2PQIrr",
-	"VMPSADBWYrmi",
-	"VMPSADBWYrri",
-	"VMPSADBWrmi",
-	"VMPSADBWrri",
-	"VMPTRLDm",
-	"VMPTRSTm",
-	"VMREAD32mr",
-	"VMREAD32rr",
-	"VMREAD64mr",
-	"VMREAD64rr",
-	"VMRESUME",
-	"VMRUN32",
-	"VMRUN64",
-	"VMSAVE32",
-	"VMSAVE64",
-	"VMULPDYrm",
-	"VMULPDYrr",
-	"VMULPDZ128rm",
-	"VMULPDZ128rmb",
-	"VMULPDZ128rmbk",
-	"VMULPDZ128rmbkz",
-	"VMULPDZ128rmk",
-	"VMULPDZ128rmkz",
-	"VMULPDZ128rr",
-	"VMULPDZ128rrk",
-	"VMULPDZ128rrkz",
-	"VMULPDZ256rm",
-	"VMULPDZ256rmb",
-	"VMULPDZ256rmbk",
-	"VMULPDZ256rmbkz",
-	"VMULPDZ256rmk",
-	"VMULPDZ256rmkz",
-	"VMULPDZ256rr",
-	"VMULPDZ256rrk",
-	"VMULPDZ256rrkz",
-	"VMULPDZrm",
-	"VMULPDZrmb",
-	"VMULPDZrmbk",
-	"VMULPDZrmbkz",
-	"VMULPDZrmk",
-	"VMULPDZrmkz",
-	"VMULPDZrr",
-	"VMULPDZrrb",
-	"VMULPDZrrbk",
-	"VMULPDZrrbkz",
-	"VMULPDZrrk",
-	"VMULPDZrrkz",
-	"VMULPDrm",
-	"VMULPDrr",
-	"VMULPHZ128rm",
-	"VMULPHZ128rmb",
-	"VMULPHZ128rmbk",
-	"VMULPHZ128rmbkz",
-	"VMULPHZ128rmk",
-	"VMULPHZ128rmkz",
-	"VMULPHZ128rr",
-	"VMULPHZ128rrk",
-	"VMULPHZ128rrkz",
-	"VMULPHZ256rm",
-	"VMULPHZ256rmb",
-	"VMULPHZ256rmbk",
-	"VMULPHZ256rmbkz",
-	"VMULPHZ256rmk",
-	"VMULPHZ256rmkz",
-	"VMULPHZ256rr",
-	"VMULPHZ256rrk",
-	"VMULPHZ256rrkz",
-	"VMULPHZrm",
-	"VMULPHZrmb",
-	"VMULPHZrmbk",
-	"VMULPHZrmbkz",
-	"VMULPHZrmk",
-	"VMULPHZrmkz",
-	"VMULPHZrr",
-	"VMULPHZrrb",
-	"VMULPHZrrbk",
-	"VMULPHZrrbkz",
-	"VMULPHZrrk",
-	"VMULPHZrrkz",
-	"VMULPSYrm",
-	"VMULPSYrr",
-	"VMULPSZ128rm",
-	"VMULPSZ128rmb",
-	"VMULPSZ128rmbk",
-	"VMULPSZ128rmbkz",
-	"VMULPSZ128rmk",
-	"VMULPSZ128rmkz",
-	"VMULPSZ128rr",
-	"VMULPSZ128rrk",
-	"VMULPSZ128rrkz",
-	"VMULPSZ256rm",
-	"VMULPSZ256rmb",
-	"VMULPSZ256rmbk",
-	"VMULPSZ256rmbkz",
-	"VMULPSZ256rmk",
-	"VMULPSZ256rmkz",
-	"VMULPSZ256rr",
-	"VMULPSZ256rrk",
-	"VMULPSZ256rrkz",
-	"VMULPSZrm",
-	"VMULPSZrmb",
-	"VMULPSZrmbk",
-	"VMULPSZrmbkz",
-	"VMULPSZrmk",
-	"VMULPSZrmkz",
-	"VMULPSZrr",
-	"VMULPSZrrb",
-	"VMULPSZrrbk",
-	"VMULPSZrrbkz",
-	"VMULPSZrrk",
-	"VMULPSZrrkz",
-	"VMULPSrm",
-	"VMULPSrr",
-	"VMULSDZrm",
-	"VMULSDZrm_Int",
-	"VMULSDZrm_Intk",
-	"VMULSDZrm_Intkz",
-	"VMULSDZrr",
-	"VMULSDZrr_Int",
-	"VMULSDZrr_Intk",
-	"VMULSDZrr_Intkz",
-	"VMULSDZrrb_Int",
-	"VMULSDZrrb_Intk",
-	"VMULSDZrrb_Intkz",
-	"VMULSDrm",
-	"VMULSDrm_Int",
-	"VMULSDrr",
-	"VMULSDrr_Int",
-	"VMULSHZrm",
-	"VMULSHZrm_Int",
-	"VMULSHZrm_Intk",
-	"VMULSHZrm_Intkz",
-	"VMULSHZrr",
-	"VMULSHZrr_Int",
-	"VMULSHZrr_Intk",
-	"VMULSHZrr_Intkz",
-	"VMULSHZrrb_Int",
-	"VMULSHZrrb_Intk",
-	"VMULSHZrrb_Intkz",
-	"VMULSSZrm",
-	"VMULSSZrm_Int",
-	"VMULSSZrm_Intk",
-	"VMULSSZrm_Intkz",
-	"VMULSSZrr",
-	"VMULSSZrr_Int",
-	"VMULSSZrr_Intk",
-	"VMULSSZrr_Intkz",
-	"VMULSSZrrb_Int",
-	"VMULSSZrrb_Intk",
-	"VMULSSZrrb_Intkz",
-	"VMULSSrm",
-	"VMULSSrm_Int",
-	"VMULSSrr",
-	"VMULSSrr_Int",
-	"VMWRITE32rm",
-	"VMWRITE32rr",
-	"VMWRITE64rm",
-	"VMWRITE64rr",
-	"VMXOFF",
-	"VMXON",
-	"VORPDYrm",
-	"VORPDYrr",
-	"VORPDZ128rm",
-	"VORPDZ128rmb",
-	"VORPDZ128rmbk",
-	"VORPDZ128rmbkz",
-	"VORPDZ128rmk",
-	"VORPDZ128rmkz",
-	"VORPDZ128rr",
-	"VORPDZ128rrk",
-	"VORPDZ128rrkz",
-	"VORPDZ256rm",
-	"VORPDZ256rmb",
-	"VORPDZ256rmbk",
-	"VORPDZ256rmbkz",
-	"VORPDZ256rmk",
-	"VORPDZ256rmkz",
-	"VORPDZ256rr",
-	"VORPDZ256rrk",
-	"VORPDZ256rrkz",
-	"VORPDZrm",
-	"VORPDZrmb",
-	"VORPDZrmbk",
-	"VORPDZrmbkz",
-	"VORPDZrmk",
-	"VORPDZrmkz",
-	"VORPDZrr",
-	"VORPDZrrk",
-	"VORPDZrrkz",
-	"VORPDrm",
-	"VORPDrr",
-	"VORPSYrm",
-	"VORPSYrr",
-	"VORPSZ128rm",
-	"VORPSZ128rmb",
-	"VORPSZ128rmbk",
-	"VORPSZ128rmbkz",
-	"VORPSZ128rmk",
-	"VORPSZ128rmkz",
-	"VORPSZ128rr",
-	"VORPSZ128rrk",
-	"VORPSZ128rrkz",
-	"VORPSZ256rm",
-	"VORPSZ256rmb",
-	"VORPSZ256rmbk",
-	"VORPSZ256rmbkz",
-	"VORPSZ256rmk",
-	"VORPSZ256rmkz",
-	"VORPSZ256rr",
-	"VORPSZ256rrk",
-	"VORPSZ256rrkz",
-	"VORPSZrm",
-	"VORPSZrmb",
-	"VORPSZrmbk",
-	"VORPSZrmbkz",
-	"VORPSZrmk",
-	"VORPSZrmkz",
-	"VORPSZrr",
-	"VORPSZrrk",
-	"VORPSZrrkz",
-	"VORPSrm",
-	"VORPSrr",
-	"VP2INTERSECTDZ128rm",
-	"VP2INTERSECTDZ128rmb",
-	"VP2INTERSECTDZ128rr",
-	"VP2INTERSECTDZ256rm",
-	"VP2INTERSECTDZ256rmb",
-	"VP2INTERSECTDZ256rr",
-	"VP2INTERSECTDZrm",
-	"VP2INTERSECTDZrmb",
-	"VP2INTERSECTDZrr",
-	"VP2INTERSECTQZ128rm",
-	"VP2INTERSECTQZ128rmb",
-	"VP2INTERSECTQZ128rr",
-	"VP2INTERSECTQZ256rm",
-	"VP2INTERSECTQZ256rmb",
-	"VP2INTERSECTQZ256rr",
-	"VP2INTERSECTQZrm",
-	"VP2INTERSECTQZrmb",
-	"VP2INTERSECTQZrr",
-	"VP4DPWSSDSrm",
-	"VP4DPWSSDSrmk",
-	"VP4DPWSSDSrmkz",
-	"VP4DPWSSDrm",
-	"VP4DPWSSDrmk",
-	"VP4DPWSSDrmkz",
-	"VPABSBYrm",
-	"VPABSBYrr",
-	"VPABSBZ128rm",
-	"VPABSBZ128rmk",
-	"VPABSBZ128rmkz",
-	"VPABSBZ128rr",
-	"VPABSBZ128rrk",
-	"VPABSBZ128rrkz",
-	"VPABSBZ256rm",
-	"VPABSBZ256rmk",
-	"VPABSBZ256rmkz",
-	"VPABSBZ256rr",
-	"VPABSBZ256rrk",
-	"VPABSBZ256rrkz",
-	"VPABSBZrm",
-	"VPABSBZrmk",
-	"VPABSBZrmkz",
-	"VPABSBZrr",
-	"VPABSBZrrk",
-	"VPABSBZrrkz",
-	"VPABSBrm",
-	"VPABSBrr",
-	"VPABSDYrm",
-	"VPABSDYrr",
-	"VPABSDZ128rm",
-	"VPABSDZ128rmb",
-	"VPABSDZ128rmbk",
-	"VPABSDZ128rmbkz",
-	"VPABSDZ128rmk",
-	"VPABSDZ128rmkz",
-	"VPABSDZ128rr",
-	"VPABSDZ128rrk",
-	"VPABSDZ128rrkz",
-	"VPABSDZ256rm",
-	"VPABSDZ256rmb",
-	"VPABSDZ256rmbk",
-	"VPABSDZ256rmbkz",
-	"VPABSDZ256rmk",
-	"VPABSDZ256rmkz",
-	"VPABSDZ256rr",
-	"VPABSDZ256rrk",
-	"VPABSDZ256rrkz",
-	"VPABSDZrm",
-	"VPABSDZrmb",
-	"VPABSDZrmbk",
-	"VPABSDZrmbkz",
-	"VPABSDZrmk",
-	"VPABSDZrmkz",
-	"VPABSDZrr",
-	"VPABSDZrrk",
-	"VPABSDZrrkz",
-	"VPABSDrm",
-	"VPABSDrr",
-	"VPABSQZ128rm",
-	"VPABSQZ128rmb",
-	"VPABSQZ128rmbk",
-	"VPABSQZ128rmbkz",
-	"VPABSQZ128rmk",
-	"VPABSQZ128rmkz",
-	"VPABSQZ128rr",
-	"VPABSQZ128rrk",
-	"VPABSQZ128rrkz",
-	"VPABSQZ256rm",
-	"VPABSQZ256rmb",
-	"VPABSQZ256rmbk",
-	"VPABSQZ256rmbkz",
-	"VPABSQZ256rmk",
-	"VPABSQZ256rmkz",
-	"VPABSQZ256rr",
-	"VPABSQZ256rrk",
-	"VPABSQZ256rrkz",
-	"VPABSQZrm",
-	"VPABSQZrmb",
-	"VPABSQZrmbk",
-	"VPABSQZrmbkz",
-	"VPABSQZrmk",
-	"VPABSQZrmkz",
-	"VPABSQZrr",
-	"VPABSQZrrk",
-	"VPABSQZrrkz",
-	"VPABSWYrm",
-	"VPABSWYrr",
-	"VPABSWZ128rm",
-	"VPABSWZ128rmk",
-	"VPABSWZ128rmkz",
-	"VPABSWZ128rr",
-	"VPABSWZ128rrk",
-	"VPABSWZ128rrkz",
-	"VPABSWZ256rm",
-	"VPABSWZ256rmk",
-	"VPABSWZ256rmkz",
-	"VPABSWZ256rr",
-	"VPABSWZ256rrk",
-	"VPABSWZ256rrkz",
-	"VPABSWZrm",
-	"VPABSWZrmk",
-	"VPABSWZrmkz",
-	"VPABSWZrr",
-	"VPABSWZrrk",
-	"VPABSWZrrkz",
-	"VPABSWrm",
-	"VPABSWrr",
-	"VPACKSSDWYrm",
-	"VPACKSSDWYrr",
-	"VPACKSSDWZ128rm",
-	"VPACKSSDWZ128rmb",
-	"VPACKSSDWZ128rmbk",
-	"VPACKSSDWZ128rmbkz",
-	"VPACKSSDWZ128rmk",
-	"VPACKSSDWZ128rmkz",
-	"VPACKSSDWZ128rr",
-	"VPACKSSDWZ128rrk",
-	"VPACKSSDWZ128rrkz",
-	"VPACKSSDWZ256rm",
-	"VPACKSSDWZ256rmb",
-	"VPACKSSDWZ256rmbk",
-	"VPACKSSDWZ256rmbkz",
-	"VPACKSSDWZ256rmk",
-	"VPACKSSDWZ256rmkz",
-	"VPACKSSDWZ256rr",
-	"VPACKSSDWZ256rrk",
-	"VPACKSSDWZ256rrkz",
-	"VPACKSSDWZrm",
-	"VPACKSSDWZrmb",
-	"VPACKSSDWZrmbk",
-	"VPACKSSDWZrmbkz",
-	"VPACKSSDWZrmk",
-	"VPACKSSDWZrmkz",
-	"VPACKSSDWZrr",
-	"VPACKSSDWZrrk",
-	"VPACKSSDWZrrkz",
-	"VPACKSSDWrm",
-	"VPACKSSDWrr",
-	"VPACKSSWBYrm",
-	"VPACKSSWBYrr",
-	"VPACKSSWBZ128rm",
-	"VPACKSSWBZ128rmk",
-	"VPACKSSWBZ128rmkz",
-	"VPACKSSWBZ128rr",
-	"VPACKSSWBZ128rrk",
-	"VPACKSSWBZ128rrkz",
-	"VPACKSSWBZ256rm",
-	"VPACKSSWBZ256rmk",
-	"VPACKSSWBZ256rmkz",
-	"VPACKSSWBZ256rr",
-	"VPACKSSWBZ256rrk",
-	"VPACKSSWBZ256rrkz",
-	"VPACKSSWBZrm",
-	"VPACKSSWBZrmk",
-	"VPACKSSWBZrmkz",
-	"VPACKSSWBZrr",
-	"VPACKSSWBZrrk",
-	"VPACKSSWBZrrkz",
-	"VPACKSSWBrm",
-	"VPACKSSWBrr",
-	"VPACKUSDWYrm",
-	"VPACKUSDWYrr",
-	"VPACKUSDWZ128rm",
-	"VPACKUSDWZ128rmb",
-	"VPACKUSDWZ128rmbk",
-	"VPACKUSDWZ128rmbkz",
-	"VPACKUSDWZ128rmk",
-	"VPACKUSDWZ128rmkz",
-	"VPACKUSDWZ128rr",
-	"VPACKUSDWZ128rrk",
-	"VPACKUSDWZ128rrkz",
-	"VPACKUSDWZ256rm",
-	"VPACKUSDWZ256rmb",
-	"VPACKUSDWZ256rmbk",
-	"VPACKUSDWZ256rmbkz",
-	"VPACKUSDWZ256rmk",
-	"VPACKUSDWZ256rmkz",
-	"VPACKUSDWZ256rr",
-	"VPACKUSDWZ256rrk",
-	"VPACKUSDWZ256rrkz",
-	"VPACKUSDWZrm",
-	"VPACKUSDWZrmb",
-	"VPACKUSDWZrmbk",
-	"VPACKUSDWZrmbkz",
-	"VPACKUSDWZrmk",
-	"VPACKUSDWZrmkz",
-	"VPACKUSDWZrr",
-	"VPACKUSDWZrrk",
-	"VPACKUSDWZrrkz",
-	"VPACKUSDWrm",
-	"VPACKUSDWrr",
-	"VPACKUSWBYrm",
-	"VPACKUSWBYrr",
-	"VPACKUSWBZ128rm",
-	"VPACKUSWBZ128rmk",
-	"VPACKUSWBZ128rmkz",
-	"VPACKUSWBZ128rr",
-	"VPACKUSWBZ128rrk",
-	"VPACKUSWBZ128rrkz",
-	"VPACKUSWBZ256rm",
-	"VPACKUSWBZ256rmk",
-	"VPACKUSWBZ256rmkz",
-	"VPACKUSWBZ256rr",
-	"VPACKUSWBZ256rrk",
-	"VPACKUSWBZ256rrkz",
-	"VPACKUSWBZrm",
-	"VPACKUSWBZrmk",
-	"VPACKUSWBZrmkz",
-	"VPACKUSWBZrr",
-	"VPACKUSWBZrrk",
-	"VPACKUSWBZrrkz",
-	"VPACKUSWBrm",
-	"VPACKUSWBrr",
-	"VPADDBYrm",
-	"VPADDBYrr",
-	"VPADDBZ128rm",
-	"VPADDBZ128rmk",
-	"VPADDBZ128rmkz",
-	"VPADDBZ128rr",
-	"VPADDBZ128rrk",
-	"VPADDBZ128rrkz",
-	"VPADDBZ256rm",
-	"VPADDBZ256rmk",
-	"VPADDBZ256rmkz",
-	"VPADDBZ256rr",
-	"VPADDBZ256rrk",
-	"VPADDBZ256rrkz",
-	"VPADDBZrm",
-	"VPADDBZrmk",
-	"VPADDBZrmkz",
-	"VPADDBZrr",
-	"VPADDBZrrk",
-	"VPADDBZrrkz",
-	"VPADDBrm",
-	"VPADDBrr",
-	"VPADDDYrm",
-	"VPADDDYrr",
-	"VPADDDZ128rm",
-	"VPADDDZ128rmb",
-	"VPADDDZ128rmbk",
-	"VPADDDZ128rmbkz",
-	"VPADDDZ128rmk",
-	"VPADDDZ128rmkz",
-	"VPADDDZ128rr",
-	"VPADDDZ128rrk",
-	"VPADDDZ128rrkz",
-	"VPADDDZ256rm",
-	"VPADDDZ256rmb",
-	"VPADDDZ256rmbk",
-	"VPADDDZ256rmbkz",
-	"VPADDDZ256rmk",
-	"VPADDDZ256rmkz",
-	"VPADDDZ256rr",
-	"VPADDDZ256rrk",
-	"VPADDDZ256rrkz",
-	"VPADDDZrm",
-	"VPADDDZrmb",
-	"VPADDDZrmbk",
-	"VPADDDZrmbkz",
-	"VPADDDZrmk",
-	"VPADDDZrmkz",
-	"VPADDDZrr",
-	"VPADDDZrrk",
-	"VPADDDZrrkz",
-	"VPADDDrm",
-	"VPADDDrr",
-	"VPADDQYrm",
-	"VPADDQYrr",
-	"VPADDQZ128rm",
-	"VPADDQZ128rmb",
-	"VPADDQZ128rmbk",
-	"VPADDQZ128rmbkz",
-	"VPADDQZ128rmk",
-	"VPADDQZ128rmkz",
-	"VPADDQZ128rr",
-	"VPADDQZ128rrk",
-	"VPADDQZ128rrkz",
-	"VPADDQZ256rm",
-	"VPADDQZ256rmb",
-	"VPADDQZ256rmbk",
-	"VPADDQZ256rmbkz",
-	"VPADDQZ256rmk",
-	"VPADDQZ256rmkz",
-	"VPADDQZ256rr",
-	"VPADDQZ256rrk",
-	"VPADDQZ256rrkz",
-	"VPADDQZrm",
-	"VPADDQZrmb",
-	"VPADDQZrmbk",
-	"VPADDQZrmbkz",
-	"VPADDQZrmk",
-	"VPADDQZrmkz",
-	"VPADDQZrr",
-	"VPADDQZrrk",
-	"VPADDQZrrkz",
-	"VPADDQrm",
-	"VPADDQrr",
-	"VPADDSBYrm",
-	"VPADDSBYrr",
-	"VPADDSBZ128rm",
-	"VPADDSBZ128rmk",
-	"VPADDSBZ128rmkz",
-	"VPADDSBZ128rr",
-	"VPADDSBZ128rrk",
-	"VPADDSBZ128rrkz",
-	"VPADDSBZ256rm",
-	"VPADDSBZ256rmk",
-	"VPADDSBZ256rmkz",
-	"VPADDSBZ256rr",
-	"VPADDSBZ256rrk",
-	"VPADDSBZ256rrkz",
-	"VPADDSBZrm",
-	"VPADDSBZrmk",
-	"VPADDSBZrmkz",
-	"VPADDSBZrr",
-	"VPADDSBZrrk",
-	"VPADDSBZrrkz",
-	"VPADDSBrm",
-	"VPADDSBrr",
-	"VPADDSWYrm",
-	"VPADDSWYrr",
-	"VPADDSWZ128rm",
-	"VPADDSWZ128rmk",
-	"VPADDSWZ128rmkz",
-	"VPADDSWZ128rr",
-	"VPADDSWZ128rrk",
-	"VPADDSWZ128rrkz",
-	"VPADDSWZ256rm",
-	"VPADDSWZ256rmk",
-	"VPADDSWZ256rmkz",
-	"VPADDSWZ256rr",
-	"VPADDSWZ256rrk",
-	"VPADDSWZ256rrkz",
-	"VPADDSWZrm",
-	"VPADDSWZrmk",
-	"VPADDSWZrmkz",
-	"VPADDSWZrr",
-	"VPADDSWZrrk",
-	"VPADDSWZrrkz",
-	"VPADDSWrm",
-	"VPADDSWrr",
-	"VPADDUSBYrm",
-	"VPADDUSBYrr",
-	"VPADDUSBZ128rm",
-	"VPADDUSBZ128rmk",
-	"VPADDUSBZ128rmkz",
-	"VPADDUSBZ128rr",
-	"VPADDUSBZ128rrk",
-	"VPADDUSBZ128rrkz",
-	"VPADDUSBZ256rm",
-	"VPADDUSBZ256rmk",
-	"VPADDUSBZ256rmkz",
-	"VPADDUSBZ256rr",
-	"VPADDUSBZ256rrk",
-	"VPADDUSBZ256rrkz",
-	"VPADDUSBZrm",
-	"VPADDUSBZrmk",
-	"VPADDUSBZrmkz",
-	"VPADDUSBZrr",
-	"VPADDUSBZrrk",
-	"VPADDUSBZrrkz",
-	"VPADDUSBrm",
-	"VPADDUSBrr",
-	"VPADDUSWYrm",
-	"VPADDUSWYrr",
-	"VPADDUSWZ128rm",
-	"VPADDUSWZ128rmk",
-	"VPADDUSWZ128rmkz",
-	"VPADDUSWZ128rr",
-	"VPADDUSWZ128rrk",
-	"VPADDUSWZ128rrkz",
-	"VPADDUSWZ256rm",
-	"VPADDUSWZ256rmk",
-	"VPADDUSWZ256rmkz",
-	"VPADDUSWZ256rr",
-	"VPADDUSWZ256rrk",
-	"VPADDUSWZ256rrkz",
-	"VPADDUSWZrm",
-	"VPADDUSWZrmk",
-	"VPADDUSWZrmkz",
-	"VPADDUSWZrr",
-	"VPADDUSWZrrk",
-	"VPADDUSWZrrkz",
-	"VPADDUSWrm",
-	"VPADDUSWrr",
-	"VPADDWYrm",
-	"VPADDWYrr",
-	"VPADDWZ128rm",
-	"VPADDWZ128rmk",
-	"VPADDWZ128rmkz",
-	"VPADDWZ128rr",
-	"VPADDWZ128rrk",
-	"VPADDWZ128rrkz",
-	"VPADDWZ256rm",
-	"VPADDWZ256rmk",
-	"VPADDWZ256rmkz",
-	"VPADDWZ256rr",
-	"VPADDWZ256rrk",
-	"VPADDWZ256rrkz",
-	"VPADDWZrm",
-	"VPADDWZrmk",
-	"VPADDWZrmkz",
-	"VPADDWZrr",
-	"VPADDWZrrk",
-	"VPADDWZrrkz",
-	"VPADDWrm",
-	"VPADDWrr",
-	"VPALIGNRYrmi",
-	"VPALIGNRYrri",
-	"VPALIGNRZ128rmi",
-	"VPALIGNRZ128rmik",
-	"VPALIGNRZ128rmikz",
-	"VPALIGNRZ128rri",
-	"VPALIGNRZ128rrik",
-	"VPALIGNRZ128rrikz",
-	"VPALIGNRZ256rmi",
-	"VPALIGNRZ256rmik",
-	"VPALIGNRZ256rmikz",
-	"VPALIGNRZ256rri",
-	"VPALIGNRZ256rrik",
-	"VPALIGNRZ256rrikz",
-	"VPALIGNRZrmi",
-	"VPALIGNRZrmik",
-	"VPALIGNRZrmikz",
-	"VPALIGNRZrri",
-	"VPALIGNRZrrik",
-	"VPALIGNRZrrikz",
-	"VPALIGNRrmi",
-	"VPALIGNRrri",
-	"VPANDDZ128rm",
-	"VPANDDZ128rmb",
-	"VPANDDZ128rmbk",
-	"VPANDDZ128rmbkz",
-	"VPANDDZ128rmk",
-	"VPANDDZ128rmkz",
-	"VPANDDZ128rr",
-	"VPANDDZ128rrk",
-	"VPANDDZ128rrkz",
-	"VPANDDZ256rm",
-	"VPANDDZ256rmb",
-	"VPANDDZ256rmbk",
-	"VPANDDZ256rmbkz",
-	"VPANDDZ256rmk",
-	"VPANDDZ256rmkz",
-	"VPANDDZ256rr",
-	"VPANDDZ256rrk",
-	"VPANDDZ256rrkz",
-	"VPANDDZrm",
-	"VPANDDZrmb",
-	"VPANDDZrmbk",
-	"VPANDDZrmbkz",
-	"VPANDDZrmk",
-	"VPANDDZrmkz",
-	"VPANDDZrr",
-	"VPANDDZrrk",
-	"VPANDDZrrkz",
-	"VPANDNDZ128rm",
-	"VPANDNDZ128rmb",
-	"VPANDNDZ128rmbk",
-	"VPANDNDZ128rmbkz",
-	"VPANDNDZ128rmk",
-	"VPANDNDZ128rmkz",
-	"VPANDNDZ128rr",
-	"VPANDNDZ128rrk",
-	"VPANDNDZ128rrkz",
-	"VPANDNDZ256rm",
-	"VPANDNDZ256rmb",
-	"VPANDNDZ256rmbk",
-	"VPANDNDZ256rmbkz",
-	"VPANDNDZ256rmk",
-	"VPANDNDZ256rmkz",
-	"VPANDNDZ256rr",
-	"VPANDNDZ256rrk",
-	"VPANDNDZ256rrkz",
-	"VPANDNDZrm",
-	"VPANDNDZrmb",
-	"VPANDNDZrmbk",
-	"VPANDNDZrmbkz",
-	"VPANDNDZrmk",
-	"VPANDNDZrmkz",
-	"VPANDNDZrr",
-	"VPANDNDZrrk",
-	"VPANDNDZrrkz",
-	"VPANDNQZ128rm",
-	"VPANDNQZ128rmb",
-	"VPANDNQZ128rmbk",
-	"VPANDNQZ128rmbkz",
-	"VPANDNQZ128rmk",
-	"VPANDNQZ128rmkz",
-	"VPANDNQZ128rr",
-	"VPANDNQZ128rrk",
-	"VPANDNQZ128rrkz",
-	"VPANDNQZ256rm",
-	"VPANDNQZ256rmb",
-	"VPANDNQZ256rmbk",
-	"VPANDNQZ256rmbkz",
-	"VPANDNQZ256rmk",
-	"VPANDNQZ256rmkz",
-	"VPANDNQZ256rr",
-	"VPANDNQZ256rrk",
-	"VPANDNQZ256rrkz",
-	"VPANDNQZrm",
-	"VPANDNQZrmb",
-	"VPANDNQZrmbk",
-	"VPANDNQZrmbkz",
-	"VPANDNQZrmk",
-	"VPANDNQZrmkz",
-	"VPANDNQZrr",
-	"VPANDNQZrrk",
-	"VPANDNQZrrkz",
-	"VPANDNYrm",
-	"VPANDNYrr",
-	"VPANDNrm",
-	"VPANDNrr",
-	"VPANDQZ128rm",
-	"VPANDQZ128rmb",
-	"VPANDQZ128rmbk",
-	"VPANDQZ128rmbkz",
-	"VPANDQZ128rmk",
-	"VPANDQZ128rmkz",
-	"VPANDQZ128rr",
-	"VPANDQZ128rrk",
-	"VPANDQZ128rrkz",
-	"VPANDQZ256rm",
-	"VPANDQZ256rmb",
-	"VPANDQZ256rmbk",
-	"VPANDQZ256rmbkz",
-	"VPANDQZ256rmk",
-	"VPANDQZ256rmkz",
-	"VPANDQZ256rr",
-	"VPANDQZ256rrk",
-	"VPANDQZ256rrkz",
-	"VPANDQZrm",
-	"VPANDQZrmb",
-	"VPANDQZrmbk",
-	"VPANDQZrmbkz",
-	"VPANDQZrmk",
-	"VPANDQZrmkz",
-	"VPANDQZrr",
-	"VPANDQZrrk",
-	"VPANDQZrrkz",
-	"VPANDYrm",
-	"VPANDYrr",
-	"VPANDrm",
-	"VPANDrr",
-	"VPAVGBYrm",
-	"VPAVGBYrr",
-	"VPAVGBZ128rm",
-	"VPAVGBZ128rmk",
-	"VPAVGBZ128rmkz",
-	"VPAVGBZ128rr",
-	"VPAVGBZ128rrk",
-	"VPAVGBZ128rrkz",
-	"VPAVGBZ256rm",
-	"VPAVGBZ256rmk",
-	"VPAVGBZ256rmkz",
-	"VPAVGBZ256rr",
-	"VPAVGBZ256rrk",
-	"VPAVGBZ256rrkz",
-	"VPAVGBZrm",
-	"VPAVGBZrmk",
-	"VPAVGBZrmkz",
-	"VPAVGBZrr",
-	"VPAVGBZrrk",
-	"VPAVGBZrrkz",
-	"VPAVGBrm",
-	"VPAVGBrr",
-	"VPAVGWYrm",
-	"VPAVGWYrr",
-	"VPAVGWZ128rm",
-	"VPAVGWZ128rmk",
-	"VPAVGWZ128rmkz",
-	"VPAVGWZ128rr",
-	"VPAVGWZ128rrk",
-	"VPAVGWZ128rrkz",
-	"VPAVGWZ256rm",
-	"VPAVGWZ256rmk",
-	"VPAVGWZ256rmkz",
-	"VPAVGWZ256rr",
-	"VPAVGWZ256rrk",
-	"VPAVGWZ256rrkz",
-	"VPAVGWZrm",
-	"VPAVGWZrmk",
-	"VPAVGWZrmkz",
-	"VPAVGWZrr",
-	"VPAVGWZrrk",
-	"VPAVGWZrrkz",
-	"VPAVGWrm",
-	"VPAVGWrr",
-	"VPBLENDDYrmi",
-	"VPBLENDDYrri",
-	"VPBLENDDrmi",
-	"VPBLENDDrri",
-	"VPBLENDMBZ128rm",
-	"VPBLENDMBZ128rmk",
-	"VPBLENDMBZ128rmkz",
-	"VPBLENDMBZ128rr",
-	"VPBLENDMBZ128rrk",
-	"VPBLENDMBZ128rrkz",
-	"VPBLENDMBZ256rm",
-	"VPBLENDMBZ256rmk",
-	"VPBLENDMBZ256rmkz",
-	"VPBLENDMBZ256rr",
-	"VPBLENDMBZ256rrk",
-	"VPBLENDMBZ256rrkz",
-	"VPBLENDMBZrm",
-	"VPBLENDMBZrmk",
-	"VPBLENDMBZrmkz",
-	"VPBLENDMBZrr",
-	"VPBLENDMBZrrk",
-	"VPBLENDMBZrrkz",
-	"VPBLENDMDZ128rm",
-	"VPBLENDMDZ128rmb",
-	"VPBLENDMDZ128rmbk",
-	"VPBLENDMDZ128rmbkz",
-	"VPBLENDMDZ128rmk",
-	"VPBLENDMDZ128rmkz",
-	"VPBLENDMDZ128rr",
-	"VPBLENDMDZ128rrk",
-	"VPBLENDMDZ128rrkz",
-	"VPBLENDMDZ256rm",
-	"VPBLENDMDZ256rmb",
-	"VPBLENDMDZ256rmbk",
-	"VPBLENDMDZ256rmbkz",
-	"VPBLENDMDZ256rmk",
-	"VPBLENDMDZ256rmkz",
-	"VPBLENDMDZ256rr",
-	"VPBLENDMDZ256rrk",
-	"VPBLENDMDZ256rrkz",
-	"VPBLENDMDZrm",
-	"VPBLENDMDZrmb",
-	"VPBLENDMDZrmbk",
-	"VPBLENDMDZrmbkz",
-	"VPBLENDMDZrmk",
-	"VPBLENDMDZrmkz",
-	"VPBLENDMDZrr",
-	"VPBLENDMDZrrk",
-	"VPBLENDMDZrrkz",
-	"VPBLENDMQZ128rm",
-	"VPBLENDMQZ128rmb",
-	"VPBLENDMQZ128rmbk",
-	"VPBLENDMQZ128rmbkz",
-	"VPBLENDMQZ128rmk",
-	"VPBLENDMQZ128rmkz",
-	"VPBLENDMQZ128rr",
-	"VPBLENDMQZ128rrk",
-	"VPBLENDMQZ128rrkz",
-	"VPBLENDMQZ256rm",
-	"VPBLENDMQZ256rmb",
-	"VPBLENDMQZ256rmbk",
-	"VPBLENDMQZ256rmbkz",
-	"VPBLENDMQZ256rmk",
-	"VPBLENDMQZ256rmkz",
-	"VPBLENDMQZ256rr",
-	"VPBLENDMQZ256rrk",
-	"VPBLENDMQZ256rrkz",
-	"VPBLENDMQZrm",
-	"VPBLENDMQZrmb",
-	"VPBLENDMQZrmbk",
-	"VPBLENDMQZrmbkz",
-	"VPBLENDMQZrmk",
-	"VPBLENDMQZrmkz",
-	"VPBLENDMQZrr",
-	"VPBLENDMQZrrk",
-	"VPBLENDMQZrrkz",
-	"VPBLENDMWZ128rm",
-	"VPBLENDMWZ128rmk",
-	"VPBLENDMWZ128rmkz",
-	"VPBLENDMWZ128rr",
-	"VPBLENDMWZ128rrk",
-	"VPBLENDMWZ128rrkz",
-	"VPBLENDMWZ256rm",
-	"VPBLENDMWZ256rmk",
-	"VPBLENDMWZ256rmkz",
-	"VPBLENDMWZ256rr",
-	"VPBLENDMWZ256rrk",
-	"VPBLENDMWZ256rrkz",
-	"VPBLENDMWZrm",
-	"VPBLENDMWZrmk",
-	"VPBLENDMWZrmkz",
-	"VPBLENDMWZrr",
-	"VPBLENDMWZrrk",
-	"VPBLENDMWZrrkz",
-	"VPBLENDVBYrmr",
-	"VPBLENDVBYrrr",
-	"VPBLENDVBrmr",
-	"VPBLENDVBrrr",
-	"VPBLENDWYrmi",
-	"VPBLENDWYrri",
-	"VPBLENDWrmi",
-	"VPBLENDWrri",
-	"VPBROADCASTBYrm",
-	"VPBROADCASTBYrr",
-	"VPBROADCASTBZ128rm",
-	"VPBROADCASTBZ128rmk",
-	"VPBROADCASTBZ128rmkz",
-	"VPBROADCASTBZ128rr",
-	"VPBROADCASTBZ128rrk",
-	"VPBROADCASTBZ128rrkz",
-	"VPBROADCASTBZ256rm",
-	"VPBROADCASTBZ256rmk",
-	"VPBROADCASTBZ256rmkz",
-	"VPBROADCASTBZ256rr",
-	"VPBROADCASTBZ256rrk",
-	"VPBROADCASTBZ256rrkz",
-	"VPBROADCASTBZrm",
-	"VPBROADCASTBZrmk",
-	"VPBROADCASTBZrmkz",
-	"VPBROADCASTBZrr",
-	"VPBROADCASTBZrrk",
-	"VPBROADCASTBZrrkz",
-	"VPBROADCASTBrZ128rr",
-	"VPBROADCASTBrZ128rrk",
-	"VPBROADCASTBrZ128rrkz",
-	"VPBROADCASTBrZ256rr",
-	"VPBROADCASTBrZ256rrk",
-	"VPBROADCASTBrZ256rrkz",
-	"VPBROADCASTBrZrr",
-	"VPBROADCASTBrZrrk",
-	"VPBROADCASTBrZrrkz",
-	"VPBROADCASTBrm",
-	"VPBROADCASTBrr",
-	"VPBROADCASTDYrm",
-	"VPBROADCASTDYrr",
-	"VPBROADCASTDZ128rm",
-	"VPBROADCASTDZ128rmk",
-	"VPBROADCASTDZ128rmkz",
-	"VPBROADCASTDZ128rr",
-	"VPBROADCASTDZ128rrk",
-	"VPBROADCASTDZ128rrkz",
-	"VPBROADCASTDZ256rm",
-	"VPBROADCASTDZ256rmk",
-	"VPBROADCASTDZ256rmkz",
-	"VPBROADCASTDZ256rr",
-	"VPBROADCASTDZ256rrk",
-	"VPBROADCASTDZ256rrkz",
-	"VPBROADCASTDZrm",
-	"VPBROADCASTDZrmk",
-	"VPBROADCASTDZrmkz",
-	"VPBROADCASTDZrr",
-	"VPBROADCASTDZrrk",
-	"VPBROADCASTDZrrkz",
-	"VPBROADCASTDrZ128rr",
-	"VPBROADCASTDrZ128rrk",
-	"VPBROADCASTDrZ128rrkz",
-	"VPBROADCASTDrZ256rr",
-	"VPBROADCASTDrZ256rrk",
-	"VPBROADCASTDrZ256rrkz",
-	"VPBROADCASTDrZrr",
-	"VPBROADCASTDrZrrk",
-	"VPBROADCASTDrZrrkz",
-	"VPBROADCASTDrm",
-	"VPBROADCASTDrr",
-	"VPBROADCASTMB2QZ128rr",
-	"VPBROADCASTMB2QZ256rr",
-	"VPBROADCASTMB2QZrr",
-	"VPBROADCASTMW2DZ128rr",
-	"VPBROADCASTMW2DZ256rr",
-	"VPBROADCASTMW2DZrr",
-	"VPBROADCASTQYrm",
-	"VPBROADCASTQYrr",
-	"VPBROADCASTQZ128rm",
-	"VPBROADCASTQZ128rmk",
-	"VPBROADCASTQZ128rmkz",
-	"VPBROADCASTQZ128rr",
-	"VPBROADCASTQZ128rrk",
-	"VPBROADCASTQZ128rrkz",
-	"VPBROADCASTQZ256rm",
-	"VPBROADCASTQZ256rmk",
-	"VPBROADCASTQZ256rmkz",
-	"VPBROADCASTQZ256rr",
-	"VPBROADCASTQZ256rrk",
-	"VPBROADCASTQZ256rrkz",
-	"VPBROADCASTQZrm",
-	"VPBROADCASTQZrmk",
-	"VPBROADCASTQZrmkz",
-	"VPBROADCASTQZrr",
-	"VPBROADCASTQZrrk",
-	"VPBROADCASTQZrrkz",
-	"VPBROADCASTQrZ128rr",
-	"VPBROADCASTQrZ128rrk",
-	"VPBROADCASTQrZ128rrkz",
-	"VPBROADCASTQrZ256rr",
-	"VPBROADCASTQrZ256rrk",
-	"VPBROADCASTQrZ256rrkz",
-	"VPBROADCASTQrZrr",
-	"VPBROADCASTQrZrrk",
-	"VPBROADCASTQrZrrkz",
-	"VPBROADCASTQrm",
-	"VPBROADCASTQrr",
-	"VPBROADCASTWYrm",
-	"VPBROADCASTWYrr",
-	"VPBROADCASTWZ128rm",
-	"VPBROADCASTWZ128rmk",
-	"VPBROADCASTWZ128rmkz",
-	"VPBROADCASTWZ128rr",
-	"VPBROADCASTWZ128rrk",
-	"VPBROADCASTWZ128rrkz",
-	"VPBROADCASTWZ256rm",
-	"VPBROADCASTWZ256rmk",
-	"VPBROADCASTWZ256rmkz",
-	"VPBROADCASTWZ256rr",
-	"VPBROADCASTWZ256rrk",
-	"VPBROADCASTWZ256rrkz",
-	"VPBROADCASTWZrm",
-	"VPBROADCASTWZrmk",
-	"VPBROADCASTWZrmkz",
-	"VPBROADCASTWZrr",
-	"VPBROADCASTWZrrk",
-	"VPBROADCASTWZrrkz",
-	"VPBROADCASTWrZ128rr",
-	"VPBROADCASTWrZ128rrk",
-	"VPBROADCASTWrZ128rrkz",
-	"VPBROADCASTWrZ256rr",
-	"VPBROADCASTWrZ256rrk",
-	"VPBROADCASTWrZ256rrkz",
-	"VPBROADCASTWrZrr",
-	"VPBROADCASTWrZrrk",
-	"VPBROADCASTWrZrrkz",
-	"VPBROADCASTWrm",
-	"VPBROADCASTWrr",
-	"VPCLMULQDQYrmi",
-	"VPCLMULQDQYrri",
-	"VPCLMULQDQZ128rmi",
-	"VPCLMULQDQZ128rri",
-	"VPCLMULQDQZ256rmi",
-	"VPCLMULQDQZ256rri",
-	"VPCLMULQDQZrmi",
-	"VPCLMULQDQZrri",
-	"VPCLMULQDQrmi",
-	"VPCLMULQDQrri",
-	"VPCMOVYrmr",
-	"VPCMOVYrrm",
-	"VPCMOVYrrr",
-	"VPCMOVYrrr_REV",
-	"VPCMOVrmr",
-	"VPCMOVrrm",
-	"VPCMOVrrr",
-	"VPCMOVrrr_REV",
-	"VPCMPBZ128rmi",
-	"VPCMPBZ128rmik",
-	"VPCMPBZ128rri",
-	"VPCMPBZ128rrik",
-	"VPCMPBZ256rmi",
-	"VPCMPBZ256rmik",
-	"VPCMPBZ256rri",
-	"VPCMPBZ256rrik",
-	"VPCMPBZrmi",
-	"VPCMPBZrmik",
-	"VPCMPBZrri",
-	"VPCMPBZrrik",
-	"VPCMPDZ128rmi",
-	"VPCMPDZ128rmib",
-	"VPCMPDZ128rmibk",
-	"VPCMPDZ128rmik",
-	"VPCMPDZ128rri",
-	"VPCMPDZ128rrik",
-	"VPCMPDZ256rmi",
-	"VPCMPDZ256rmib",
-	"VPCMPDZ256rmibk",
-	"VPCMPDZ256rmik",
-	"VPCMPDZ256rri",
-	"VPCMPDZ256rrik",
-	"VPCMPDZrmi",
-	"VPCMPDZrmib",
-	"VPCMPDZrmibk",
-	"VPCMPDZrmik",
-	"VPCMPDZrri",
-	"VPCMPDZrrik",
-	"VPCMPEQBYrm",
-	"VPCMPEQBYrr",
-	"VPCMPEQBZ128rm",
-	"VPCMPEQBZ128rmk",
-	"VPCMPEQBZ128rr",
-	"VPCMPEQBZ128rrk",
-	"VPCMPEQBZ256rm",
-	"VPCMPEQBZ256rmk",
-	"VPCMPEQBZ256rr",
-	"VPCMPEQBZ256rrk",
-	"VPCMPEQBZrm",
-	"VPCMPEQBZrmk",
-	"VPCMPEQBZrr",
-	"VPCMPEQBZrrk",
-	"VPCMPEQBrm",
-	"VPCMPEQBrr",
-	"VPCMPEQDYrm",
-	"VPCMPEQDYrr",
-	"VPCMPEQDZ128rm",
-	"VPCMPEQDZ128rmb",
-	"VPCMPEQDZ128rmbk",
-	"VPCMPEQDZ128rmk",
-	"VPCMPEQDZ128rr",
-	"VPCMPEQDZ128rrk",
-	"VPCMPEQDZ256rm",
-	"VPCMPEQDZ256rmb",
-	"VPCMPEQDZ256rmbk",
-	"VPCMPEQDZ256rmk",
-	"VPCMPEQDZ256rr",
-	"VPCMPEQDZ256rrk",
-	"VPCMPEQDZrm",
-	"VPCMPEQDZrmb",
-	"VPCMPEQDZrmbk",
-	"VPCMPEQDZrmk",
-	"VPCMPEQDZrr",
-	"VPCMPEQDZrrk",
-	"VPCMPEQDrm",
-	"VPCMPEQDrr",
-	"VPCMPEQQYrm",
-	"VPCMPEQQYrr",
-	"VPCMPEQQZ128rm",
-	"VPCMPEQQZ128rmb",
-	"VPCMPEQQZ128rmbk",
-	"VPCMPEQQZ128rmk",
-	"VPCMPEQQZ128rr",
-	"VPCMPEQQZ128rrk",
-	"VPCMPEQQZ256rm",
-	"VPCMPEQQZ256rmb",
-	"VPCMPEQQZ256rmbk",
-	"VPCMPEQQZ256rmk",
-	"VPCMPEQQZ256rr",
-	"VPCMPEQQZ256rrk",
-	"VPCMPEQQZrm",
-	"VPCMPEQQZrmb",
-	"VPCMPEQQZrmbk",
-	"VPCMPEQQZrmk",
-	"VPCMPEQQZrr",
-	"VPCMPEQQZrrk",
-	"VPCMPEQQrm",
-	"VPCMPEQQrr",
-	"VPCMPEQWYrm",
-	"VPCMPEQWYrr",
-	"VPCMPEQWZ128rm",
-	"VPCMPEQWZ128rmk",
-	"VPCMPEQWZ128rr",
-	"VPCMPEQWZ128rrk",
-	"VPCMPEQWZ256rm",
-	"VPCMPEQWZ256rmk",
-	"VPCMPEQWZ256rr",
-	"VPCMPEQWZ256rrk",
-	"VPCMPEQWZrm",
-	"VPCMPEQWZrmk",
-	"VPCMPEQWZrr",
-	"VPCMPEQWZrrk",
-	"VPCMPEQWrm",
-	"VPCMPEQWrr",
-	"VPCMPESTRIrmi",
-	"VPCMPESTRIrri",
-	"VPCMPESTRMrmi",
-	"VPCMPESTRMrri",
-	"VPCMPGTBYrm",
-	"VPCMPGTBYrr",
-	"VPCMPGTBZ128rm",
-	"VPCMPGTBZ128rmk",
-	"VPCMPGTBZ128rr",
-	"VPCMPGTBZ128rrk",
-	"VPCMPGTBZ256rm",
-	"VPCMPGTBZ256rmk",
-	"VPCMPGTBZ256rr",
-	"VPCMPGTBZ256rrk",
-	"VPCMPGTBZrm",
-	"VPCMPGTBZrmk",
-	"VPCMPGTBZrr",
-	"VPCMPGTBZrrk",
-	"VPCMPGTBrm",
-	"VPCMPGTBrr",
-	"VPCMPGTDYrm",
-	"VPCMPGTDYrr",
-	"VPCMPGTDZ128rm",
-	"VPCMPGTDZ128rmb",
-	"VPCMPGTDZ128rmbk",
-	"VPCMPGTDZ128rmk",
-	"VPCMPGTDZ128rr",
-	"VPCMPGTDZ128rrk",
-	"VPCMPGTDZ256rm",
-	"VPCMPGTDZ256rmb",
-	"VPCMPGTDZ256rmbk",
-	"VPCMPGTDZ256rmk",
-	"VPCMPGTDZ256rr",
-	"VPCMPGTDZ256rrk",
-	"VPCMPGTDZrm",
-	"VPCMPGTDZrmb",
-	"VPCMPGTDZrmbk",
-	"VPCMPGTDZrmk",
-	"VPCMPGTDZrr",
-	"VPCMPGTDZrrk",
-	"VPCMPGTDrm",
-	"VPCMPGTDrr",
-	"VPCMPGTQYrm",
-	"VPCMPGTQYrr",
-	"VPCMPGTQZ128rm",
-	"VPCMPGTQZ128rmb",
-	"VPCMPGTQZ128rmbk",
-	"VPCMPGTQZ128rmk",
-	"VPCMPGTQZ128rr",
-	"VPCMPGTQZ128rrk",
-	"VPCMPGTQZ256rm",
-	"VPCMPGTQZ256rmb",
-	"VPCMPGTQZ256rmbk",
-	"VPCMPGTQZ256rmk",
-	"VPCMPGTQZ256rr",
-	"VPCMPGTQZ256rrk",
-	"VPCMPGTQZrm",
-	"VPCMPGTQZrmb",
-	"VPCMPGTQZrmbk",
-	"VPCMPGTQZrmk",
-	"VPCMPGTQZrr",
-	"VPCMPGTQZrrk",
-	"VPCMPGTQrm",
-	"VPCMPGTQrr",
-	"VPCMPGTWYrm",
-	"VPCMPGTWYrr",
-	"VPCMPGTWZ128rm",
-	"VPCMPGTWZ128rmk",
-	"VPCMPGTWZ128rr",
-	"VPCMPGTWZ128rrk",
-	"VPCMPGTWZ256rm",
-	"VPCMPGTWZ256rmk",
-	"VPCMPGTWZ256rr",
-	"VPCMPGTWZ256rrk",
-	"VPCMPGTWZrm",
-	"VPCMPGTWZrmk",
-	"VPCMPGTWZrr",
-	"VPCMPGTWZrrk",
-	"VPCMPGTWrm",
-	"VPCMPGTWrr",
-	"VPCMPISTRIrmi",
-	"VPCMPISTRIrri",
-	"VPCMPISTRMrmi",
-	"VPCMPISTRMrri",
-	"VPCMPQZ128rmi",
-	"VPCMPQZ128rmib",
-	"VPCMPQZ128rmibk",
-	"VPCMPQZ128rmik",
-	"VPCMPQZ128rri",
-	"VPCMPQZ128rrik",
-	"VPCMPQZ256rmi",
-	"VPCMPQZ256rmib",
-	"VPCMPQZ256rmibk",
-	"VPCMPQZ256rmik",
-	"VPCMPQZ256rri",
-	"VPCMPQZ256rrik",
-	"VPCMPQZrmi",
-	"VPCMPQZrmib",
-	"VPCMPQZrmibk",
-	"VPCMPQZrmik",
-	"VPCMPQZrri",
-	"VPCMPQZrrik",
-	"VPCMPUBZ128rmi",
-	"VPCMPUBZ128rmik",
-	"VPCMPUBZ128rri",
-	"VPCMPUBZ128rrik",
-	"VPCMPUBZ256rmi",
-	"VPCMPUBZ256rmik",
-	"VPCMPUBZ256rri",
-	"VPCMPUBZ256rrik",
-	"VPCMPUBZrmi",
-	"VPCMPUBZrmik",
-	"VPCMPUBZrri",
-	"VPCMPUBZrrik",
-	"VPCMPUDZ128rmi",
-	"VPCMPUDZ128rmib",
-	"VPCMPUDZ128rmibk",
-	"VPCMPUDZ128rmik",
-	"VPCMPUDZ128rri",
-	"VPCMPUDZ128rrik",
-	"VPCMPUDZ256rmi",
-	"VPCMPUDZ256rmib",
-	"VPCMPUDZ256rmibk",
-	"VPCMPUDZ256rmik",
-	"VPCMPUDZ256rri",
-	"VPCMPUDZ256rrik",
-	"VPCMPUDZrmi",
-	"VPCMPUDZrmib",
-	"VPCMPUDZrmibk",
-	"VPCMPUDZrmik",
-	"VPCMPUDZrri",
-	"VPCMPUDZrrik",
-	"VPCMPUQZ128rmi",
-	"VPCMPUQZ128rmib",
-	"VPCMPUQZ128rmibk",
-	"VPCMPUQZ128rmik",
-	"VPCMPUQZ128rri",
-	"VPCMPUQZ128rrik",
-	"VPCMPUQZ256rmi",
-	"VPCMPUQZ256rmib",
-	"VPCMPUQZ256rmibk",
-	"VPCMPUQZ256rmik",
-	"VPCMPUQZ256rri",
-	"VPCMPUQZ256rrik",
-	"VPCMPUQZrmi",
-	"VPCMPUQZrmib",
-	"VPCMPUQZrmibk",
-	"VPCMPUQZrmik",
-	"VPCMPUQZrri",
-	"VPCMPUQZrrik",
-	"VPCMPUWZ128rmi",
-	"VPCMPUWZ128rmik",
-	"VPCMPUWZ128rri",
-	"VPCMPUWZ128rrik",
-	"VPCMPUWZ256rmi",
-	"VPCMPUWZ256rmik",
-	"VPCMPUWZ256rri",
-	"VPCMPUWZ256rrik",
-	"VPCMPUWZrmi",
-	"VPCMPUWZrmik",
-	"VPCMPUWZrri",
-	"VPCMPUWZrrik",
-	"VPCMPWZ128rmi",
-	"VPCMPWZ128rmik",
-	"VPCMPWZ128rri",
-	"VPCMPWZ128rrik",
-	"VPCMPWZ256rmi",
-	"VPCMPWZ256rmik",
-	"VPCMPWZ256rri",
-	"VPCMPWZ256rrik",
-	"VPCMPWZrmi",
-	"VPCMPWZrmik",
-	"VPCMPWZrri",
-	"VPCMPWZrrik",
-	"VPCOMBmi",
-	"VPCOMBri",
-	"VPCOMDmi",
-	"VPCOMDri",
-	"VPCOMPRESSBZ128mr",
-	"VPCOMPRESSBZ128mrk",
-	"VPCOMPRESSBZ128rr",
-	"VPCOMPRESSBZ128rrk",
-	"VPCOMPRESSBZ128rrkz",
-	"VPCOMPRESSBZ256mr",
-	"VPCOMPRESSBZ256mrk",
-	"VPCOMPRESSBZ256rr",
-	"VPCOMPRESSBZ256rrk",
-	"VPCOMPRESSBZ256rrkz",
-	"VPCOMPRESSBZmr",
-	"VPCOMPRESSBZmrk",
-	"VPCOMPRESSBZrr",
-	"VPCOMPRESSBZrrk",
-	"VPCOMPRESSBZrrkz",
-	"VPCOMPRESSDZ128mr",
-	"VPCOMPRESSDZ128mrk",
-	"VPCOMPRESSDZ128rr",
-	"VPCOMPRESSDZ128rrk",
-	"VPCOMPRESSDZ128rrkz",
-	"VPCOMPRESSDZ256mr",
-	"VPCOMPRESSDZ256mrk",
-	"VPCOMPRESSDZ256rr",
-	"VPCOMPRESSDZ256rrk",
-	"VPCOMPRESSDZ256rrkz",
-	"VPCOMPRESSDZmr",
-	"VPCOMPRESSDZmrk",
-	"VPCOMPRESSDZrr",
-	"VPCOMPRESSDZrrk",
-	"VPCOMPRESSDZrrkz",
-	"VPCOMPRESSQZ128mr",
-	"VPCOMPRESSQZ128mrk",
-	"VPCOMPRESSQZ128rr",
-	"VPCOMPRESSQZ128rrk",
-	"VPCOMPRESSQZ128rrkz",
-	"VPCOMPRESSQZ256mr",
-	"VPCOMPRESSQZ256mrk",
-	"VPCOMPRESSQZ256rr",
-	"VPCOMPRESSQZ256rrk",
-	"VPCOMPRESSQZ256rrkz",
-	"VPCOMPRESSQZmr",
-	"VPCOMPRESSQZmrk",
-	"VPCOMPRESSQZrr",
-	"VPCOMPRESSQZrrk",
-	"VPCOMPRESSQZrrkz",
-	"VPCOMPRESSWZ128mr",
-	"VPCOMPRESSWZ128mrk",
-	"VPCOMPRESSWZ128rr",
-	"VPCOMPRESSWZ128rrk",
-	"VPCOMPRESSWZ128rrkz",
-	"VPCOMPRESSWZ256mr",
-	"VPCOMPRESSWZ256mrk",
-	"VPCOMPRESSWZ256rr",
-	"VPCOMPRESSWZ256rrk",
-	"VPCOMPRESSWZ256rrkz",
-	"VPCOMPRESSWZmr",
-	"VPCOMPRESSWZmrk",
-	"VPCOMPRESSWZrr",
-	"VPCOMPRESSWZrrk",
-	"VPCOMPRESSWZrrkz",
-	"VPCOMQmi",
-	"VPCOMQri",
-	"VPCOMUBmi",
-	"VPCOMUBri",
-	"VPCOMUDmi",
-	"VPCOMUDri",
-	"VPCOMUQmi",
-	"VPCOMUQri",
-	"VPCOMUWmi",
-	"VPCOMUWri",
-	"VPCOMWmi",
-	"VPCOMWri",
-	"VPCONFLICTDZ128rm",
-	"VPCONFLICTDZ128rmb",
-	"VPCONFLICTDZ128rmbk",
-	"VPCONFLICTDZ128rmbkz",
-	"VPCONFLICTDZ128rmk",
-	"VPCONFLICTDZ128rmkz",
-	"VPCONFLICTDZ128rr",
-	"VPCONFLICTDZ128rrk",
-	"VPCONFLICTDZ128rrkz",
-	"VPCONFLICTDZ256rm",
-	"VPCONFLICTDZ256rmb",
-	"VPCONFLICTDZ256rmbk",
-	"VPCONFLICTDZ256rmbkz",
-	"VPCONFLICTDZ256rmk",
-	"VPCONFLICTDZ256rmkz",
-	"VPCONFLICTDZ256rr",
-	"VPCONFLICTDZ256rrk",
-	"VPCONFLICTDZ256rrkz",
-	"VPCONFLICTDZrm",
-	"VPCONFLICTDZrmb",
-	"VPCONFLICTDZrmbk",
-	"VPCONFLICTDZrmbkz",
-	"VPCONFLICTDZrmk",
-	"VPCONFLICTDZrmkz",
-	"VPCONFLICTDZrr",
-	"VPCONFLICTDZrrk",
-	"VPCONFLICTDZrrkz",
-	"VPCONFLICTQZ128rm",
-	"VPCONFLICTQZ128rmb",
-	"VPCONFLICTQZ128rmbk",
-	"VPCONFLICTQZ128rmbkz",
-	"VPCONFLICTQZ128rmk",
-	"VPCONFLICTQZ128rmkz",
-	"VPCONFLICTQZ128rr",
-	"VPCONFLICTQZ128rrk",
-	"VPCONFLICTQZ128rrkz",
-	"VPCONFLICTQZ256rm",
-	"VPCONFLICTQZ256rmb",
-	"VPCONFLICTQZ256rmbk",
-	"VPCONFLICTQZ256rmbkz",
-	"VPCONFLICTQZ256rmk",
-	"VPCONFLICTQZ256rmkz",
-	"VPCONFLICTQZ256rr",
-	"VPCONFLICTQZ256rrk",
-	"VPCONFLICTQZ256rrkz",
-	"VPCONFLICTQZrm",
-	"VPCONFLICTQZrmb",
-	"VPCONFLICTQZrmbk",
-	"VPCONFLICTQZrmbkz",
-	"VPCONFLICTQZrmk",
-	"VPCONFLICTQZrmkz",
-	"VPCONFLICTQZrr",
-	"VPCONFLICTQZrrk",
-	"VPCONFLICTQZrrkz",
-	"VPDPBSSDSYrm",
-	"VPDPBSSDSYrr",
-	"VPDPBSSDSrm",
-	"VPDPBSSDSrr",
-	"VPDPBSSDYrm",
-	"VPDPBSSDYrr",
-	"VPDPBSSDrm",
-	"VPDPBSSDrr",
-	"VPDPBSUDSYrm",
-	"VPDPBSUDSYrr",
-	"VPDPBSUDSrm",
-	"VPDPBSUDSrr",
-	"VPDPBSUDYrm",
-	"VPDPBSUDYrr",
-	"VPDPBSUDrm",
-	"VPDPBSUDrr",
-	"VPDPBUSDSYrm",
-	"VPDPBUSDSYrr",
-	"VPDPBUSDSZ128m",
-	"VPDPBUSDSZ128mb",
-	"VPDPBUSDSZ128mbk",
-	"VPDPBUSDSZ128mbkz",
-	"VPDPBUSDSZ128mk",
-	"VPDPBUSDSZ128mkz",
-	"VPDPBUSDSZ128r",
-	"VPDPBUSDSZ128rk",
-	"VPDPBUSDSZ128rkz",
-	"VPDPBUSDSZ256m",
-	"VPDPBUSDSZ256mb",
-	"VPDPBUSDSZ256mbk",
-	"VPDPBUSDSZ256mbkz",
-	"VPDPBUSDSZ256mk",
-	"VPDPBUSDSZ256mkz",
-	"VPDPBUSDSZ256r",
-	"VPDPBUSDSZ256rk",
-	"VPDPBUSDSZ256rkz",
-	"VPDPBUSDSZm",
-	"VPDPBUSDSZmb",
-	"VPDPBUSDSZmbk",
-	"VPDPBUSDSZmbkz",
-	"VPDPBUSDSZmk",
-	"VPDPBUSDSZmkz",
-	"VPDPBUSDSZr",
-	"VPDPBUSDSZrk",
-	"VPDPBUSDSZrkz",
-	"VPDPBUSDSrm",
-	"VPDPBUSDSrr",
-	"VPDPBUSDYrm",
-	"VPDPBUSDYrr",
-	"VPDPBUSDZ128m",
-	"VPDPBUSDZ128mb",
-	"VPDPBUSDZ128mbk",
-	"VPDPBUSDZ128mbkz",
-	"VPDPBUSDZ128mk",
-	"VPDPBUSDZ128mkz",
-	"VPDPBUSDZ128r",
-	"VPDPBUSDZ128rk",
-	"VPDPBUSDZ128rkz",
-	"VPDPBUSDZ256m",
-	"VPDPBUSDZ256mb",
-	"VPDPBUSDZ256mbk",
-	"VPDPBUSDZ256mbkz",
-	"VPDPBUSDZ256mk",
-	"VPDPBUSDZ256mkz",
-	"VPDPBUSDZ256r",
-	"VPDPBUSDZ256rk",
-	"VPDPBUSDZ256rkz",
-	"VPDPBUSDZm",
-	"VPDPBUSDZmb",
-	"VPDPBUSDZmbk",
-	"VPDPBUSDZmbkz",
-	"VPDPBUSDZmk",
-	"VPDPBUSDZmkz",
-	"VPDPBUSDZr",
-	"VPDPBUSDZrk",
-	"VPDPBUSDZrkz",
-	"VPDPBUSDrm",
-	"VPDPBUSDrr",
-	"VPDPBUUDSYrm",
-	"VPDPBUUDSYrr",
-	"VPDPBUUDSrm",
-	"VPDPBUUDSrr",
-	"VPDPBUUDYrm",
-	"VPDPBUUDYrr",
-	"VPDPBUUDrm",
-	"VPDPBUUDrr",
-	"VPDPWSSDSYrm",
-	"VPDPWSSDSYrr",
-	"VPDPWSSDSZ128m",
-	"VPDPWSSDSZ128mb",
-	"VPDPWSSDSZ128mbk",
-	"VPDPWSSDSZ128mbkz",
-	"VPDPWSSDSZ128mk",
-	"VPDPWSSDSZ128mkz",
-	"VPDPWSSDSZ128r",
-	"VPDPWSSDSZ128rk",
-	"VPDPWSSDSZ128rkz",
-	"VPDPWSSDSZ256m",
-	"VPDPWSSDSZ256mb",
-	"VPDPWSSDSZ256mbk",
-	"VPDPWSSDSZ256mbkz",
-	"VPDPWSSDSZ256mk",
-	"VPDPWSSDSZ256mkz",
-	"VPDPWSSDSZ256r",
-	"VPDPWSSDSZ256rk",
-	"VPDPWSSDSZ256rkz",
-	"VPDPWSSDSZm",
-	"VPDPWSSDSZmb",
-	"VPDPWSSDSZmbk",
-	"VPDPWSSDSZmbkz",
-	"VPDPWSSDSZmk",
-	"VPDPWSSDSZmkz",
-	"VPDPWSSDSZr",
-	"VPDPWSSDSZrk",
-	"VPDPWSSDSZrkz",
-	"VPDPWSSDSrm",
-	"VPDPWSSDSrr",
-	"VPDPWSSDYrm",
-	"VPDPWSSDYrr",
-	"VPDPWSSDZ128m",
-	"VPDPWSSDZ128mb",
-	"VPDPWSSDZ128mbk",
-	"VPDPWSSDZ128mbkz",
-	"VPDPWSSDZ128mk",
-	"VPDPWSSDZ128mkz",
-	"VPDPWSSDZ128r",
-	"VPDPWSSDZ128rk",
-	"VPDPWSSDZ128rkz",
-	"VPDPWSSDZ256m",
-	"VPDPWSSDZ256mb",
-	"VPDPWSSDZ256mbk",
-	"VPDPWSSDZ256mbkz",
-	"VPDPWSSDZ256mk",
-	"VPDPWSSDZ256mkz",
-	"VPDPWSSDZ256r",
-	"VPDPWSSDZ256rk",
-	"VPDPWSSDZ256rkz",
-	"VPDPWSSDZm",
-	"VPDPWSSDZmb",
-	"VPDPWSSDZmbk",
-	"VPDPWSSDZmbkz",
-	"VPDPWSSDZmk",
-	"VPDPWSSDZmkz",
-	"VPDPWSSDZr",
-	"VPDPWSSDZrk",
-	"VPDPWSSDZrkz",
-	"VPDPWSSDrm",
-	"VPDPWSSDrr",
-	"VPDPWSUDSYrm",
-	"VPDPWSUDSYrr",
-	"VPDPWSUDSrm",
-	"VPDPWSUDSrr",
-	"VPDPWSUDYrm",
-	"VPDPWSUDYrr",
-	"VPDPWSUDrm",
-	"VPDPWSUDrr",
-	"VPDPWUSDSYrm",
-	"VPDPWUSDSYrr",
-	"VPDPWUSDSrm",
-	"VPDPWUSDSrr",
-	"VPDPWUSDYrm",
-	"VPDPWUSDYrr",
-	"VPDPWUSDrm",
-	"VPDPWUSDrr",
-	"VPDPWUUDSYrm",
-	"VPDPWUUDSYrr",
-	"VPDPWUUDSrm",
-	"VPDPWUUDSrr",
-	"VPDPWUUDYrm",
-	"VPDPWUUDYrr",
-	"VPDPWUUDrm",
-	"VPDPWUUDrr",
-	"VPERM2F128rm",
-	"VPERM2F128rr",
-	"VPERM2I128rm",
-	"VPERM2I128rr",
-	"VPERMBZ128rm",
-	"VPERMBZ128rmk",
-	"VPERMBZ128rmkz",
-	"VPERMBZ128rr",
-	"VPERMBZ128rrk",
-	"VPERMBZ128rrkz",
-	"VPERMBZ256rm",
-	"VPERMBZ256rmk",
-	"VPERMBZ256rmkz",
-	"VPERMBZ256rr",
-	"VPERMBZ256rrk",
-	"VPERMBZ256rrkz",
-	"VPERMBZrm",
-	"VPERMBZrmk",
-	"VPERMBZrmkz",
-	"VPERMBZrr",
-	"VPERMBZrrk",
-	"VPERMBZrrkz",
-	"VPERMDYrm",
-	"VPERMDYrr",
-	"VPERMDZ256rm",
-	"VPERMDZ256rmb",
-	"VPERMDZ256rmbk",
-	"VPERMDZ256rmbkz",
-	"VPERMDZ256rmk",
-	"VPERMDZ256rmkz",
-	"VPERMDZ256rr",
-	"VPERMDZ256rrk",
-	"VPERMDZ256rrkz",
-	"VPERMDZrm",
-	"VPERMDZrmb",
-	"VPERMDZrmbk",
-	"VPERMDZrmbkz",
-	"VPERMDZrmk",
-	"VPERMDZrmkz",
-	"VPERMDZrr",
-	"VPERMDZrrk",
-	"VPERMDZrrkz",
-	"VPERMI2BZ128rm",
-	"VPERMI2BZ128rmk",
-	"VPERMI2BZ128rmkz",
-	"VPERMI2BZ128rr",
-	"VPERMI2BZ128rrk",
-	"VPERMI2BZ128rrkz",
-	"VPERMI2BZ256rm",
-	"VPERMI2BZ256rmk",
-	"VPERMI2BZ256rmkz",
-	"VPERMI2BZ256rr",
-	"VPERMI2BZ256rrk",
-	"VPERMI2BZ256rrkz",
-	"VPERMI2BZrm",
-	"VPERMI2BZrmk",
-	"VPERMI2BZrmkz",
-	"VPERMI2BZrr",
-	"VPERMI2BZrrk",
-	"VPERMI2BZrrkz",
-	"VPERMI2DZ128rm",
-	"VPERMI2DZ128rmb",
-	"VPERMI2DZ128rmbk",
-	"VPERMI2DZ128rmbkz",
-	"VPERMI2DZ128rmk",
-	"VPERMI2DZ128rmkz",
-	"VPERMI2DZ128rr",
-	"VPERMI2DZ128rrk",
-	"VPERMI2DZ128rrkz",
-	"VPERMI2DZ256rm",
-	"VPERMI2DZ256rmb",
-	"VPERMI2DZ256rmbk",
-	"VPERMI2DZ256rmbkz",
-	"VPERMI2DZ256rmk",
-	"VPERMI2DZ256rmkz",
-	"VPERMI2DZ256rr",
-	"VPERMI2DZ256rrk",
-	"VPERMI2DZ256rrkz",
-	"VPERMI2DZrm",
-	"VPERMI2DZrmb",
-	"VPERMI2DZrmbk",
-	"VPERMI2DZrmbkz",
-	"VPERMI2DZrmk",
-	"VPERMI2DZrmkz",
-	"VPERMI2DZrr",
-	"VPERMI2DZrrk",
-	"VPERMI2DZrrkz",
-	"VPERMI2PDZ128rm",
-	"VPERMI2PDZ128rmb",
-	"VPERMI2PDZ128rmbk",
-	"VPERMI2PDZ128rmbkz",
-	"VPERMI2PDZ128rmk",
-	"VPERMI2PDZ128rmkz",
-	"VPERMI2PDZ128rr",
-	"VPERMI2PDZ128rrk",
-	"VPERMI2PDZ128rrkz",
-	"VPERMI2PDZ256rm",
-	"VPERMI2PDZ256rmb",
-	"VPERMI2PDZ256rmbk",
-	"VPERMI2PDZ256rmbkz",
-	"VPERMI2PDZ256rmk",
-	"VPERMI2PDZ256rmkz",
-	"VPERMI2PDZ256rr",
-	"VPERMI2PDZ256rrk",
-	"VPERMI2PDZ256rrkz",
-	"VPERMI2PDZrm",
-	"VPERMI2PDZrmb",
-	"VPERMI2PDZrmbk",
-	"VPERMI2PDZrmbkz",
-	"VPERMI2PDZrmk",
-	"VPERMI2PDZrmkz",
-	"VPERMI2PDZrr",
-	"VPERMI2PDZrrk",
-	"VPERMI2PDZrrkz",
-	"VPERMI2PSZ128rm",
-	"VPERMI2PSZ128rmb",
-	"VPERMI2PSZ128rmbk",
-	"VPERMI2PSZ128rmbkz",
-	"VPERMI2PSZ128rmk",
-	"VPERMI2PSZ128rmkz",
-	"VPERMI2PSZ128rr",
-	"VPERMI2PSZ128rrk",
-	"VPERMI2PSZ128rrkz",
-	"VPERMI2PSZ256rm",
-	"VPERMI2PSZ256rmb",
-	"VPERMI2PSZ256rmbk",
-	"VPERMI2PSZ256rmbkz",
-	"VPERMI2PSZ256rmk",
-	"VPERMI2PSZ256rmkz",
-	"VPERMI2PSZ256rr",
-	"VPERMI2PSZ256rrk",
-	"VPERMI2PSZ256rrkz",
-	"VPERMI2PSZrm",
-	"VPERMI2PSZrmb",
-	"VPERMI2PSZrmbk",
-	"VPERMI2PSZrmbkz",
-	"VPERMI2PSZrmk",
-	"VPERMI2PSZrmkz",
-	"VPERMI2PSZrr",
-	"VPERMI2PSZrrk",
-	"VPERMI2PSZrrkz",
-	"VPERMI2QZ128rm",
-	"VPERMI2QZ128rmb",
-	"VPERMI2QZ128rmbk",
-	"VPERMI2QZ128rmbkz",
-	"VPERMI2QZ128rmk",
-	"VPERMI2QZ128rmkz",
-	"VPERMI2QZ128rr",
-	"VPERMI2QZ128rrk",
-	"VPERMI2QZ128rrkz",
-	"VPERMI2QZ256rm",
-	"VPERMI2QZ256rmb",
-	"VPERMI2QZ256rmbk",
-	"VPERMI2QZ256rmbkz",
-	"VPERMI2QZ256rmk",
-	"VPERMI2QZ256rmkz",
-	"VPERMI2QZ256rr",
-	"VPERMI2QZ256rrk",
-	"VPERMI2QZ256rrkz",
-	"VPERMI2QZrm",
-	"VPERMI2QZrmb",
-	"VPERMI2QZrmbk",
-	"VPERMI2QZrmbkz",
-	"VPERMI2QZrmk",
-	"VPERMI2QZrmkz",
-	"VPERMI2QZrr",
-	"VPERMI2QZrrk",
-	"VPERMI2QZrrkz",
-	"VPERMI2WZ128rm",
-	"VPERMI2WZ128rmk",
-	"VPERMI2WZ128rmkz",
-	"VPERMI2WZ128rr",
-	"VPERMI2WZ128rrk",
-	"VPERMI2WZ128rrkz",
-	"VPERMI2WZ256rm",
-	"VPERMI2WZ256rmk",
-	"VPERMI2WZ256rmkz",
-	"VPERMI2WZ256rr",
-	"VPERMI2WZ256rrk",
-	"VPERMI2WZ256rrkz",
-	"VPERMI2WZrm",
-	"VPERMI2WZrmk",
-	"VPERMI2WZrmkz",
-	"VPERMI2WZrr",
-	"VPERMI2WZrrk",
-	"VPERMI2WZrrkz",
-	"VPERMIL2PDYmr",
-	"VPERMIL2PDYrm",
-	"VPERMIL2PDYrr",
-	"VPERMIL2PDYrr_REV",
-	"VPERMIL2PDmr",
-	"VPERMIL2PDrm",
-	"VPERMIL2PDrr",
-	"VPERMIL2PDrr_REV",
-	"VPERMIL2PSYmr",
-	"VPERMIL2PSYrm",
-	"VPERMIL2PSYrr",
-	"VPERMIL2PSYrr_REV",
-	"VPERMIL2PSmr",
-	"VPERMIL2PSrm",
-	"VPERMIL2PSrr",
-	"VPERMIL2PSrr_REV",
-	"VPERMILPDYmi",
-	"VPERMILPDYri",
-	"VPERMILPDYrm",
-	"VPERMILPDYrr",
-	"VPERMILPDZ128mbi",
-	"VPERMILPDZ128mbik",
-	"VPERMILPDZ128mbikz",
-	"VPERMILPDZ128mi",
-	"VPERMILPDZ128mik",
-	"VPERMILPDZ128mikz",
-	"VPERMILPDZ128ri",
-	"VPERMILPDZ128rik",
-	"VPERMILPDZ128rikz",
-	"VPERMILPDZ128rm",
-	"VPERMILPDZ128rmb",
-	"VPERMILPDZ128rmbk",
-	"VPERMILPDZ128rmbkz",
-	"VPERMILPDZ128rmk",
-	"VPERMILPDZ128rmkz",
-	"VPERMILPDZ128rr",
-	"VPERMILPDZ128rrk",
-	"VPERMILPDZ128rrkz",
-	"VPERMILPDZ256mbi",
-	"VPERMILPDZ256mbik",
-	"VPERMILPDZ256mbikz",
-	"VPERMILPDZ256mi",
-	"VPERMILPDZ256mik",
-	"VPERMILPDZ256mikz",
-	"VPERMILPDZ256ri",
-	"VPERMILPDZ256rik",
-	"VPERMILPDZ256rikz",
-	"VPERMILPDZ256rm",
-	"VPERMILPDZ256rmb",
-	"VPERMILPDZ256rmbk",
-	"VPERMILPDZ256rmbkz",
-	"VPERMILPDZ256rmk",
-	"VPERMILPDZ256rmkz",
-	"VPERMILPDZ256rr",
-	"VPERMILPDZ256rrk",
-	"VPERMILPDZ256rrkz",
-	"VPERMILPDZmbi",
-	"VPERMILPDZmbik",
-	"VPERMILPDZmbikz",
-	"VPERMILPDZmi",
-	"VPERMILPDZmik",
-	"VPERMILPDZmikz",
-	"VPERMILPDZri",
-	"VPERMILPDZrik",
-	"VPERMILPDZrikz",
-	"VPERMILPDZrm",
-	"VPERMILPDZrmb",
-	"VPERMILPDZrmbk",
-	"VPERMILPDZrmbkz",
-	"VPERMILPDZrmk",
-	"VPERMILPDZrmkz",
-	"VPERMILPDZrr",
-	"VPERMILPDZrrk",
-	"VPERMILPDZrrkz",
-	"VPERMILPDmi",
-	"VPERMILPDri",
-	"VPERMILPDrm",
-	"VPERMILPDrr",
-	"VPERMILPSYmi",
-	"VPERMILPSYri",
-	"VPERMILPSYrm",
-	"VPERMILPSYrr",
-	"VPERMILPSZ128mbi",
-	"VPERMILPSZ128mbik",
-	"VPERMILPSZ128mbikz",
-	"VPERMILPSZ128mi",
-	"VPERMILPSZ128mik",
-	"VPERMILPSZ128mikz",
-	"VPERMILPSZ128ri",
-	"VPERMILPSZ128rik",
-	"VPERMILPSZ128rikz",
-	"VPERMILPSZ128rm",
-	"VPERMILPSZ128rmb",
-	"VPERMILPSZ128rmbk",
-	"VPERMILPSZ128rmbkz",
-	"VPERMILPSZ128rmk",
-	"VPERMILPSZ128rmkz",
-	"VPERMILPSZ128rr",
-	"VPERMILPSZ128rrk",
-	"VPERMILPSZ128rrkz",
-	"VPERMILPSZ256mbi",
-	"VPERMILPSZ256mbik",
-	"VPERMILPSZ256mbikz",
-	"VPERMILPSZ256mi",
-	"VPERMILPSZ256mik",
-	"VPERMILPSZ256mikz",
-	"VPERMILPSZ256ri",
-	"VPERMILPSZ256rik",
-	"VPERMILPSZ256rikz",
-	"VPERMILPSZ256rm",
-	"VPERMILPSZ256rmb",
-	"VPERMILPSZ256rmbk",
-	"VPERMILPSZ256rmbkz",
-	"VPERMILPSZ256rmk",
-	"VPERMILPSZ256rmkz",
-	"VPERMILPSZ256rr",
-	"VPERMILPSZ256rrk",
-	"VPERMILPSZ256rrkz",
-	"VPERMILPSZmbi",
-	"VPERMILPSZmbik",
-	"VPERMILPSZmbikz",
-	"VPERMILPSZmi",
-	"VPERMILPSZmik",
-	"VPERMILPSZmikz",
-	"VPERMILPSZri",
-	"VPERMILPSZrik",
-	"VPERMILPSZrikz",
-	"VPERMILPSZrm",
-	"VPERMILPSZrmb",
-	"VPERMILPSZrmbk",
-	"VPERMILPSZrmbkz",
-	"VPERMILPSZrmk",
-	"VPERMILPSZrmkz",
-	"VPERMILPSZrr",
-	"VPERMILPSZrrk",
-	"VPERMILPSZrrkz",
-	"VPERMILPSmi",
-	"VPERMILPSri",
-	"VPERMILPSrm",
-	"VPERMILPSrr",
-	"VPERMPDYmi",
-	"VPERMPDYri",
-	"VPERMPDZ256mbi",
-	"VPERMPDZ256mbik",
-	"VPERMPDZ256mbikz",
-	"VPERMPDZ256mi",
-	"VPERMPDZ256mik",
-	"VPERMPDZ256mikz",
-	"VPERMPDZ256ri",
-	"VPERMPDZ256rik",
-	"VPERMPDZ256rikz",
-	"VPERMPDZ256rm",
-	"VPERMPDZ256rmb",
-	"VPERMPDZ256rmbk",
-	"VPERMPDZ256rmbkz",
-	"VPERMPDZ256rmk",
-	"VPERMPDZ256rmkz",
-	"VPERMPDZ256rr",
-	"VPERMPDZ256rrk",
-	"VPERMPDZ256rrkz",
-	"VPERMPDZmbi",
-	"VPERMPDZmbik",
-	"VPERMPDZmbikz",
-	"VPERMPDZmi",
-	"VPERMPDZmik",
-	"VPERMPDZmikz",
-	"VPERMPDZri",
-	"VPERMPDZrik",
-	"VPERMPDZrikz",
-	"VPERMPDZrm",
-	"VPERMPDZrmb",
-	"VPERMPDZrmbk",
-	"VPERMPDZrmbkz",
-	"VPERMPDZrmk",
-	"VPERMPDZrmkz",
-	"VPERMPDZrr",
-	"VPERMPDZrrk",
-	"VPERMPDZrrkz",
-	"VPERMPSYrm",
-	"VPERMPSYrr",
-	"VPERMPSZ256rm",
-	"VPERMPSZ256rmb",
-	"VPERMPSZ256rmbk",
-	"VPERMPSZ256rmbkz",
-	"VPERMPSZ256rmk",
-	"VPERMPSZ256rmkz",
-	"VPERMPSZ256rr",
-	"VPERMPSZ256rrk",
-	"VPERMPSZ256rrkz",
-	"VPERMPSZrm",
-	"VPERMPSZrmb",
-	"VPERMPSZrmbk",
-	"VPERMPSZrmbkz",
-	"VPERMPSZrmk",
-	"VPERMPSZrmkz",
-	"VPERMPSZrr",
-	"VPERMPSZrrk",
-	"VPERMPSZrrkz",
-	"VPERMQYmi",
-	"VPERMQYri",
-	"VPERMQZ256mbi",
-	"VPERMQZ256mbik",
-	"VPERMQZ256mbikz",
-	"VPERMQZ256mi",
-	"VPERMQZ256mik",
-	"VPERMQZ256mikz",
-	"VPERMQZ256ri",
-	"VPERMQZ256rik",
-	"VPERMQZ256rikz",
-	"VPERMQZ256rm",
-	"VPERMQZ256rmb",
-	"VPERMQZ256rmbk",
-	"VPERMQZ256rmbkz",
-	"VPERMQZ256rmk",
-	"VPERMQZ256rmkz",
-	"VPERMQZ256rr",
-	"VPERMQZ256rrk",
-	"VPERMQZ256rrkz",
-	"VPERMQZmbi",
-	"VPERMQZmbik",
-	"VPERMQZmbikz",
-	"VPERMQZmi",
-	"VPERMQZmik",
-	"VPERMQZmikz",
-	"VPERMQZri",
-	"VPERMQZrik",
-	"VPERMQZrikz",
-	"VPERMQZrm",
-	"VPERMQZrmb",
-	"VPERMQZrmbk",
-	"VPERMQZrmbkz",
-	"VPERMQZrmk",
-	"VPERMQZrmkz",
-	"VPERMQZrr",
-	"VPERMQZrrk",
-	"VPERMQZrrkz",
-	"VPERMT2BZ128rm",
-	"VPERMT2BZ128rmk",
-	"VPERMT2BZ128rmkz",
-	"VPERMT2BZ128rr",
-	"VPERMT2BZ128rrk",
-	"VPERMT2BZ128rrkz",
-	"VPERMT2BZ256rm",
-	"VPERMT2BZ256rmk",
-	"VPERMT2BZ256rmkz",
-	"VPERMT2BZ256rr",
-	"VPERMT2BZ256rrk",
-	"VPERMT2BZ256rrkz",
-	"VPERMT2BZrm",
-	"VPERMT2BZrmk",
-	"VPERMT2BZrmkz",
-	"VPERMT2BZrr",
-	"VPERMT2BZrrk",
-	"VPERMT2BZrrkz",
-	"VPERMT2DZ128rm",
-	"VPERMT2DZ128rmb",
-	"VPERMT2DZ128rmbk",
-	"VPERMT2DZ128rmbkz",
-	"VPERMT2DZ128rmk",
-	"VPERMT2DZ128rmkz",
-	"VPERMT2DZ128rr",
-	"VPERMT2DZ128rrk",
-	"VPERMT2DZ128rrkz",
-	"VPERMT2DZ256rm",
-	"VPERMT2DZ256rmb",
-	"VPERMT2DZ256rmbk",
-	"VPERMT2DZ256rmbkz",
-	"VPERMT2DZ256rmk",
-	"VPERMT2DZ256rmkz",
-	"VPERMT2DZ256rr",
-	"VPERMT2DZ256rrk",
-	"VPERMT2DZ256rrkz",
-	"VPERMT2DZrm",
-	"VPERMT2DZrmb",
-	"VPERMT2DZrmbk",
-	"VPERMT2DZrmbkz",
-	"VPERMT2DZrmk",
-	"VPERMT2DZrmkz",
-	"VPERMT2DZrr",
-	"VPERMT2DZrrk",
-	"VPERMT2DZrrkz",
-	"VPERMT2PDZ128rm",
-	"VPERMT2PDZ128rmb",
-	"VPERMT2PDZ128rmbk",
-	"VPERMT2PDZ128rmbkz",
-	"VPERMT2PDZ128rmk",
-	"VPERMT2PDZ128rmkz",
-	"VPERMT2PDZ128rr",
-	"VPERMT2PDZ128rrk",
-	"VPERMT2PDZ128rrkz",
-	"VPERMT2PDZ256rm",
-	"VPERMT2PDZ256rmb",
-	"VPERMT2PDZ256rmbk",
-	"VPERMT2PDZ256rmbkz",
-	"VPERMT2PDZ256rmk",
-	"VPERMT2PDZ256rmkz",
-	"VPERMT2PDZ256rr",
-	"VPERMT2PDZ256rrk",
-	"VPERMT2PDZ256rrkz",
-	"VPERMT2PDZrm",
-	"VPERMT2PDZrmb",
-	"VPERMT2PDZrmbk",
-	"VPERMT2PDZrmbkz",
-	"VPERMT2PDZrmk",
-	"VPERMT2PDZrmkz",
-	"VPERMT2PDZrr",
-	"VPERMT2PDZrrk",
-	"VPERMT2PDZrrkz",
-	"VPERMT2PSZ128rm",
-	"VPERMT2PSZ128rmb",
-	"VPERMT2PSZ128rmbk",
-	"VPERMT2PSZ128rmbkz",
-	"VPERMT2PSZ128rmk",
-	"VPERMT2PSZ128rmkz",
-	"VPERMT2PSZ128rr",
-	"VPERMT2PSZ128rrk",
-	"VPERMT2PSZ128rrkz",
-	"VPERMT2PSZ256rm",
-	"VPERMT2PSZ256rmb",
-	"VPERMT2PSZ256rmbk",
-	"VPERMT2PSZ256rmbkz",
-	"VPERMT2PSZ256rmk",
-	"VPERMT2PSZ256rmkz",
-	"VPERMT2PSZ256rr",
-	"VPERMT2PSZ256rrk",
-	"VPERMT2PSZ256rrkz",
-	"VPERMT2PSZrm",
-	"VPERMT2PSZrmb",
-	"VPERMT2PSZrmbk",
-	"VPERMT2PSZrmbkz",
-	"VPERMT2PSZrmk",
-	"VPERMT2PSZrmkz",
-	"VPERMT2PSZrr",
-	"VPERMT2PSZrrk",
-	"VPERMT2PSZrrkz",
-	"VPERMT2QZ128rm",
-	"VPERMT2QZ128rmb",
-	"VPERMT2QZ128rmbk",
-	"VPERMT2QZ128rmbkz",
-	"VPERMT2QZ128rmk",
-	"VPERMT2QZ128rmkz",
-	"VPERMT2QZ128rr",
-	"VPERMT2QZ128rrk",
-	"VPERMT2QZ128rrkz",
-	"VPERMT2QZ256rm",
-	"VPERMT2QZ256rmb",
-	"VPERMT2QZ256rmbk",
-	"VPERMT2QZ256rmbkz",
-	"VPERMT2QZ256rmk",
-	"VPERMT2QZ256rmkz",
-	"VPERMT2QZ256rr",
-	"VPERMT2QZ256rrk",
-	"VPERMT2QZ256rrkz",
-	"VPERMT2QZrm",
-	"VPERMT2QZrmb",
-	"VPERMT2QZrmbk",
-	"VPERMT2QZrmbkz",
-	"VPERMT2QZrmk",
-	"VPERMT2QZrmkz",
-	"VPERMT2QZrr",
-	"VPERMT2QZrrk",
-	"VPERMT2QZrrkz",
-	"VPERMT2WZ128rm",
-	"VPERMT2WZ128rmk",
-	"VPERMT2WZ128rmkz",
-	"VPERMT2WZ128rr",
-	"VPERMT2WZ128rrk",
-	"VPERMT2WZ128rrkz",
-	"VPERMT2WZ256rm",
-	"VPERMT2WZ256rmk",
-	"VPERMT2WZ256rmkz",
-	"VPERMT2WZ256rr",
-	"VPERMT2WZ256rrk",
-	"VPERMT2WZ256rrkz",
-	"VPERMT2WZrm",
-	"VPERMT2WZrmk",
-	"VPERMT2WZrmkz",
-	"VPERMT2WZrr",
-	"VPERMT2WZrrk",
-	"VPERMT2WZrrkz",
-	"VPERMWZ128rm",
-	"VPERMWZ128rmk",
-	"VPERMWZ128rmkz",
-	"VPERMWZ128rr",
-	"VPERMWZ128rrk",
-	"VPERMWZ128rrkz",
-	"VPERMWZ256rm",
-	"VPERMWZ256rmk",
-	"VPERMWZ256rmkz",
-	"VPERMWZ256rr",
-	"VPERMWZ256rrk",
-	"VPERMWZ256rrkz",
-	"VPERMWZrm",
-	"VPERMWZrmk",
-	"VPERMWZrmkz",
-	"VPERMWZrr",
-	"VPERMWZrrk",
-	"VPERMWZrrkz",
-	"VPEXPANDBZ128rm",
-	"VPEXPANDBZ128rmk",
-	"VPEXPANDBZ128rmkz",
-	"VPEXPANDBZ128rr",
-	"VPEXPANDBZ128rrk",
-	"VPEXPANDBZ128rrkz",
-	"VPEXPANDBZ256rm",
-	"VPEXPANDBZ256rmk",
-	"VPEXPANDBZ256rmkz",
-	"VPEXPANDBZ256rr",
-	"VPEXPANDBZ256rrk",
-	"VPEXPANDBZ256rrkz",
-	"VPEXPANDBZrm",
-	"VPEXPANDBZrmk",
-	"VPEXPANDBZrmkz",
-	"VPEXPANDBZrr",
-	"VPEXPANDBZrrk",
-	"VPEXPANDBZrrkz",
-	"VPEXPANDDZ128rm",
-	"VPEXPANDDZ128rmk",
-	"VPEXPANDDZ128rmkz",
-	"VPEXPANDDZ128rr",
-	"VPEXPANDDZ128rrk",
-	"VPEXPANDDZ128rrkz",
-	"VPEXPANDDZ256rm",
-	"VPEXPANDDZ256rmk",
-	"VPEXPANDDZ256rmkz",
-	"VPEXPANDDZ256rr",
-	"VPEXPANDDZ256rrk",
-	"VPEXPANDDZ256rrkz",
-	"VPEXPANDDZrm",
-	"VPEXPANDDZrmk",
-	"VPEXPANDDZrmkz",
-	"VPEXPANDDZrr",
-	"VPEXPANDDZrrk",
-	"VPEXPANDDZrrkz",
-	"VPEXPANDQZ128rm",
-	"VPEXPANDQZ128rmk",
-	"VPEXPANDQZ128rmkz",
-	"VPEXPANDQZ128rr",
-	"VPEXPANDQZ128rrk",
-	"VPEXPANDQZ128rrkz",
-	"VPEXPANDQZ256rm",
-	"VPEXPANDQZ256rmk",
-	"VPEXPANDQZ256rmkz",
-	"VPEXPANDQZ256rr",
-	"VPEXPANDQZ256rrk",
-	"VPEXPANDQZ256rrkz",
-	"VPEXPANDQZrm",
-	"VPEXPANDQZrmk",
-	"VPEXPANDQZrmkz",
-	"VPEXPANDQZrr",
-	"VPEXPANDQZrrk",
-	"VPEXPANDQZrrkz",
-	"VPEXPANDWZ128rm",
-	"VPEXPANDWZ128rmk",
-	"VPEXPANDWZ128rmkz",
-	"VPEXPANDWZ128rr",
-	"VPEXPANDWZ128rrk",
-	"VPEXPANDWZ128rrkz",
-	"VPEXPANDWZ256rm",
-	"VPEXPANDWZ256rmk",
-	"VPEXPANDWZ256rmkz",
-	"VPEXPANDWZ256rr",
-	"VPEXPANDWZ256rrk",
-	"VPEXPANDWZ256rrkz",
-	"VPEXPANDWZrm",
-	"VPEXPANDWZrmk",
-	"VPEXPANDWZrmkz",
-	"VPEXPANDWZrr",
-	"VPEXPANDWZrrk",
-	"VPEXPANDWZrrkz",
-	"VPEXTRBZmr",
-	"VPEXTRBZrr",
-	"VPEXTRBmr",
-	"VPEXTRBrr",
-	"VPEXTRDZmr",
-	"VPEXTRDZrr",
-	"VPEXTRDmr",
-	"VPEXTRDrr",
-	"VPEXTRQZmr",
-	"VPEXTRQZrr",
-	"VPEXTRQmr",
-	"VPEXTRQrr",
-	"VPEXTRWZmr",
-	"VPEXTRWZrr",
-	"VPEXTRWZrr_REV",
-	"VPEXTRWmr",
-	"VPEXTRWrr",
-	"VPEXTRWrr_REV",
-	"VPGATHERDDYrm",
-	"VPGATHERDDZ128rm",
-	"VPGATHERDDZ256rm",
-	"VPGATHERDDZrm",
-	"VPGATHERDDrm",
-	"VPGATHERDQYrm",
-	"VPGATHERDQZ128rm",
-	"VPGATHERDQZ256rm",
-	"VPGATHERDQZrm",
-	"VPGATHERDQrm",
-	"VPGATHERQDYrm",
-	"VPGATHERQDZ128rm",
-	"VPGATHERQDZ256rm",
-	"VPGATHERQDZrm",
-	"VPGATHERQDrm",
-	"VPGATHERQQYrm",
-	"VPGATHERQQZ128rm",
-	"VPGATHERQQZ256rm",
-	"VPGATHERQQZrm",
-	"VPGATHERQQrm",
-	"VPHADDBDrm",
-	"VPHADDBDrr",
-	"VPHADDBQrm",
-	"VPHADDBQrr",
-	"VPHADDBWrm",
-	"VPHADDBWrr",
-	"VPHADDDQrm",
-	"VPHADDDQrr",
-	"VPHADDDYrm",
-	"VPHADDDYrr",
-	"VPHADDDrm",
-	"VPHADDDrr",
-	"VPHADDSWYrm",
-	"VPHADDSWYrr",
-	"VPHADDSWrm",
-	"VPHADDSWrr",
-	"VPHADDUBDrm",
-	"VPHADDUBDrr",
-	"VPHADDUBQrm",
-	"VPHADDUBQrr",
-	"VPHADDUBWrm",
-	"VPHADDUBWrr",
-	"VPHADDUDQrm",
-	"VPHADDUDQrr",
-	"VPHADDUWDrm",
-	"VPHADDUWDrr",
-	"VPHADDUWQrm",
-	"VPHADDUWQrr",
-	"VPHADDWDrm",
-	"VPHADDWDrr",
-	"VPHADDWQrm",
-	"VPHADDWQrr",
-	"VPHADDWYrm",
-	"VPHADDWYrr",
-	"VPHADDWrm",
-	"VPHADDWrr",
-	"VPHMINPOSUWrm",
-	"VPHMINPOSUWrr",
-	"VPHSUBBWrm",
-	"VPHSUBBWrr",
-	"VPHSUBDQrm",
-	"VPHSUBDQrr",
-	"VPHSUBDYrm",
-	"VPHSUBDYrr",
-	"VPHSUBDrm",
-	"VPHSUBDrr",
-	"VPHSUBSWYrm",
-	"VPHSUBSWYrr",
-	"VPHSUBSWrm",
-	"VPHSUBSWrr",
-	"VPHSUBWDrm",
-	"VPHSUBWDrr",
-	"VPHSUBWYrm",
-	"VPHSUBWYrr",
-	"VPHSUBWrm",
-	"VPHSUBWrr",
-	"VPINSRBZrm",
-	"VPINSRBZrr",
-	"VPINSRBrm",
-	"VPINSRBrr",
-	"VPINSRDZrm",
-	"VPINSRDZrr",
-	"VPINSRDrm",
-	"VPINSRDrr",
-	"VPINSRQZrm",
-	"VPINSRQZrr",
-	"VPINSRQrm",
-	"VPINSRQrr",
-	"VPINSRWZrm",
-	"VPINSRWZrr",
-	"VPINSRWrm",
-	"VPINSRWrr",
-	"VPLZCNTDZ128rm",
-	"VPLZCNTDZ128rmb",
-	"VPLZCNTDZ128rmbk",
-	"VPLZCNTDZ128rmbkz",
-	"VPLZCNTDZ128rmk",
-	"VPLZCNTDZ128rmkz",
-	"VPLZCNTDZ128rr",
-	"VPLZCNTDZ128rrk",
-	"VPLZCNTDZ128rrkz",
-	"VPLZCNTDZ256rm",
-	"VPLZCNTDZ256rmb",
-	"VPLZCNTDZ256rmbk",
-	"VPLZCNTDZ256rmbkz",
-	"VPLZCNTDZ256rmk",
-	"VPLZCNTDZ256rmkz",
-	"VPLZCNTDZ256rr",
-	"VPLZCNTDZ256rrk",
-	"VPLZCNTDZ256rrkz",
-	"VPLZCNTDZrm",
-	"VPLZCNTDZrmb",
-	"VPLZCNTDZrmbk",
-	"VPLZCNTDZrmbkz",
-	"VPLZCNTDZrmk",
-	"VPLZCNTDZrmkz",
-	"VPLZCNTDZrr",
-	"VPLZCNTDZrrk",
-	"VPLZCNTDZrrkz",
-	"VPLZCNTQZ128rm",
-	"VPLZCNTQZ128rmb",
-	"VPLZCNTQZ128rmbk",
-	"VPLZCNTQZ128rmbkz",
-	"VPLZCNTQZ128rmk",
-	"VPLZCNTQZ128rmkz",
-	"VPLZCNTQZ128rr",
-	"VPLZCNTQZ128rrk",
-	"VPLZCNTQZ128rrkz",
-	"VPLZCNTQZ256rm",
-	"VPLZCNTQZ256rmb",
-	"VPLZCNTQZ256rmbk",
-	"VPLZCNTQZ256rmbkz",
-	"VPLZCNTQZ256rmk",
-	"VPLZCNTQZ256rmkz",
-	"VPLZCNTQZ256rr",
-	"VPLZCNTQZ256rrk",
-	"VPLZCNTQZ256rrkz",
-	"VPLZCNTQZrm",
-	"VPLZCNTQZrmb",
-	"VPLZCNTQZrmbk",
-	"VPLZCNTQZrmbkz",
-	"VPLZCNTQZrmk",
-	"VPLZCNTQZrmkz",
-	"VPLZCNTQZrr",
-	"VPLZCNTQZrrk",
-	"VPLZCNTQZrrkz",
-	"VPMACSDDrm",
-	"VPMACSDDrr",
-	"VPMACSDQHrm",
-	"VPMACSDQHrr",
-	"VPMACSDQLrm",
-	"VPMACSDQLrr",
-	"VPMACSSDDrm",
-	"VPMACSSDDrr",
-	"VPMACSSDQHrm",
-	"VPMACSSDQHrr",
-	"VPMACSSDQLrm",
-	"VPMACSSDQLrr",
-	"VPMACSSWDrm",
-	"VPMACSSWDrr",
-	"VPMACSSWWrm",
-	"VPMACSSWWrr",
-	"VPMACSWDrm",
-	"VPMACSWDrr",
-	"VPMACSWWrm",
-	"VPMACSWWrr",
-	"VPMADCSSWDrm",
-	"VPMADCSSWDrr",
-	"VPMADCSWDrm",
-	"VPMADCSWDrr",
-	"VPMADD52HUQYrm",
-	"VPMADD52HUQYrr",
-	"VPMADD52HUQZ128m",
-	"VPMADD52HUQZ128mb",
-	"VPMADD52HUQZ128mbk",
-	"VPMADD52HUQZ128mbkz",
-	"VPMADD52HUQZ128mk",
-	"VPMADD52HUQZ128mkz",
-	"VPMADD52HUQZ128r",
-	"VPMADD52HUQZ128rk",
-	"VPMADD52HUQZ128rkz",
-	"VPMADD52HUQZ256m",
-	"VPMADD52HUQZ256mb",
-	"VPMADD52HUQZ256mbk",
-	"VPMADD52HUQZ256mbkz",
-	"VPMADD52HUQZ256mk",
-	"VPMADD52HUQZ256mkz",
-	"VPMADD52HUQZ256r",
-	"VPMADD52HUQZ256rk",
-	"VPMADD52HUQZ256rkz",
-	"VPMADD52HUQZm",
-	"VPMADD52HUQZmb",
-	"VPMADD52HUQZmbk",
-	"VPMADD52HUQZmbkz",
-	"VPMADD52HUQZmk",
-	"VPMADD52HUQZmkz",
-	"VPMADD52HUQZr",
-	"VPMADD52HUQZrk",
-	"VPMADD52HUQZrkz",
-	"VPMADD52HUQrm",
-	"VPMADD52HUQrr",
-	"VPMADD52LUQYrm",
-	"VPMADD52LUQYrr",
-	"VPMADD52LUQZ128m",
-	"VPMADD52LUQZ128mb",
-	"VPMADD52LUQZ128mbk",
-	"VPMADD52LUQZ128mbkz",
-	"VPMADD52LUQZ128mk",
-	"VPMADD52LUQZ128mkz",
-	"VPMADD52LUQZ128r",
-	"VPMADD52LUQZ128rk",
-	"VPMADD52LUQZ128rkz",
-	"VPMADD52LUQZ256m",
-	"VPMADD52LUQZ256mb",
-	"VPMADD52LUQZ256mbk",
-	"VPMADD52LUQZ256mbkz",
-	"VPMADD52LUQZ256mk",
-	"VPMADD52LUQZ256mkz",
-	"VPMADD52LUQZ256r",
-	"VPMADD52LUQZ256rk",
-	"VPMADD52LUQZ256rkz",
-	"VPMADD52LUQZm",
-	"VPMADD52LUQZmb",
-	"VPMADD52LUQZmbk",
-	"VPMADD52LUQZmbkz",
-	"VPMADD52LUQZmk",
-	"VPMADD52LUQZmkz",
-	"VPMADD52LUQZr",
-	"VPMADD52LUQZrk",
-	"VPMADD52LUQZrkz",
-	"VPMADD52LUQrm",
-	"VPMADD52LUQrr",
-	"VPMADDUBSWYrm",
-	"VPMADDUBSWYrr",
-	"VPMADDUBSWZ128rm",
-	"VPMADDUBSWZ128rmk",
-	"VPMADDUBSWZ128rmkz",
-	"VPMADDUBSWZ128rr",
-	"VPMADDUBSWZ128rrk",
-	"VPMADDUBSWZ128rrkz",
-	"VPMADDUBSWZ256rm",
-	"VPMADDUBSWZ256rmk",
-	"VPMADDUBSWZ256rmkz",
-	"VPMADDUBSWZ256rr",
-	"VPMADDUBSWZ256rrk",
-	"VPMADDUBSWZ256rrkz",
-	"VPMADDUBSWZrm",
-	"VPMADDUBSWZrmk",
-	"VPMADDUBSWZrmkz",
-	"VPMADDUBSWZrr",
-	"VPMADDUBSWZrrk",
-	"VPMADDUBSWZrrkz",
-	"VPMADDUBSWrm",
-	"VPMADDUBSWrr",
-	"VPMADDWDYrm",
-	"VPMADDWDYrr",
-	"VPMADDWDZ128rm",
-	"VPMADDWDZ128rmk",
-	"VPMADDWDZ128rmkz",
-	"VPMADDWDZ128rr",
-	"VPMADDWDZ128rrk",
-	"VPMADDWDZ128rrkz",
-	"VPMADDWDZ256rm",
-	"VPMADDWDZ256rmk",
-	"VPMADDWDZ256rmkz",
-	"VPMADDWDZ256rr",
-	"VPMADDWDZ256rrk",
-	"VPMADDWDZ256rrkz",
-	"VPMADDWDZrm",
-	"VPMADDWDZrmk",
-	"VPMADDWDZrmkz",
-	"VPMADDWDZrr",
-	"VPMADDWDZrrk",
-	"VPMADDWDZrrkz",
-	"VPMADDWDrm",
-	"VPMADDWDrr",
-	"VPMASKMOVDYmr",
-	"VPMASKMOVDYrm",
-	"VPMASKMOVDmr",
-	"VPMASKMOVDrm",
-	"VPMASKMOVQYmr",
-	"VPMASKMOVQYrm",
-	"VPMASKMOVQmr",
-	"VPMASKMOVQrm",
-	"VPMAXSBYrm",
-	"VPMAXSBYrr",
-	"VPMAXSBZ128rm",
-	"VPMAXSBZ128rmk",
-	"VPMAXSBZ128rmkz",
-	"VPMAXSBZ128rr",
-	"VPMAXSBZ128rrk",
-	"VPMAXSBZ128rrkz",
-	"VPMAXSBZ256rm",
-	"VPMAXSBZ256rmk",
-	"VPMAXSBZ256rmkz",
-	"VPMAXSBZ256rr",
-	"VPMAXSBZ256rrk",
-	"VPMAXSBZ256rrkz",
-	"VPMAXSBZrm",
-	"VPMAXSBZrmk",
-	"VPMAXSBZrmkz",
-	"VPMAXSBZrr",
-	"VPMAXSBZrrk",
-	"VPMAXSBZrrkz",
-	"VPMAXSBrm",
-	"VPMAXSBrr",
-	"VPMAXSDYrm",
-	"VPMAXSDYrr",
-	"VPMAXSDZ128rm",
-	"VPMAXSDZ128rmb",
-	"VPMAXSDZ128rmbk",
-	"VPMAXSDZ128rmbkz",
-	"VPMAXSDZ128rmk",
-	"VPMAXSDZ128rmkz",
-	"VPMAXSDZ128rr",
-	"VPMAXSDZ128rrk",
-	"VPMAXSDZ128rrkz",
-	"VPMAXSDZ256rm",
-	"VPMAXSDZ256rmb",
-	"VPMAXSDZ256rmbk",
-	"VPMAXSDZ256rmbkz",
-	"VPMAXSDZ256rmk",
-	"VPMAXSDZ256rmkz",
-	"VPMAXSDZ256rr",
-	"VPMAXSDZ256rrk",
-	"VPMAXSDZ256rrkz",
-	"VPMAXSDZrm",
-	"VPMAXSDZrmb",
-	"VPMAXSDZrmbk",
-	"VPMAXSDZrmbkz",
-	"VPMAXSDZrmk",
-	"VPMAXSDZrmkz",
-	"VPMAXSDZrr",
-	"VPMAXSDZrrk",
-	"VPMAXSDZrrkz",
-	"VPMAXSDrm",
-	"VPMAXSDrr",
-	"VPMAXSQZ128rm",
-	"VPMAXSQZ128rmb",
-	"VPMAXSQZ128rmbk",
-	"VPMAXSQZ128rmbkz",
-	"VPMAXSQZ128rmk",
-	"VPMAXSQZ128rmkz",
-	"VPMAXSQZ128rr",
-	"VPMAXSQZ128rrk",
-	"VPMAXSQZ128rrkz",
-	"VPMAXSQZ256rm",
-	"VPMAXSQZ256rmb",
-	"VPMAXSQZ256rmbk",
-	"VPMAXSQZ256rmbkz",
-	"VPMAXSQZ256rmk",
-	"VPMAXSQZ256rmkz",
-	"VPMAXSQZ256rr",
-	"VPMAXSQZ256rrk",
-	"VPMAXSQZ256rrkz",
-	"VPMAXSQZrm",
-	"VPMAXSQZrmb",
-	"VPMAXSQZrmbk",
-	"VPMAXSQZrmbkz",
-	"VPMAXSQZrmk",
-	"VPMAXSQZrmkz",
-	"VPMAXSQZrr",
-	"VPMAXSQZrrk",
-	"VPMAXSQZrrkz",
-	"VPMAXSWYrm",
-	"VPMAXSWYrr",
-	"VPMAXSWZ128rm",
-	"VPMAXSWZ128rmk",
-	"VPMAXSWZ128rmkz",
-	"VPMAXSWZ128rr",
-	"VPMAXSWZ128rrk",
-	"VPMAXSWZ128rrkz",
-	"VPMAXSWZ256rm",
-	"VPMAXSWZ256rmk",
-	"VPMAXSWZ256rmkz",
-	"VPMAXSWZ256rr",
-	"VPMAXSWZ256rrk",
-	"VPMAXSWZ256rrkz",
-	"VPMAXSWZrm",
-	"VPMAXSWZrmk",
-	"VPMAXSWZrmkz",
-	"VPMAXSWZrr",
-	"VPMAXSWZrrk",
-	"VPMAXSWZrrkz",
-	"VPMAXSWrm",
-	"VPMAXSWrr",
-	"VPMAXUBYrm",
-	"VPMAXUBYrr",
-	"VPMAXUBZ128rm",
-	"VPMAXUBZ128rmk",
-	"VPMAXUBZ128rmkz",
-	"VPMAXUBZ128rr",
-	"VPMAXUBZ128rrk",
-	"VPMAXUBZ128rrkz",
-	"VPMAXUBZ256rm",
-	"VPMAXUBZ256rmk",
-	"VPMAXUBZ256rmkz",
-	"VPMAXUBZ256rr",
-	"VPMAXUBZ256rrk",
-	"VPMAXUBZ256rrkz",
-	"VPMAXUBZrm",
-	"VPMAXUBZrmk",
-	"VPMAXUBZrmkz",
-	"VPMAXUBZrr",
-	"VPMAXUBZrrk",
-	"VPMAXUBZrrkz",
-	"VPMAXUBrm",
-	"VPMAXUBrr",
-	"VPMAXUDYrm",
-	"VPMAXUDYrr",
-	"VPMAXUDZ128rm",
-	"VPMAXUDZ128rmb",
-	"VPMAXUDZ128rmbk",
-	"VPMAXUDZ128rmbkz",
-	"VPMAXUDZ128rmk",
-	"VPMAXUDZ128rmkz",
-	"VPMAXUDZ128rr",
-	"VPMAXUDZ128rrk",
-	"VPMAXUDZ128rrkz",
-	"VPMAXUDZ256rm",
-	"VPMAXUDZ256rmb",
-	"VPMAXUDZ256rmbk",
-	"VPMAXUDZ256rmbkz",
-	"VPMAXUDZ256rmk",
-	"VPMAXUDZ256rmkz",
-	"VPMAXUDZ256rr",
-	"VPMAXUDZ256rrk",
-	"VPMAXUDZ256rrkz",
-	"VPMAXUDZrm",
-	"VPMAXUDZrmb",
-	"VPMAXUDZrmbk",
-	"VPMAXUDZrmbkz",
-	"VPMAXUDZrmk",
-	"VPMAXUDZrmkz",
-	"VPMAXUDZrr",
-	"VPMAXUDZrrk",
-	"VPMAXUDZrrkz",
-	"VPMAXUDrm",
-	"VPMAXUDrr",
-	"VPMAXUQZ128rm",
-	"VPMAXUQZ128rmb",
-	"VPMAXUQZ128rmbk",
-	"VPMAXUQZ128rmbkz",
-	"VPMAXUQZ128rmk",
-	"VPMAXUQZ128rmkz",
-	"VPMAXUQZ128rr",
-	"VPMAXUQZ128rrk",
-	"VPMAXUQZ128rrkz",
-	"VPMAXUQZ256rm",
-	"VPMAXUQZ256rmb",
-	"VPMAXUQZ256rmbk",
-	"VPMAXUQZ256rmbkz",
-	"VPMAXUQZ256rmk",
-	"VPMAXUQZ256rmkz",
-	"VPMAXUQZ256rr",
-	"VPMAXUQZ256rrk",
-	"VPMAXUQZ256rrkz",
-	"VPMAXUQZrm",
-	"VPMAXUQZrmb",
-	"VPMAXUQZrmbk",
-	"VPMAXUQZrmbkz",
-	"VPMAXUQZrmk",
-	"VPMAXUQZrmkz",
-	"VPMAXUQZrr",
-	"VPMAXUQZrrk",
-	"VPMAXUQZrrkz",
-	"VPMAXUWYrm",
-	"VPMAXUWYrr",
-	"VPMAXUWZ128rm",
-	"VPMAXUWZ128rmk",
-	"VPMAXUWZ128rmkz",
-	"VPMAXUWZ128rr",
-	"VPMAXUWZ128rrk",
-	"VPMAXUWZ128rrkz",
-	"VPMAXUWZ256rm",
-	"VPMAXUWZ256rmk",
-	"VPMAXUWZ256rmkz",
-	"VPMAXUWZ256rr",
-	"VPMAXUWZ256rrk",
-	"VPMAXUWZ256rrkz",
-	"VPMAXUWZrm",
-	"VPMAXUWZrmk",
-	"VPMAXUWZrmkz",
-	"VPMAXUWZrr",
-	"VPMAXUWZrrk",
-	"VPMAXUWZrrkz",
-	"VPMAXUWrm",
-	"VPMAXUWrr",
-	"VPMINSBYrm",
-	"VPMINSBYrr",
-	"VPMINSBZ128rm",
-	"VPMINSBZ128rmk",
-	"VPMINSBZ128rmkz",
-	"VPMINSBZ128rr",
-	"VPMINSBZ128rrk",
-	"VPMINSBZ128rrkz",
-	"VPMINSBZ256rm",
-	"VPMINSBZ256rmk",
-	"VPMINSBZ256rmkz",
-	"VPMINSBZ256rr",
-	"VPMINSBZ256rrk",
-	"VPMINSBZ256rrkz",
-	"VPMINSBZrm",
-	"VPMINSBZrmk",
-	"VPMINSBZrmkz",
-	"VPMINSBZrr",
-	"VPMINSBZrrk",
-	"VPMINSBZrrkz",
-	"VPMINSBrm",
-	"VPMINSBrr",
-	"VPMINSDYrm",
-	"VPMINSDYrr",
-	"VPMINSDZ128rm",
-	"VPMINSDZ128rmb",
-	"VPMINSDZ128rmbk",
-	"VPMINSDZ128rmbkz",
-	"VPMINSDZ128rmk",
-	"VPMINSDZ128rmkz",
-	"VPMINSDZ128rr",
-	"VPMINSDZ128rrk",
-	"VPMINSDZ128rrkz",
-	"VPMINSDZ256rm",
-	"VPMINSDZ256rmb",
-	"VPMINSDZ256rmbk",
-	"VPMINSDZ256rmbkz",
-	"VPMINSDZ256rmk",
-	"VPMINSDZ256rmkz",
-	"VPMINSDZ256rr",
-	"VPMINSDZ256rrk",
-	"VPMINSDZ256rrkz",
-	"VPMINSDZrm",
-	"VPMINSDZrmb",
-	"VPMINSDZrmbk",
-	"VPMINSDZrmbkz",
-	"VPMINSDZrmk",
-	"VPMINSDZrmkz",
-	"VPMINSDZrr",
-	"VPMINSDZrrk",
-	"VPMINSDZrrkz",
-	"VPMINSDrm",
-	"VPMINSDrr",
-	"VPMINSQZ128rm",
-	"VPMINSQZ128rmb",
-	"VPMINSQZ128rmbk",
-	"VPMINSQZ128rmbkz",
-	"VPMINSQZ128rmk",
-	"VPMINSQZ128rmkz",
-	"VPMINSQZ128rr",
-	"VPMINSQZ128rrk",
-	"VPMINSQZ128rrkz",
-	"VPMINSQZ256rm",
-	"VPMINSQZ256rmb",
-	"VPMINSQZ256rmbk",
-	"VPMINSQZ256rmbkz",
-	"VPMINSQZ256rmk",
-	"VPMINSQZ256rmkz",
-	"VPMINSQZ256rr",
-	"VPMINSQZ256rrk",
-	"VPMINSQZ256rrkz",
-	"VPMINSQZrm",
-	"VPMINSQZrmb",
-	"VPMINSQZrmbk",
-	"VPMINSQZrmbkz",
-	"VPMINSQZrmk",
-	"VPMINSQZrmkz",
-	"VPMINSQZrr",
-	"VPMINSQZrrk",
-	"VPMINSQZrrkz",
-	"VPMINSWYrm",
-	"VPMINSWYrr",
-	"VPMINSWZ128rm",
-	"VPMINSWZ128rmk",
-	"VPMINSWZ128rmkz",
-	"VPMINSWZ128rr",
-	"VPMINSWZ128rrk",
-	"VPMINSWZ128rrkz",
-	"VPMINSWZ256rm",
-	"VPMINSWZ256rmk",
-	"VPMINSWZ256rmkz",
-	"VPMINSWZ256rr",
-	"VPMINSWZ256rrk",
-	"VPMINSWZ256rrkz",
-	"VPMINSWZrm",
-	"VPMINSWZrmk",
-	"VPMINSWZrmkz",
-	"VPMINSWZrr",
-	"VPMINSWZrrk",
-	"VPMINSWZrrkz",
-	"VPMINSWrm",
-	"VPMINSWrr",
-	"VPMINUBYrm",
-	"VPMINUBYrr",
-	"VPMINUBZ128rm",
-	"VPMINUBZ128rmk",
-	"VPMINUBZ128rmkz",
-	"VPMINUBZ128rr",
-	"VPMINUBZ128rrk",
-	"VPMINUBZ128rrkz",
-	"VPMINUBZ256rm",
-	"VPMINUBZ256rmk",
-	"VPMINUBZ256rmkz",
-	"VPMINUBZ256rr",
-	"VPMINUBZ256rrk",
-	"VPMINUBZ256rrkz",
-	"VPMINUBZrm",
-	"VPMINUBZrmk",
-	"VPMINUBZrmkz",
-	"VPMINUBZrr",
-	"VPMINUBZrrk",
-	"VPMINUBZrrkz",
-	"VPMINUBrm",
-	"VPMINUBrr",
-	"VPMINUDYrm",
-	"VPMINUDYrr",
-	"VPMINUDZ128rm",
-	"VPMINUDZ128rmb",
-	"VPMINUDZ128rmbk",
-	"VPMINUDZ128rmbkz",
-	"VPMINUDZ128rmk",
-	"VPMINUDZ128rmkz",
-	"VPMINUDZ128rr",
-	"VPMINUDZ128rrk",
-	"VPMINUDZ128rrkz",
-	"VPMINUDZ256rm",
-	"VPMINUDZ256rmb",
-	"VPMINUDZ256rmbk",
-	"VPMINUDZ256rmbkz",
-	"VPMINUDZ256rmk",
-	"VPMINUDZ256rmkz",
-	"VPMINUDZ256rr",
-	"VPMINUDZ256rrk",
-	"VPMINUDZ256rrkz",
-	"VPMINUDZrm",
-	"VPMINUDZrmb",
-	"VPMINUDZrmbk",
-	"VPMINUDZrmbkz",
-	"VPMINUDZrmk",
-	"VPMINUDZrmkz",
-	"VPMINUDZrr",
-	"VPMINUDZrrk",
-	"VPMINUDZrrkz",
-	"VPMINUDrm",
-	"VPMINUDrr",
-	"VPMINUQZ128rm",
-	"VPMINUQZ128rmb",
-	"VPMINUQZ128rmbk",
-	"VPMINUQZ128rmbkz",
-	"VPMINUQZ128rmk",
-	"VPMINUQZ128rmkz",
-	"VPMINUQZ128rr",
-	"VPMINUQZ128rrk",
-	"VPMINUQZ128rrkz",
-	"VPMINUQZ256rm",
-	"VPMINUQZ256rmb",
-	"VPMINUQZ256rmbk",
-	"VPMINUQZ256rmbkz",
-	"VPMINUQZ256rmk",
-	"VPMINUQZ256rmkz",
-	"VPMINUQZ256rr",
-	"VPMINUQZ256rrk",
-	"VPMINUQZ256rrkz",
-	"VPMINUQZrm",
-	"VPMINUQZrmb",
-	"VPMINUQZrmbk",
-	"VPMINUQZrmbkz",
-	"VPMINUQZrmk",
-	"VPMINUQZrmkz",
-	"VPMINUQZrr",
-	"VPMINUQZrrk",
-	"VPMINUQZrrkz",
-	"VPMINUWYrm",
-	"VPMINUWYrr",
-	"VPMINUWZ128rm",
-	"VPMINUWZ128rmk",
-	"VPMINUWZ128rmkz",
-	"VPMINUWZ128rr",
-	"VPMINUWZ128rrk",
-	"VPMINUWZ128rrkz",
-	"VPMINUWZ256rm",
-	"VPMINUWZ256rmk",
-	"VPMINUWZ256rmkz",
-	"VPMINUWZ256rr",
-	"VPMINUWZ256rrk",
-	"VPMINUWZ256rrkz",
-	"VPMINUWZrm",
-	"VPMINUWZrmk",
-	"VPMINUWZrmkz",
-	"VPMINUWZrr",
-	"VPMINUWZrrk",
-	"VPMINUWZrrkz",
-	"VPMINUWrm",
-	"VPMINUWrr",
-	"VPMOVB2MZ128rr",
-	"VPMOVB2MZ256rr",
-	"VPMOVB2MZrr",
-	"VPMOVD2MZ128rr",
-	"VPMOVD2MZ256rr",
-	"VPMOVD2MZrr",
-	"VPMOVDBZ128mr",
-	"VPMOVDBZ128mrk",
-	"VPMOVDBZ128rr",
-	"VPMOVDBZ128rrk",
-	"VPMOVDBZ128rrkz",
-	"VPMOVDBZ256mr",
-	"VPMOVDBZ256mrk",
-	"VPMOVDBZ256rr",
-	"VPMOVDBZ256rrk",
-	"VPMOVDBZ256rrkz",
-	"VPMOVDBZmr",
-	"VPMOVDBZmrk",
-	"VPMOVDBZrr",
-	"VPMOVDBZrrk",
-	"VPMOVDBZrrkz",
-	"VPMOVDWZ128mr",
-	"VPMOVDWZ128mrk",
-	"VPMOVDWZ128rr",
-	"VPMOVDWZ128rrk",
-	"VPMOVDWZ128rrkz",
-	"VPMOVDWZ256mr",
-	"VPMOVDWZ256mrk",
-	"VPMOVDWZ256rr",
-	"VPMOVDWZ256rrk",
-	"VPMOVDWZ256rrkz",
-	"VPMOVDWZmr",
-	"VPMOVDWZmrk",
-	"VPMOVDWZrr",
-	"VPMOVDWZrrk",
-	"VPMOVDWZrrkz",
-	"VPMOVM2BZ128rr",
-	"VPMOVM2BZ256rr",
-	"VPMOVM2BZrr",
-	"VPMOVM2DZ128rr",
-	"VPMOVM2DZ256rr",
-	"VPMOVM2DZrr",
-	"VPMOVM2QZ128rr",
-	"VPMOVM2QZ256rr",
-	"VPMOVM2QZrr",
-	"VPMOVM2WZ128rr",
-	"VPMOVM2WZ256rr",
-	"VPMOVM2WZrr",
-	"VPMOVMSKBYrr",
-	"VPMOVMSKBrr",
-	"VPMOVQ2MZ128rr",
-	"VPMOVQ2MZ256rr",
-	"VPMOVQ2MZrr",
-	"VPMOVQBZ128mr",
-	"VPMOVQBZ128mrk",
-	"VPMOVQBZ128rr",
-	"VPMOVQBZ128rrk",
-	"VPMOVQBZ128rrkz",
-	"VPMOVQBZ256mr",
-	"VPMOVQBZ256mrk",
-	"VPMOVQBZ256rr",
-	"VPMOVQBZ256rrk",
-	"VPMOVQBZ256rrkz",
-	"VPMOVQBZmr",
-	"VPMOVQBZmrk",
-	"VPMOVQBZrr",
-	"VPMOVQBZrrk",
-	"VPMOVQBZrrkz",
-	"VPMOVQDZ128mr",
-	"VPMOVQDZ128mrk",
-	"VPMOVQDZ128rr",
-	"VPMOVQDZ128rrk",
-	"VPMOVQDZ128rrkz",
-	"VPMOVQDZ256mr",
-	"VPMOVQDZ256mrk",
-	"VPMOVQDZ256rr",
-	"VPMOVQDZ256rrk",
-	"VPMOVQDZ256rrkz",
-	"VPMOVQDZmr",
-	"VPMOVQDZmrk",
-	"VPMOVQDZrr",
-	"VPMOVQDZrrk",
-	"VPMOVQDZrrkz",
-	"VPMOVQWZ128mr",
-	"VPMOVQWZ128mrk",
-	"VPMOVQWZ128rr",
-	"VPMOVQWZ128rrk",
-	"VPMOVQWZ128rrkz",
-	"VPMOVQWZ256mr",
-	"VPMOVQWZ256mrk",
-	"VPMOVQWZ256rr",
-	"VPMOVQWZ256rrk",
-	"VPMOVQWZ256rrkz",
-	"VPMOVQWZmr",
-	"VPMOVQWZmrk",
-	"VPMOVQWZrr",
-	"VPMOVQWZrrk",
-	"VPMOVQWZrrkz",
-	"VPMOVSDBZ128mr",
-	"VPMOVSDBZ128mrk",
-	"VPMOVSDBZ128rr",
-	"VPMOVSDBZ128rrk",
-	"VPMOVSDBZ128rrkz",
-	"VPMOVSDBZ256mr",
-	"VPMOVSDBZ256mrk",
-	"VPMOVSDBZ256rr",
-	"VPMOVSDBZ256rrk",
-	"VPMOVSDBZ256rrkz",
-	"VPMOVSDBZmr",
-	"VPMOVSDBZmrk",
-	"VPMOVSDBZrr",
-	"VPMOVSDBZrrk",
-	"VPMOVSDBZrrkz",
-	"VPMOVSDWZ128mr",
-	"VPMOVSDWZ128mrk",
-	"VPMOVSDWZ128rr",
-	"VPMOVSDWZ128rrk",
-	"VPMOVSDWZ128rrkz",
-	"VPMOVSDWZ256mr",
-	"VPMOVSDWZ256mrk",
-	"VPMOVSDWZ256rr",
-	"VPMOVSDWZ256rrk",
-	"VPMOVSDWZ256rrkz",
-	"VPMOVSDWZmr",
-	"VPMOVSDWZmrk",
-	"VPMOVSDWZrr",
-	"VPMOVSDWZrrk",
-	"VPMOVSDWZrrkz",
-	"VPMOVSQBZ128mr",
-	"VPMOVSQBZ128mrk",
-	"VPMOVSQBZ128rr",
-	"VPMOVSQBZ128rrk",
-	"VPMOVSQBZ128rrkz",
-	"VPMOVSQBZ256mr",
-	"VPMOVSQBZ256mrk",
-	"VPMOVSQBZ256rr",
-	"VPMOVSQBZ256rrk",
-	"VPMOVSQBZ256rrkz",
-	"VPMOVSQBZmr",
-	"VPMOVSQBZmrk",
-	"VPMOVSQBZrr",
-	"VPMOVSQBZrrk",
-	"VPMOVSQBZrrkz",
-	"VPMOVSQDZ128mr",
-	"VPMOVSQDZ128mrk",
-	"VPMOVSQDZ128rr",
-	"VPMOVSQDZ128rrk",
-	"VPMOVSQDZ128rrkz",
-	"VPMOVSQDZ256mr",
-	"VPMOVSQDZ256mrk",
-	"VPMOVSQDZ256rr",
-	"VPMOVSQDZ256rrk",
-	"VPMOVSQDZ256rrkz",
-	"VPMOVSQDZmr",
-	"VPMOVSQDZmrk",
-	"VPMOVSQDZrr",
-	"VPMOVSQDZrrk",
-	"VPMOVSQDZrrkz",
-	"VPMOVSQWZ128mr",
-	"VPMOVSQWZ128mrk",
-	"VPMOVSQWZ128rr",
-	"VPMOVSQWZ128rrk",
-	"VPMOVSQWZ128rrkz",
-	"VPMOVSQWZ256mr",
-	"VPMOVSQWZ256mrk",
-	"VPMOVSQWZ256rr",
-	"VPMOVSQWZ256rrk",
-	"VPMOVSQWZ256rrkz",
-	"VPMOVSQWZmr",
-	"VPMOVSQWZmrk",
-	"VPMOVSQWZrr",
-	"VPMOVSQWZrrk",
-	"VPMOVSQWZrrkz",
-	"VPMOVSWBZ128mr",
-	"VPMOVSWBZ128mrk",
-	"VPMOVSWBZ128rr",
-	"VPMOVSWBZ128rrk",
-	"VPMOVSWBZ128rrkz",
-	"VPMOVSWBZ256mr",
-	"VPMOVSWBZ256mrk",
-	"VPMOVSWBZ256rr",
-	"VPMOVSWBZ256rrk",
-	"VPMOVSWBZ256rrkz",
-	"VPMOVSWBZmr",
-	"VPMOVSWBZmrk",
-	"VPMOVSWBZrr",
-	"VPMOVSWBZrrk",
-	"VPMOVSWBZrrkz",
-	"VPMOVSXBDYrm",
-	"VPMOVSXBDYrr",
-	"VPMOVSXBDZ128rm",
-	"VPMOVSXBDZ128rmk",
-	"VPMOVSXBDZ128rmkz",
-	"VPMOVSXBDZ128rr",
-	"VPMOVSXBDZ128rrk",
-	"VPMOVSXBDZ128rrkz",
-	"VPMOVSXBDZ256rm",
-	"VPMOVSXBDZ256rmk",
-	"VPMOVSXBDZ256rmkz",
-	"VPMOVSXBDZ256rr",
-	"VPMOVSXBDZ256rrk",
-	"VPMOVSXBDZ256rrkz",
-	"VPMOVSXBDZrm",
-	"VPMOVSXBDZrmk",
-	"VPMOVSXBDZrmkz",
-	"VPMOVSXBDZrr",
-	"VPMOVSXBDZrrk",
-	"VPMOVSXBDZrrkz",
-	"VPMOVSXBDrm",
-	"VPMOVSXBDrr",
-	"VPMOVSXBQYrm",
-	"VPMOVSXBQYrr",
-	"VPMOVSXBQZ128rm",
-	"VPMOVSXBQZ128rmk",
-	"VPMOVSXBQZ128rmkz",
-	"VPMOVSXBQZ128rr",
-	"VPMOVSXBQZ128rrk",
-	"VPMOVSXBQZ128rrkz",
-	"VPMOVSXBQZ256rm",
-	"VPMOVSXBQZ256rmk",
-	"VPMOVSXBQZ256rmkz",
-	"VPMOVSXBQZ256rr",
-	"VPMOVSXBQZ256rrk",
-	"VPMOVSXBQZ256rrkz",
-	"VPMOVSXBQZrm",
-	"VPMOVSXBQZrmk",
-	"VPMOVSXBQZrmkz",
-	"VPMOVSXBQZrr",
-	"VPMOVSXBQZrrk",
-	"VPMOVSXBQZrrkz",
-	"VPMOVSXBQrm",
-	"VPMOVSXBQrr",
-	"VPMOVSXBWYrm",
-	"VPMOVSXBWYrr",
-	"VPMOVSXBWZ128rm",
-	"VPMOVSXBWZ128rmk",
-	"VPMOVSXBWZ128rmkz",
-	"VPMOVSXBWZ128rr",
-	"VPMOVSXBWZ128rrk",
-	"VPMOVSXBWZ128rrkz",
-	"VPMOVSXBWZ256rm",
-	"VPMOVSXBWZ256rmk",
-	"VPMOVSXBWZ256rmkz",
-	"VPMOVSXBWZ256rr",
-	"VPMOVSXBWZ256rrk",
-	"VPMOVSXBWZ256rrkz",
-	"VPMOVSXBWZrm",
-	"VPMOVSXBWZrmk",
-	"VPMOVSXBWZrmkz",
-	"VPMOVSXBWZrr",
-	"VPMOVSXBWZrrk",
-	"VPMOVSXBWZrrkz",
-	"VPMOVSXBWrm",
-	"VPMOVSXBWrr",
-	"VPMOVSXDQYrm",
-	"VPMOVSXDQYrr",
-	"VPMOVSXDQZ128rm",
-	"VPMOVSXDQZ128rmk",
-	"VPMOVSXDQZ128rmkz",
-	"VPMOVSXDQZ128rr",
-	"VPMOVSXDQZ128rrk",
-	"VPMOVSXDQZ128rrkz",
-	"VPMOVSXDQZ256rm",
-	"VPMOVSXDQZ256rmk",
-	"VPMOVSXDQZ256rmkz",
-	"VPMOVSXDQZ256rr",
-	"VPMOVSXDQZ256rrk",
-	"VPMOVSXDQZ256rrkz",
-	"VPMOVSXDQZrm",
-	"VPMOVSXDQZrmk",
-	"VPMOVSXDQZrmkz",
-	"VPMOVSXDQZrr",
-	"VPMOVSXDQZrrk",
-	"VPMOVSXDQZrrkz",
-	"VPMOVSXDQrm",
-	"VPMOVSXDQrr",
-	"VPMOVSXWDYrm",
-	"VPMOVSXWDYrr",
-	"VPMOVSXWDZ128rm",
-	"VPMOVSXWDZ128rmk",
-	"VPMOVSXWDZ128rmkz",
-	"VPMOVSXWDZ128rr",
-	"VPMOVSXWDZ128rrk",
-	"VPMOVSXWDZ128rrkz",
-	"VPMOVSXWDZ256rm",
-	"VPMOVSXWDZ256rmk",
-	"VPMOVSXWDZ256rmkz",
-	"VPMOVSXWDZ256rr",
-	"VPMOVSXWDZ256rrk",
-	"VPMOVSXWDZ256rrkz",
-	"VPMOVSXWDZrm",
-	"VPMOVSXWDZrmk",
-	"VPMOVSXWDZrmkz",
-	"VPMOVSXWDZrr",
-	"VPMOVSXWDZrrk",
-	"VPMOVSXWDZrrkz",
-	"VPMOVSXWDrm",
-	"VPMOVSXWDrr",
-	"VPMOVSXWQYrm",
-	"VPMOVSXWQYrr",
-	"VPMOVSXWQZ128rm",
-	"VPMOVSXWQZ128rmk",
-	"VPMOVSXWQZ128rmkz",
-	"VPMOVSXWQZ128rr",
-	"VPMOVSXWQZ128rrk",
-	"VPMOVSXWQZ128rrkz",
-	"VPMOVSXWQZ256rm",
-	"VPMOVSXWQZ256rmk",
-	"VPMOVSXWQZ256rmkz",
-	"VPMOVSXWQZ256rr",
-	"VPMOVSXWQZ256rrk",
-	"VPMOVSXWQZ256rrkz",
-	"VPMOVSXWQZrm",
-	"VPMOVSXWQZrmk",
-	"VPMOVSXWQZrmkz",
-	"VPMOVSXWQZrr",
-	"VPMOVSXWQZrrk",
-	"VPMOVSXWQZrrkz",
-	"VPMOVSXWQrm",
-	"VPMOVSXWQrr",
-	"VPMOVUSDBZ128mr",
-	"VPMOVUSDBZ128mrk",
-	"VPMOVUSDBZ128rr",
-	"VPMOVUSDBZ128rrk",
-	"VPMOVUSDBZ128rrkz",
-	"VPMOVUSDBZ256mr",
-	"VPMOVUSDBZ256mrk",
-	"VPMOVUSDBZ256rr",
-	"VPMOVUSDBZ256rrk",
-	"VPMOVUSDBZ256rrkz",
-	"VPMOVUSDBZmr",
-	"VPMOVUSDBZmrk",
-	"VPMOVUSDBZrr",
-	"VPMOVUSDBZrrk",
-	"VPMOVUSDBZrrkz",
-	"VPMOVUSDWZ128mr",
-	"VPMOVUSDWZ128mrk",
-	"VPMOVUSDWZ128rr",
-	"VPMOVUSDWZ128rrk",
-	"VPMOVUSDWZ128rrkz",
-	"VPMOVUSDWZ256mr",
-	"VPMOVUSDWZ256mrk",
-	"VPMOVUSDWZ256rr",
-	"VPMOVUSDWZ256rrk",
-	"VPMOVUSDWZ256rrkz",
-	"VPMOVUSDWZmr",
-	"VPMOVUSDWZmrk",
-	"VPMOVUSDWZrr",
-	"VPMOVUSDWZrrk",
-	"VPMOVUSDWZrrkz",
-	"VPMOVUSQBZ128mr",
-	"VPMOVUSQBZ128mrk",
-	"VPMOVUSQBZ128rr",
-	"VPMOVUSQBZ128rrk",
-	"VPMOVUSQBZ128rrkz",
-	"VPMOVUSQBZ256mr",
-	"VPMOVUSQBZ256mrk",
-	"VPMOVUSQBZ256rr",
-	"VPMOVUSQBZ256rrk",
-	"VPMOVUSQBZ256rrkz",
-	"VPMOVUSQBZmr",
-	"VPMOVUSQBZmrk",
-	"VPMOVUSQBZrr",
-	"VPMOVUSQBZrrk",
-	"VPMOVUSQBZrrkz",
-	"VPMOVUSQDZ128mr",
-	"VPMOVUSQDZ128mrk",
-	"VPMOVUSQDZ128rr",
-	"VPMOVUSQDZ128rrk",
-	"VPMOVUSQDZ128rrkz",
-	"VPMOVUSQDZ256mr",
-	"VPMOVUSQDZ256mrk",
-	"VPMOVUSQDZ256rr",
-	"VPMOVUSQDZ256rrk",
-	"VPMOVUSQDZ256rrkz",
-	"VPMOVUSQDZmr",
-	"VPMOVUSQDZmrk",
-	"VPMOVUSQDZrr",
-	"VPMOVUSQDZrrk",
-	"VPMOVUSQDZrrkz",
-	"VPMOVUSQWZ128mr",
-	"VPMOVUSQWZ128mrk",
-	"VPMOVUSQWZ128rr",
-	"VPMOVUSQWZ128rrk",
-	"VPMOVUSQWZ128rrkz",
-	"VPMOVUSQWZ256mr",
-	"VPMOVUSQWZ256mrk",
-	"VPMOVUSQWZ256rr",
-	"VPMOVUSQWZ256rrk",
-	"VPMOVUSQWZ256rrkz",
-	"VPMOVUSQWZmr",
-	"VPMOVUSQWZmrk",
-	"VPMOVUSQWZrr",
-	"VPMOVUSQWZrrk",
-	"VPMOVUSQWZrrkz",
-	"VPMOVUSWBZ128mr",
-	"VPMOVUSWBZ128mrk",
-	"VPMOVUSWBZ128rr",
-	"VPMOVUSWBZ128rrk",
-	"VPMOVUSWBZ128rrkz",
-	"VPMOVUSWBZ256mr",
-	"VPMOVUSWBZ256mrk",
-	"VPMOVUSWBZ256rr",
-	"VPMOVUSWBZ256rrk",
-	"VPMOVUSWBZ256rrkz",
-	"VPMOVUSWBZmr",
-	"VPMOVUSWBZmrk",
-	"VPMOVUSWBZrr",
-	"VPMOVUSWBZrrk",
-	"VPMOVUSWBZrrkz",
-	"VPMOVW2MZ128rr",
-	"VPMOVW2MZ256rr",
-	"VPMOVW2MZrr",
-	"VPMOVWBZ128mr",
-	"VPMOVWBZ128mrk",
-	"VPMOVWBZ128rr",
-	"VPMOVWBZ128rrk",
-	"VPMOVWBZ128rrkz",
-	"VPMOVWBZ256mr",
-	"VPMOVWBZ256mrk",
-	"VPMOVWBZ256rr",
-	"VPMOVWBZ256rrk",
-	"VPMOVWBZ256rrkz",
-	"VPMOVWBZmr",
-	"VPMOVWBZmrk",
-	"VPMOVWBZrr",
-	"VPMOVWBZrrk",
-	"VPMOVWBZrrkz",
-	"VPMOVZXBDYrm",
-	"VPMOVZXBDYrr",
-	"VPMOVZXBDZ128rm",
-	"VPMOVZXBDZ128rmk",
-	"VPMOVZXBDZ128rmkz",
-	"VPMOVZXBDZ128rr",
-	"VPMOVZXBDZ128rrk",
-	"VPMOVZXBDZ128rrkz",
-	"VPMOVZXBDZ256rm",
-	"VPMOVZXBDZ256rmk",
-	"VPMOVZXBDZ256rmkz",
-	"VPMOVZXBDZ256rr",
-	"VPMOVZXBDZ256rrk",
-	"VPMOVZXBDZ256rrkz",
-	"VPMOVZXBDZrm",
-	"VPMOVZXBDZrmk",
-	"VPMOVZXBDZrmkz",
-	"VPMOVZXBDZrr",
-	"VPMOVZXBDZrrk",
-	"VPMOVZXBDZrrkz",
-	"VPMOVZXBDrm",
-	"VPMOVZXBDrr",
-	"VPMOVZXBQYrm",
-	"VPMOVZXBQYrr",
-	"VPMOVZXBQZ128rm",
-	"VPMOVZXBQZ128rmk",
-	"VPMOVZXBQZ128rmkz",
-	"VPMOVZXBQZ128rr",
-	"VPMOVZXBQZ128rrk",
-	"VPMOVZXBQZ128rrkz",
-	"VPMOVZXBQZ256rm",
-	"VPMOVZXBQZ256rmk",
-	"VPMOVZXBQZ256rmkz",
-	"VPMOVZXBQZ256rr",
-	"VPMOVZXBQZ256rrk",
-	"VPMOVZXBQZ256rrkz",
-	"VPMOVZXBQZrm",
-	"VPMOVZXBQZrmk",
-	"VPMOVZXBQZrmkz",
-	"VPMOVZXBQZrr",
-	"VPMOVZXBQZrrk",
-	"VPMOVZXBQZrrkz",
-	"VPMOVZXBQrm",
-	"VPMOVZXBQrr",
-	"VPMOVZXBWYrm",
-	"VPMOVZXBWYrr",
-	"VPMOVZXBWZ128rm",
-	"VPMOVZXBWZ128rmk",
-	"VPMOVZXBWZ128rmkz",
-	"VPMOVZXBWZ128rr",
-	"VPMOVZXBWZ128rrk",
-	"VPMOVZXBWZ128rrkz",
-	"VPMOVZXBWZ256rm",
-	"VPMOVZXBWZ256rmk",
-	"VPMOVZXBWZ256rmkz",
-	"VPMOVZXBWZ256rr",
-	"VPMOVZXBWZ256rrk",
-	"VPMOVZXBWZ256rrkz",
-	"VPMOVZXBWZrm",
-	"VPMOVZXBWZrmk",
-	"VPMOVZXBWZrmkz",
-	"VPMOVZXBWZrr",
-	"VPMOVZXBWZrrk",
-	"VPMOVZXBWZrrkz",
-	"VPMOVZXBWrm",
-	"VPMOVZXBWrr",
-	"VPMOVZXDQYrm",
-	"VPMOVZXDQYrr",
-	"VPMOVZXDQZ128rm",
-	"VPMOVZXDQZ128rmk",
-	"VPMOVZXDQZ128rmkz",
-	"VPMOVZXDQZ128rr",
-	"VPMOVZXDQZ128rrk",
-	"VPMOVZXDQZ128rrkz",
-	"VPMOVZXDQZ256rm",
-	"VPMOVZXDQZ256rmk",
-	"VPMOVZXDQZ256rmkz",
-	"VPMOVZXDQZ256rr",
-	"VPMOVZXDQZ256rrk",
-	"VPMOVZXDQZ256rrkz",
-	"VPMOVZXDQZrm",
-	"VPMOVZXDQZrmk",
-	"VPMOVZXDQZrmkz",
-	"VPMOVZXDQZrr",
-	"VPMOVZXDQZrrk",
-	"VPMOVZXDQZrrkz",
-	"VPMOVZXDQrm",
-	"VPMOVZXDQrr",
-	"VPMOVZXWDYrm",
-	"VPMOVZXWDYrr",
-	"VPMOVZXWDZ128rm",
-	"VPMOVZXWDZ128rmk",
-	"VPMOVZXWDZ128rmkz",
-	"VPMOVZXWDZ128rr",
-	"VPMOVZXWDZ128rrk",
-	"VPMOVZXWDZ128rrkz",
-	"VPMOVZXWDZ256rm",
-	"VPMOVZXWDZ256rmk",
-	"VPMOVZXWDZ256rmkz",
-	"VPMOVZXWDZ256rr",
-	"VPMOVZXWDZ256rrk",
-	"VPMOVZXWDZ256rrkz",
-	"VPMOVZXWDZrm",
-	"VPMOVZXWDZrmk",
-	"VPMOVZXWDZrmkz",
-	"VPMOVZXWDZrr",
-	"VPMOVZXWDZrrk",
-	"VPMOVZXWDZrrkz",
-	"VPMOVZXWDrm",
-	"VPMOVZXWDrr",
-	"VPMOVZXWQYrm",
-	"VPMOVZXWQYrr",
-	"VPMOVZXWQZ128rm",
-	"VPMOVZXWQZ128rmk",
-	"VPMOVZXWQZ128rmkz",
-	"VPMOVZXWQZ128rr",
-	"VPMOVZXWQZ128rrk",
-	"VPMOVZXWQZ128rrkz",
-	"VPMOVZXWQZ256rm",
-	"VPMOVZXWQZ256rmk",
-	"VPMOVZXWQZ256rmkz",
-	"VPMOVZXWQZ256rr",
-	"VPMOVZXWQZ256rrk",
-	"VPMOVZXWQZ256rrkz",
-	"VPMOVZXWQZrm",
-	"VPMOVZXWQZrmk",
-	"VPMOVZXWQZrmkz",
-	"VPMOVZXWQZrr",
-	"VPMOVZXWQZrrk",
-	"VPMOVZXWQZrrkz",
-	"VPMOVZXWQrm",
-	"VPMOVZXWQrr",
-	"VPMULDQYrm",
-	"VPMULDQYrr",
-	"VPMULDQZ128rm",
-	"VPMULDQZ128rmb",
-	"VPMULDQZ128rmbk",
-	"VPMULDQZ128rmbkz",
-	"VPMULDQZ128rmk",
-	"VPMULDQZ128rmkz",
-	"VPMULDQZ128rr",
-	"VPMULDQZ128rrk",
-	"VPMULDQZ128rrkz",
-	"VPMULDQZ256rm",
-	"VPMULDQZ256rmb",
-	"VPMULDQZ256rmbk",
-	"VPMULDQZ256rmbkz",
-	"VPMULDQZ256rmk",
-	"VPMULDQZ256rmkz",
-	"VPMULDQZ256rr",
-	"VPMULDQZ256rrk",
-	"VPMULDQZ256rrkz",
-	"VPMULDQZrm",
-	"VPMULDQZrmb",
-	"VPMULDQZrmbk",
-	"VPMULDQZrmbkz",
-	"VPMULDQZrmk",
-	"VPMULDQZrmkz",
-	"VPMULDQZrr",
-	"VPMULDQZrrk",
-	"VPMULDQZrrkz",
-	"VPMULDQrm",
-	"VPMULDQrr",
-	"VPMULHRSWYrm",
-	"VPMULHRSWYrr",
-	"VPMULHRSWZ128rm",
-	"VPMULHRSWZ128rmk",
-	"VPMULHRSWZ128rmkz",
-	"VPMULHRSWZ128rr",
-	"VPMULHRSWZ128rrk",
-	"VPMULHRSWZ128rrkz",
-	"VPMULHRSWZ256rm",
-	"VPMULHRSWZ256rmk",
-	"VPMULHRSWZ256rmkz",
-	"VPMULHRSWZ256rr",
-	"VPMULHRSWZ256rrk",
-	"VPMULHRSWZ256rrkz",
-	"VPMULHRSWZrm",
-	"VPMULHRSWZrmk",
-	"VPMULHRSWZrmkz",
-	"VPMULHRSWZrr",
-	"VPMULHRSWZrrk",
-	"VPMULHRSWZrrkz",
-	"VPMULHRSWrm",
-	"VPMULHRSWrr",
-	"VPMULHUWYrm",
-	"VPMULHUWYrr",
-	"VPMULHUWZ128rm",
-	"VPMULHUWZ128rmk",
-	"VPMULHUWZ128rmkz",
-	"VPMULHUWZ128rr",
-	"VPMULHUWZ128rrk",
-	"VPMULHUWZ128rrkz",
-	"VPMULHUWZ256rm",
-	"VPMULHUWZ256rmk",
-	"VPMULHUWZ256rmkz",
-	"VPMULHUWZ256rr",
-	"VPMULHUWZ256rrk",
-	"VPMULHUWZ256rrkz",
-	"VPMULHUWZrm",
-	"VPMULHUWZrmk",
-	"VPMULHUWZrmkz",
-	"VPMULHUWZrr",
-	"VPMULHUWZrrk",
-	"VPMULHUWZrrkz",
-	"VPMULHUWrm",
-	"VPMULHUWrr",
-	"VPMULHWYrm",
-	"VPMULHWYrr",
-	"VPMULHWZ128rm",
-	"VPMULHWZ128rmk",
-	"VPMULHWZ128rmkz",
-	"VPMULHWZ128rr",
-	"VPMULHWZ128rrk",
-	"VPMULHWZ128rrkz",
-	"VPMULHWZ256rm",
-	"VPMULHWZ256rmk",
-	"VPMULHWZ256rmkz",
-	"VPMULHWZ256rr",
-	"VPMULHWZ256rrk",
-	"VPMULHWZ256rrkz",
-	"VPMULHWZrm",
-	"VPMULHWZrmk",
-	"VPMULHWZrmkz",
-	"VPMULHWZrr",
-	"VPMULHWZrrk",
-	"VPMULHWZrrkz",
-	"VPMULHWrm",
-	"VPMULHWrr",
-	"VPMULLDYrm",
-	"VPMULLDYrr",
-	"VPMULLDZ128rm",
-	"VPMULLDZ128rmb",
-	"VPMULLDZ128rmbk",
-	"VPMULLDZ128rmbkz",
-	"VPMULLDZ128rmk",
-	"VPMULLDZ128rmkz",
-	"VPMULLDZ128rr",
-	"VPMULLDZ128rrk",
-	"VPMULLDZ128rrkz",
-	"VPMULLDZ256rm",
-	"VPMULLDZ256rmb",
-	"VPMULLDZ256rmbk",
-	"VPMULLDZ256rmbkz",
-	"VPMULLDZ256rmk",
-	"VPMULLDZ256rmkz",
-	"VPMULLDZ256rr",
-	"VPMULLDZ256rrk",
-	"VPMULLDZ256rrkz",
-	"VPMULLDZrm",
-	"VPMULLDZrmb",
-	"VPMULLDZrmbk",
-	"VPMULLDZrmbkz",
-	"VPMULLDZrmk",
-	"VPMULLDZrmkz",
-	"VPMULLDZrr",
-	"VPMULLDZrrk",
-	"VPMULLDZrrkz",
-	"VPMULLDrm",
-	"VPMULLDrr",
-	"VPMULLQZ128rm",
-	"VPMULLQZ128rmb",
-	"VPMULLQZ128rmbk",
-	"VPMULLQZ128rmbkz",
-	"VPMULLQZ128rmk",
-	"VPMULLQZ128rmkz",
-	"VPMULLQZ128rr",
-	"VPMULLQZ128rrk",
-	"VPMULLQZ128rrkz",
-	"VPMULLQZ256rm",
-	"VPMULLQZ256rmb",
-	"VPMULLQZ256rmbk",
-	"VPMULLQZ256rmbkz",
-	"VPMULLQZ256rmk",
-	"VPMULLQZ256rmkz",
-	"VPMULLQZ256rr",
-	"VPMULLQZ256rrk",
-	"VPMULLQZ256rrkz",
-	"VPMULLQZrm",
-	"VPMULLQZrmb",
-	"VPMULLQZrmbk",
-	"VPMULLQZrmbkz",
-	"VPMULLQZrmk",
-	"VPMULLQZrmkz",
-	"VPMULLQZrr",
-	"VPMULLQZrrk",
-	"VPMULLQZrrkz",
-	"VPMULLWYrm",
-	"VPMULLWYrr",
-	"VPMULLWZ128rm",
-	"VPMULLWZ128rmk",
-	"VPMULLWZ128rmkz",
-	"VPMULLWZ128rr",
-	"VPMULLWZ128rrk",
-	"VPMULLWZ128rrkz",
-	"VPMULLWZ256rm",
-	"VPMULLWZ256rmk",
-	"VPMULLWZ256rmkz",
-	"VPMULLWZ256rr",
-	"VPMULLWZ256rrk",
-	"VPMULLWZ256rrkz",
-	"VPMULLWZrm",
-	"VPMULLWZrmk",
-	"VPMULLWZrmkz",
-	"VPMULLWZrr",
-	"VPMULLWZrrk",
-	"VPMULLWZrrkz",
-	"VPMULLWrm",
-	"VPMULLWrr",
-	"VPMULTISHIFTQBZ128rm",
-	"VPMULTISHIFTQBZ128rmb",
-	"VPMULTISHIFTQBZ128rmbk",
-	"VPMULTISHIFTQBZ128rmbkz",
-	"VPMULTISHIFTQBZ128rmk",
-	"VPMULTISHIFTQBZ128rmkz",
-	"VPMULTISHIFTQBZ128rr",
-	"VPMULTISHIFTQBZ128rrk",
-	"VPMULTISHIFTQBZ128rrkz",
-	"VPMULTISHIFTQBZ256rm",
-	"VPMULTISHIFTQBZ256rmb",
-	"VPMULTISHIFTQBZ256rmbk",
-	"VPMULTISHIFTQBZ256rmbkz",
-	"VPMULTISHIFTQBZ256rmk",
-	"VPMULTISHIFTQBZ256rmkz",
-	"VPMULTISHIFTQBZ256rr",
-	"VPMULTISHIFTQBZ256rrk",
-	"VPMULTISHIFTQBZ256rrkz",
-	"VPMULTISHIFTQBZrm",
-	"VPMULTISHIFTQBZrmb",
-	"VPMULTISHIFTQBZrmbk",
-	"VPMULTISHIFTQBZrmbkz",
-	"VPMULTISHIFTQBZrmk",
-	"VPMULTISHIFTQBZrmkz",
-	"VPMULTISHIFTQBZrr",
-	"VPMULTISHIFTQBZrrk",
-	"VPMULTISHIFTQBZrrkz",
-	"VPMULUDQYrm",
-	"VPMULUDQYrr",
-	"VPMULUDQZ128rm",
-	"VPMULUDQZ128rmb",
-	"VPMULUDQZ128rmbk",
-	"VPMULUDQZ128rmbkz",
-	"VPMULUDQZ128rmk",
-	"VPMULUDQZ128rmkz",
-	"VPMULUDQZ128rr",
-	"VPMULUDQZ128rrk",
-	"VPMULUDQZ128rrkz",
-	"VPMULUDQZ256rm",
-	"VPMULUDQZ256rmb",
-	"VPMULUDQZ256rmbk",
-	"VPMULUDQZ256rmbkz",
-	"VPMULUDQZ256rmk",
-	"VPMULUDQZ256rmkz",
-	"VPMULUDQZ256rr",
-	"VPMULUDQZ256rrk",
-	"VPMULUDQZ256rrkz",
-	"VPMULUDQZrm",
-	"VPMULUDQZrmb",
-	"VPMULUDQZrmbk",
-	"VPMULUDQZrmbkz",
-	"VPMULUDQZrmk",
-	"VPMULUDQZrmkz",
-	"VPMULUDQZrr",
-	"VPMULUDQZrrk",
-	"VPMULUDQZrrkz",
-	"VPMULUDQrm",
-	"VPMULUDQrr",
-	"VPOPCNTBZ128rm",
-	"VPOPCNTBZ128rmk",
-	"VPOPCNTBZ128rmkz",
-	"VPOPCNTBZ128rr",
-	"VPOPCNTBZ128rrk",
-	"VPOPCNTBZ128rrkz",
-	"VPOPCNTBZ256rm",
-	"VPOPCNTBZ256rmk",
-	"VPOPCNTBZ256rmkz",
-	"VPOPCNTBZ256rr",
-	"VPOPCNTBZ256rrk",
-	"VPOPCNTBZ256rrkz",
-	"VPOPCNTBZrm",
-	"VPOPCNTBZrmk",
-	"VPOPCNTBZrmkz",
-	"VPOPCNTBZrr",
-	"VPOPCNTBZrrk",
-	"VPOPCNTBZrrkz",
-	"VPOPCNTDZ128rm",
-	"VPOPCNTDZ128rmb",
-	"VPOPCNTDZ128rmbk",
-	"VPOPCNTDZ128rmbkz",
-	"VPOPCNTDZ128rmk",
-	"VPOPCNTDZ128rmkz",
-	"VPOPCNTDZ128rr",
-	"VPOPCNTDZ128rrk",
-	"VPOPCNTDZ128rrkz",
-	"VPOPCNTDZ256rm",
-	"VPOPCNTDZ256rmb",
-	"VPOPCNTDZ256rmbk",
-	"VPOPCNTDZ256rmbkz",
-	"VPOPCNTDZ256rmk",
-	"VPOPCNTDZ256rmkz",
-	"VPOPCNTDZ256rr",
-	"VPOPCNTDZ256rrk",
-	"VPOPCNTDZ256rrkz",
-	"VPOPCNTDZrm",
-	"VPOPCNTDZrmb",
-	"VPOPCNTDZrmbk",
-	"VPOPCNTDZrmbkz",
-	"VPOPCNTDZrmk",
-	"VPOPCNTDZrmkz",
-	"VPOPCNTDZrr",
-	"VPOPCNTDZrrk",
-	"VPOPCNTDZrrkz",
-	"VPOPCNTQZ128rm",
-	"VPOPCNTQZ128rmb",
-	"VPOPCNTQZ128rmbk",
-	"VPOPCNTQZ128rmbkz",
-	"VPOPCNTQZ128rmk",
-	"VPOPCNTQZ128rmkz",
-	"VPOPCNTQZ128rr",
-	"VPOPCNTQZ128rrk",
-	"VPOPCNTQZ128rrkz",
-	"VPOPCNTQZ256rm",
-	"VPOPCNTQZ256rmb",
-	"VPOPCNTQZ256rmbk",
-	"VPOPCNTQZ256rmbkz",
-	"VPOPCNTQZ256rmk",
-	"VPOPCNTQZ256rmkz",
-	"VPOPCNTQZ256rr",
-	"VPOPCNTQZ256rrk",
-	"VPOPCNTQZ256rrkz",
-	"VPOPCNTQZrm",
-	"VPOPCNTQZrmb",
-	"VPOPCNTQZrmbk",
-	"VPOPCNTQZrmbkz",
-	"VPOPCNTQZrmk",
-	"VPOPCNTQZrmkz",
-	"VPOPCNTQZrr",
-	"VPOPCNTQZrrk",
-	"VPOPCNTQZrrkz",
-	"VPOPCNTWZ128rm",
-	"VPOPCNTWZ128rmk",
-	"VPOPCNTWZ128rmkz",
-	"VPOPCNTWZ128rr",
-	"VPOPCNTWZ128rrk",
-	"VPOPCNTWZ128rrkz",
-	"VPOPCNTWZ256rm",
-	"VPOPCNTWZ256rmk",
-	"VPOPCNTWZ256rmkz",
-	"VPOPCNTWZ256rr",
-	"VPOPCNTWZ256rrk",
-	"VPOPCNTWZ256rrkz",
-	"VPOPCNTWZrm",
-	"VPOPCNTWZrmk",
-	"VPOPCNTWZrmkz",
-	"VPOPCNTWZrr",
-	"VPOPCNTWZrrk",
-	"VPOPCNTWZrrkz",
-	"VPORDZ128rm",
-	"VPORDZ128rmb",
-	"VPORDZ128rmbk",
-	"VPORDZ128rmbkz",
-	"VPORDZ128rmk",
-	"VPORDZ128rmkz",
-	"VPORDZ128rr",
-	"VPORDZ128rrk",
-	"VPORDZ128rrkz",
-	"VPORDZ256rm",
-	"VPORDZ256rmb",
-	"VPORDZ256rmbk",
-	"VPORDZ256rmbkz",
-	"VPORDZ256rmk",
-	"VPORDZ256rmkz",
-	"VPORDZ256rr",
-	"VPORDZ256rrk",
-	"VPORDZ256rrkz",
-	"VPORDZrm",
-	"VPORDZrmb",
-	"VPORDZrmbk",
-	"VPORDZrmbkz",
-	"VPORDZrmk",
-	"VPORDZrmkz",
-	"VPORDZrr",
-	"VPORDZrrk",
-	"VPORDZrrkz",
-	"VPORQZ128rm",
-	"VPORQZ128rmb",
-	"VPORQZ128rmbk",
-	"VPORQZ128rmbkz",
-	"VPORQZ128rmk",
-	"VPORQZ128rmkz",
-	"VPORQZ128rr",
-	"VPORQZ128rrk",
-	"VPORQZ128rrkz",
-	"VPORQZ256rm",
-	"VPORQZ256rmb",
-	"VPORQZ256rmbk",
-	"VPORQZ256rmbkz",
-	"VPORQZ256rmk",
-	"VPORQZ256rmkz",
-	"VPORQZ256rr",
-	"VPORQZ256rrk",
-	"VPORQZ256rrkz",
-	"VPORQZrm",
-	"VPORQZrmb",
-	"VPORQZrmbk",
-	"VPORQZrmbkz",
-	"VPORQZrmk",
-	"VPORQZrmkz",
-	"VPORQZrr",
-	"VPORQZrrk",
-	"VPORQZrrkz",
-	"VPORYrm",
-	"VPORYrr",
-	"VPORrm",
-	"VPORrr",
-	"VPPERMrmr",
-	"VPPERMrrm",
-	"VPPERMrrr",
-	"VPPERMrrr_REV",
-	"VPROLDZ128mbi",
-	"VPROLDZ128mbik",
-	"VPROLDZ128mbikz",
-	"VPROLDZ128mi",
-	"VPROLDZ128mik",
-	"VPROLDZ128mikz",
-	"VPROLDZ128ri",
-	"VPROLDZ128rik",
-	"VPROLDZ128rikz",
-	"VPROLDZ256mbi",
-	"VPROLDZ256mbik",
-	"VPROLDZ256mbikz",
-	"VPROLDZ256mi",
-	"VPROLDZ256mik",
-	"VPROLDZ256mikz",
-	"VPROLDZ256ri",
-	"VPROLDZ256rik",
-	"VPROLDZ256rikz",
-	"VPROLDZmbi",
-	"VPROLDZmbik",
-	"VPROLDZmbikz",
-	"VPROLDZmi",
-	"VPROLDZmik",
-	"VPROLDZmikz",
-	"VPROLDZri",
-	"VPROLDZrik",
-	"VPROLDZrikz",
-	"VPROLQZ128mbi",
-	"VPROLQZ128mbik",
-	"VPROLQZ128mbikz",
-	"VPROLQZ128mi",
-	"VPROLQZ128mik",
-	"VPROLQZ128mikz",
-	"VPROLQZ128ri",
-	"VPROLQZ128rik",
-	"VPROLQZ128rikz",
-	"VPROLQZ256mbi",
-	"VPROLQZ256mbik",
-	"VPROLQZ256mbikz",
-	"VPROLQZ256mi",
-	"VPROLQZ256mik",
-	"VPROLQZ256mikz",
-	"VPROLQZ256ri",
-	"VPROLQZ256rik",
-	"VPROLQZ256rikz",
-	"VPROLQZmbi",
-	"VPROLQZmbik",
-	"VPROLQZmbikz",
-	"VPROLQZmi",
-	"VPROLQZmik",
-	"VPROLQZmikz",
-	"VPROLQZri",
-	"VPROLQZrik",
-	"VPROLQZrikz",
-	"VPROLVDZ128rm",
-	"VPROLVDZ128rmb",
-	"VPROLVDZ128rmbk",
-	"VPROLVDZ128rmbkz",
-	"VPROLVDZ128rmk",
-	"VPROLVDZ128rmkz",
-	"VPROLVDZ128rr",
-	"VPROLVDZ128rrk",
-	"VPROLVDZ128rrkz",
-	"VPROLVDZ256rm",
-	"VPROLVDZ256rmb",
-	"VPROLVDZ256rmbk",
-	"VPROLVDZ256rmbkz",
-	"VPROLVDZ256rmk",
-	"VPROLVDZ256rmkz",
-	"VPROLVDZ256rr",
-	"VPROLVDZ256rrk",
-	"VPROLVDZ256rrkz",
-	"VPROLVDZrm",
-	"VPROLVDZrmb",
-	"VPROLVDZrmbk",
-	"VPROLVDZrmbkz",
-	"VPROLVDZrmk",
-	"VPROLVDZrmkz",
-	"VPROLVDZrr",
-	"VPROLVDZrrk",
-	"VPROLVDZrrkz",
-	"VPROLVQZ128rm",
-	"VPROLVQZ128rmb",
-	"VPROLVQZ128rmbk",
-	"VPROLVQZ128rmbkz",
-	"VPROLVQZ128rmk",
-	"VPROLVQZ128rmkz",
-	"VPROLVQZ128rr",
-	"VPROLVQZ128rrk",
-	"VPROLVQZ128rrkz",
-	"VPROLVQZ256rm",
-	"VPROLVQZ256rmb",
-	"VPROLVQZ256rmbk",
-	"VPROLVQZ256rmbkz",
-	"VPROLVQZ256rmk",
-	"VPROLVQZ256rmkz",
-	"VPROLVQZ256rr",
-	"VPROLVQZ256rrk",
-	"VPROLVQZ256rrkz",
-	"VPROLVQZrm",
-	"VPROLVQZrmb",
-	"VPROLVQZrmbk",
-	"VPROLVQZrmbkz",
-	"VPROLVQZrmk",
-	"VPROLVQZrmkz",
-	"VPROLVQZrr",
-	"VPROLVQZrrk",
-	"VPROLVQZrrkz",
-	"VPRORDZ128mbi",
-	"VPRORDZ128mbik",
-	"VPRORDZ128mbikz",
-	"VPRORDZ128mi",
-	"VPRORDZ128mik",
-	"VPRORDZ128mikz",
-	"VPRORDZ128ri",
-	"VPRORDZ128rik",
-	"VPRORDZ128rikz",
-	"VPRORDZ256mbi",
-	"VPRORDZ256mbik",
-	"VPRORDZ256mbikz",
-	"VPRORDZ256mi",
-	"VPRORDZ256mik",
-	"VPRORDZ256mikz",
-	"VPRORDZ256ri",
-	"VPRORDZ256rik",
-	"VPRORDZ256rikz",
-	"VPRORDZmbi",
-	"VPRORDZmbik",
-	"VPRORDZmbikz",
-	"VPRORDZmi",
-	"VPRORDZmik",
-	"VPRORDZmikz",
-	"VPRORDZri",
-	"VPRORDZrik",
-	"VPRORDZrikz",
-	"VPRORQZ128mbi",
-	"VPRORQZ128mbik",
-	"VPRORQZ128mbikz",
-	"VPRORQZ128mi",
-	"VPRORQZ128mik",
-	"VPRORQZ128mikz",
-	"VPRORQZ128ri",
-	"VPRORQZ128rik",
-	"VPRORQZ128rikz",
-	"VPRORQZ256mbi",
-	"VPRORQZ256mbik",
-	"VPRORQZ256mbikz",
-	"VPRORQZ256mi",
-	"VPRORQZ256mik",
-	"VPRORQZ256mikz",
-	"VPRORQZ256ri",
-	"VPRORQZ256rik",
-	"VPRORQZ256rikz",
-	"VPRORQZmbi",
-	"VPRORQZmbik",
-	"VPRORQZmbikz",
-	"VPRORQZmi",
-	"VPRORQZmik",
-	"VPRORQZmikz",
-	"VPRORQZri",
-	"VPRORQZrik",
-	"VPRORQZrikz",
-	"VPRORVDZ128rm",
-	"VPRORVDZ128rmb",
-	"VPRORVDZ128rmbk",
-	"VPRORVDZ128rmbkz",
-	"VPRORVDZ128rmk",
-	"VPRORVDZ128rmkz",
-	"VPRORVDZ128rr",
-	"VPRORVDZ128rrk",
-	"VPRORVDZ128rrkz",
-	"VPRORVDZ256rm",
-	"VPRORVDZ256rmb",
-	"VPRORVDZ256rmbk",
-	"VPRORVDZ256rmbkz",
-	"VPRORVDZ256rmk",
-	"VPRORVDZ256rmkz",
-	"VPRORVDZ256rr",
-	"VPRORVDZ256rrk",
-	"VPRORVDZ256rrkz",
-	"VPRORVDZrm",
-	"VPRORVDZrmb",
-	"VPRORVDZrmbk",
-	"VPRORVDZrmbkz",
-	"VPRORVDZrmk",
-	"VPRORVDZrmkz",
-	"VPRORVDZrr",
-	"VPRORVDZrrk",
-	"VPRORVDZrrkz",
-	"VPRORVQZ128rm",
-	"VPRORVQZ128rmb",
-	"VPRORVQZ128rmbk",
-	"VPRORVQZ128rmbkz",
-	"VPRORVQZ128rmk",
-	"VPRORVQZ128rmkz",
-	"VPRORVQZ128rr",
-	"VPRORVQZ128rrk",
-	"VPRORVQZ128rrkz",
-	"VPRORVQZ256rm",
-	"VPRORVQZ256rmb",
-	"VPRORVQZ256rmbk",
-	"VPRORVQZ256rmbkz",
-	"VPRORVQZ256rmk",
-	"VPRORVQZ256rmkz",
-	"VPRORVQZ256rr",
-	"VPRORVQZ256rrk",
-	"VPRORVQZ256rrkz",
-	"VPRORVQZrm",
-	"VPRORVQZrmb",
-	"VPRORVQZrmbk",
-	"VPRORVQZrmbkz",
-	"VPRORVQZrmk",
-	"VPRORVQZrmkz",
-	"VPRORVQZrr",
-	"VPRORVQZrrk",
-	"VPRORVQZrrkz",
-	"VPROTBmi",
-	"VPROTBmr",
-	"VPROTBri",
-	"VPROTBrm",
-	"VPROTBrr",
-	"VPROTBrr_REV",
-	"VPROTDmi",
-	"VPROTDmr",
-	"VPROTDri",
-	"VPROTDrm",
-	"VPROTDrr",
-	"VPROTDrr_REV",
-	"VPROTQmi",
-	"VPROTQmr",
-	"VPROTQri",
-	"VPROTQrm",
-	"VPROTQrr",
-	"VPROTQrr_REV",
-	"VPROTWmi",
-	"VPROTWmr",
-	"VPROTWri",
-	"VPROTWrm",
-	"VPROTWrr",
-	"VPROTWrr_REV",
-	"VPSADBWYrm",
-	"VPSADBWYrr",
-	"VPSADBWZ128rm",
-	"VPSADBWZ128rr",
-	"VPSADBWZ256rm",
-	"VPSADBWZ256rr",
-	"VPSADBWZrm",
-	"VPSADBWZrr",
-	"VPSADBWrm",
-	"VPSADBWrr",
-	"VPSCATTERDDZ128mr",
-	"VPSCATTERDDZ256mr",
-	"VPSCATTERDDZmr",
-	"VPSCATTERDQZ128mr",
-	"VPSCATTERDQZ256mr",
-	"VPSCATTERDQZmr",
-	"VPSCATTERQDZ128mr",
-	"VPSCATTERQDZ256mr",
-	"VPSCATTERQDZmr",
-	"VPSCATTERQQZ128mr",
-	"VPSCATTERQQZ256mr",
-	"VPSCATTERQQZmr",
-	"VPSHABmr",
-	"VPSHABrm",
-	"VPSHABrr",
-	"VPSHABrr_REV",
-	"VPSHADmr",
-	"VPSHADrm",
-	"VPSHADrr",
-	"VPSHADrr_REV",
-	"VPSHAQmr",
-	"VPSHAQrm",
-	"VPSHAQrr",
-	"VPSHAQrr_REV",
-	"VPSHAWmr",
-	"VPSHAWrm",
-	"VPSHAWrr",
-	"VPSHAWrr_REV",
-	"VPSHLBmr",
-	"VPSHLBrm",
-	"VPSHLBrr",
-	"VPSHLBrr_REV",
-	"VPSHLDDZ128rmbi",
-	"VPSHLDDZ128rmbik",
-	"VPSHLDDZ128rmbikz",
-	"VPSHLDDZ128rmi",
-	"VPSHLDDZ128rmik",
-	"VPSHLDDZ128rmikz",
-	"VPSHLDDZ128rri",
-	"VPSHLDDZ128rrik",
-	"VPSHLDDZ128rrikz",
-	"VPSHLDDZ256rmbi",
-	"VPSHLDDZ256rmbik",
-	"VPSHLDDZ256rmbikz",
-	"VPSHLDDZ256rmi",
-	"VPSHLDDZ256rmik",
-	"VPSHLDDZ256rmikz",
-	"VPSHLDDZ256rri",
-	"VPSHLDDZ256rrik",
-	"VPSHLDDZ256rrikz",
-	"VPSHLDDZrmbi",
-	"VPSHLDDZrmbik",
-	"VPSHLDDZrmbikz",
-	"VPSHLDDZrmi",
-	"VPSHLDDZrmik",
-	"VPSHLDDZrmikz",
-	"VPSHLDDZrri",
-	"VPSHLDDZrrik",
-	"VPSHLDDZrrikz",
-	"VPSHLDQZ128rmbi",
-	"VPSHLDQZ128rmbik",
-	"VPSHLDQZ128rmbikz",
-	"VPSHLDQZ128rmi",
-	"VPSHLDQZ128rmik",
-	"VPSHLDQZ128rmikz",
-	"VPSHLDQZ128rri",
-	"VPSHLDQZ128rrik",
-	"VPSHLDQZ128rrikz",
-	"VPSHLDQZ256rmbi",
-	"VPSHLDQZ256rmbik",
-	"VPSHLDQZ256rmbikz",
-	"VPSHLDQZ256rmi",
-	"VPSHLDQZ256rmik",
-	"VPSHLDQZ256rmikz",
-	"VPSHLDQZ256rri",
-	"VPSHLDQZ256rrik",
-	"VPSHLDQZ256rrikz",
-	"VPSHLDQZrmbi",
-	"VPSHLDQZrmbik",
-	"VPSHLDQZrmbikz",
-	"VPSHLDQZrmi",
-	"VPSHLDQZrmik",
-	"VPSHLDQZrmikz",
-	"VPSHLDQZrri",
-	"VPSHLDQZrrik",
-	"VPSHLDQZrrikz",
-	"VPSHLDVDZ128m",
-	"VPSHLDVDZ128mb",
-	"VPSHLDVDZ128mbk",
-	"VPSHLDVDZ128mbkz",
-	"VPSHLDVDZ128mk",
-	"VPSHLDVDZ128mkz",
-	"VPSHLDVDZ128r",
-	"VPSHLDVDZ128rk",
-	"VPSHLDVDZ128rkz",
-	"VPSHLDVDZ256m",
-	"VPSHLDVDZ256mb",
-	"VPSHLDVDZ256mbk",
-	"VPSHLDVDZ256mbkz",
-	"VPSHLDVDZ256mk",
-	"VPSHLDVDZ256mkz",
-	"VPSHLDVDZ256r",
-	"VPSHLDVDZ256rk",
-	"VPSHLDVDZ256rkz",
-	"VPSHLDVDZm",
-	"VPSHLDVDZmb",
-	"VPSHLDVDZmbk",
-	"VPSHLDVDZmbkz",
-	"VPSHLDVDZmk",
-	"VPSHLDVDZmkz",
-	"VPSHLDVDZr",
-	"VPSHLDVDZrk",
-	"VPSHLDVDZrkz",
-	"VPSHLDVQZ128m",
-	"VPSHLDVQZ128mb",
-	"VPSHLDVQZ128mbk",
-	"VPSHLDVQZ128mbkz",
-	"VPSHLDVQZ128mk",
-	"VPSHLDVQZ128mkz",
-	"VPSHLDVQZ128r",
-	"VPSHLDVQZ128rk",
-	"VPSHLDVQZ128rkz",
-	"VPSHLDVQZ256m",
-	"VPSHLDVQZ256mb",
-	"VPSHLDVQZ256mbk",
-	"VPSHLDVQZ256mbkz",
-	"VPSHLDVQZ256mk",
-	"VPSHLDVQZ256mkz",
-	"VPSHLDVQZ256r",
-	"VPSHLDVQZ256rk",
-	"VPSHLDVQZ256rkz",
-	"VPSHLDVQZm",
-	"VPSHLDVQZmb",
-	"VPSHLDVQZmbk",
-	"VPSHLDVQZmbkz",
-	"VPSHLDVQZmk",
-	"VPSHLDVQZmkz",
-	"VPSHLDVQZr",
-	"VPSHLDVQZrk",
-	"VPSHLDVQZrkz",
-	"VPSHLDVWZ128m",
-	"VPSHLDVWZ128mk",
-	"VPSHLDVWZ128mkz",
-	"VPSHLDVWZ128r",
-	"VPSHLDVWZ128rk",
-	"VPSHLDVWZ128rkz",
-	"VPSHLDVWZ256m",
-	"VPSHLDVWZ256mk",
-	"VPSHLDVWZ256mkz",
-	"VPSHLDVWZ256r",
-	"VPSHLDVWZ256rk",
-	"VPSHLDVWZ256rkz",
-	"VPSHLDVWZm",
-	"VPSHLDVWZmk",
-	"VPSHLDVWZmkz",
-	"VPSHLDVWZr",
-	"VPSHLDVWZrk",
-	"VPSHLDVWZrkz",
-	"VPSHLDWZ128rmi",
-	"VPSHLDWZ128rmik",
-	"VPSHLDWZ128rmikz",
-	"VPSHLDWZ128rri",
-	"VPSHLDWZ128rrik",
-	"VPSHLDWZ128rrikz",
-	"VPSHLDWZ256rmi",
-	"VPSHLDWZ256rmik",
-	"VPSHLDWZ256rmikz",
-	"VPSHLDWZ256rri",
-	"VPSHLDWZ256rrik",
-	"VPSHLDWZ256rrikz",
-	"VPSHLDWZrmi",
-	"VPSHLDWZrmik",
-	"VPSHLDWZrmikz",
-	"VPSHLDWZrri",
-	"VPSHLDWZrrik",
-	"VPSHLDWZrrikz",
-	"VPSHLDmr",
-	"VPSHLDrm",
-	"VPSHLDrr",
-	"VPSHLDrr_REV",
-	"VPSHLQmr",
-	"VPSHLQrm",
-	"VPSHLQrr",
-	"VPSHLQrr_REV",
-	"VPSHLWmr",
-	"VPSHLWrm",
-	"VPSHLWrr",
-	"VPSHLWrr_REV",
-	"VPSHRDDZ128rmbi",
-	"VPSHRDDZ128rmbik",
-	"VPSHRDDZ128rmbikz",
-	"VPSHRDDZ128rmi",
-	"VPSHRDDZ128rmik",
-	"VPSHRDDZ128rmikz",
-	"VPSHRDDZ128rri",
-	"VPSHRDDZ128rrik",
-	"VPSHRDDZ128rrikz",
-	"VPSHRDDZ256rmbi",
-	"VPSHRDDZ256rmbik",
-	"VPSHRDDZ256rmbikz",
-	"VPSHRDDZ256rmi",
-	"VPSHRDDZ256rmik",
-	"VPSHRDDZ256rmikz",
-	"VPSHRDDZ256rri",
-	"VPSHRDDZ256rrik",
-	"VPSHRDDZ256rrikz",
-	"VPSHRDDZrmbi",
-	"VPSHRDDZrmbik",
-	"VPSHRDDZrmbikz",
-	"VPSHRDDZrmi",
-	"VPSHRDDZrmik",
-	"VPSHRDDZrmikz",
-	"VPSHRDDZrri",
-	"VPSHRDDZrrik",
-	"VPSHRDDZrrikz",
-	"VPSHRDQZ128rmbi",
-	"VPSHRDQZ128rmbik",
-	"VPSHRDQZ128rmbikz",
-	"VPSHRDQZ128rmi",
-	"VPSHRDQZ128rmik",
-	"VPSHRDQZ128rmikz",
-	"VPSHRDQZ128rri",
-	"VPSHRDQZ128rrik",
-	"VPSHRDQZ128rrikz",
-	"VPSHRDQZ256rmbi",
-	"VPSHRDQZ256rmbik",
-	"VPSHRDQZ256rmbikz",
-	"VPSHRDQZ256rmi",
-	"VPSHRDQZ256rmik",
-	"VPSHRDQZ256rmikz",
-	"VPSHRDQZ256rri",
-	"VPSHRDQZ256rrik",
-	"VPSHRDQZ256rrikz",
-	"VPSHRDQZrmbi",
-	"VPSHRDQZrmbik",
-	"VPSHRDQZrmbikz",
-	"VPSHRDQZrmi",
-	"VPSHRDQZrmik",
-	"VPSHRDQZrmikz",
-	"VPSHRDQZrri",
-	"VPSHRDQZrrik",
-	"VPSHRDQZrrikz",
-	"VPSHRDVDZ128m",
-	"VPSHRDVDZ128mb",
-	"VPSHRDVDZ128mbk",
-	"VPSHRDVDZ128mbkz",
-	"VPSHRDVDZ128mk",
-	"VPSHRDVDZ128mkz",
-	"VPSHRDVDZ128r",
-	"VPSHRDVDZ128rk",
-	"VPSHRDVDZ128rkz",
-	"VPSHRDVDZ256m",
-	"VPSHRDVDZ256mb",
-	"VPSHRDVDZ256mbk",
-	"VPSHRDVDZ256mbkz",
-	"VPSHRDVDZ256mk",
-	"VPSHRDVDZ256mkz",
-	"VPSHRDVDZ256r",
-	"VPSHRDVDZ256rk",
-	"VPSHRDVDZ256rkz",
-	"VPSHRDVDZm",
-	"VPSHRDVDZmb",
-	"VPSHRDVDZmbk",
-	"VPSHRDVDZmbkz",
-	"VPSHRDVDZmk",
-	"VPSHRDVDZmkz",
-	"VPSHRDVDZr",
-	"VPSHRDVDZrk",
-	"VPSHRDVDZrkz",
-	"VPSHRDVQZ128m",
-	"VPSHRDVQZ128mb",
-	"VPSHRDVQZ128mbk",
-	"VPSHRDVQZ128mbkz",
-	"VPSHRDVQZ128mk",
-	"VPSHRDVQZ128mkz",
-	"VPSHRDVQZ128r",
-	"VPSHRDVQZ128rk",
-	"VPSHRDVQZ128rkz",
-	"VPSHRDVQZ256m",
-	"VPSHRDVQZ256mb",
-	"VPSHRDVQZ256mbk",
-	"VPSHRDVQZ256mbkz",
-	"VPSHRDVQZ256mk",
-	"VPSHRDVQZ256mkz",
-	"VPSHRDVQZ256r",
-	"VPSHRDVQZ256rk",
-	"VPSHRDVQZ256rkz",
-	"VPSHRDVQZm",
-	"VPSHRDVQZmb",
-	"VPSHRDVQZmbk",
-	"VPSHRDVQZmbkz",
-	"VPSHRDVQZmk",
-	"VPSHRDVQZmkz",
-	"VPSHRDVQZr",
-	"VPSHRDVQZrk",
-	"VPSHRDVQZrkz",
-	"VPSHRDVWZ128m",
-	"VPSHRDVWZ128mk",
-	"VPSHRDVWZ128mkz",
-	"VPSHRDVWZ128r",
-	"VPSHRDVWZ128rk",
-	"VPSHRDVWZ128rkz",
-	"VPSHRDVWZ256m",
-	"VPSHRDVWZ256mk",
-	"VPSHRDVWZ256mkz",
-	"VPSHRDVWZ256r",
-	"VPSHRDVWZ256rk",
-	"VPSHRDVWZ256rkz",
-	"VPSHRDVWZm",
-	"VPSHRDVWZmk",
-	"VPSHRDVWZmkz",
-	"VPSHRDVWZr",
-	"VPSHRDVWZrk",
-	"VPSHRDVWZrkz",
-	"VPSHRDWZ128rmi",
-	"VPSHRDWZ128rmik",
-	"VPSHRDWZ128rmikz",
-	"VPSHRDWZ128rri",
-	"VPSHRDWZ128rrik",
-	"VPSHRDWZ128rrikz",
-	"VPSHRDWZ256rmi",
-	"VPSHRDWZ256rmik",
-	"VPSHRDWZ256rmikz",
-	"VPSHRDWZ256rri",
-	"VPSHRDWZ256rrik",
-	"VPSHRDWZ256rrikz",
-	"VPSHRDWZrmi",
-	"VPSHRDWZrmik",
-	"VPSHRDWZrmikz",
-	"VPSHRDWZrri",
-	"VPSHRDWZrrik",
-	"VPSHRDWZrrikz",
-	"VPSHUFBITQMBZ128rm",
-	"VPSHUFBITQMBZ128rmk",
-	"VPSHUFBITQMBZ128rr",
-	"VPSHUFBITQMBZ128rrk",
-	"VPSHUFBITQMBZ256rm",
-	"VPSHUFBITQMBZ256rmk",
-	"VPSHUFBITQMBZ256rr",
-	"VPSHUFBITQMBZ256rrk",
-	"VPSHUFBITQMBZrm",
-	"VPSHUFBITQMBZrmk",
-	"VPSHUFBITQMBZrr",
-	"VPSHUFBITQMBZrrk",
-	"VPSHUFBYrm",
-	"VPSHUFBYrr",
-	"VPSHUFBZ128rm",
-	"VPSHUFBZ128rmk",
-	"VPSHUFBZ128rmkz",
-	"VPSHUFBZ128rr",
-	"VPSHUFBZ128rrk",
-	"VPSHUFBZ128rrkz",
-	"VPSHUFBZ256rm",
-	"VPSHUFBZ256rmk",
-	"VPSHUFBZ256rmkz",
-	"VPSHUFBZ256rr",
-	"VPSHUFBZ256rrk",
-	"VPSHUFBZ256rrkz",
-	"VPSHUFBZrm",
-	"VPSHUFBZrmk",
-	"VPSHUFBZrmkz",
-	"VPSHUFBZrr",
-	"VPSHUFBZrrk",
-	"VPSHUFBZrrkz",
-	"VPSHUFBrm",
-	"VPSHUFBrr",
-	"VPSHUFDYmi",
-	"VPSHUFDYri",
-	"VPSHUFDZ128mbi",
-	"VPSHUFDZ128mbik",
-	"VPSHUFDZ128mbikz",
-	"VPSHUFDZ128mi",
-	"VPSHUFDZ128mik",
-	"VPSHUFDZ128mikz",
-	"VPSHUFDZ128ri",
-	"VPSHUFDZ128rik",
-	"VPSHUFDZ128rikz",
-	"VPSHUFDZ256mbi",
-	"VPSHUFDZ256mbik",
-	"VPSHUFDZ256mbikz",
-	"VPSHUFDZ256mi",
-	"VPSHUFDZ256mik",
-	"VPSHUFDZ256mikz",
-	"VPSHUFDZ256ri",
-	"VPSHUFDZ256rik",
-	"VPSHUFDZ256rikz",
-	"VPSHUFDZmbi",
-	"VPSHUFDZmbik",
-	"VPSHUFDZmbikz",
-	"VPSHUFDZmi",
-	"VPSHUFDZmik",
-	"VPSHUFDZmikz",
-	"VPSHUFDZri",
-	"VPSHUFDZrik",
-	"VPSHUFDZrikz",
-	"VPSHUFDmi",
-	"VPSHUFDri",
-	"VPSHUFHWYmi",
-	"VPSHUFHWYri",
-	"VPSHUFHWZ128mi",
-	"VPSHUFHWZ128mik",
-	"VPSHUFHWZ128mikz",
-	"VPSHUFHWZ128ri",
-	"VPSHUFHWZ128rik",
-	"VPSHUFHWZ128rikz",
-	"VPSHUFHWZ256mi",
-	"VPSHUFHWZ256mik",
-	"VPSHUFHWZ256mikz",
-	"VPSHUFHWZ256ri",
-	"VPSHUFHWZ256rik",
-	"VPSHUFHWZ256rikz",
-	"VPSHUFHWZmi",
-	"VPSHUFHWZmik",
-	"VPSHUFHWZmikz",
-	"VPSHUFHWZri",
-	"VPSHUFHWZrik",
-	"VPSHUFHWZrikz",
-	"VPSHUFHWmi",
-	"VPSHUFHWri",
-	"VPSHUFLWYmi",
-	"VPSHUFLWYri",
-	"VPSHUFLWZ128mi",
-	"VPSHUFLWZ128mik",
-	"VPSHUFLWZ128mikz",
-	"VPSHUFLWZ128ri",
-	"VPSHUFLWZ128rik",
-	"VPSHUFLWZ128rikz",
-	"VPSHUFLWZ256mi",
-	"VPSHUFLWZ256mik",
-	"VPSHUFLWZ256mikz",
-	"VPSHUFLWZ256ri",
-	"VPSHUFLWZ256rik",
-	"VPSHUFLWZ256rikz",
-	"VPSHUFLWZmi",
-	"VPSHUFLWZmik",
-	"VPSHUFLWZmikz",
-	"VPSHUFLWZri",
-	"VPSHUFLWZrik",
-	"VPSHUFLWZrikz",
-	"VPSHUFLWmi",
-	"VPSHUFLWri",
-	"VPSIGNBYrm",
-	"VPSIGNBYrr",
-	"VPSIGNBrm",
-	"VPSIGNBrr",
-	"VPSIGNDYrm",
-	"VPSIGNDYrr",
-	"VPSIGNDrm",
-	"VPSIGNDrr",
-	"VPSIGNWYrm",
-	"VPSIGNWYrr",
-	"VPSIGNWrm",
-	"VPSIGNWrr",
-	"VPSLLDQYri",
-	"VPSLLDQZ128mi",
-	"VPSLLDQZ128ri",
-	"VPSLLDQZ256mi",
-	"VPSLLDQZ256ri",
-	"VPSLLDQZmi",
-	"VPSLLDQZri",
-	"VPSLLDQri",
-	"VPSLLDYri",
-	"VPSLLDYrm",
-	"VPSLLDYrr",
-	"VPSLLDZ128mbi",
-	"VPSLLDZ128mbik",
-	"VPSLLDZ128mbikz",
-	"VPSLLDZ128mi",
-	"VPSLLDZ128mik",
-	"VPSLLDZ128mikz",
-	"VPSLLDZ128ri",
-	"VPSLLDZ128rik",
-	"VPSLLDZ128rikz",
-	"VPSLLDZ128rm",
-	"VPSLLDZ128rmk",
-	"VPSLLDZ128rmkz",
-	"VPSLLDZ128rr",
-	"VPSLLDZ128rrk",
-	"VPSLLDZ128rrkz",
-	"VPSLLDZ256mbi",
-	"VPSLLDZ256mbik",
-	"VPSLLDZ256mbikz",
-	"VPSLLDZ256mi",
-	"VPSLLDZ256mik",
-	"VPSLLDZ256mikz",
-	"VPSLLDZ256ri",
-	"VPSLLDZ256rik",
-	"VPSLLDZ256rikz",
-	"VPSLLDZ256rm",
-	"VPSLLDZ256rmk",
-	"VPSLLDZ256rmkz",
-	"VPSLLDZ256rr",
-	"VPSLLDZ256rrk",
-	"VPSLLDZ256rrkz",
-	"VPSLLDZmbi",
-	"VPSLLDZmbik",
-	"VPSLLDZmbikz",
-	"VPSLLDZmi",
-	"VPSLLDZmik",
-	"VPSLLDZmikz",
-	"VPSLLDZri",
-	"VPSLLDZrik",
-	"VPSLLDZrikz",
-	"VPSLLDZrm",
-	"VPSLLDZrmk",
-	"VPSLLDZrmkz",
-	"VPSLLDZrr",
-	"VPSLLDZrrk",
-	"VPSLLDZrrkz",
-	"VPSLLDri",
-	"VPSLLDrm",
-	"VPSLLDrr",
-	"VPSLLQYri",
-	"VPSLLQYrm",
-	"VPSLLQYrr",
-	"VPSLLQZ128mbi",
-	"VPSLLQZ128mbik",
-	"VPSLLQZ128mbikz",
-	"VPSLLQZ128mi",
-	"VPSLLQZ128mik",
-	"VPSLLQZ128mikz",
-	"VPSLLQZ128ri",
-	"VPSLLQZ128rik",
-	"VPSLLQZ128rikz",
-	"VPSLLQZ128rm",
-	"VPSLLQZ128rmk",
-	"VPSLLQZ128rmkz",
-	"VPSLLQZ128rr",
-	"VPSLLQZ128rrk",
-	"VPSLLQZ128rrkz",
-	"VPSLLQZ256mbi",
-	"VPSLLQZ256mbik",
-	"VPSLLQZ256mbikz",
-	"VPSLLQZ256mi",
-	"VPSLLQZ256mik",
-	"VPSLLQZ256mikz",
-	"VPSLLQZ256ri",
-	"VPSLLQZ256rik",
-	"VPSLLQZ256rikz",
-	"VPSLLQZ256rm",
-	"VPSLLQZ256rmk",
-	"VPSLLQZ256rmkz",
-	"VPSLLQZ256rr",
-	"VPSLLQZ256rrk",
-	"VPSLLQZ256rrkz",
-	"VPSLLQZmbi",
-	"VPSLLQZmbik",
-	"VPSLLQZmbikz",
-	"VPSLLQZmi",
-	"VPSLLQZmik",
-	"VPSLLQZmikz",
-	"VPSLLQZri",
-	"VPSLLQZrik",
-	"VPSLLQZrikz",
-	"VPSLLQZrm",
-	"VPSLLQZrmk",
-	"VPSLLQZrmkz",
-	"VPSLLQZrr",
-	"VPSLLQZrrk",
-	"VPSLLQZrrkz",
-	"VPSLLQri",
-	"VPSLLQrm",
-	"VPSLLQrr",
-	"VPSLLVDYrm",
-	"VPSLLVDYrr",
-	"VPSLLVDZ128rm",
-	"VPSLLVDZ128rmb",
-	"VPSLLVDZ128rmbk",
-	"VPSLLVDZ128rmbkz",
-	"VPSLLVDZ128rmk",
-	"VPSLLVDZ128rmkz",
-	"VPSLLVDZ128rr",
-	"VPSLLVDZ128rrk",
-	"VPSLLVDZ128rrkz",
-	"VPSLLVDZ256rm",
-	"VPSLLVDZ256rmb",
-	"VPSLLVDZ256rmbk",
-	"VPSLLVDZ256rmbkz",
-	"VPSLLVDZ256rmk",
-	"VPSLLVDZ256rmkz",
-	"VPSLLVDZ256rr",
-	"VPSLLVDZ256rrk",
-	"VPSLLVDZ256rrkz",
-	"VPSLLVDZrm",
-	"VPSLLVDZrmb",
-	"VPSLLVDZrmbk",
-	"VPSLLVDZrmbkz",
-	"VPSLLVDZrmk",
-	"VPSLLVDZrmkz",
-	"VPSLLVDZrr",
-	"VPSLLVDZrrk",
-	"VPSLLVDZrrkz",
-	"VPSLLVDrm",
-	"VPSLLVDrr",
-	"VPSLLVQYrm",
-	"VPSLLVQYrr",
-	"VPSLLVQZ128rm",
-	"VPSLLVQZ128rmb",
-	"VPSLLVQZ128rmbk",
-	"VPSLLVQZ128rmbkz",
-	"VPSLLVQZ128rmk",
-	"VPSLLVQZ128rmkz",
-	"VPSLLVQZ128rr",
-	"VPSLLVQZ128rrk",
-	"VPSLLVQZ128rrkz",
-	"VPSLLVQZ256rm",
-	"VPSLLVQZ256rmb",
-	"VPSLLVQZ256rmbk",
-	"VPSLLVQZ256rmbkz",
-	"VPSLLVQZ256rmk",
-	"VPSLLVQZ256rmkz",
-	"VPSLLVQZ256rr",
-	"VPSLLVQZ256rrk",
-	"VPSLLVQZ256rrkz",
-	"VPSLLVQZrm",
-	"VPSLLVQZrmb",
-	"VPSLLVQZrmbk",
-	"VPSLLVQZrmbkz",
-	"VPSLLVQZrmk",
-	"VPSLLVQZrmkz",
-	"VPSLLVQZrr",
-	"VPSLLVQZrrk",
-	"VPSLLVQZrrkz",
-	"VPSLLVQrm",
-	"VPSLLVQrr",
-	"VPSLLVWZ128rm",
-	"VPSLLVWZ128rmk",
-	"VPSLLVWZ128rmkz",
-	"VPSLLVWZ128rr",
-	"VPSLLVWZ128rrk",
-	"VPSLLVWZ128rrkz",
-	"VPSLLVWZ256rm",
-	"VPSLLVWZ256rmk",
-	"VPSLLVWZ256rmkz",
-	"VPSLLVWZ256rr",
-	"VPSLLVWZ256rrk",
-	"VPSLLVWZ256rrkz",
-	"VPSLLVWZrm",
-	"VPSLLVWZrmk",
-	"VPSLLVWZrmkz",
-	"VPSLLVWZrr",
-	"VPSLLVWZrrk",
-	"VPSLLVWZrrkz",
-	"VPSLLWYri",
-	"VPSLLWYrm",
-	"VPSLLWYrr",
-	"VPSLLWZ128mi",
-	"VPSLLWZ128mik",
-	"VPSLLWZ128mikz",
-	"VPSLLWZ128ri",
-	"VPSLLWZ128rik",
-	"VPSLLWZ128rikz",
-	"VPSLLWZ128rm",
-	"VPSLLWZ128rmk",
-	"VPSLLWZ128rmkz",
-	"VPSLLWZ128rr",
-	"VPSLLWZ128rrk",
-	"VPSLLWZ128rrkz",
-	"VPSLLWZ256mi",
-	"VPSLLWZ256mik",
-	"VPSLLWZ256mikz",
-	"VPSLLWZ256ri",
-	"VPSLLWZ256rik",
-	"VPSLLWZ256rikz",
-	"VPSLLWZ256rm",
-	"VPSLLWZ256rmk",
-	"VPSLLWZ256rmkz",
-	"VPSLLWZ256rr",
-	"VPSLLWZ256rrk",
-	"VPSLLWZ256rrkz",
-	"VPSLLWZmi",
-	"VPSLLWZmik",
-	"VPSLLWZmikz",
-	"VPSLLWZri",
-	"VPSLLWZrik",
-	"VPSLLWZrikz",
-	"VPSLLWZrm",
-	"VPSLLWZrmk",
-	"VPSLLWZrmkz",
-	"VPSLLWZrr",
-	"VPSLLWZrrk",
-	"VPSLLWZrrkz",
-	"VPSLLWri",
-	"VPSLLWrm",
-	"VPSLLWrr",
-	"VPSRADYri",
-	"VPSRADYrm",
-	"VPSRADYrr",
-	"VPSRADZ128mbi",
-	"VPSRADZ128mbik",
-	"VPSRADZ128mbikz",
-	"VPSRADZ128mi",
-	"VPSRADZ128mik",
-	"VPSRADZ128mikz",
-	"VPSRADZ128ri",
-	"VPSRADZ128rik",
-	"VPSRADZ128rikz",
-	"VPSRADZ128rm",
-	"VPSRADZ128rmk",
-	"VPSRADZ128rmkz",
-	"VPSRADZ128rr",
-	"VPSRADZ128rrk",
-	"VPSRADZ128rrkz",
-	"VPSRADZ256mbi",
-	"VPSRADZ256mbik",
-	"VPSRADZ256mbikz",
-	"VPSRADZ256mi",
-	"VPSRADZ256mik",
-	"VPSRADZ256mikz",
-	"VPSRADZ256ri",
-	"VPSRADZ256rik",
-	"VPSRADZ256rikz",
-	"VPSRADZ256rm",
-	"VPSRADZ256rmk",
-	"VPSRADZ256rmkz",
-	"VPSRADZ256rr",
-	"VPSRADZ256rrk",
-	"VPSRADZ256rrkz",
-	"VPSRADZmbi",
-	"VPSRADZmbik",
-	"VPSRADZmbikz",
-	"VPSRADZmi",
-	"VPSRADZmik",
-	"VPSRADZmikz",
-	"VPSRADZri",
-	"VPSRADZrik",
-	"VPSRADZrikz",
-	"VPSRADZrm",
-	"VPSRADZrmk",
-	"VPSRADZrmkz",
-	"VPSRADZrr",
-	"VPSRADZrrk",
-	"VPSRADZrrkz",
-	"VPSRADri",
-	"VPSRADrm",
-	"VPSRADrr",
-	"VPSRAQZ128mbi",
-	"VPSRAQZ128mbik",
-	"VPSRAQZ128mbikz",
-	"VPSRAQZ128mi",
-	"VPSRAQZ128mik",
-	"VPSRAQZ128mikz",
-	"VPSRAQZ128ri",
-	"VPSRAQZ128rik",
-	"VPSRAQZ128rikz",
-	"VPSRAQZ128rm",
-	"VPSRAQZ128rmk",
-	"VPSRAQZ128rmkz",
-	"VPSRAQZ128rr",
-	"VPSRAQZ128rrk",
-	"VPSRAQZ128rrkz",
-	"VPSRAQZ256mbi",
-	"VPSRAQZ256mbik",
-	"VPSRAQZ256mbikz",
-	"VPSRAQZ256mi",
-	"VPSRAQZ256mik",
-	"VPSRAQZ256mikz",
-	"VPSRAQZ256ri",
-	"VPSRAQZ256rik",
-	"VPSRAQZ256rikz",
-	"VPSRAQZ256rm",
-	"VPSRAQZ256rmk",
-	"VPSRAQZ256rmkz",
-	"VPSRAQZ256rr",
-	"VPSRAQZ256rrk",
-	"VPSRAQZ256rrkz",
-	"VPSRAQZmbi",
-	"VPSRAQZmbik",
-	"VPSRAQZmbikz",
-	"VPSRAQZmi",
-	"VPSRAQZmik",
-	"VPSRAQZmikz",
-	"VPSRAQZri",
-	"VPSRAQZrik",
-	"VPSRAQZrikz",
-	"VPSRAQZrm",
-	"VPSRAQZrmk",
-	"VPSRAQZrmkz",
-	"VPSRAQZrr",
-	"VPSRAQZrrk",
-	"VPSRAQZrrkz",
-	"VPSRAVDYrm",
-	"VPSRAVDYrr",
-	"VPSRAVDZ128rm",
-	"VPSRAVDZ128rmb",
-	"VPSRAVDZ128rmbk",
-	"VPSRAVDZ128rmbkz",
-	"VPSRAVDZ128rmk",
-	"VPSRAVDZ128rmkz",
-	"VPSRAVDZ128rr",
-	"VPSRAVDZ128rrk",
-	"VPSRAVDZ128rrkz",
-	"VPSRAVDZ256rm",
-	"VPSRAVDZ256rmb",
-	"VPSRAVDZ256rmbk",
-	"VPSRAVDZ256rmbkz",
-	"VPSRAVDZ256rmk",
-	"VPSRAVDZ256rmkz",
-	"VPSRAVDZ256rr",
-	"VPSRAVDZ256rrk",
-	"VPSRAVDZ256rrkz",
-	"VPSRAVDZrm",
-	"VPSRAVDZrmb",
-	"VPSRAVDZrmbk",
-	"VPSRAVDZrmbkz",
-	"VPSRAVDZrmk",
-	"VPSRAVDZrmkz",
-	"VPSRAVDZrr",
-	"VPSRAVDZrrk",
-	"VPSRAVDZrrkz",
-	"VPSRAVDrm",
-	"VPSRAVDrr",
-	"VPSRAVQZ128rm",
-	"VPSRAVQZ128rmb",
-	"VPSRAVQZ128rmbk",
-	"VPSRAVQZ128rmbkz",
-	"VPSRAVQZ128rmk",
-	"VPSRAVQZ128rmkz",
-	"VPSRAVQZ128rr",
-	"VPSRAVQZ128rrk",
-	"VPSRAVQZ128rrkz",
-	"VPSRAVQZ256rm",
-	"VPSRAVQZ256rmb",
-	"VPSRAVQZ256rmbk",
-	"VPSRAVQZ256rmbkz",
-	"VPSRAVQZ256rmk",
-	"VPSRAVQZ256rmkz",
-	"VPSRAVQZ256rr",
-	"VPSRAVQZ256rrk",
-	"VPSRAVQZ256rrkz",
-	"VPSRAVQZrm",
-	"VPSRAVQZrmb",
-	"VPSRAVQZrmbk",
-	"VPSRAVQZrmbkz",
-	"VPSRAVQZrmk",
-	"VPSRAVQZrmkz",
-	"VPSRAVQZrr",
-	"VPSRAVQZrrk",
-	"VPSRAVQZrrkz",
-	"VPSRAVWZ128rm",
-	"VPSRAVWZ128rmk",
-	"VPSRAVWZ128rmkz",
-	"VPSRAVWZ128rr",
-	"VPSRAVWZ128rrk",
-	"VPSRAVWZ128rrkz",
-	"VPSRAVWZ256rm",
-	"VPSRAVWZ256rmk",
-	"VPSRAVWZ256rmkz",
-	"VPSRAVWZ256rr",
-	"VPSRAVWZ256rrk",
-	"VPSRAVWZ256rrkz",
-	"VPSRAVWZrm",
-	"VPSRAVWZrmk",
-	"VPSRAVWZrmkz",
-	"VPSRAVWZrr",
-	"VPSRAVWZrrk",
-	"VPSRAVWZrrkz",
-	"VPSRAWYri",
-	"VPSRAWYrm",
-	"VPSRAWYrr",
-	"VPSRAWZ128mi",
-	"VPSRAWZ128mik",
-	"VPSRAWZ128mikz",
-	"VPSRAWZ128ri",
-	"VPSRAWZ128rik",
-	"VPSRAWZ128rikz",
-	"VPSRAWZ128rm",
-	"VPSRAWZ128rmk",
-	"VPSRAWZ128rmkz",
-	"VPSRAWZ128rr",
-	"VPSRAWZ128rrk",
-	"VPSRAWZ128rrkz",
-	"VPSRAWZ256mi",
-	"VPSRAWZ256mik",
-	"VPSRAWZ256mikz",
-	"VPSRAWZ256ri",
-	"VPSRAWZ256rik",
-	"VPSRAWZ256rikz",
-	"VPSRAWZ256rm",
-	"VPSRAWZ256rmk",
-	"VPSRAWZ256rmkz",
-	"VPSRAWZ256rr",
-	"VPSRAWZ256rrk",
-	"VPSRAWZ256rrkz",
-	"VPSRAWZmi",
-	"VPSRAWZmik",
-	"VPSRAWZmikz",
-	"VPSRAWZri",
-	"VPSRAWZrik",
-	"VPSRAWZrikz",
-	"VPSRAWZrm",
-	"VPSRAWZrmk",
-	"VPSRAWZrmkz",
-	"VPSRAWZrr",
-	"VPSRAWZrrk",
-	"VPSRAWZrrkz",
-	"VPSRAWri",
-	"VPSRAWrm",
-	"VPSRAWrr",
-	"VPSRLDQYri",
-	"VPSRLDQZ128mi",
-	"VPSRLDQZ128ri",
-	"VPSRLDQZ256mi",
-	"VPSRLDQZ256ri",
-	"VPSRLDQZmi",
-	"VPSRLDQZri",
-	"VPSRLDQri",
-	"VPSRLDYri",
-	"VPSRLDYrm",
-	"VPSRLDYrr",
-	"VPSRLDZ128mbi",
-	"VPSRLDZ128mbik",
-	"VPSRLDZ128mbikz",
-	"VPSRLDZ128mi",
-	"VPSRLDZ128mik",
-	"VPSRLDZ128mikz",
-	"VPSRLDZ128ri",
-	"VPSRLDZ128rik",
-	"VPSRLDZ128rikz",
-	"VPSRLDZ128rm",
-	"VPSRLDZ128rmk",
-	"VPSRLDZ128rmkz",
-	"VPSRLDZ128rr",
-	"VPSRLDZ128rrk",
-	"VPSRLDZ128rrkz",
-	"VPSRLDZ256mbi",
-	"VPSRLDZ256mbik",
-	"VPSRLDZ256mbikz",
-	"VPSRLDZ256mi",
-	"VPSRLDZ256mik",
-	"VPSRLDZ256mikz",
-	"VPSRLDZ256ri",
-	"VPSRLDZ256rik",
-	"VPSRLDZ256rikz",
-	"VPSRLDZ256rm",
-	"VPSRLDZ256rmk",
-	"VPSRLDZ256rmkz",
-	"VPSRLDZ256rr",
-	"VPSRLDZ256rrk",
-	"VPSRLDZ256rrkz",
-	"VPSRLDZmbi",
-	"VPSRLDZmbik",
-	"VPSRLDZmbikz",
-	"VPSRLDZmi",
-	"VPSRLDZmik",
-	"VPSRLDZmikz",
-	"VPSRLDZri",
-	"VPSRLDZrik",
-	"VPSRLDZrikz",
-	"VPSRLDZrm",
-	"VPSRLDZrmk",
-	"VPSRLDZrmkz",
-	"VPSRLDZrr",
-	"VPSRLDZrrk",
-	"VPSRLDZrrkz",
-	"VPSRLDri",
-	"VPSRLDrm",
-	"VPSRLDrr",
-	"VPSRLQYri",
-	"VPSRLQYrm",
-	"VPSRLQYrr",
-	"VPSRLQZ128mbi",
-	"VPSRLQZ128mbik",
-	"VPSRLQZ128mbikz",
-	"VPSRLQZ128mi",
-	"VPSRLQZ128mik",
-	"VPSRLQZ128mikz",
-	"VPSRLQZ128ri",
-	"VPSRLQZ128rik",
-	"VPSRLQZ128rikz",
-	"VPSRLQZ128rm",
-	"VPSRLQZ128rmk",
-	"VPSRLQZ128rmkz",
-	"VPSRLQZ128rr",
-	"VPSRLQZ128rrk",
-	"VPSRLQZ128rrkz",
-	"VPSRLQZ256mbi",
-	"VPSRLQZ256mbik",
-	"VPSRLQZ256mbikz",
-	"VPSRLQZ256mi",
-	"VPSRLQZ256mik",
-	"VPSRLQZ256mikz",
-	"VPSRLQZ256ri",
-	"VPSRLQZ256rik",
-	"VPSRLQZ256rikz",
-	"VPSRLQZ256rm",
-	"VPSRLQZ256rmk",
-	"VPSRLQZ256rmkz",
-	"VPSRLQZ256rr",
-	"VPSRLQZ256rrk",
-	"VPSRLQZ256rrkz",
-	"VPSRLQZmbi",
-	"VPSRLQZmbik",
-	"VPSRLQZmbikz",
-	"VPSRLQZmi",
-	"VPSRLQZmik",
-	"VPSRLQZmikz",
-	"VPSRLQZri",
-	"VPSRLQZrik",
-	"VPSRLQZrikz",
-	"VPSRLQZrm",
-	"VPSRLQZrmk",
-	"VPSRLQZrmkz",
-	"VPSRLQZrr",
-	"VPSRLQZrrk",
-	"VPSRLQZrrkz",
-	"VPSRLQri",
-	"VPSRLQrm",
-	"VPSRLQrr",
-	"VPSRLVDYrm",
-	"VPSRLVDYrr",
-	"VPSRLVDZ128rm",
-	"VPSRLVDZ128rmb",
-	"VPSRLVDZ128rmbk",
-	"VPSRLVDZ128rmbkz",
-	"VPSRLVDZ128rmk",
-	"VPSRLVDZ128rmkz",
-	"VPSRLVDZ128rr",
-	"VPSRLVDZ128rrk",
-	"VPSRLVDZ128rrkz",
-	"VPSRLVDZ256rm",
-	"VPSRLVDZ256rmb",
-	"VPSRLVDZ256rmbk",
-	"VPSRLVDZ256rmbkz",
-	"VPSRLVDZ256rmk",
-	"VPSRLVDZ256rmkz",
-	"VPSRLVDZ256rr",
-	"VPSRLVDZ256rrk",
-	"VPSRLVDZ256rrkz",
-	"VPSRLVDZrm",
-	"VPSRLVDZrmb",
-	"VPSRLVDZrmbk",
-	"VPSRLVDZrmbkz",
-	"VPSRLVDZrmk",
-	"VPSRLVDZrmkz",
-	"VPSRLVDZrr",
-	"VPSRLVDZrrk",
-	"VPSRLVDZrrkz",
-	"VPSRLVDrm",
-	"VPSRLVDrr",
-	"VPSRLVQYrm",
-	"VPSRLVQYrr",
-	"VPSRLVQZ128rm",
-	"VPSRLVQZ128rmb",
-	"VPSRLVQZ128rmbk",
-	"VPSRLVQZ128rmbkz",
-	"VPSRLVQZ128rmk",
-	"VPSRLVQZ128rmkz",
-	"VPSRLVQZ128rr",
-	"VPSRLVQZ128rrk",
-	"VPSRLVQZ128rrkz",
-	"VPSRLVQZ256rm",
-	"VPSRLVQZ256rmb",
-	"VPSRLVQZ256rmbk",
-	"VPSRLVQZ256rmbkz",
-	"VPSRLVQZ256rmk",
-	"VPSRLVQZ256rmkz",
-	"VPSRLVQZ256rr",
-	"VPSRLVQZ256rrk",
-	"VPSRLVQZ256rrkz",
-	"VPSRLVQZrm",
-	"VPSRLVQZrmb",
-	"VPSRLVQZrmbk",
-	"VPSRLVQZrmbkz",
-	"VPSRLVQZrmk",
-	"VPSRLVQZrmkz",
-	"VPSRLVQZrr",
-	"VPSRLVQZrrk",
-	"VPSRLVQZrrkz",
-	"VPSRLVQrm",
-	"VPSRLVQrr",
-	"VPSRLVWZ128rm",
-	"VPSRLVWZ128rmk",
-	"VPSRLVWZ128rmkz",
-	"VPSRLVWZ128rr",
-	"VPSRLVWZ128rrk",
-	"VPSRLVWZ128rrkz",
-	"VPSRLVWZ256rm",
-	"VPSRLVWZ256rmk",
-	"VPSRLVWZ256rmkz",
-	"VPSRLVWZ256rr",
-	"VPSRLVWZ256rrk",
-	"VPSRLVWZ256rrkz",
-	"VPSRLVWZrm",
-	"VPSRLVWZrmk",
-	"VPSRLVWZrmkz",
-	"VPSRLVWZrr",
-	"VPSRLVWZrrk",
-	"VPSRLVWZrrkz",
-	"VPSRLWYri",
-	"VPSRLWYrm",
-	"VPSRLWYrr",
-	"VPSRLWZ128mi",
-	"VPSRLWZ128mik",
-	"VPSRLWZ128mikz",
-	"VPSRLWZ128ri",
-	"VPSRLWZ128rik",
-	"VPSRLWZ128rikz",
-	"VPSRLWZ128rm",
-	"VPSRLWZ128rmk",
-	"VPSRLWZ128rmkz",
-	"VPSRLWZ128rr",
-	"VPSRLWZ128rrk",
-	"VPSRLWZ128rrkz",
-	"VPSRLWZ256mi",
-	"VPSRLWZ256mik",
-	"VPSRLWZ256mikz",
-	"VPSRLWZ256ri",
-	"VPSRLWZ256rik",
-	"VPSRLWZ256rikz",
-	"VPSRLWZ256rm",
-	"VPSRLWZ256rmk",
-	"VPSRLWZ256rmkz",
-	"VPSRLWZ256rr",
-	"VPSRLWZ256rrk",
-	"VPSRLWZ256rrkz",
-	"VPSRLWZmi",
-	"VPSRLWZmik",
-	"VPSRLWZmikz",
-	"VPSRLWZri",
-	"VPSRLWZrik",
-	"VPSRLWZrikz",
-	"VPSRLWZrm",
-	"VPSRLWZrmk",
-	"VPSRLWZrmkz",
-	"VPSRLWZrr",
-	"VPSRLWZrrk",
-	"VPSRLWZrrkz",
-	"VPSRLWri",
-	"VPSRLWrm",
-	"VPSRLWrr",
-	"VPSUBBYrm",
-	"VPSUBBYrr",
-	"VPSUBBZ128rm",
-	"VPSUBBZ128rmk",
-	"VPSUBBZ128rmkz",
-	"VPSUBBZ128rr",
-	"VPSUBBZ128rrk",
-	"VPSUBBZ128rrkz",
-	"VPSUBBZ256rm",
-	"VPSUBBZ256rmk",
-	"VPSUBBZ256rmkz",
-	"VPSUBBZ256rr",
-	"VPSUBBZ256rrk",
-	"VPSUBBZ256rrkz",
-	"VPSUBBZrm",
-	"VPSUBBZrmk",
-	"VPSUBBZrmkz",
-	"VPSUBBZrr",
-	"VPSUBBZrrk",
-	"VPSUBBZrrkz",
-	"VPSUBBrm",
-	"VPSUBBrr",
-	"VPSUBDYrm",
-	"VPSUBDYrr",
-	"VPSUBDZ128rm",
-	"VPSUBDZ128rmb",
-	"VPSUBDZ128rmbk",
-	"VPSUBDZ128rmbkz",
-	"VPSUBDZ128rmk",
-	"VPSUBDZ128rmkz",
-	"VPSUBDZ128rr",
-	"VPSUBDZ128rrk",
-	"VPSUBDZ128rrkz",
-	"VPSUBDZ256rm",
-	"VPSUBDZ256rmb",
-	"VPSUBDZ256rmbk",
-	"VPSUBDZ256rmbkz",
-	"VPSUBDZ256rmk",
-	"VPSUBDZ256rmkz",
-	"VPSUBDZ256rr",
-	"VPSUBDZ256rrk",
-	"VPSUBDZ256rrkz",
-	"VPSUBDZrm",
-	"VPSUBDZrmb",
-	"VPSUBDZrmbk",
-	"VPSUBDZrmbkz",
-	"VPSUBDZrmk",
-	"VPSUBDZrmkz",
-	"VPSUBDZrr",
-	"VPSUBDZrrk",
-	"VPSUBDZrrkz",
-	"VPSUBDrm",
-	"VPSUBDrr",
-	"VPSUBQYrm",
-	"VPSUBQYrr",
-	"VPSUBQZ128rm",
-	"VPSUBQZ128rmb",
-	"VPSUBQZ128rmbk",
-	"VPSUBQZ128rmbkz",
-	"VPSUBQZ128rmk",
-	"VPSUBQZ128rmkz",
-	"VPSUBQZ128rr",
-	"VPSUBQZ128rrk",
-	"VPSUBQZ128rrkz",
-	"VPSUBQZ256rm",
-	"VPSUBQZ256rmb",
-	"VPSUBQZ256rmbk",
-	"VPSUBQZ256rmbkz",
-	"VPSUBQZ256rmk",
-	"VPSUBQZ256rmkz",
-	"VPSUBQZ256rr",
-	"VPSUBQZ256rrk",
-	"VPSUBQZ256rrkz",
-	"VPSUBQZrm",
-	"VPSUBQZrmb",
-	"VPSUBQZrmbk",
-	"VPSUBQZrmbkz",
-	"VPSUBQZrmk",
-	"VPSUBQZrmkz",
-	"VPSUBQZrr",
-	"VPSUBQZrrk",
-	"VPSUBQZrrkz",
-	"VPSUBQrm",
-	"VPSUBQrr",
-	"VPSUBSBYrm",
-	"VPSUBSBYrr",
-	"VPSUBSBZ128rm",
-	"VPSUBSBZ128rmk",
-	"VPSUBSBZ128rmkz",
-	"VPSUBSBZ128rr",
-	"VPSUBSBZ128rrk",
-	"VPSUBSBZ128rrkz",
-	"VPSUBSBZ256rm",
-	"VPSUBSBZ256rmk",
-	"VPSUBSBZ256rmkz",
-	"VPSUBSBZ256rr",
-	"VPSUBSBZ256rrk",
-	"VPSUBSBZ256rrkz",
-	"VPSUBSBZrm",
-	"VPSUBSBZrmk",
-	"VPSUBSBZrmkz",
-	"VPSUBSBZrr",
-	"VPSUBSBZrrk",
-	"VPSUBSBZrrkz",
-	"VPSUBSBrm",
-	"VPSUBSBrr",
-	"VPSUBSWYrm",
-	"VPSUBSWYrr",
-	"VPSUBSWZ128rm",
-	"VPSUBSWZ128rmk",
-	"VPSUBSWZ128rmkz",
-	"VPSUBSWZ128rr",
-	"VPSUBSWZ128rrk",
-	"VPSUBSWZ128rrkz",
-	"VPSUBSWZ256rm",
-	"VPSUBSWZ256rmk",
-	"VPSUBSWZ256rmkz",
-	"VPSUBSWZ256rr",
-	"VPSUBSWZ256rrk",
-	"VPSUBSWZ256rrkz",
-	"VPSUBSWZrm",
-	"VPSUBSWZrmk",
-	"VPSUBSWZrmkz",
-	"VPSUBSWZrr",
-	"VPSUBSWZrrk",
-	"VPSUBSWZrrkz",
-	"VPSUBSWrm",
-	"VPSUBSWrr",
-	"VPSUBUSBYrm",
-	"VPSUBUSBYrr",
-	"VPSUBUSBZ128rm",
-	"VPSUBUSBZ128rmk",
-	"VPSUBUSBZ128rmkz",
-	"VPSUBUSBZ128rr",
-	"VPSUBUSBZ128rrk",
-	"VPSUBUSBZ128rrkz",
-	"VPSUBUSBZ256rm",
-	"VPSUBUSBZ256rmk",
-	"VPSUBUSBZ256rmkz",
-	"VPSUBUSBZ256rr",
-	"VPSUBUSBZ256rrk",
-	"VPSUBUSBZ256rrkz",
-	"VPSUBUSBZrm",
-	"VPSUBUSBZrmk",
-	"VPSUBUSBZrmkz",
-	"VPSUBUSBZrr",
-	"VPSUBUSBZrrk",
-	"VPSUBUSBZrrkz",
-	"VPSUBUSBrm",
-	"VPSUBUSBrr",
-	"VPSUBUSWYrm",
-	"VPSUBUSWYrr",
-	"VPSUBUSWZ128rm",
-	"VPSUBUSWZ128rmk",
-	"VPSUBUSWZ128rmkz",
-	"VPSUBUSWZ128rr",
-	"VPSUBUSWZ128rrk",
-	"VPSUBUSWZ128rrkz",
-	"VPSUBUSWZ256rm",
-	"VPSUBUSWZ256rmk",
-	"VPSUBUSWZ256rmkz",
-	"VPSUBUSWZ256rr",
-	"VPSUBUSWZ256rrk",
-	"VPSUBUSWZ256rrkz",
-	"VPSUBUSWZrm",
-	"VPSUBUSWZrmk",
-	"VPSUBUSWZrmkz",
-	"VPSUBUSWZrr",
-	"VPSUBUSWZrrk",
-	"VPSUBUSWZrrkz",
-	"VPSUBUSWrm",
-	"VPSUBUSWrr",
-	"VPSUBWYrm",
-	"VPSUBWYrr",
-	"VPSUBWZ128rm",
-	"VPSUBWZ128rmk",
-	"VPSUBWZ128rmkz",
-	"VPSUBWZ128rr",
-	"VPSUBWZ128rrk",
-	"VPSUBWZ128rrkz",
-	"VPSUBWZ256rm",
-	"VPSUBWZ256rmk",
-	"VPSUBWZ256rmkz",
-	"VPSUBWZ256rr",
-	"VPSUBWZ256rrk",
-	"VPSUBWZ256rrkz",
-	"VPSUBWZrm",
-	"VPSUBWZrmk",
-	"VPSUBWZrmkz",
-	"VPSUBWZrr",
-	"VPSUBWZrrk",
-	"VPSUBWZrrkz",
-	"VPSUBWrm",
-	"VPSUBWrr",
-	"VPTERNLOGDZ128rmbi",
-	"VPTERNLOGDZ128rmbik",
-	"VPTERNLOGDZ128rmbikz",
-	"VPTERNLOGDZ128rmi",
-	"VPTERNLOGDZ128rmik",
-	"VPTERNLOGDZ128rmikz",
-	"VPTERNLOGDZ128rri",
-	"VPTERNLOGDZ128rrik",
-	"VPTERNLOGDZ128rrikz",
-	"VPTERNLOGDZ256rmbi",
-	"VPTERNLOGDZ256rmbik",
-	"VPTERNLOGDZ256rmbikz",
-	"VPTERNLOGDZ256rmi",
-	"VPTERNLOGDZ256rmik",
-	"VPTERNLOGDZ256rmikz",
-	"VPTERNLOGDZ256rri",
-	"VPTERNLOGDZ256rrik",
-	"VPTERNLOGDZ256rrikz",
-	"VPTERNLOGDZrmbi",
-	"VPTERNLOGDZrmbik",
-	"VPTERNLOGDZrmbikz",
-	"VPTERNLOGDZrmi",
-	"VPTERNLOGDZrmik",
-	"VPTERNLOGDZrmikz",
-	"VPTERNLOGDZrri",
-	"VPTERNLOGDZrrik",
-	"VPTERNLOGDZrrikz",
-	"VPTERNLOGQZ128rmbi",
-	"VPTERNLOGQZ128rmbik",
-	"VPTERNLOGQZ128rmbikz",
-	"VPTERNLOGQZ128rmi",
-	"VPTERNLOGQZ128rmik",
-	"VPTERNLOGQZ128rmikz",
-	"VPTERNLOGQZ128rri",
-	"VPTERNLOGQZ128rrik",
-	"VPTERNLOGQZ128rrikz",
-	"VPTERNLOGQZ256rmbi",
-	"VPTERNLOGQZ256rmbik",
-	"VPTERNLOGQZ256rmbikz",
-	"VPTERNLOGQZ256rmi",
-	"VPTERNLOGQZ256rmik",
-	"VPTERNLOGQZ256rmikz",
-	"VPTERNLOGQZ256rri",
-	"VPTERNLOGQZ256rrik",
-	"VPTERNLOGQZ256rrikz",
-	"VPTERNLOGQZrmbi",
-	"VPTERNLOGQZrmbik",
-	"VPTERNLOGQZrmbikz",
-	"VPTERNLOGQZrmi",
-	"VPTERNLOGQZrmik",
-	"VPTERNLOGQZrmikz",
-	"VPTERNLOGQZrri",
-	"VPTERNLOGQZrrik",
-	"VPTERNLOGQZrrikz",
-	"VPTESTMBZ128rm",
-	"VPTESTMBZ128rmk",
-	"VPTESTMBZ128rr",
-	"VPTESTMBZ128rrk",
-	"VPTESTMBZ256rm",
-	"VPTESTMBZ256rmk",
-	"VPTESTMBZ256rr",
-	"VPTESTMBZ256rrk",
-	"VPTESTMBZrm",
-	"VPTESTMBZrmk",
-	"VPTESTMBZrr",
-	"VPTESTMBZrrk",
-	"VPTESTMDZ128rm",
-	"VPTESTMDZ128rmb",
-	"VPTESTMDZ128rmbk",
-	"VPTESTMDZ128rmk",
-	"VPTESTMDZ128rr",
-	"VPTESTMDZ128rrk",
-	"VPTESTMDZ256rm",
-	"VPTESTMDZ256rmb",
-	"VPTESTMDZ256rmbk",
-	"VPTESTMDZ256rmk",
-	"VPTESTMDZ256rr",
-	"VPTESTMDZ256rrk",
-	"VPTESTMDZrm",
-	"VPTESTMDZrmb",
-	"VPTESTMDZrmbk",
-	"VPTESTMDZrmk",
-	"VPTESTMDZrr",
-	"VPTESTMDZrrk",
-	"VPTESTMQZ128rm",
-	"VPTESTMQZ128rmb",
-	"VPTESTMQZ128rmbk",
-	"VPTESTMQZ128rmk",
-	"VPTESTMQZ128rr",
-	"VPTESTMQZ128rrk",
-	"VPTESTMQZ256rm",
-	"VPTESTMQZ256rmb",
-	"VPTESTMQZ256rmbk",
-	"VPTESTMQZ256rmk",
-	"VPTESTMQZ256rr",
-	"VPTESTMQZ256rrk",
-	"VPTESTMQZrm",
-	"VPTESTMQZrmb",
-	"VPTESTMQZrmbk",
-	"VPTESTMQZrmk",
-	"VPTESTMQZrr",
-	"VPTESTMQZrrk",
-	"VPTESTMWZ128rm",
-	"VPTESTMWZ128rmk",
-	"VPTESTMWZ128rr",
-	"VPTESTMWZ128rrk",
-	"VPTESTMWZ256rm",
-	"VPTESTMWZ256rmk",
-	"VPTESTMWZ256rr",
-	"VPTESTMWZ256rrk",
-	"VPTESTMWZrm",
-	"VPTESTMWZrmk",
-	"VPTESTMWZrr",
-	"VPTESTMWZrrk",
-	"VPTESTNMBZ128rm",
-	"VPTESTNMBZ128rmk",
-	"VPTESTNMBZ128rr",
-	"VPTESTNMBZ128rrk",
-	"VPTESTNMBZ256rm",
-	"VPTESTNMBZ256rmk",
-	"VPTESTNMBZ256rr",
-	"VPTESTNMBZ256rrk",
-	"VPTESTNMBZrm",
-	"VPTESTNMBZrmk",
-	"VPTESTNMBZrr",
-	"VPTESTNMBZrrk",
-	"VPTESTNMDZ128rm",
-	"VPTESTNMDZ128rmb",
-	"VPTESTNMDZ128rmbk",
-	"VPTESTNMDZ128rmk",
-	"VPTESTNMDZ128rr",
-	"VPTESTNMDZ128rrk",
-	"VPTESTNMDZ256rm",
-	"VPTESTNMDZ256rmb",
-	"VPTESTNMDZ256rmbk",
-	"VPTESTNMDZ256rmk",
-	"VPTESTNMDZ256rr",
-	"VPTESTNMDZ256rrk",
-	"VPTESTNMDZrm",
-	"VPTESTNMDZrmb",
-	"VPTESTNMDZrmbk",
-	"VPTESTNMDZrmk",
-	"VPTESTNMDZrr",
-	"VPTESTNMDZrrk",
-	"VPTESTNMQZ128rm",
-	"VPTESTNMQZ128rmb",
-	"VPTESTNMQZ128rmbk",
-	"VPTESTNMQZ128rmk",
-	"VPTESTNMQZ128rr",
-	"VPTESTNMQZ128rrk",
-	"VPTESTNMQZ256rm",
-	"VPTESTNMQZ256rmb",
-	"VPTESTNMQZ256rmbk",
-	"VPTESTNMQZ256rmk",
-	"VPTESTNMQZ256rr",
-	"VPTESTNMQZ256rrk",
-	"VPTESTNMQZrm",
-	"VPTESTNMQZrmb",
-	"VPTESTNMQZrmbk",
-	"VPTESTNMQZrmk",
-	"VPTESTNMQZrr",
-	"VPTESTNMQZrrk",
-	"VPTESTNMWZ128rm",
-	"VPTESTNMWZ128rmk",
-	"VPTESTNMWZ128rr",
-	"VPTESTNMWZ128rrk",
-	"VPTESTNMWZ256rm",
-	"VPTESTNMWZ256rmk",
-	"VPTESTNMWZ256rr",
-	"VPTESTNMWZ256rrk",
-	"VPTESTNMWZrm",
-	"VPTESTNMWZrmk",
-	"VPTESTNMWZrr",
-	"VPTESTNMWZrrk",
-	"VPTESTYrm",
-	"VPTESTYrr",
-	"VPTESTrm",
-	"VPTESTrr",
-	"VPUNPCKHBWYrm",
-	"VPUNPCKHBWYrr",
-	"VPUNPCKHBWZ128rm",
-	"VPUNPCKHBWZ128rmk",
-	"VPUNPCKHBWZ128rmkz",
-	"VPUNPCKHBWZ128rr",
-	"VPUNPCKHBWZ128rrk",
-	"VPUNPCKHBWZ128rrkz",
-	"VPUNPCKHBWZ256rm",
-	"VPUNPCKHBWZ256rmk",
-	"VPUNPCKHBWZ256rmkz",
-	"VPUNPCKHBWZ256rr",
-	"VPUNPCKHBWZ256rrk",
-	"VPUNPCKHBWZ256rrkz",
-	"VPUNPCKHBWZrm",
-	"VPUNPCKHBWZrmk",
-	"VPUNPCKHBWZrmkz",
-	"VPUNPCKHBWZrr",
-	"VPUNPCKHBWZrrk",
-	"VPUNPCKHBWZrrkz",
-	"VPUNPCKHBWrm",
-	"VPUNPCKHBWrr",
-	"VPUNPCKHDQYrm",
-	"VPUNPCKHDQYrr",
-	"VPUNPCKHDQZ128rm",
-	"VPUNPCKHDQZ128rmb",
-	"VPUNPCKHDQZ128rmbk",
-	"VPUNPCKHDQZ128rmbkz",
-	"VPUNPCKHDQZ128rmk",
-	"VPUNPCKHDQZ128rmkz",
-	"VPUNPCKHDQZ128rr",
-	"VPUNPCKHDQZ128rrk",
-	"VPUNPCKHDQZ128rrkz",
-	"VPUNPCKHDQZ256rm",
-	"VPUNPCKHDQZ256rmb",
-	"VPUNPCKHDQZ256rmbk",
-	"VPUNPCKHDQZ256rmbkz",
-	"VPUNPCKHDQZ256rmk",
-	"VPUNPCKHDQZ256rmkz",
-	"VPUNPCKHDQZ256rr",
-	"VPUNPCKHDQZ256rrk",
-	"VPUNPCKHDQZ256rrkz",
-	"VPUNPCKHDQZrm",
-	"VPUNPCKHDQZrmb",
-	"VPUNPCKHDQZrmbk",
-	"VPUNPCKHDQZrmbkz",
-	"VPUNPCKHDQZrmk",
-	"VPUNPCKHDQZrmkz",
-	"VPUNPCKHDQZrr",
-	"VPUNPCKHDQZrrk",
-	"VPUNPCKHDQZrrkz",
-	"VPUNPCKHDQrm",
-	"VPUNPCKHDQrr",
-	"VPUNPCKHQDQYrm",
-	"VPUNPCKHQDQYrr",
-	"VPUNPCKHQDQZ128rm",
-	"VPUNPCKHQDQZ128rmb",
-	"VPUNPCKHQDQZ128rmbk",
-	"VPUNPCKHQDQZ128rmbkz",
-	"VPUNPCKHQDQZ128rmk",
-	"VPUNPCKHQDQZ128rmkz",
-	"VPUNPCKHQDQZ128rr",
-	"VPUNPCKHQDQZ128rrk",
-	"VPUNPCKHQDQZ128rrkz",
-	"VPUNPCKHQDQZ256rm",
-	"VPUNPCKHQDQZ256rmb",
-	"VPUNPCKHQDQZ256rmbk",
-	"VPUNPCKHQDQZ256rmbkz",
-	"VPUNPCKHQDQZ256rmk",
-	"VPUNPCKHQDQZ256rmkz",
-	"VPUNPCKHQDQZ256rr",
-	"VPUNPCKHQDQZ256rrk",
-	"VPUNPCKHQDQZ256rrkz",
-	"VPUNPCKHQDQZrm",
-	"VPUNPCKHQDQZrmb",
-	"VPUNPCKHQDQZrmbk",
-	"VPUNPCKHQDQZrmbkz",
-	"VPUNPCKHQDQZrmk",
-	"VPUNPCKHQDQZrmkz",
-	"VPUNPCKHQDQZrr",
-	"VPUNPCKHQDQZrrk",
-	"VPUNPCKHQDQZrrkz",
-	"VPUNPCKHQDQrm",
-	"VPUNPCKHQDQrr",
-	"VPUNPCKHWDYrm",
-	"VPUNPCKHWDYrr",
-	"VPUNPCKHWDZ128rm",
-	"VPUNPCKHWDZ128rmk",
-	"VPUNPCKHWDZ128rmkz",
-	"VPUNPCKHWDZ128rr",
-	"VPUNPCKHWDZ128rrk",
-	"VPUNPCKHWDZ128rrkz",
-	"VPUNPCKHWDZ256rm",
-	"VPUNPCKHWDZ256rmk",
-	"VPUNPCKHWDZ256rmkz",
-	"VPUNPCKHWDZ256rr",
-	"VPUNPCKHWDZ256rrk",
-	"VPUNPCKHWDZ256rrkz",
-	"VPUNPCKHWDZrm",
-	"VPUNPCKHWDZrmk",
-	"VPUNPCKHWDZrmkz",
-	"VPUNPCKHWDZrr",
-	"VPUNPCKHWDZrrk",
-	"VPUNPCKHWDZrrkz",
-	"VPUNPCKHWDrm",
-	"VPUNPCKHWDrr",
-	"VPUNPCKLBWYrm",
-	"VPUNPCKLBWYrr",
-	"VPUNPCKLBWZ128rm",
-	"VPUNPCKLBWZ128rmk",
-	"VPUNPCKLBWZ128rmkz",
-	"VPUNPCKLBWZ128rr",
-	"VPUNPCKLBWZ128rrk",
-	"VPUNPCKLBWZ128rrkz",
-	"VPUNPCKLBWZ256rm",
-	"VPUNPCKLBWZ256rmk",
-	"VPUNPCKLBWZ256rmkz",
-	"VPUNPCKLBWZ256rr",
-	"VPUNPCKLBWZ256rrk",
-	"VPUNPCKLBWZ256rrkz",
-	"VPUNPCKLBWZrm",
-	"VPUNPCKLBWZrmk",
-	"VPUNPCKLBWZrmkz",
-	"VPUNPCKLBWZrr",
-	"VPUNPCKLBWZrrk",
-	"VPUNPCKLBWZrrkz",
-	"VPUNPCKLBWrm",
-	"VPUNPCKLBWrr",
-	"VPUNPCKLDQYrm",
-	"VPUNPCKLDQYrr",
-	"VPUNPCKLDQZ128rm",
-	"VPUNPCKLDQZ128rmb",
-	"VPUNPCKLDQZ128rmbk",
-	"VPUNPCKLDQZ128rmbkz",
-	"VPUNPCKLDQZ128rmk",
-	"VPUNPCKLDQZ128rmkz",
-	"VPUNPCKLDQZ128rr",
-	"VPUNPCKLDQZ128rrk",
-	"VPUNPCKLDQZ128rrkz",
-	"VPUNPCKLDQZ256rm",
-	"VPUNPCKLDQZ256rmb",
-	"VPUNPCKLDQZ256rmbk",
-	"VPUNPCKLDQZ256rmbkz",
-	"VPUNPCKLDQZ256rmk",
-	"VPUNPCKLDQZ256rmkz",
-	"VPUNPCKLDQZ256rr",
-	"VPUNPCKLDQZ256rrk",
-	"VPUNPCKLDQZ256rrkz",
-	"VPUNPCKLDQZrm",
-	"VPUNPCKLDQZrmb",
-	"VPUNPCKLDQZrmbk",
-	"VPUNPCKLDQZrmbkz",
-	"VPUNPCKLDQZrmk",
-	"VPUNPCKLDQZrmkz",
-	"VPUNPCKLDQZrr",
-	"VPUNPCKLDQZrrk",
-	"VPUNPCKLDQZrrkz",
-	"VPUNPCKLDQrm",
-	"VPUNPCKLDQrr",
-	"VPUNPCKLQDQYrm",
-	"VPUNPCKLQDQYrr",
-	"VPUNPCKLQDQZ128rm",
-	"VPUNPCKLQDQZ128rmb",
-	"VPUNPCKLQDQZ128rmbk",
-	"VPUNPCKLQDQZ128rmbkz",
-	"VPUNPCKLQDQZ128rmk",
-	"VPUNPCKLQDQZ128rmkz",
-	"VPUNPCKLQDQZ128rr",
-	"VPUNPCKLQDQZ128rrk",
-	"VPUNPCKLQDQZ128rrkz",
-	"VPUNPCKLQDQZ256rm",
-	"VPUNPCKLQDQZ256rmb",
-	"VPUNPCKLQDQZ256rmbk",
-	"VPUNPCKLQDQZ256rmbkz",
-	"VPUNPCKLQDQZ256rmk",
-	"VPUNPCKLQDQZ256rmkz",
-	"VPUNPCKLQDQZ256rr",
-	"VPUNPCKLQDQZ256rrk",
-	"VPUNPCKLQDQZ256rrkz",
-	"VPUNPCKLQDQZrm",
-	"VPUNPCKLQDQZrmb",
-	"VPUNPCKLQDQZrmbk",
-	"VPUNPCKLQDQZrmbkz",
-	"VPUNPCKLQDQZrmk",
-	"VPUNPCKLQDQZrmkz",
-	"VPUNPCKLQDQZrr",
-	"VPUNPCKLQDQZrrk",
-	"VPUNPCKLQDQZrrkz",
-	"VPUNPCKLQDQrm",
-	"VPUNPCKLQDQrr",
-	"VPUNPCKLWDYrm",
-	"VPUNPCKLWDYrr",
-	"VPUNPCKLWDZ128rm",
-	"VPUNPCKLWDZ128rmk",
-	"VPUNPCKLWDZ128rmkz",
-	"VPUNPCKLWDZ128rr",
-	"VPUNPCKLWDZ128rrk",
-	"VPUNPCKLWDZ128rrkz",
-	"VPUNPCKLWDZ256rm",
-	"VPUNPCKLWDZ256rmk",
-	"VPUNPCKLWDZ256rmkz",
-	"VPUNPCKLWDZ256rr",
-	"VPUNPCKLWDZ256rrk",
-	"VPUNPCKLWDZ256rrkz",
-	"VPUNPCKLWDZrm",
-	"VPUNPCKLWDZrmk",
-	"VPUNPCKLWDZrmkz",
-	"VPUNPCKLWDZrr",
-	"VPUNPCKLWDZrrk",
-	"VPUNPCKLWDZrrkz",
-	"VPUNPCKLWDrm",
-	"VPUNPCKLWDrr",
-	"VPXORDZ128rm",
-	"VPXORDZ128rmb",
-	"VPXORDZ128rmbk",
-	"VPXORDZ128rmbkz",
-	"VPXORDZ128rmk",
-	"VPXORDZ128rmkz",
-	"VPXORDZ128rr",
-	"VPXORDZ128rrk",
-	"VPXORDZ128rrkz",
-	"VPXORDZ256rm",
-	"VPXORDZ256rmb",
-	"VPXORDZ256rmbk",
-	"VPXORDZ256rmbkz",
-	"VPXORDZ256rmk",
-	"VPXORDZ256rmkz",
-	"VPXORDZ256rr",
-	"VPXORDZ256rrk",
-	"VPXORDZ256rrkz",
-	"VPXORDZrm",
-	"VPXORDZrmb",
-	"VPXORDZrmbk",
-	"VPXORDZrmbkz",
-	"VPXORDZrmk",
-	"VPXORDZrmkz",
-	"VPXORDZrr",
-	"VPXORDZrrk",
-	"VPXORDZrrkz",
-	"VPXORQZ128rm",
-	"VPXORQZ128rmb",
-	"VPXORQZ128rmbk",
-	"VPXORQZ128rmbkz",
-	"VPXORQZ128rmk",
-	"VPXORQZ128rmkz",
-	"VPXORQZ128rr",
-	"VPXORQZ128rrk",
-	"VPXORQZ128rrkz",
-	"VPXORQZ256rm",
-	"VPXORQZ256rmb",
-	"VPXORQZ256rmbk",
-	"VPXORQZ256rmbkz",
-	"VPXORQZ256rmk",
-	"VPXORQZ256rmkz",
-	"VPXORQZ256rr",
-	"VPXORQZ256rrk",
-	"VPXORQZ256rrkz",
-	"VPXORQZrm",
-	"VPXORQZrmb",
-	"VPXORQZrmbk",
-	"VPXORQZrmbkz",
-	"VPXORQZrmk",
-	"VPXORQZrmkz",
-	"VPXORQZrr",
-	"VPXORQZrrk",
-	"VPXORQZrrkz",
-	"VPXORYrm",
-	"VPXORYrr",
-	"VPXORrm",
-	"VPXORrr",
-	"VRANGEPDZ128rmbi",
-	"VRANGEPDZ128rmbik",
-	"VRANGEPDZ128rmbikz",
-	"VRANGEPDZ128rmi",
-	"VRANGEPDZ128rmik",
-	"VRANGEPDZ128rmikz",
-	"VRANGEPDZ128rri",
-	"VRANGEPDZ128rrik",
-	"VRANGEPDZ128rrikz",
-	"VRANGEPDZ256rmbi",
-	"VRANGEPDZ256rmbik",
-	"VRANGEPDZ256rmbikz",
-	"VRANGEPDZ256rmi",
-	"VRANGEPDZ256rmik",
-	"VRANGEPDZ256rmikz",
-	"VRANGEPDZ256rri",
-	"VRANGEPDZ256rrik",
-	"VRANGEPDZ256rrikz",
-	"VRANGEPDZrmbi",
-	"VRANGEPDZrmbik",
-	"VRANGEPDZrmbikz",
-	"VRANGEPDZrmi",
-	"VRANGEPDZrmik",
-	"VRANGEPDZrmikz",
-	"VRANGEPDZrri",
-	"VRANGEPDZrrib",
-	"VRANGEPDZrribk",
-	"VRANGEPDZrribkz",
-	"VRANGEPDZrrik",
-	"VRANGEPDZrrikz",
-	"VRANGEPSZ128rmbi",
-	"VRANGEPSZ128rmbik",
-	"VRANGEPSZ128rmbikz",
-	"VRANGEPSZ128rmi",
-	"VRANGEPSZ128rmik",
-	"VRANGEPSZ128rmikz",
-	"VRANGEPSZ128rri",
-	"VRANGEPSZ128rrik",
-	"VRANGEPSZ128rrikz",
-	"VRANGEPSZ256rmbi",
-	"VRANGEPSZ256rmbik",
-	"VRANGEPSZ256rmbikz",
-	"VRANGEPSZ256rmi",
-	"VRANGEPSZ256rmik",
-	"VRANGEPSZ256rmikz",
-	"VRANGEPSZ256rri",
-	"VRANGEPSZ256rrik",
-	"VRANGEPSZ256rrikz",
-	"VRANGEPSZrmbi",
-	"VRANGEPSZrmbik",
-	"VRANGEPSZrmbikz",
-	"VRANGEPSZrmi",
-	"VRANGEPSZrmik",
-	"VRANGEPSZrmikz",
-	"VRANGEPSZrri",
-	"VRANGEPSZrrib",
-	"VRANGEPSZrribk",
-	"VRANGEPSZrribkz",
-	"VRANGEPSZrrik",
-	"VRANGEPSZrrikz",
-	"VRANGESDZrmi",
-	"VRANGESDZrmik",
-	"VRANGESDZrmikz",
-	"VRANGESDZrri",
-	"VRANGESDZrrib",
-	"VRANGESDZrribk",
-	"VRANGESDZrribkz",
-	"VRANGESDZrrik",
-	"VRANGESDZrrikz",
-	"VRANGESSZrmi",
-	"VRANGESSZrmik",
-	"VRANGESSZrmikz",
-	"VRANGESSZrri",
-	"VRANGESSZrrib",
-	"VRANGESSZrribk",
-	"VRANGESSZrribkz",
-	"VRANGESSZrrik",
-	"VRANGESSZrrikz",
-	"VRCP14PDZ128m",
-	"VRCP14PDZ128mb",
-	"VRCP14PDZ128mbk",
-	"VRCP14PDZ128mbkz",
-	"VRCP14PDZ128mk",
-	"VRCP14PDZ128mkz",
-	"VRCP14PDZ128r",
-	"VRCP14PDZ128rk",
-	"VRCP14PDZ128rkz",
-	"VRCP14PDZ256m",
-	"VRCP14PDZ256mb",
-	"VRCP14PDZ256mbk",
-	"VRCP14PDZ256mbkz",
-	"VRCP14PDZ256mk",
-	"VRCP14PDZ256mkz",
-	"VRCP14PDZ256r",
-	"VRCP14PDZ256rk",
-	"VRCP14PDZ256rkz",
-	"VRCP14PDZm",
-	"VRCP14PDZmb",
-	"VRCP14PDZmbk",
-	"VRCP14PDZmbkz",
-	"VRCP14PDZmk",
-	"VRCP14PDZmkz",
-	"VRCP14PDZr",
-	"VRCP14PDZrk",
-	"VRCP14PDZrkz",
-	"VRCP14PSZ128m",
-	"VRCP14PSZ128mb",
-	"VRCP14PSZ128mbk",
-	"VRCP14PSZ128mbkz",
-	"VRCP14PSZ128mk",
-	"VRCP14PSZ128mkz",
-	"VRCP14PSZ128r",
-	"VRCP14PSZ128rk",
-	"VRCP14PSZ128rkz",
-	"VRCP14PSZ256m",
-	"VRCP14PSZ256mb",
-	"VRCP14PSZ256mbk",
-	"VRCP14PSZ256mbkz",
-	"VRCP14PSZ256mk",
-	"VRCP14PSZ256mkz",
-	"VRCP14PSZ256r",
-	"VRCP14PSZ256rk",
-	"VRCP14PSZ256rkz",
-	"VRCP14PSZm",
-	"VRCP14PSZmb",
-	"VRCP14PSZmbk",
-	"VRCP14PSZmbkz",
-	"VRCP14PSZmk",
-	"VRCP14PSZmkz",
-	"VRCP14PSZr",
-	"VRCP14PSZrk",
-	"VRCP14PSZrkz",
-	"VRCP14SDZrm",
-	"VRCP14SDZrmk",
-	"VRCP14SDZrmkz",
-	"VRCP14SDZrr",
-	"VRCP14SDZrrk",
-	"VRCP14SDZrrkz",
-	"VRCP14SSZrm",
-	"VRCP14SSZrmk",
-	"VRCP14SSZrmkz",
-	"VRCP14SSZrr",
-	"VRCP14SSZrrk",
-	"VRCP14SSZrrkz",
-	"VRCP28PDZm",
-	"VRCP28PDZmb",
-	"VRCP28PDZmbk",
-	"VRCP28PDZmbkz",
-	"VRCP28PDZmk",
-	"VRCP28PDZmkz",
-	"VRCP28PDZr",
-	"VRCP28PDZrb",
-	"VRCP28PDZrbk",
-	"VRCP28PDZrbkz",
-	"VRCP28PDZrk",
-	"VRCP28PDZrkz",
-	"VRCP28PSZm",
-	"VRCP28PSZmb",
-	"VRCP28PSZmbk",
-	"VRCP28PSZmbkz",
-	"VRCP28PSZmk",
-	"VRCP28PSZmkz",
-	"VRCP28PSZr",
-	"VRCP28PSZrb",
-	"VRCP28PSZrbk",
-	"VRCP28PSZrbkz",
-	"VRCP28PSZrk",
-	"VRCP28PSZrkz",
-	"VRCP28SDZm",
-	"VRCP28SDZmk",
-	"VRCP28SDZmkz",
-	"VRCP28SDZr",
-	"VRCP28SDZrb",
-	"VRCP28SDZrbk",
-	"VRCP28SDZrbkz",
-	"VRCP28SDZrk",
-	"VRCP28SDZrkz",
-	"VRCP28SSZm",
-	"VRCP28SSZmk",
-	"VRCP28SSZmkz",
-	"VRCP28SSZr",
-	"VRCP28SSZrb",
-	"VRCP28SSZrbk",
-	"VRCP28SSZrbkz",
-	"VRCP28SSZrk",
-	"VRCP28SSZrkz",
-	"VRCPPHZ128m",
-	"VRCPPHZ128mb",
-	"VRCPPHZ128mbk",
-	"VRCPPHZ128mbkz",
-	"VRCPPHZ128mk",
-	"VRCPPHZ128mkz",
-	"VRCPPHZ128r",
-	"VRCPPHZ128rk",
-	"VRCPPHZ128rkz",
-	"VRCPPHZ256m",
-	"VRCPPHZ256mb",
-	"VRCPPHZ256mbk",
-	"VRCPPHZ256mbkz",
-	"VRCPPHZ256mk",
-	"VRCPPHZ256mkz",
-	"VRCPPHZ256r",
-	"VRCPPHZ256rk",
-	"VRCPPHZ256rkz",
-	"VRCPPHZm",
-	"VRCPPHZmb",
-	"VRCPPHZmbk",
-	"VRCPPHZmbkz",
-	"VRCPPHZmk",
-	"VRCPPHZmkz",
-	"VRCPPHZr",
-	"VRCPPHZrk",
-	"VRCPPHZrkz",
-	"VRCPPSYm",
-	"VRCPPSYr",
-	"VRCPPSm",
-	"VRCPPSr",
-	"VRCPSHZrm",
-	"VRCPSHZrmk",
-	"VRCPSHZrmkz",
-	"VRCPSHZrr",
-	"VRCPSHZrrk",
-	"VRCPSHZrrkz",
-	"VRCPSSm",
-	"VRCPSSm_Int",
-	"VRCPSSr",
-	"VRCPSSr_Int",
-	"VREDUCEPDZ128rmbi",
-	"VREDUCEPDZ128rmbik",
-	"VREDUCEPDZ128rmbikz",
-	"VREDUCEPDZ128rmi",
-	"VREDUCEPDZ128rmik",
-	"VREDUCEPDZ128rmikz",
-	"VREDUCEPDZ128rri",
-	"VREDUCEPDZ128rrik",
-	"VREDUCEPDZ128rrikz",
-	"VREDUCEPDZ256rmbi",
-	"VREDUCEPDZ256rmbik",
-	"VREDUCEPDZ256rmbikz",
-	"VREDUCEPDZ256rmi",
-	"VREDUCEPDZ256rmik",
-	"VREDUCEPDZ256rmikz",
-	"VREDUCEPDZ256rri",
-	"VREDUCEPDZ256rrik",
-	"VREDUCEPDZ256rrikz",
-	"VREDUCEPDZrmbi",
-	"VREDUCEPDZrmbik",
-	"VREDUCEPDZrmbikz",
-	"VREDUCEPDZrmi",
-	"VREDUCEPDZrmik",
-	"VREDUCEPDZrmikz",
-	"VREDUCEPDZrri",
-	"VREDUCEPDZrrib",
-	"VREDUCEPDZrribk",
-	"VREDUCEPDZrribkz",
-	"VREDUCEPDZrrik",
-	"VREDUCEPDZrrikz",
-	"VREDUCEPHZ128rmbi",
-	"VREDUCEPHZ128rmbik",
-	"VREDUCEPHZ128rmbikz",
-	"VREDUCEPHZ128rmi",
-	"VREDUCEPHZ128rmik",
-	"VREDUCEPHZ128rmikz",
-	"VREDUCEPHZ128rri",
-	"VREDUCEPHZ128rrik",
-	"VREDUCEPHZ128rrikz",
-	"VREDUCEPHZ256rmbi",
-	"VREDUCEPHZ256rmbik",
-	"VREDUCEPHZ256rmbikz",
-	"VREDUCEPHZ256rmi",
-	"VREDUCEPHZ256rmik",
-	"VREDUCEPHZ256rmikz",
-	"VREDUCEPHZ256rri",
-	"VREDUCEPHZ256rrik",
-	"VREDUCEPHZ256rrikz",
-	"VREDUCEPHZrmbi",
-	"VREDUCEPHZrmbik",
-	"VREDUCEPHZrmbikz",
-	"VREDUCEPHZrmi",
-	"VREDUCEPHZrmik",
-	"VREDUCEPHZrmikz",
-	"VREDUCEPHZrri",
-	"VREDUCEPHZrrib",
-	"VREDUCEPHZrribk",
-	"VREDUCEPHZrribkz",
-	"VREDUCEPHZrrik",
-	"VREDUCEPHZrrikz",
-	"VREDUCEPSZ128rmbi",
-	"VREDUCEPSZ128rmbik",
-	"VREDUCEPSZ128rmbikz",
-	"VREDUCEPSZ128rmi",
-	"VREDUCEPSZ128rmik",
-	"VREDUCEPSZ128rmikz",
-	"VREDUCEPSZ128rri",
-	"VREDUCEPSZ128rrik",
-	"VREDUCEPSZ128rrikz",
-	"VREDUCEPSZ256rmbi",
-	"VREDUCEPSZ256rmbik",
-	"VREDUCEPSZ256rmbikz",
-	"VREDUCEPSZ256rmi",
-	"VREDUCEPSZ256rmik",
-	"VREDUCEPSZ256rmikz",
-	"VREDUCEPSZ256rri",
-	"VREDUCEPSZ256rrik",
-	"VREDUCEPSZ256rrikz",
-	"VREDUCEPSZrmbi",
-	"VREDUCEPSZrmbik",
-	"VREDUCEPSZrmbikz",
-	"VREDUCEPSZrmi",
-	"VREDUCEPSZrmik",
-	"VREDUCEPSZrmikz",
-	"VREDUCEPSZrri",
-	"VREDUCEPSZrrib",
-	"VREDUCEPSZrribk",
-	"VREDUCEPSZrribkz",
-	"VREDUCEPSZrrik",
-	"VREDUCEPSZrrikz",
-	"VREDUCESDZrmi",
-	"VREDUCESDZrmik",
-	"VREDUCESDZrmikz",
-	"VREDUCESDZrri",
-	"VREDUCESDZrrib",
-	"VREDUCESDZrribk",
-	"VREDUCESDZrribkz",
-	"VREDUCESDZrrik",
-	"VREDUCESDZrrikz",
-	"VREDUCESHZrmi",
-	"VREDUCESHZrmik",
-	"VREDUCESHZrmikz",
-	"VREDUCESHZrri",
-	"VREDUCESHZrrib",
-	"VREDUCESHZrribk",
-	"VREDUCESHZrribkz",
-	"VREDUCESHZrrik",
-	"VREDUCESHZrrikz",
-	"VREDUCESSZrmi",
-	"VREDUCESSZrmik",
-	"VREDUCESSZrmikz",
-	"VREDUCESSZrri",
-	"VREDUCESSZrrib",
-	"VREDUCESSZrribk",
-	"VREDUCESSZrribkz",
-	"VREDUCESSZrrik",
-	"VREDUCESSZrrikz",
-	"VRNDSCALEPDZ128rmbi",
-	"VRNDSCALEPDZ128rmbik",
-	"VRNDSCALEPDZ128rmbikz",
-	"VRNDSCALEPDZ128rmi",
-	"VRNDSCALEPDZ128rmik",
-	"VRNDSCALEPDZ128rmikz",
-	"VRNDSCALEPDZ128rri",
-	"VRNDSCALEPDZ128rrik",
-	"VRNDSCALEPDZ128rrikz",
-	"VRNDSCALEPDZ256rmbi",
-	"VRNDSCALEPDZ256rmbik",
-	"VRNDSCALEPDZ256rmbikz",
-	"VRNDSCALEPDZ256rmi",
-	"VRNDSCALEPDZ256rmik",
-	"VRNDSCALEPDZ256rmikz",
-	"VRNDSCALEPDZ256rri",
-	"VRNDSCALEPDZ256rrik",
-	"VRNDSCALEPDZ256rrikz",
-	"VRNDSCALEPDZrmbi",
-	"VRNDSCALEPDZrmbik",
-	"VRNDSCALEPDZrmbikz",
-	"VRNDSCALEPDZrmi",
-	"VRNDSCALEPDZrmik",
-	"VRNDSCALEPDZrmikz",
-	"VRNDSCALEPDZrri",
-	"VRNDSCALEPDZrrib",
-	"VRNDSCALEPDZrribk",
-	"VRNDSCALEPDZrribkz",
-	"VRNDSCALEPDZrrik",
-	"VRNDSCALEPDZrrikz",
-	"VRNDSCALEPHZ128rmbi",
-	"VRNDSCALEPHZ128rmbik",
-	"VRNDSCALEPHZ128rmbikz",
-	"VRNDSCALEPHZ128rmi",
-	"VRNDSCALEPHZ128rmik",
-	"VRNDSCALEPHZ128rmikz",
-	"VRNDSCALEPHZ128rri",
-	"VRNDSCALEPHZ128rrik",
-	"VRNDSCALEPHZ128rrikz",
-	"VRNDSCALEPHZ256rmbi",
-	"VRNDSCALEPHZ256rmbik",
-	"VRNDSCALEPHZ256rmbikz",
-	"VRNDSCALEPHZ256rmi",
-	"VRNDSCALEPHZ256rmik",
-	"VRNDSCALEPHZ256rmikz",
-	"VRNDSCALEPHZ256rri",
-	"VRNDSCALEPHZ256rrik",
-	"VRNDSCALEPHZ256rrikz",
-	"VRNDSCALEPHZrmbi",
-	"VRNDSCALEPHZrmbik",
-	"VRNDSCALEPHZrmbikz",
-	"VRNDSCALEPHZrmi",
-	"VRNDSCALEPHZrmik",
-	"VRNDSCALEPHZrmikz",
-	"VRNDSCALEPHZrri",
-	"VRNDSCALEPHZrrib",
-	"VRNDSCALEPHZrribk",
-	"VRNDSCALEPHZrribkz",
-	"VRNDSCALEPHZrrik",
-	"VRNDSCALEPHZrrikz",
-	"VRNDSCALEPSZ128rmbi",
-	"VRNDSCALEPSZ128rmbik",
-	"VRNDSCALEPSZ128rmbikz",
-	"VRNDSCALEPSZ128rmi",
-	"VRNDSCALEPSZ128rmik",
-	"VRNDSCALEPSZ128rmikz",
-	"VRNDSCALEPSZ128rri",
-	"VRNDSCALEPSZ128rrik",
-	"VRNDSCALEPSZ128rrikz",
-	"VRNDSCALEPSZ256rmbi",
-	"VRNDSCALEPSZ256rmbik",
-	"VRNDSCALEPSZ256rmbikz",
-	"VRNDSCALEPSZ256rmi",
-	"VRNDSCALEPSZ256rmik",
-	"VRNDSCALEPSZ256rmikz",
-	"VRNDSCALEPSZ256rri",
-	"VRNDSCALEPSZ256rrik",
-	"VRNDSCALEPSZ256rrikz",
-	"VRNDSCALEPSZrmbi",
-	"VRNDSCALEPSZrmbik",
-	"VRNDSCALEPSZrmbikz",
-	"VRNDSCALEPSZrmi",
-	"VRNDSCALEPSZrmik",
-	"VRNDSCALEPSZrmikz",
-	"VRNDSCALEPSZrri",
-	"VRNDSCALEPSZrrib",
-	"VRNDSCALEPSZrribk",
-	"VRNDSCALEPSZrribkz",
-	"VRNDSCALEPSZrrik",
-	"VRNDSCALEPSZrrikz",
-	"VRNDSCALESDZm",
-	"VRNDSCALESDZm_Int",
-	"VRNDSCALESDZm_Intk",
-	"VRNDSCALESDZm_Intkz",
-	"VRNDSCALESDZr",
-	"VRNDSCALESDZr_Int",
-	"VRNDSCALESDZr_Intk",
-	"VRNDSCALESDZr_Intkz",
-	"VRNDSCALESDZrb_Int",
-	"VRNDSCALESDZrb_Intk",
-	"VRNDSCALESDZrb_Intkz",
-	"VRNDSCALESHZm",
-	"VRNDSCALESHZm_Int",
-	"VRNDSCALESHZm_Intk",
-	"VRNDSCALESHZm_Intkz",
-	"VRNDSCALESHZr",
-	"VRNDSCALESHZr_Int",
-	"VRNDSCALESHZr_Intk",
-	"VRNDSCALESHZr_Intkz",
-	"VRNDSCALESHZrb_Int",
-	"VRNDSCALESHZrb_Intk",
-	"VRNDSCALESHZrb_Intkz",
-	"VRNDSCALESSZm",
-	"VRNDSCALESSZm_Int",
-	"VRNDSCALESSZm_Intk",
-	"VRNDSCALESSZm_Intkz",
-	"VRNDSCALESSZr",
-	"VRNDSCALESSZr_Int",
-	"VRNDSCALESSZr_Intk",
-	"VRNDSCALESSZr_Intkz",
-	"VRNDSCALESSZrb_Int",
-	"VRNDSCALESSZrb_Intk",
-	"VRNDSCALESSZrb_Intkz",
-	"VROUNDPDYmi",
-	"VROUNDPDYri",
-	"VROUNDPDmi",
-	"VROUNDPDri",
-	"VROUNDPSYmi",
-	"VROUNDPSYri",
-	"VROUNDPSmi",
-	"VROUNDPSri",
-	"VROUNDSDmi",
-	"VROUNDSDmi_Int",
-	"VROUNDSDri",
-	"VROUNDSDri_Int",
-	"VROUNDSSmi",
-	"VROUNDSSmi_Int",
-	"VROUNDSSri",
-	"VROUNDSSri_Int",
-	"VRSQRT14PDZ128m",
-	"VRSQRT14PDZ128mb",
-	"VRSQRT14PDZ128mbk",
-	"VRSQRT14PDZ128mbkz",
-	"VRSQRT14PDZ128mk",
-	"VRSQRT14PDZ128mkz",
-	"VRSQRT14PDZ128r",
-	"VRSQRT14PDZ128rk",
-	"VRSQRT14PDZ128rkz",
-	"VRSQRT14PDZ256m",
-	"VRSQRT14PDZ256mb",
-	"VRSQRT14PDZ256mbk",
-	"VRSQRT14PDZ256mbkz",
-	"VRSQRT14PDZ256mk",
-	"VRSQRT14PDZ256mkz",
-	"VRSQRT14PDZ256r",
-	"VRSQRT14PDZ256rk",
-	"VRSQRT14PDZ256rkz",
-	"VRSQRT14PDZm",
-	"VRSQRT14PDZmb",
-	"VRSQRT14PDZmbk",
-	"VRSQRT14PDZmbkz",
-	"VRSQRT14PDZmk",
-	"VRSQRT14PDZmkz",
-	"VRSQRT14PDZr",
-	"VRSQRT14PDZrk",
-	"VRSQRT14PDZrkz",
-	"VRSQRT14PSZ128m",
-	"VRSQRT14PSZ128mb",
-	"VRSQRT14PSZ128mbk",
-	"VRSQRT14PSZ128mbkz",
-	"VRSQRT14PSZ128mk",
-	"VRSQRT14PSZ128mkz",
-	"VRSQRT14PSZ128r",
-	"VRSQRT14PSZ128rk",
-	"VRSQRT14PSZ128rkz",
-	"VRSQRT14PSZ256m",
-	"VRSQRT14PSZ256mb",
-	"VRSQRT14PSZ256mbk",
-	"VRSQRT14PSZ256mbkz",
-	"VRSQRT14PSZ256mk",
-	"VRSQRT14PSZ256mkz",
-	"VRSQRT14PSZ256r",
-	"VRSQRT14PSZ256rk",
-	"VRSQRT14PSZ256rkz",
-	"VRSQRT14PSZm",
-	"VRSQRT14PSZmb",
-	"VRSQRT14PSZmbk",
-	"VRSQRT14PSZmbkz",
-	"VRSQRT14PSZmk",
-	"VRSQRT14PSZmkz",
-	"VRSQRT14PSZr",
-	"VRSQRT14PSZrk",
-	"VRSQRT14PSZrkz",
-	"VRSQRT14SDZrm",
-	"VRSQRT14SDZrmk",
-	"VRSQRT14SDZrmkz",
-	"VRSQRT14SDZrr",
-	"VRSQRT14SDZrrk",
-	"VRSQRT14SDZrrkz",
-	"VRSQRT14SSZrm",
-	"VRSQRT14SSZrmk",
-	"VRSQRT14SSZrmkz",
-	"VRSQRT14SSZrr",
-	"VRSQRT14SSZrrk",
-	"VRSQRT14SSZrrkz",
-	"VRSQRT28PDZm",
-	"VRSQRT28PDZmb",
-	"VRSQRT28PDZmbk",
-	"VRSQRT28PDZmbkz",
-	"VRSQRT28PDZmk",
-	"VRSQRT28PDZmkz",
-	"VRSQRT28PDZr",
-	"VRSQRT28PDZrb",
-	"VRSQRT28PDZrbk",
-	"VRSQRT28PDZrbkz",
-	"VRSQRT28PDZrk",
-	"VRSQRT28PDZrkz",
-	"VRSQRT28PSZm",
-	"VRSQRT28PSZmb",
-	"VRSQRT28PSZmbk",
-	"VRSQRT28PSZmbkz",
-	"VRSQRT28PSZmk",
-	"VRSQRT28PSZmkz",
-	"VRSQRT28PSZr",
-	"VRSQRT28PSZrb",
-	"VRSQRT28PSZrbk",
-	"VRSQRT28PSZrbkz",
-	"VRSQRT28PSZrk",
-	"VRSQRT28PSZrkz",
-	"VRSQRT28SDZm",
-	"VRSQRT28SDZmk",
-	"VRSQRT28SDZmkz",
-	"VRSQRT28SDZr",
-	"VRSQRT28SDZrb",
-	"VRSQRT28SDZrbk",
-	"VRSQRT28SDZrbkz",
-	"VRSQRT28SDZrk",
-	"VRSQRT28SDZrkz",
-	"VRSQRT28SSZm",
-	"VRSQRT28SSZmk",
-	"VRSQRT28SSZmkz",
-	"VRSQRT28SSZr",
-	"VRSQRT28SSZrb",
-	"VRSQRT28SSZrbk",
-	"VRSQRT28SSZrbkz",
-	"VRSQRT28SSZrk",
-	"VRSQRT28SSZrkz",
-	"VRSQRTPHZ128m",
-	"VRSQRTPHZ128mb",
-	"VRSQRTPHZ128mbk",
-	"VRSQRTPHZ128mbkz",
-	"VRSQRTPHZ128mk",
-	"VRSQRTPHZ128mkz",
-	"VRSQRTPHZ128r",
-	"VRSQRTPHZ128rk",
-	"VRSQRTPHZ128rkz",
-	"VRSQRTPHZ256m",
-	"VRSQRTPHZ256mb",
-	"VRSQRTPHZ256mbk",
-	"VRSQRTPHZ256mbkz",
-	"VRSQRTPHZ256mk",
-	"VRSQRTPHZ256mkz",
-	"VRSQRTPHZ256r",
-	"VRSQRTPHZ256rk",
-	"VRSQRTPHZ256rkz",
-	"VRSQRTPHZm",
-	"VRSQRTPHZmb",
-	"VRSQRTPHZmbk",
-	"VRSQRTPHZmbkz",
-	"VRSQRTPHZmk",
-	"VRSQRTPHZmkz",
-	"VRSQRTPHZr",
-	"VRSQRTPHZrk",
-	"VRSQRTPHZrkz",
-	"VRSQRTPSYm",
-	"VRSQRTPSYr",
-	"VRSQRTPSm",
-	"VRSQRTPSr",
-	"VRSQRTSHZrm",
-	"VRSQRTSHZrmk",
-	"VRSQRTSHZrmkz",
-	"VRSQRTSHZrr",
-	"VRSQRTSHZrrk",
-	"VRSQRTSHZrrkz",
-	"VRSQRTSSm",
-	"VRSQRTSSm_Int",
-	"VRSQRTSSr",
-	"VRSQRTSSr_Int",
-	"VSCALEFPDZ128rm",
-	"VSCALEFPDZ128rmb",
-	"VSCALEFPDZ128rmbk",
-	"VSCALEFPDZ128rmbkz",
-	"VSCALEFPDZ128rmk",
-	"VSCALEFPDZ128rmkz",
-	"VSCALEFPDZ128rr",
-	"VSCALEFPDZ128rrk",
-	"VSCALEFPDZ128rrkz",
-	"VSCALEFPDZ256rm",
-	"VSCALEFPDZ256rmb",
-	"VSCALEFPDZ256rmbk",
-	"VSCALEFPDZ256rmbkz",
-	"VSCALEFPDZ256rmk",
-	"VSCALEFPDZ256rmkz",
-	"VSCALEFPDZ256rr",
-	"VSCALEFPDZ256rrk",
-	"VSCALEFPDZ256rrkz",
-	"VSCALEFPDZrm",
-	"VSCALEFPDZrmb",
-	"VSCALEFPDZrmbk",
-	"VSCALEFPDZrmbkz",
-	"VSCALEFPDZrmk",
-	"VSCALEFPDZrmkz",
-	"VSCALEFPDZrr",
-	"VSCALEFPDZrrb",
-	"VSCALEFPDZrrbk",
-	"VSCALEFPDZrrbkz",
-	"VSCALEFPDZrrk",
-	"VSCALEFPDZrrkz",
-	"VSCALEFPHZ128rm",
-	"VSCALEFPHZ128rmb",
-	"VSCALEFPHZ128rmbk",
-	"VSCALEFPHZ128rmbkz",
-	"VSCALEFPHZ128rmk",
-	"VSCALEFPHZ128rmkz",
-	"VSCALEFPHZ128rr",
-	"VSCALEFPHZ128rrk",
-	"VSCALEFPHZ128rrkz",
-	"VSCALEFPHZ256rm",
-	"VSCALEFPHZ256rmb",
-	"VSCALEFPHZ256rmbk",
-	"VSCALEFPHZ256rmbkz",
-	"VSCALEFPHZ256rmk",
-	"VSCALEFPHZ256rmkz",
-	"VSCALEFPHZ256rr",
-	"VSCALEFPHZ256rrk",
-	"VSCALEFPHZ256rrkz",
-	"VSCALEFPHZrm",
-	"VSCALEFPHZrmb",
-	"VSCALEFPHZrmbk",
-	"VSCALEFPHZrmbkz",
-	"VSCALEFPHZrmk",
-	"VSCALEFPHZrmkz",
-	"VSCALEFPHZrr",
-	"VSCALEFPHZrrb",
-	"VSCALEFPHZrrbk",
-	"VSCALEFPHZrrbkz",
-	"VSCALEFPHZrrk",
-	"VSCALEFPHZrrkz",
-	"VSCALEFPSZ128rm",
-	"VSCALEFPSZ128rmb",
-	"VSCALEFPSZ128rmbk",
-	"VSCALEFPSZ128rmbkz",
-	"VSCALEFPSZ128rmk",
-	"VSCALEFPSZ128rmkz",
-	"VSCALEFPSZ128rr",
-	"VSCALEFPSZ128rrk",
-	"VSCALEFPSZ128rrkz",
-	"VSCALEFPSZ256rm",
-	"VSCALEFPSZ256rmb",
-	"VSCALEFPSZ256rmbk",
-	"VSCALEFPSZ256rmbkz",
-	"VSCALEFPSZ256rmk",
-	"VSCALEFPSZ256rmkz",
-	"VSCALEFPSZ256rr",
-	"VSCALEFPSZ256rrk",
-	"VSCALEFPSZ256rrkz",
-	"VSCALEFPSZrm",
-	"VSCALEFPSZrmb",
-	"VSCALEFPSZrmbk",
-	"VSCALEFPSZrmbkz",
-	"VSCALEFPSZrmk",
-	"VSCALEFPSZrmkz",
-	"VSCALEFPSZrr",
-	"VSCALEFPSZrrb",
-	"VSCALEFPSZrrbk",
-	"VSCALEFPSZrrbkz",
-	"VSCALEFPSZrrk",
-	"VSCALEFPSZrrkz",
-	"VSCALEFSDZrm",
-	"VSCALEFSDZrmk",
-	"VSCALEFSDZrmkz",
-	"VSCALEFSDZrr",
-	"VSCALEFSDZrrb_Int",
-	"VSCALEFSDZrrb_Intk",
-	"VSCALEFSDZrrb_Intkz",
-	"VSCALEFSDZrrk",
-	"VSCALEFSDZrrkz",
-	"VSCALEFSHZrm",
-	"VSCALEFSHZrmk",
-	"VSCALEFSHZrmkz",
-	"VSCALEFSHZrr",
-	"VSCALEFSHZrrb_Int",
-	"VSCALEFSHZrrb_Intk",
-	"VSCALEFSHZrrb_Intkz",
-	"VSCALEFSHZrrk",
-	"VSCALEFSHZrrkz",
-	"VSCALEFSSZrm",
-	"VSCALEFSSZrmk",
-	"VSCALEFSSZrmkz",
-	"VSCALEFSSZrr",
-	"VSCALEFSSZrrb_Int",
-	"VSCALEFSSZrrb_Intk",
-	"VSCALEFSSZrrb_Intkz",
-	"VSCALEFSSZrrk",
-	"VSCALEFSSZrrkz",
-	"VSCATTERDPDZ128mr",
-	"VSCATTERDPDZ256mr",
-	"VSCATTERDPDZmr",
-	"VSCATTERDPSZ128mr",
-	"VSCATTERDPSZ256mr",
-	"VSCATTERDPSZmr",
-	"VSCATTERPF0DPDm",
-	"VSCATTERPF0DPSm",
-	"VSCATTERPF0QPDm",
-	"VSCATTERPF0QPSm",
-	"VSCATTERPF1DPDm",
-	"VSCATTERPF1DPSm",
-	"VSCATTERPF1QPDm",
-	"VSCATTERPF1QPSm",
-	"VSCATTERQPDZ128mr",
-	"VSCATTERQPDZ256mr",
-	"VSCATTERQPDZmr",
-	"VSCATTERQPSZ128mr",
-	"VSCATTERQPSZ256mr",
-	"VSCATTERQPSZmr",
-	"VSHA512MSG1rr",
-	"VSHA512MSG2rr",
-	"VSHA512RNDS2rr",
-	"VSHUFF32X4Z256rmbi",
-	"VSHUFF32X4Z256rmbik",
-	"VSHUFF32X4Z256rmbikz",
-	"VSHUFF32X4Z256rmi",
-	"VSHUFF32X4Z256rmik",
-	"VSHUFF32X4Z256rmikz",
-	"VSHUFF32X4Z256rri",
-	"VSHUFF32X4Z256rrik",
-	"VSHUFF32X4Z256rrikz",
-	"VSHUFF32X4Zrmbi",
-	"VSHUFF32X4Zrmbik",
-	"VSHUFF32X4Zrmbikz",
-	"VSHUFF32X4Zrmi",
-	"VSHUFF32X4Zrmik",
-	"VSHUFF32X4Zrmikz",
-	"VSHUFF32X4Zrri",
-	"VSHUFF32X4Zrrik",
-	"VSHUFF32X4Zrrikz",
-	"VSHUFF64X2Z256rmbi",
-	"VSHUFF64X2Z256rmbik",
-	"VSHUFF64X2Z256rmbikz",
-	"VSHUFF64X2Z256rmi",
-	"VSHUFF64X2Z256rmik",
-	"VSHUFF64X2Z256rmikz",
-	"VSHUFF64X2Z256rri",
-	"VSHUFF64X2Z256rrik",
-	"VSHUFF64X2Z256rrikz",
-	"VSHUFF64X2Zrmbi",
-	"VSHUFF64X2Zrmbik",
-	"VSHUFF64X2Zrmbikz",
-	"VSHUFF64X2Zrmi",
-	"VSHUFF64X2Zrmik",
-	"VSHUFF64X2Zrmikz",
-	"VSHUFF64X2Zrri",
-	"VSHUFF64X2Zrrik",
-	"VSHUFF64X2Zrrikz",
-	"VSHUFI32X4Z256rmbi",
-	"VSHUFI32X4Z256rmbik",
-	"VSHUFI32X4Z256rmbikz",
-	"VSHUFI32X4Z256rmi",
-	"VSHUFI32X4Z256rmik",
-	"VSHUFI32X4Z256rmikz",
-	"VSHUFI32X4Z256rri",
-	"VSHUFI32X4Z256rrik",
-	"VSHUFI32X4Z256rrikz",
-	"VSHUFI32X4Zrmbi",
-	"VSHUFI32X4Zrmbik",
-	"VSHUFI32X4Zrmbikz",
-	"VSHUFI32X4Zrmi",
-	"VSHUFI32X4Zrmik",
-	"VSHUFI32X4Zrmikz",
-	"VSHUFI32X4Zrri",
-	"VSHUFI32X4Zrrik",
-	"VSHUFI32X4Zrrikz",
-	"VSHUFI64X2Z256rmbi",
-	"VSHUFI64X2Z256rmbik",
-	"VSHUFI64X2Z256rmbikz",
-	"VSHUFI64X2Z256rmi",
-	"VSHUFI64X2Z256rmik",
-	"VSHUFI64X2Z256rmikz",
-	"VSHUFI64X2Z256rri",
-	"VSHUFI64X2Z256rrik",
-	"VSHUFI64X2Z256rrikz",
-	"VSHUFI64X2Zrmbi",
-	"VSHUFI64X2Zrmbik",
-	"VSHUFI64X2Zrmbikz",
-	"VSHUFI64X2Zrmi",
-	"VSHUFI64X2Zrmik",
-	"VSHUFI64X2Zrmikz",
-	"VSHUFI64X2Zrri",
-	"VSHUFI64X2Zrrik",
-	"VSHUFI64X2Zrrikz",
-	"VSHUFPDYrmi",
-	"VSHUFPDYrri",
-	"VSHUFPDZ128rmbi",
-	"VSHUFPDZ128rmbik",
-	"VSHUFPDZ128rmbikz",
-	"VSHUFPDZ128rmi",
-	"VSHUFPDZ128rmik",
-	"VSHUFPDZ128rmikz",
-	"VSHUFPDZ128rri",
-	"VSHUFPDZ128rrik",
-	"VSHUFPDZ128rrikz",
-	"VSHUFPDZ256rmbi",
-	"VSHUFPDZ256rmbik",
-	"VSHUFPDZ256rmbikz",
-	"VSHUFPDZ256rmi",
-	"VSHUFPDZ256rmik",
-	"VSHUFPDZ256rmikz",
-	"VSHUFPDZ256rri",
-	"VSHUFPDZ256rrik",
-	"VSHUFPDZ256rrikz",
-	"VSHUFPDZrmbi",
-	"VSHUFPDZrmbik",
-	"VSHUFPDZrmbikz",
-	"VSHUFPDZrmi",
-	"VSHUFPDZrmik",
-	"VSHUFPDZrmikz",
-	"VSHUFPDZrri",
-	"VSHUFPDZrrik",
-	"VSHUFPDZrrikz",
-	"VSHUFPDrmi",
-	"VSHUFPDrri",
-	"VSHUFPSYrmi",
-	"VSHUFPSYrri",
-	"VSHUFPSZ128rmbi",
-	"VSHUFPSZ128rmbik",
-	"VSHUFPSZ128rmbikz",
-	"VSHUFPSZ128rmi",
-	"VSHUFPSZ128rmik",
-	"VSHUFPSZ128rmikz",
-	"VSHUFPSZ128rri",
-	"VSHUFPSZ128rrik",
-	"VSHUFPSZ128rrikz",
-	"VSHUFPSZ256rmbi",
-	"VSHUFPSZ256rmbik",
-	"VSHUFPSZ256rmbikz",
-	"VSHUFPSZ256rmi",
-	"VSHUFPSZ256rmik",
-	"VSHUFPSZ256rmikz",
-	"VSHUFPSZ256rri",
-	"VSHUFPSZ256rrik",
-	"VSHUFPSZ256rrikz",
-	"VSHUFPSZrmbi",
-	"VSHUFPSZrmbik",
-	"VSHUFPSZrmbikz",
-	"VSHUFPSZrmi",
-	"VSHUFPSZrmik",
-	"VSHUFPSZrmikz",
-	"VSHUFPSZrri",
-	"VSHUFPSZrrik",
-	"VSHUFPSZrrikz",
-	"VSHUFPSrmi",
-	"VSHUFPSrri",
-	"VSM3MSG1rm",
-	"VSM3MSG1rr",
-	"VSM3MSG2rm",
-	"VSM3MSG2rr",
-	"VSM3RNDS2rm",
-	"VSM3RNDS2rr",
-	"VSM4KEY4Yrm",
-	"VSM4KEY4Yrr",
-	"VSM4KEY4rm",
-	"VSM4KEY4rr",
-	"VSM4RNDS4Yrm",
-	"VSM4RNDS4Yrr",
-	"VSM4RNDS4rm",
-	"VSM4RNDS4rr",
-	"VSQRTPDYm",
-	"VSQRTPDYr",
-	"VSQRTPDZ128m",
-	"VSQRTPDZ128mb",
-	"VSQRTPDZ128mbk",
-	"VSQRTPDZ128mbkz",
-	"VSQRTPDZ128mk",
-	"VSQRTPDZ128mkz",
-	"VSQRTPDZ128r",
-	"VSQRTPDZ128rk",
-	"VSQRTPDZ128rkz",
-	"VSQRTPDZ256m",
-	"VSQRTPDZ256mb",
-	"VSQRTPDZ256mbk",
-	"VSQRTPDZ256mbkz",
-	"VSQRTPDZ256mk",
-	"VSQRTPDZ256mkz",
-	"VSQRTPDZ256r",
-	"VSQRTPDZ256rk",
-	"VSQRTPDZ256rkz",
-	"VSQRTPDZm",
-	"VSQRTPDZmb",
-	"VSQRTPDZmbk",
-	"VSQRTPDZmbkz",
-	"VSQRTPDZmk",
-	"VSQRTPDZmkz",
-	"VSQRTPDZr",
-	"VSQRTPDZrb",
-	"VSQRTPDZrbk",
-	"VSQRTPDZrbkz",
-	"VSQRTPDZrk",
-	"VSQRTPDZrkz",
-	"VSQRTPDm",
-	"VSQRTPDr",
-	"VSQRTPHZ128m",
-	"VSQRTPHZ128mb",
-	"VSQRTPHZ128mbk",
-	"VSQRTPHZ128mbkz",
-	"VSQRTPHZ128mk",
-	"VSQRTPHZ128mkz",
-	"VSQRTPHZ128r",
-	"VSQRTPHZ128rk",
-	"VSQRTPHZ128rkz",
-	"VSQRTPHZ256m",
-	"VSQRTPHZ256mb",
-	"VSQRTPHZ256mbk",
-	"VSQRTPHZ256mbkz",
-	"VSQRTPHZ256mk",
-	"VSQRTPHZ256mkz",
-	"VSQRTPHZ256r",
-	"VSQRTPHZ256rk",
-	"VSQRTPHZ256rkz",
-	"VSQRTPHZm",
-	"VSQRTPHZmb",
-	"VSQRTPHZmbk",
-	"VSQRTPHZmbkz",
-	"VSQRTPHZmk",
-	"VSQRTPHZmkz",
-	"VSQRTPHZr",
-	"VSQRTPHZrb",
-	"VSQRTPHZrbk",
-	"VSQRTPHZrbkz",
-	"VSQRTPHZrk",
-	"VSQRTPHZrkz",
-	"VSQRTPSYm",
-	"VSQRTPSYr",
-	"VSQRTPSZ128m",
-	"VSQRTPSZ128mb",
-	"VSQRTPSZ128mbk",
-	"VSQRTPSZ128mbkz",
-	"VSQRTPSZ128mk",
-	"VSQRTPSZ128mkz",
-	"VSQRTPSZ128r",
-	"VSQRTPSZ128rk",
-	"VSQRTPSZ128rkz",
-	"VSQRTPSZ256m",
-	"VSQRTPSZ256mb",
-	"VSQRTPSZ256mbk",
-	"VSQRTPSZ256mbkz",
-	"VSQRTPSZ256mk",
-	"VSQRTPSZ256mkz",
-	"VSQRTPSZ256r",
-	"VSQRTPSZ256rk",
-	"VSQRTPSZ256rkz",
-	"VSQRTPSZm",
-	"VSQRTPSZmb",
-	"VSQRTPSZmbk",
-	"VSQRTPSZmbkz",
-	"VSQRTPSZmk",
-	"VSQRTPSZmkz",
-	"VSQRTPSZr",
-	"VSQRTPSZrb",
-	"VSQRTPSZrbk",
-	"VSQRTPSZrbkz",
-	"VSQRTPSZrk",
-	"VSQRTPSZrkz",
-	"VSQRTPSm",
-	"VSQRTPSr",
-	"VSQRTSDZm",
-	"VSQRTSDZm_Int",
-	"VSQRTSDZm_Intk",
-	"VSQRTSDZm_Intkz",
-	"VSQRTSDZr",
-	"VSQRTSDZr_Int",
-	"VSQRTSDZr_Intk",
-	"VSQRTSDZr_Intkz",
-	"VSQRTSDZrb_Int",
-	"VSQRTSDZrb_Intk",
-	"VSQRTSDZrb_Intkz",
-	"VSQRTSDm",
-	"VSQRTSDm_Int",
-	"VSQRTSDr",
-	"VSQRTSDr_Int",
-	"VSQRTSHZm",
-	"VSQRTSHZm_Int",
-	"VSQRTSHZm_Intk",
-	"VSQRTSHZm_Intkz",
-	"VSQRTSHZr",
-	"VSQRTSHZr_Int",
-	"VSQRTSHZr_Intk",
-	"VSQRTSHZr_Intkz",
-	"VSQRTSHZrb_Int",
-	"VSQRTSHZrb_Intk",
-	"VSQRTSHZrb_Intkz",
-	"VSQRTSSZm",
-	"VSQRTSSZm_Int",
-	"VSQRTSSZm_Intk",
-	"VSQRTSSZm_Intkz",
-	"VSQRTSSZr",
-	"VSQRTSSZr_Int",
-	"VSQRTSSZr_Intk",
-	"VSQRTSSZr_Intkz",
-	"VSQRTSSZrb_Int",
-	"VSQRTSSZrb_Intk",
-	"VSQRTSSZrb_Intkz",
-	"VSQRTSSm",
-	"VSQRTSSm_Int",
-	"VSQRTSSr",
-	"VSQRTSSr_Int",
-	"VSTMXCSR",
-	"VSUBPDYrm",
-	"VSUBPDYrr",
-	"VSUBPDZ128rm",
-	"VSUBPDZ128rmb",
-	"VSUBPDZ128rmbk",
-	"VSUBPDZ128rmbkz",
-	"VSUBPDZ128rmk",
-	"VSUBPDZ128rmkz",
-	"VSUBPDZ128rr",
-	"VSUBPDZ128rrk",
-	"VSUBPDZ128rrkz",
-	"VSUBPDZ256rm",
-	"VSUBPDZ256rmb",
-	"VSUBPDZ256rmbk",
-	"VSUBPDZ256rmbkz",
-	"VSUBPDZ256rmk",
-	"VSUBPDZ256rmkz",
-	"VSUBPDZ256rr",
-	"VSUBPDZ256rrk",
-	"VSUBPDZ256rrkz",
-	"VSUBPDZrm",
-	"VSUBPDZrmb",
-	"VSUBPDZrmbk",
-	"VSUBPDZrmbkz",
-	"VSUBPDZrmk",
-	"VSUBPDZrmkz",
-	"VSUBPDZrr",
-	"VSUBPDZrrb",
-	"VSUBPDZrrbk",
-	"VSUBPDZrrbkz",
-	"VSUBPDZrrk",
-	"VSUBPDZrrkz",
-	"VSUBPDrm",
-	"VSUBPDrr",
-	"VSUBPHZ128rm",
-	"VSUBPHZ128rmb",
-	"VSUBPHZ128rmbk",
-	"VSUBPHZ128rmbkz",
-	"VSUBPHZ128rmk",
-	"VSUBPHZ128rmkz",
-	"VSUBPHZ128rr",
-	"VSUBPHZ128rrk",
-	"VSUBPHZ128rrkz",
-	"VSUBPHZ256rm",
-	"VSUBPHZ256rmb",
-	"VSUBPHZ256rmbk",
-	"VSUBPHZ256rmbkz",
-	"VSUBPHZ256rmk",
-	"VSUBPHZ256rmkz",
-	"VSUBPHZ256rr",
-	"VSUBPHZ256rrk",
-	"VSUBPHZ256rrkz",
-	"VSUBPHZrm",
-	"VSUBPHZrmb",
-	"VSUBPHZrmbk",
-	"VSUBPHZrmbkz",
-	"VSUBPHZrmk",
-	"VSUBPHZrmkz",
-	"VSUBPHZrr",
-	"VSUBPHZrrb",
-	"VSUBPHZrrbk",
-	"VSUBPHZrrbkz",
-	"VSUBPHZrrk",
-	"VSUBPHZrrkz",
-	"VSUBPSYrm",
-	"VSUBPSYrr",
-	"VSUBPSZ128rm",
-	"VSUBPSZ128rmb",
-	"VSUBPSZ128rmbk",
-	"VSUBPSZ128rmbkz",
-	"VSUBPSZ128rmk",
-	"VSUBPSZ128rmkz",
-	"VSUBPSZ128rr",
-	"VSUBPSZ128rrk",
-	"VSUBPSZ128rrkz",
-	"VSUBPSZ256rm",
-	"VSUBPSZ256rmb",
-	"VSUBPSZ256rmbk",
-	"VSUBPSZ256rmbkz",
-	"VSUBPSZ256rmk",
-	"VSUBPSZ256rmkz",
-	"VSUBPSZ256rr",
-	"VSUBPSZ256rrk",
-	"VSUBPSZ256rrkz",
-	"VSUBPSZrm",
-	"VSUBPSZrmb",
-	"VSUBPSZrmbk",
-	"VSUBPSZrmbkz",
-	"VSUBPSZrmk",
-	"VSUBPSZrmkz",
-	"VSUBPSZrr",
-	"VSUBPSZrrb",
-	"VSUBPSZrrbk",
-	"VSUBPSZrrbkz",
-	"VSUBPSZrrk",
-	"VSUBPSZrrkz",
-	"VSUBPSrm",
-	"VSUBPSrr",
-	"VSUBSDZrm",
-	"VSUBSDZrm_Int",
-	"VSUBSDZrm_Intk",
-	"VSUBSDZrm_Intkz",
-	"VSUBSDZrr",
-	"VSUBSDZrr_Int",
-	"VSUBSDZrr_Intk",
-	"VSUBSDZrr_Intkz",
-	"VSUBSDZrrb_Int",
-	"VSUBSDZrrb_Intk",
-	"VSUBSDZrrb_Intkz",
-	"VSUBSDrm",
-	"VSUBSDrm_Int",
-	"VSUBSDrr",
-	"VSUBSDrr_Int",
-	"VSUBSHZrm",
-	"VSUBSHZrm_Int",
-	"VSUBSHZrm_Intk",
-	"VSUBSHZrm_Intkz",
-	"VSUBSHZrr",
-	"VSUBSHZrr_Int",
-	"VSUBSHZrr_Intk",
-	"VSUBSHZrr_Intkz",
-	"VSUBSHZrrb_Int",
-	"VSUBSHZrrb_Intk",
-	"VSUBSHZrrb_Intkz",
-	"VSUBSSZrm",
-	"VSUBSSZrm_Int",
-	"VSUBSSZrm_Intk",
-	"VSUBSSZrm_Intkz",
-	"VSUBSSZrr",
-	"VSUBSSZrr_Int",
-	"VSUBSSZrr_Intk",
-	"VSUBSSZrr_Intkz",
-	"VSUBSSZrrb_Int",
-	"VSUBSSZrrb_Intk",
-	"VSUBSSZrrb_Intkz",
-	"VSUBSSrm",
-	"VSUBSSrm_Int",
-	"VSUBSSrr",
-	"VSUBSSrr_Int",
-	"VTESTPDYrm",
-	"VTESTPDYrr",
-	"VTESTPDrm",
-	"VTESTPDrr",
-	"VTESTPSYrm",
-	"VTESTPSYrr",
-	"VTESTPSrm",
-	"VTESTPSrr",
-	"VUCOMISDZrm",
-	"VUCOMISDZrm_Int",
-	"VUCOMISDZrr",
-	"VUCOMISDZrr_Int",
-	"VUCOMISDZrrb",
-	"VUCOMISDrm",
-	"VUCOMISDrm_Int",
-	"VUCOMISDrr",
-	"VUCOMISDrr_Int",
-	"VUCOMISHZrm",
-	"VUCOMISHZrm_Int",
-	"VUCOMISHZrr",
-	"VUCOMISHZrr_Int",
-	"VUCOMISHZrrb",
-	"VUCOMISSZrm",
-	"VUCOMISSZrm_Int",
-	"VUCOMISSZrr",
-	"VUCOMISSZrr_Int",
-	"VUCOMISSZrrb",
-	"VUCOMISSrm",
-	"VUCOMISSrm_Int",
-	"VUCOMISSrr",
-	"VUCOMISSrr_Int",
-	"VUNPCKHPDYrm",
-	"VUNPCKHPDYrr",
-	"VUNPCKHPDZ128rm",
-	"VUNPCKHPDZ128rmb",
-	"VUNPCKHPDZ128rmbk",
-	"VUNPCKHPDZ128rmbkz",
-	"VUNPCKHPDZ128rmk",
-	"VUNPCKHPDZ128rmkz",
-	"VUNPCKHPDZ128rr",
-	"VUNPCKHPDZ128rrk",
-	"VUNPCKHPDZ128rrkz",
-	"VUNPCKHPDZ256rm",
-	"VUNPCKHPDZ256rmb",
-	"VUNPCKHPDZ256rmbk",
-	"VUNPCKHPDZ256rmbkz",
-	"VUNPCKHPDZ256rmk",
-	"VUNPCKHPDZ256rmkz",
-	"VUNPCKHPDZ256rr",
-	"VUNPCKHPDZ256rrk",
-	"VUNPCKHPDZ256rrkz",
-	"VUNPCKHPDZrm",
-	"VUNPCKHPDZrmb",
-	"VUNPCKHPDZrmbk",
-	"VUNPCKHPDZrmbkz",
-	"VUNPCKHPDZrmk",
-	"VUNPCKHPDZrmkz",
-	"VUNPCKHPDZrr",
-	"VUNPCKHPDZrrk",
-	"VUNPCKHPDZrrkz",
-	"VUNPCKHPDrm",
-	"VUNPCKHPDrr",
-	"VUNPCKHPSYrm",
-	"VUNPCKHPSYrr",
-	"VUNPCKHPSZ128rm",
-	"VUNPCKHPSZ128rmb",
-	"VUNPCKHPSZ128rmbk",
-	"VUNPCKHPSZ128rmbkz",
-	"VUNPCKHPSZ128rmk",
-	"VUNPCKHPSZ128rmkz",
-	"VUNPCKHPSZ128rr",
-	"VUNPCKHPSZ128rrk",
-	"VUNPCKHPSZ128rrkz",
-	"VUNPCKHPSZ256rm",
-	"VUNPCKHPSZ256rmb",
-	"VUNPCKHPSZ256rmbk",
-	"VUNPCKHPSZ256rmbkz",
-	"VUNPCKHPSZ256rmk",
-	"VUNPCKHPSZ256rmkz",
-	"VUNPCKHPSZ256rr",
-	"VUNPCKHPSZ256rrk",
-	"VUNPCKHPSZ256rrkz",
-	"VUNPCKHPSZrm",
-	"VUNPCKHPSZrmb",
-	"VUNPCKHPSZrmbk",
-	"VUNPCKHPSZrmbkz",
-	"VUNPCKHPSZrmk",
-	"VUNPCKHPSZrmkz",
-	"VUNPCKHPSZrr",
-	"VUNPCKHPSZrrk",
-	"VUNPCKHPSZrrkz",
-	"VUNPCKHPSrm",
-	"VUNPCKHPSrr",
-	"VUNPCKLPDYrm",
-	"VUNPCKLPDYrr",
-	"VUNPCKLPDZ128rm",
-	"VUNPCKLPDZ128rmb",
-	"VUNPCKLPDZ128rmbk",
-	"VUNPCKLPDZ128rmbkz",
-	"VUNPCKLPDZ128rmk",
-	"VUNPCKLPDZ128rmkz",
-	"VUNPCKLPDZ128rr",
-	"VUNPCKLPDZ128rrk",
-	"VUNPCKLPDZ128rrkz",
-	"VUNPCKLPDZ256rm",
-	"VUNPCKLPDZ256rmb",
-	"VUNPCKLPDZ256rmbk",
-	"VUNPCKLPDZ256rmbkz",
-	"VUNPCKLPDZ256rmk",
-	"VUNPCKLPDZ256rmkz",
-	"VUNPCKLPDZ256rr",
-	"VUNPCKLPDZ256rrk",
-	"VUNPCKLPDZ256rrkz",
-	"VUNPCKLPDZrm",
-	"VUNPCKLPDZrmb",
-	"VUNPCKLPDZrmbk",
-	"VUNPCKLPDZrmbkz",
-	"VUNPCKLPDZrmk",
-	"VUNPCKLPDZrmkz",
-	"VUNPCKLPDZrr",
-	"VUNPCKLPDZrrk",
-	"VUNPCKLPDZrrkz",
-	"VUNPCKLPDrm",
-	"VUNPCKLPDrr",
-	"VUNPCKLPSYrm",
-	"VUNPCKLPSYrr",
-	"VUNPCKLPSZ128rm",
-	"VUNPCKLPSZ128rmb",
-	"VUNPCKLPSZ128rmbk",
-	"VUNPCKLPSZ128rmbkz",
-	"VUNPCKLPSZ128rmk",
-	"VUNPCKLPSZ128rmkz",
-	"VUNPCKLPSZ128rr",
-	"VUNPCKLPSZ128rrk",
-	"VUNPCKLPSZ128rrkz",
-	"VUNPCKLPSZ256rm",
-	"VUNPCKLPSZ256rmb",
-	"VUNPCKLPSZ256rmbk",
-	"VUNPCKLPSZ256rmbkz",
-	"VUNPCKLPSZ256rmk",
-	"VUNPCKLPSZ256rmkz",
-	"VUNPCKLPSZ256rr",
-	"VUNPCKLPSZ256rrk",
-	"VUNPCKLPSZ256rrkz",
-	"VUNPCKLPSZrm",
-	"VUNPCKLPSZrmb",
-	"VUNPCKLPSZrmbk",
-	"VUNPCKLPSZrmbkz",
-	"VUNPCKLPSZrmk",
-	"VUNPCKLPSZrmkz",
-	"VUNPCKLPSZrr",
-	"VUNPCKLPSZrrk",
-	"VUNPCKLPSZrrkz",
-	"VUNPCKLPSrm",
-	"VUNPCKLPSrr",
-	"VXORPDYrm",
-	"VXORPDYrr",
-	"VXORPDZ128rm",
-	"VXORPDZ128rmb",
-	"VXORPDZ128rmbk",
-	"VXORPDZ128rmbkz",
-	"VXORPDZ128rmk",
-	"VXORPDZ128rmkz",
-	"VXORPDZ128rr",
-	"VXORPDZ128rrk",
-	"VXORPDZ128rrkz",
-	"VXORPDZ256rm",
-	"VXORPDZ256rmb",
-	"VXORPDZ256rmbk",
-	"VXORPDZ256rmbkz",
-	"VXORPDZ256rmk",
-	"VXORPDZ256rmkz",
-	"VXORPDZ256rr",
-	"VXORPDZ256rrk",
-	"VXORPDZ256rrkz",
-	"VXORPDZrm",
-	"VXORPDZrmb",
-	"VXORPDZrmbk",
-	"VXORPDZrmbkz",
-	"VXORPDZrmk",
-	"VXORPDZrmkz",
-	"VXORPDZrr",
-	"VXORPDZrrk",
-	"VXORPDZrrkz",
-	"VXORPDrm",
-	"VXORPDrr",
-	"VXORPSYrm",
-	"VXORPSYrr",
-	"VXORPSZ128rm",
-	"VXORPSZ128rmb",
-	"VXORPSZ128rmbk",
-	"VXORPSZ128rmbkz",
-	"VXORPSZ128rmk",
-	"VXORPSZ128rmkz",
-	"VXORPSZ128rr",
-	"VXORPSZ128rrk",
-	"VXORPSZ128rrkz",
-	"VXORPSZ256rm",
-	"VXORPSZ256rmb",
-	"VXORPSZ256rmbk",
-	"VXORPSZ256rmbkz",
-	"VXORPSZ256rmk",
-	"VXORPSZ256rmkz",
-	"VXORPSZ256rr",
-	"VXORPSZ256rrk",
-	"VXORPSZ256rrkz",
-	"VXORPSZrm",
-	"VXORPSZrmb",
-	"VXORPSZrmbk",
-	"VXORPSZrmbkz",
-	"VXORPSZrmk",
-	"VXORPSZrmkz",
-	"VXORPSZrr",
-	"VXORPSZrrk",
-	"VXORPSZrrkz",
-	"VXORPSrm",
-	"VXORPSrr",
-	"VZEROALL",
-	"VZEROUPPER",
-	"WAIT",
-	"WBINVD",
-	"WBNOINVD",
-	"WRFSBASE",
-	"WRFSBASE64",
-	"WRGSBASE",
-	"WRGSBASE64",
-	"WRMSR",
-	"WRMSRLIST",
-	"WRMSRNS",
-	"WRPKRUr",
-	"WRSSD",
-	"WRSSD_EVEX",
-	"WRSSQ",
-	"WRSSQ_EVEX",
-	"WRUSSD",
-	"WRUSSD_EVEX",
-	"WRUSSQ",
-	"WRUSSQ_EVEX",
-	"XABORT",
-	"XACQUIRE_PREFIX",
-	"XADD16rm",
-	"XADD16rr",
-	"XADD32rm",
-	"XADD32rr",
-	"XADD64rm",
-	"XADD64rr",
-	"XADD8rm",
-	"XADD8rr",
-	"XAM_F",
-	"XAM_Fp32",
-	"XAM_Fp64",
-	"XAM_Fp80",
-	"XBEGIN",
-	"XBEGIN_2",
-	"XBEGIN_4",
-	"XCHG16ar",
-	"XCHG16rm",
-	"XCHG16rr",
-	"XCHG32ar",
-	"XCHG32rm",
-	"XCHG32rr",
-	"XCHG64ar",
-	"XCHG64rm",
-	"XCHG64rr",
-	"XCHG8rm",
-	"XCHG8rr",
-	"XCH_F",
-	"XCRYPTCBC",
-	"XCRYPTCFB",
-	"XCRYPTCTR",
-	"XCRYPTECB",
-	"XCRYPTOFB",
-	"XEND",
-	"XGETBV",
-	"XLAT",
-	"XOR16i16",
-	"XOR16mi",
-	"XOR16mi8",
-	"XOR16mi8_EVEX",
-	"XOR16mi8_ND",
-	"XOR16mi8_NF",
-	"XOR16mi8_NF_ND",
-	"XOR16mi_EVEX",
-	"XOR16mi_ND",
-	"XOR16mi_NF",
-	"XOR16mi_NF_ND",
-	"XOR16mr",
-	"XOR16mr_EVEX",
-	"XOR16mr_ND",
-	"XOR16mr_NF",
-	"XOR16mr_NF_ND",
-	"XOR16ri",
-	"XOR16ri8",
-	"XOR16ri8_EVEX",
-	"XOR16ri8_ND",
-	"XOR16ri8_NF",
-	"XOR16ri8_NF_ND",
-	"XOR16ri_EVEX",
-	"XOR16ri_ND",
-	"XOR16ri_NF",
-	"XOR16ri_NF_ND",
-	"XOR16rm",
-	"XOR16rm_EVEX",
-	"XOR16rm_ND",
-	"XOR16rm_NF",
-	"XOR16rm_NF_ND",
-	"XOR16rr",
-	"XOR16rr_EVEX",
-	"XOR16rr_EVEX_REV",
-	"XOR16rr_ND",
-	"XOR16rr_ND_REV",
-	"XOR16rr_NF",
-	"XOR16rr_NF_ND",
-	"XOR16rr_NF_ND_REV",
-	"XOR16rr_NF_REV",
-	"XOR16rr_REV",
-	"XOR32i32",
-	"XOR32mi",
-	"XOR32mi8",
-	"XOR32mi8_EVEX",
-	"XOR32mi8_ND",
-	"XOR32mi8_NF",
-	"XOR32mi8_NF_ND",
-	"XOR32mi_EVEX",
-	"XOR32mi_ND",
-	"XOR32mi_NF",
-	"XOR32mi_NF_ND",
-	"XOR32mr",
-	"XOR32mr_EVEX",
-	"XOR32mr_ND",
-	"XOR32mr_NF",
-	"XOR32mr_NF_ND",
-	"XOR32ri",
-	"XOR32ri8",
-	"XOR32ri8_EVEX",
-	"XOR32ri8_ND",
-	"XOR32ri8_NF",
-	"XOR32ri8_NF_ND",
-	"XOR32ri_EVEX",
-	"XOR32ri_ND",
-	"XOR32ri_NF",
-	"XOR32ri_NF_ND",
-	"XOR32rm",
-	"XOR32rm_EVEX",
-	"XOR32rm_ND",
-	"XOR32rm_NF",
-	"XOR32rm_NF_ND",
-	"XOR32rr",
-	"XOR32rr_EVEX",
-	"XOR32rr_EVEX_REV",
-	"XOR32rr_ND",
-	"XOR32rr_ND_REV",
-	"XOR32rr_NF",
-	"XOR32rr_NF_ND",
-	"XOR32rr_NF_ND_REV",
-	"XOR32rr_NF_REV",
-	"XOR32rr_REV",
-	"XOR64i32",
-	"XOR64mi32",
-	"XOR64mi32_EVEX",
-	"XOR64mi32_ND",
-	"XOR64mi32_NF",
-	"XOR64mi32_NF_ND",
-	"XOR64mi8",
-	"XOR64mi8_EVEX",
-	"XOR64mi8_ND",
-	"XOR64mi8_NF",
-	"XOR64mi8_NF_ND",
-	"XOR64mr",
-	"XOR64mr_EVEX",
-	"XOR64mr_ND",
-	"XOR64mr_NF",
-	"XOR64mr_NF_ND",
-	"XOR64ri32",
-	"XOR64ri32_EVEX",
-	"XOR64ri32_ND",
-	"XOR64ri32_NF",
-	"XOR64ri32_NF_ND",
-	"XOR64ri8",
-	"XOR64ri8_EVEX",
-	"XOR64ri8_ND",
-	"XOR64ri8_NF",
-	"XOR64ri8_NF_ND",
-	"XOR64rm",
-	"XOR64rm_EVEX",
-	"XOR64rm_ND",
-	"XOR64rm_NF",
-	"XOR64rm_NF_ND",
-	"XOR64rr",
-	"XOR64rr_EVEX",
-	"XOR64rr_EVEX_REV",
-	"XOR64rr_ND",
-	"XOR64rr_ND_REV",
-	"XOR64rr_NF",
-	"XOR64rr_NF_ND",
-	"XOR64rr_NF_ND_REV",
-	"XOR64rr_NF_REV",
-	"XOR64rr_REV",
-	"XOR8i8",
-	"XOR8mi",
-	"XOR8mi8",
-	"XOR8mi_EVEX",
-	"XOR8mi_ND",
-	"XOR8mi_NF",
-	"XOR8mi_NF_ND",
-	"XOR8mr",
-	"XOR8mr_EVEX",
-	"XOR8mr_ND",
-	"XOR8mr_NF",
-	"XOR8mr_NF_ND",
-	"XOR8ri",
-	"XOR8ri8",
-	"XOR8ri_EVEX",
-	"XOR8ri_ND",
-	"XOR8ri_NF",
-	"XOR8ri_NF_ND",
-	"XOR8rm",
-	"XOR8rm_EVEX",
-	"XOR8rm_ND",
-	"XOR8rm_NF",
-	"XOR8rm_NF_ND",
-	"XOR8rr",
-	"XOR8rr_EVEX",
-	"XOR8rr_EVEX_REV",
-	"XOR8rr_ND",
-	"XOR8rr_ND_REV",
-	"XOR8rr_NF",
-	"XOR8rr_NF_ND",
-	"XOR8rr_NF_ND_REV",
-	"XOR8rr_NF_REV",
-	"XOR8rr_NOREX",
-	"XOR8rr_REV",
-	"XORPDrm",
-	"XORPDrr",
-	"XORPSrm",
-	"XORPSrr",
-	"XRELEASE_PREFIX",
-	"XRESLDTRK",
-	"XRSTOR",
-	"XRSTOR64",
-	"XRSTORS",
-	"XRSTORS64",
-	"XSAVE",
-	"XSAVE64",
-	"XSAVEC",
-	"XSAVEC64",
-	"XSAVEOPT",
-	"XSAVEOPT64",
-	"XSAVES",
-	"XSAVES64",
-	"XSETBV",
-	"XSHA1",
-	"XSHA256",
-	"XSTORE",
-	"XSUSLDTRK",
-	"XTEST",
+const char sched_opcode_pool[] =
+	"\0"
+	"AAA" "\0"
+	"AAD8i8" "\0"
+	"AADD32mr" "\0"
+	"AADD32mr_EVEX" "\0"
+	"AADD64mr" "\0"
+	"AADD64mr_EVEX" "\0"
+	"AAM8i8" "\0"
+	"AAND32mr" "\0"
+	"AAND32mr_EVEX" "\0"
+	"AAND64mr" "\0"
+	"AAND64mr_EVEX" "\0"
+	"AAS" "\0"
+	"ABS_F" "\0"
+	"ABS_Fp32" "\0"
+	"ABS_Fp64" "\0"
+	"ABS_Fp80" "\0"
+	"ADC16i16" "\0"
+	"ADC16mi" "\0"
+	"ADC16mi8" "\0"
+	"ADC16mi8_EVEX" "\0"
+	"ADC16mi8_ND" "\0"
+	"ADC16mi_EVEX" "\0"
+	"ADC16mi_ND" "\0"
+	"ADC16mr" "\0"
+	"ADC16mr_EVEX" "\0"
+	"ADC16mr_ND" "\0"
+	"ADC16ri" "\0"
+	"ADC16ri8" "\0"
+	"ADC16ri8_EVEX" "\0"
+	"ADC16ri8_ND" "\0"
+	"ADC16ri_EVEX" "\0"
+	"ADC16ri_ND" "\0"
+	"ADC16rm" "\0"
+	"ADC16rm_EVEX" "\0"
+	"ADC16rm_ND" "\0"
+	"ADC16rr" "\0"
+	"ADC16rr_EVEX" "\0"
+	"ADC16rr_EVEX_REV" "\0"
+	"ADC16rr_ND" "\0"
+	"ADC16rr_ND_REV" "\0"
+	"ADC16rr_REV" "\0"
+	"ADC32i32" "\0"
+	"ADC32mi" "\0"
+	"ADC32mi8" "\0"
+	"ADC32mi8_EVEX" "\0"
+	"ADC32mi8_ND" "\0"
+	"ADC32mi_EVEX" "\0"
+	"ADC32mi_ND" "\0"
+	"ADC32mr" "\0"
+	"ADC32mr_EVEX" "\0"
+	"ADC32mr_ND" "\0"
+	"ADC32ri" "\0"
+	"ADC32ri8" "\0"
+	"ADC32ri8_EVEX" "\0"
+	"ADC32ri8_ND" "\0"
+	"ADC32ri_EVEX" "\0"
+	"ADC32ri_ND" "\0"
+	"ADC32rm" "\0"
+	"ADC32rm_EVEX" "\0"
+	"ADC32rm_ND" "\0"
+	"ADC32rr" "\0"
+	"ADC32rr_EVEX" "\0"
+	"ADC32rr_EVEX_REV" "\0"
+	"ADC32rr_ND" "\0"
+	"ADC32rr_ND_REV" "\0"
+	"ADC32rr_REV" "\0"
+	"ADC64i32" "\0"
+	"ADC64mi32" "\0"
+	"ADC64mi32_EVEX" "\0"
+	"ADC64mi32_ND" "\0"
+	"ADC64mi8" "\0"
+	"ADC64mi8_EVEX" "\0"
+	"ADC64mi8_ND" "\0"
+	"ADC64mr" "\0"
+	"ADC64mr_EVEX" "\0"
+	"ADC64mr_ND" "\0"
+	"ADC64ri32" "\0"
+	"ADC64ri32_EVEX" "\0"
+	"ADC64ri32_ND" "\0"
+	"ADC64ri8" "\0"
+	"ADC64ri8_EVEX" "\0"
+	"ADC64ri8_ND" "\0"
+	"ADC64rm" "\0"
+	"ADC64rm_EVEX" "\0"
+	"ADC64rm_ND" "\0"
+	"ADC64rr" "\0"
+	"ADC64rr_EVEX" "\0"
+	"ADC64rr_EVEX_REV" "\0"
+	"ADC64rr_ND" "\0"
+	"ADC64rr_ND_REV" "\0"
+	"ADC64rr_REV" "\0"
+	"ADC8i8" "\0"
+	"ADC8mi" "\0"
+	"ADC8mi8" "\0"
+	"ADC8mi_EVEX" "\0"
+	"ADC8mi_ND" "\0"
+	"ADC8mr" "\0"
+	"ADC8mr_EVEX" "\0"
+	"ADC8mr_ND" "\0"
+	"ADC8ri" "\0"
+	"ADC8ri8" "\0"
+	"ADC8ri_EVEX" "\0"
+	"ADC8ri_ND" "\0"
+	"ADC8rm" "\0"
+	"ADC8rm_EVEX" "\0"
+	"ADC8rm_ND" "\0"
+	"ADC8rr" "\0"
+	"ADC8rr_EVEX" "\0"
+	"ADC8rr_EVEX_REV" "\0"
+	"ADC8rr_ND" "\0"
+	"ADC8rr_ND_REV" "\0"
+	"ADC8rr_REV" "\0"
+	"ADCX32rm" "\0"
+	"ADCX32rm_EVEX" "\0"
+	"ADCX32rm_ND" "\0"
+	"ADCX32rr" "\0"
+	"ADCX32rr_EVEX" "\0"
+	"ADCX32rr_ND" "\0"
+	"ADCX64rm" "\0"
+	"ADCX64rm_EVEX" "\0"
+	"ADCX64rm_ND" "\0"
+	"ADCX64rr" "\0"
+	"ADCX64rr_EVEX" "\0"
+	"ADCX64rr_ND" "\0"
+	"ADD16i16" "\0"
+	"ADD16mi" "\0"
+	"ADD16mi8" "\0"
+	"ADD16mi8_EVEX" "\0"
+	"ADD16mi8_ND" "\0"
+	"ADD16mi8_NF" "\0"
+	"ADD16mi8_NF_ND" "\0"
+	"ADD16mi_EVEX" "\0"
+	"ADD16mi_ND" "\0"
+	"ADD16mi_NF" "\0"
+	"ADD16mi_NF_ND" "\0"
+	"ADD16mr" "\0"
+	"ADD16mr_EVEX" "\0"
+	"ADD16mr_ND" "\0"
+	"ADD16mr_NF" "\0"
+	"ADD16mr_NF_ND" "\0"
+	"ADD16ri" "\0"
+	"ADD16ri8" "\0"
+	"ADD16ri8_EVEX" "\0"
+	"ADD16ri8_ND" "\0"
+	"ADD16ri8_NF" "\0"
+	"ADD16ri8_NF_ND" "\0"
+	"ADD16ri_EVEX" "\0"
+	"ADD16ri_ND" "\0"
+	"ADD16ri_NF" "\0"
+	"ADD16ri_NF_ND" "\0"
+	"ADD16rm" "\0"
+	"ADD16rm_EVEX" "\0"
+	"ADD16rm_ND" "\0"
+	"ADD16rm_NF" "\0"
+	"ADD16rm_NF_ND" "\0"
+	"ADD16rr" "\0"
+	"ADD16rr_EVEX" "\0"
+	"ADD16rr_EVEX_REV" "\0"
+	"ADD16rr_ND" "\0"
+	"ADD16rr_ND_REV" "\0"
+	"ADD16rr_NF" "\0"
+	"ADD16rr_NF_ND" "\0"
+	"ADD16rr_NF_ND_REV" "\0"
+	"ADD16rr_NF_REV" "\0"
+	"ADD16rr_REV" "\0"
+	"ADD32i32" "\0"
+	"ADD32mi" "\0"
+	"ADD32mi8" "\0"
+	"ADD32mi8_EVEX" "\0"
+	"ADD32mi8_ND" "\0"
+	"ADD32mi8_NF" "\0"
+	"ADD32mi8_NF_ND" "\0"
+	"ADD32mi_EVEX" "\0"
+	"ADD32mi_ND" "\0"
+	"ADD32mi_NF" "\0"
+	"ADD32mi_NF_ND" "\0"
+	"ADD32mr" "\0"
+	"ADD32mr_EVEX" "\0"
+	"ADD32mr_ND" "\0"
+	"ADD32mr_NF" "\0"
+	"ADD32mr_NF_ND" "\0"
+	"ADD32ri" "\0"
+	"ADD32ri8" "\0"
+	"ADD32ri8_EVEX" "\0"
+	"ADD32ri8_ND" "\0"
+	"ADD32ri8_NF" "\0"
+	"ADD32ri8_NF_ND" "\0"
+	"ADD32ri_EVEX" "\0"
+	"ADD32ri_ND" "\0"
+	"ADD32ri_NF" "\0"
+	"ADD32ri_NF_ND" "\0"
+	"ADD32rm" "\0"
+	"ADD32rm_EVEX" "\0"
+	"ADD32rm_ND" "\0"
+	"ADD32rm_NF" "\0"
+	"ADD32rm_NF_ND" "\0"
+	"ADD32rr" "\0"
+	"ADD32rr_EVEX" "\0"
+	"ADD32rr_EVEX_REV" "\0"
+	"ADD32rr_ND" "\0"
+	"ADD32rr_ND_REV" "\0"
+	"ADD32rr_NF" "\0"
+	"ADD32rr_NF_ND" "\0"
+	"ADD32rr_NF_ND_REV" "\0"
+	"ADD32rr_NF_REV" "\0"
+	"ADD32rr_REV" "\0"
+	"ADD64i32" "\0"
+	"ADD64mi32" "\0"
+	"ADD64mi32_EVEX" "\0"
+	"ADD64mi32_ND" "\0"
+	"ADD64mi32_NF" "\0"
+	"ADD64mi32_NF_ND" "\0"
+	"ADD64mi8" "\0"
+	"ADD64mi8_EVEX" "\0"
+	"ADD64mi8_ND" "\0"
+	"ADD64mi8_NF" "\0"
+	"ADD64mi8_NF_ND" "\0"
+	"ADD64mr" "\0"
+	"ADD64mr_EVEX" "\0"
+	"ADD64mr_ND" "\0"
+	"ADD64mr_NF" "\0"
+	"ADD64mr_NF_ND" "\0"
+	"ADD64ri32" "\0"
+	"ADD64ri32_EVEX" "\0"
+	"ADD64ri32_ND" "\0"
+	"ADD64ri32_NF" "\0"
+	"ADD64ri32_NF_ND" "\0"
+	"ADD64ri8" "\0"
+	"ADD64ri8_EVEX" "\0"
+	"ADD64ri8_ND" "\0"
+	"ADD64ri8_NF" "\0"
+	"ADD64ri8_NF_ND" "\0"
+	"ADD64rm" "\0"
+	"ADD64rm_EVEX" "\0"
+	"ADD64rm_ND" "\0"
+	"ADD64rm_NF" "\0"
+	"ADD64rm_NF_ND" "\0"
+	"ADD64rr" "\0"
+	"ADD64rr_EVEX" "\0"
+	"ADD64rr_EVEX_REV" "\0"
+	"ADD64rr_ND" "\0"
+	"ADD64rr_ND_REV" "\0"
+	"ADD64rr_NF" "\0"
+	"ADD64rr_NF_ND" "\0"
+	"ADD64rr_NF_ND_REV" "\0"
+	"ADD64rr_NF_REV" "\0"
+	"ADD64rr_REV" "\0"
+	"ADD8i8" "\0"
+	"ADD8mi" "\0"
+	"ADD8mi8" "\0"
+	"ADD8mi_EVEX" "\0"
+	"ADD8mi_ND" "\0"
+	"ADD8mi_NF" "\0"
+	"ADD8mi_NF_ND" "\0"
+	"ADD8mr" "\0"
+	"ADD8mr_EVEX" "\0"
+	"ADD8mr_ND" "\0"
+	"ADD8mr_NF" "\0"
+	"ADD8mr_NF_ND" "\0"
+	"ADD8ri" "\0"
+	"ADD8ri8" "\0"
+	"ADD8ri_EVEX" "\0"
+	"ADD8ri_ND" "\0"
+	"ADD8ri_NF" "\0"
+	"ADD8ri_NF_ND" "\0"
+	"ADD8rm" "\0"
+	"ADD8rm_EVEX" "\0"
+	"ADD8rm_ND" "\0"
+	"ADD8rm_NF" "\0"
+	"ADD8rm_NF_ND" "\0"
+	"ADD8rr" "\0"
+	"ADD8rr_EVEX" "\0"
+	"ADD8rr_EVEX_REV" "\0"
+	"ADD8rr_ND" "\0"
+	"ADD8rr_ND_REV" "\0"
+	"ADD8rr_NF" "\0"
+	"ADD8rr_NF_ND" "\0"
+	"ADD8rr_NF_ND_REV" "\0"
+	"ADD8rr_NF_REV" "\0"
+	"ADD8rr_REV" "\0"
+	"ADDPDrm" "\0"
+	"ADDPDrr" "\0"
+	"ADDPSrm" "\0"
+	"ADDPSrr" "\0"
+	"ADDR16_PREFIX" "\0"
+	"ADDR32_PREFIX" "\0"
+	"ADDSDrm" "\0"
+	"ADDSDrm_Int" "\0"
+	"ADDSDrr" "\0"
+	"ADDSDrr_Int" "\0"
+	"ADDSSrm" "\0"
+	"ADDSSrm_Int" "\0"
+	"ADDSSrr" "\0"
+	"ADDSSrr_Int" "\0"
+	"ADDSUBPDrm" "\0"
+	"ADDSUBPDrr" "\0"
+	"ADDSUBPSrm" "\0"
+	"ADDSUBPSrr" "\0"
+	"ADD_F32m" "\0"
+	"ADD_F64m" "\0"
+	"ADD_FI16m" "\0"
+	"ADD_FI32m" "\0"
+	"ADD_FPrST0" "\0"
+	"ADD_FST0r" "\0"
+	"ADD_Fp32m" "\0"
+	"ADD_Fp64m" "\0"
+	"ADD_Fp64m32" "\0"
+	"ADD_Fp80m32" "\0"
+	"ADD_Fp80m64" "\0"
+	"ADD_FpI16m32" "\0"
+	"ADD_FpI16m64" "\0"
+	"ADD_FpI16m80" "\0"
+	"ADD_FpI32m32" "\0"
+	"ADD_FpI32m64" "\0"
+	"ADD_FpI32m80" "\0"
+	"ADD_FrST0" "\0"
+	"ADJCALLSTACKDOWN32" "\0"
+	"ADJCALLSTACKDOWN64" "\0"
+	"ADJCALLSTACKUP32" "\0"
+	"ADJCALLSTACKUP64" "\0"
+	"ADOX32rm" "\0"
+	"ADOX32rm_EVEX" "\0"
+	"ADOX32rm_ND" "\0"
+	"ADOX32rr" "\0"
+	"ADOX32rr_EVEX" "\0"
+	"ADOX32rr_ND" "\0"
+	"ADOX64rm" "\0"
+	"ADOX64rm_EVEX" "\0"
+	"ADOX64rm_ND" "\0"
+	"ADOX64rr" "\0"
+	"ADOX64rr_EVEX" "\0"
+	"ADOX64rr_ND" "\0"
+	"AESDEC128KL" "\0"
+	"AESDEC256KL" "\0"
+	"AESDECLASTrm" "\0"
+	"AESDECLASTrr" "\0"
+	"AESDECWIDE128KL" "\0"
+	"AESDECWIDE256KL" "\0"
+	"AESDECrm" "\0"
+	"AESDECrr" "\0"
+	"AESENC128KL" "\0"
+	"AESENC256KL" "\0"
+	"AESENCLASTrm" "\0"
+	"AESENCLASTrr" "\0"
+	"AESENCWIDE128KL" "\0"
+	"AESENCWIDE256KL" "\0"
+	"AESENCrm" "\0"
+	"AESENCrr" "\0"
+	"AESIMCrm" "\0"
+	"AESIMCrr" "\0"
+	"AESKEYGENASSIST128rm" "\0"
+	"AESKEYGENASSIST128rr" "\0"
+	"AND16i16" "\0"
+	"AND16mi" "\0"
+	"AND16mi8" "\0"
+	"AND16mi8_EVEX" "\0"
+	"AND16mi8_ND" "\0"
+	"AND16mi8_NF" "\0"
+	"AND16mi8_NF_ND" "\0"
+	"AND16mi_EVEX" "\0"
+	"AND16mi_ND" "\0"
+	"AND16mi_NF" "\0"
+	"AND16mi_NF_ND" "\0"
+	"AND16mr" "\0"
+	"AND16mr_EVEX" "\0"
+	"AND16mr_ND" "\0"
+	"AND16mr_NF" "\0"
+	"AND16mr_NF_ND" "\0"
+	"AND16ri" "\0"
+	"AND16ri8" "\0"
+	"AND16ri8_EVEX" "\0"
+	"AND16ri8_ND" "\0"
+	"AND16ri8_NF" "\0"
+	"AND16ri8_NF_ND" "\0"
+	"AND16ri_EVEX" "\0"
+	"AND16ri_ND" "\0"
+	"AND16ri_NF" "\0"
+	"AND16ri_NF_ND" "\0"
+	"AND16rm" "\0"
+	"AND16rm_EVEX" "\0"
+	"AND16rm_ND" "\0"
+	"AND16rm_NF" "\0"
+	"AND16rm_NF_ND" "\0"
+	"AND16rr" "\0"
+	"AND16rr_EVEX" "\0"
+	"AND16rr_EVEX_REV" "\0"
+	"AND16rr_ND" "\0"
+	"AND16rr_ND_REV" "\0"
+	"AND16rr_NF" "\0"
+	"AND16rr_NF_ND" "\0"
+	"AND16rr_NF_ND_REV" "\0"
+	"AND16rr_NF_REV" "\0"
+	"AND16rr_REV" "\0"
+	"AND32i32" "\0"
+	"AND32mi" "\0"
+	"AND32mi8" "\0"
+	"AND32mi8_EVEX" "\0"
+	"AND32mi8_ND" "\0"
+	"AND32mi8_NF" "\0"
+	"AND32mi8_NF_ND" "\0"
+	"AND32mi_EVEX" "\0"
+	"AND32mi_ND" "\0"
+	"AND32mi_NF" "\0"
+	"AND32mi_NF_ND" "\0"
+	"AND32mr" "\0"
+	"AND32mr_EVEX" "\0"
+	"AND32mr_ND" "\0"
+	"AND32mr_NF" "\0"
+	"AND32mr_NF_ND" "\0"
+	"AND32ri" "\0"
+	"AND32ri8" "\0"
+	"AND32ri8_EVEX" "\0"
+	"AND32ri8_ND" "\0"
+	"AND32ri8_NF" "\0"
+	"AND32ri8_NF_ND" "\0"
+	"AND32ri_EVEX" "\0"
+	"AND32ri_ND" "\0"
+	"AND32ri_NF" "\0"
+	"AND32ri_NF_ND" "\0"
+	"AND32rm" "\0"
+	"AND32rm_EVEX" "\0"
+	"AND32rm_ND" "\0"
+	"AND32rm_NF" "\0"
+	"AND32rm_NF_ND" "\0"
+	"AND32rr" "\0"
+	"AND32rr_EVEX" "\0"
+	"AND32rr_EVEX_REV" "\0"
+	"AND32rr_ND" "\0"
+	"AND32rr_ND_REV" "\0"
+	"AND32rr_NF" "\0"
+	"AND32rr_NF_ND" "\0"
+	"AND32rr_NF_ND_REV" "\0"
+	"AND32rr_NF_REV" "\0"
+	"AND32rr_REV" "\0"
+	"AND64i32" "\0"
+	"AND64mi32" "\0"
+	"AND64mi32_EVEX" "\0"
+	"AND64mi32_ND" "\0"
+	"AND64mi32_NF" "\0"
+	"AND64mi32_NF_ND" "\0"
+	"AND64mi8" "\0"
+	"AND64mi8_EVEX" "\0"
+	"AND64mi8_ND" "\0"
+	"AND64mi8_NF" "\0"
+	"AND64mi8_NF_ND" "\0"
+	"AND64mr" "\0"
+	"AND64mr_EVEX" "\0"
+	"AND64mr_ND" "\0"
+	"AND64mr_NF" "\0"
+	"AND64mr_NF_ND" "\0"
+	"AND64ri32" "\0"
+	"AND64ri32_EVEX" "\0"
+	"AND64ri32_ND" "\0"
+	"AND64ri32_NF" "\0"
+	"AND64ri32_NF_ND" "\0"
+	"AND64ri8" "\0"
+	"AND64ri8_EVEX" "\0"
+	"AND64ri8_ND" "\0"
+	"AND64ri8_NF" "\0"
+	"AND64ri8_NF_ND" "\0"
+	"AND64rm" "\0"
+	"AND64rm_EVEX" "\0"
+	"AND64rm_ND" "\0"
+	"AND64rm_NF" "\0"
+	"AND64rm_NF_ND" "\0"
+	"AND64rr" "\0"
+	"AND64rr_EVEX" "\0"
+	"AND64rr_EVEX_REV" "\0"
+	"AND64rr_ND" "\0"
+	"AND64rr_ND_REV" "\0"
+	"AND64rr_NF" "\0"
+	"AND64rr_NF_ND" "\0"
+	"AND64rr_NF_ND_REV" "\0"
+	"AND64rr_NF_REV" "\0"
+	"AND64rr_REV" "\0"
+	"AND8i8" "\0"
+	"AND8mi" "\0"
+	"AND8mi8" "\0"
+	"AND8mi_EVEX" "\0"
+	"AND8mi_ND" "\0"
+	"AND8mi_NF" "\0"
+	"AND8mi_NF_ND" "\0"
+	"AND8mr" "\0"
+	"AND8mr_EVEX" "\0"
+	"AND8mr_ND" "\0"
+	"AND8mr_NF" "\0"
+	"AND8mr_NF_ND" "\0"
+	"AND8ri" "\0"
+	"AND8ri8" "\0"
+	"AND8ri_EVEX" "\0"
+	"AND8ri_ND" "\0"
+	"AND8ri_NF" "\0"
+	"AND8ri_NF_ND" "\0"
+	"AND8rm" "\0"
+	"AND8rm_EVEX" "\0"
+	"AND8rm_ND" "\0"
+	"AND8rm_NF" "\0"
+	"AND8rm_NF_ND" "\0"
+	"AND8rr" "\0"
+	"AND8rr_EVEX" "\0"
+	"AND8rr_EVEX_REV" "\0"
+	"AND8rr_ND" "\0"
+	"AND8rr_ND_REV" "\0"
+	"AND8rr_NF" "\0"
+	"AND8rr_NF_ND" "\0"
+	"AND8rr_NF_ND_REV" "\0"
+	"AND8rr_NF_REV" "\0"
+	"AND8rr_REV" "\0"
+	"ANDN32rm" "\0"
+	"ANDN32rm_EVEX" "\0"
+	"ANDN32rm_NF" "\0"
+	"ANDN32rr" "\0"
+	"ANDN32rr_EVEX" "\0"
+	"ANDN32rr_NF" "\0"
+	"ANDN64rm" "\0"
+	"ANDN64rm_EVEX" "\0"
+	"ANDN64rm_NF" "\0"
+	"ANDN64rr" "\0"
+	"ANDN64rr_EVEX" "\0"
+	"ANDN64rr_NF" "\0"
+	"ANDNPDrm" "\0"
+	"ANDNPDrr" "\0"
+	"ANDNPSrm" "\0"
+	"ANDNPSrr" "\0"
+	"ANDPDrm" "\0"
+	"ANDPDrr" "\0"
+	"ANDPSrm" "\0"
+	"ANDPSrr" "\0"
+	"AOR32mr" "\0"
+	"AOR32mr_EVEX" "\0"
+	"AOR64mr" "\0"
+	"AOR64mr_EVEX" "\0"
+	"ARPL16mr" "\0"
+	"ARPL16rr" "\0"
+	"AXOR32mr" "\0"
+	"AXOR32mr_EVEX" "\0"
+	"AXOR64mr" "\0"
+	"AXOR64mr_EVEX" "\0"
+	"BEXTR32rm" "\0"
+	"BEXTR32rm_EVEX" "\0"
+	"BEXTR32rm_NF" "\0"
+	"BEXTR32rr" "\0"
+	"BEXTR32rr_EVEX" "\0"
+	"BEXTR32rr_NF" "\0"
+	"BEXTR64rm" "\0"
+	"BEXTR64rm_EVEX" "\0"
+	"BEXTR64rm_NF" "\0"
+	"BEXTR64rr" "\0"
+	"BEXTR64rr_EVEX" "\0"
+	"BEXTR64rr_NF" "\0"
+	"BEXTRI32mi" "\0"
+	"BEXTRI32ri" "\0"
+	"BEXTRI64mi" "\0"
+	"BEXTRI64ri" "\0"
+	"BLCFILL32rm" "\0"
+	"BLCFILL32rr" "\0"
+	"BLCFILL64rm" "\0"
+	"BLCFILL64rr" "\0"
+	"BLCI32rm" "\0"
+	"BLCI32rr" "\0"
+	"BLCI64rm" "\0"
+	"BLCI64rr" "\0"
+	"BLCIC32rm" "\0"
+	"BLCIC32rr" "\0"
+	"BLCIC64rm" "\0"
+	"BLCIC64rr" "\0"
+	"BLCMSK32rm" "\0"
+	"BLCMSK32rr" "\0"
+	"BLCMSK64rm" "\0"
+	"BLCMSK64rr" "\0"
+	"BLCS32rm" "\0"
+	"BLCS32rr" "\0"
+	"BLCS64rm" "\0"
+	"BLCS64rr" "\0"
+	"BLENDPDrmi" "\0"
+	"BLENDPDrri" "\0"
+	"BLENDPSrmi" "\0"
+	"BLENDPSrri" "\0"
+	"BLENDVPDrm0" "\0"
+	"BLENDVPDrr0" "\0"
+	"BLENDVPSrm0" "\0"
+	"BLENDVPSrr0" "\0"
+	"BLSFILL32rm" "\0"
+	"BLSFILL32rr" "\0"
+	"BLSFILL64rm" "\0"
+	"BLSFILL64rr" "\0"
+	"BLSI32rm" "\0"
+	"BLSI32rm_EVEX" "\0"
+	"BLSI32rm_NF" "\0"
+	"BLSI32rr" "\0"
+	"BLSI32rr_EVEX" "\0"
+	"BLSI32rr_NF" "\0"
+	"BLSI64rm" "\0"
+	"BLSI64rm_EVEX" "\0"
+	"BLSI64rm_NF" "\0"
+	"BLSI64rr" "\0"
+	"BLSI64rr_EVEX" "\0"
+	"BLSI64rr_NF" "\0"
+	"BLSIC32rm" "\0"
+	"BLSIC32rr" "\0"
+	"BLSIC64rm" "\0"
+	"BLSIC64rr" "\0"
+	"BLSMSK32rm" "\0"
+	"BLSMSK32rm_EVEX" "\0"
+	"BLSMSK32rm_NF" "\0"
+	"BLSMSK32rr" "\0"
+	"BLSMSK32rr_EVEX" "\0"
+	"BLSMSK32rr_NF" "\0"
+	"BLSMSK64rm" "\0"
+	"BLSMSK64rm_EVEX" "\0"
+	"BLSMSK64rm_NF" "\0"
+	"BLSMSK64rr" "\0"
+	"BLSMSK64rr_EVEX" "\0"
+	"BLSMSK64rr_NF" "\0"
+	"BLSR32rm" "\0"
+	"BLSR32rm_EVEX" "\0"
+	"BLSR32rm_NF" "\0"
+	"BLSR32rr" "\0"
+	"BLSR32rr_EVEX" "\0"
+	"BLSR32rr_NF" "\0"
+	"BLSR64rm" "\0"
+	"BLSR64rm_EVEX" "\0"
+	"BLSR64rm_NF" "\0"
+	"BLSR64rr" "\0"
+	"BLSR64rr_EVEX" "\0"
+	"BLSR64rr_NF" "\0"
+	"BOUNDS16rm" "\0"
+	"BOUNDS32rm" "\0"
+	"BSF16rm" "\0"
+	"BSF16rr" "\0"
+	"BSF32rm" "\0"
+	"BSF32rr" "\0"
+	"BSF64rm" "\0"
+	"BSF64rr" "\0"
+	"BSR16rm" "\0"
+	"BSR16rr" "\0"
+	"BSR32rm" "\0"
+	"BSR32rr" "\0"
+	"BSR64rm" "\0"
+	"BSR64rr" "\0"
+	"BSWAP16r_BAD" "\0"
+	"BSWAP32r" "\0"
+	"BSWAP64r" "\0"
+	"BT16mi8" "\0"
+	"BT16mr" "\0"
+	"BT16ri8" "\0"
+	"BT16rr" "\0"
+	"BT32mi8" "\0"
+	"BT32mr" "\0"
+	"BT32ri8" "\0"
+	"BT32rr" "\0"
+	"BT64mi8" "\0"
+	"BT64mr" "\0"
+	"BT64ri8" "\0"
+	"BT64rr" "\0"
+	"BTC16mi8" "\0"
+	"BTC16mr" "\0"
+	"BTC16ri8" "\0"
+	"BTC16rr" "\0"
+	"BTC32mi8" "\0"
+	"BTC32mr" "\0"
+	"BTC32ri8" "\0"
+	"BTC32rr" "\0"
+	"BTC64mi8" "\0"
+	"BTC64mr" "\0"
+	"BTC64ri8" "\0"
+	"BTC64rr" "\0"
+	"BTR16mi8" "\0"
+	"BTR16mr" "\0"
+	"BTR16ri8" "\0"
+	"BTR16rr" "\0"
+	"BTR32mi8" "\0"
+	"BTR32mr" "\0"
+	"BTR32ri8" "\0"
+	"BTR32rr" "\0"
+	"BTR64mi8" "\0"
+	"BTR64mr" "\0"
+	"BTR64ri8" "\0"
+	"BTR64rr" "\0"
+	"BTS16mi8" "\0"
+	"BTS16mr" "\0"
+	"BTS16ri8" "\0"
+	"BTS16rr" "\0"
+	"BTS32mi8" "\0"
+	"BTS32mr" "\0"
+	"BTS32ri8" "\0"
+	"BTS32rr" "\0"
+	"BTS64mi8" "\0"
+	"BTS64mr" "\0"
+	"BTS64ri8" "\0"
+	"BTS64rr" "\0"
+	"BZHI32rm" "\0"
+	"BZHI32rm_EVEX" "\0"
+	"BZHI32rm_NF" "\0"
+	"BZHI32rr" "\0"
+	"BZHI32rr_EVEX" "\0"
+	"BZHI32rr_NF" "\0"
+	"BZHI64rm" "\0"
+	"BZHI64rm_EVEX" "\0"
+	"BZHI64rm_NF" "\0"
+	"BZHI64rr" "\0"
+	"BZHI64rr_EVEX" "\0"
+	"BZHI64rr_NF" "\0"
+	"CALL16m" "\0"
+	"CALL16m_NT" "\0"
+	"CALL16r" "\0"
+	"CALL16r_NT" "\0"
+	"CALL32m" "\0"
+	"CALL32m_NT" "\0"
+	"CALL32r" "\0"
+	"CALL32r_NT" "\0"
+	"CALL64m" "\0"
+	"CALL64m_NT" "\0"
+	"CALL64pcrel32" "\0"
+	"CALL64r" "\0"
+	"CALL64r_NT" "\0"
+	"CALLpcrel16" "\0"
+	"CALLpcrel32" "\0"
+	"CATCHRET" "\0"
+	"CBW" "\0"
+	"CCMP16mi" "\0"
+	"CCMP16mi8" "\0"
+	"CCMP16mr" "\0"
+	"CCMP16ri" "\0"
+	"CCMP16ri8" "\0"
+	"CCMP16rm" "\0"
+	"CCMP16rr" "\0"
+	"CCMP16rr_REV" "\0"
+	"CCMP32mi" "\0"
+	"CCMP32mi8" "\0"
+	"CCMP32mr" "\0"
+	"CCMP32ri" "\0"
+	"CCMP32ri8" "\0"
+	"CCMP32rm" "\0"
+	"CCMP32rr" "\0"
+	"CCMP32rr_REV" "\0"
+	"CCMP64mi32" "\0"
+	"CCMP64mi8" "\0"
+	"CCMP64mr" "\0"
+	"CCMP64ri32" "\0"
+	"CCMP64ri8" "\0"
+	"CCMP64rm" "\0"
+	"CCMP64rr" "\0"
+	"CCMP64rr_REV" "\0"
+	"CCMP8mi" "\0"
+	"CCMP8mr" "\0"
+	"CCMP8ri" "\0"
+	"CCMP8rm" "\0"
+	"CCMP8rr" "\0"
+	"CCMP8rr_REV" "\0"
+	"CDQ" "\0"
+	"CDQE" "\0"
+	"CFCMOV16mr" "\0"
+	"CFCMOV16rm" "\0"
+	"CFCMOV16rm_ND" "\0"
+	"CFCMOV16rr" "\0"
+	"CFCMOV16rr_ND" "\0"
+	"CFCMOV16rr_REV" "\0"
+	"CFCMOV32mr" "\0"
+	"CFCMOV32rm" "\0"
+	"CFCMOV32rm_ND" "\0"
+	"CFCMOV32rr" "\0"
+	"CFCMOV32rr_ND" "\0"
+	"CFCMOV32rr_REV" "\0"
+	"CFCMOV64mr" "\0"
+	"CFCMOV64rm" "\0"
+	"CFCMOV64rm_ND" "\0"
+	"CFCMOV64rr" "\0"
+	"CFCMOV64rr_ND" "\0"
+	"CFCMOV64rr_REV" "\0"
+	"CHS_F" "\0"
+	"CHS_Fp32" "\0"
+	"CHS_Fp64" "\0"
+	"CHS_Fp80" "\0"
+	"CLAC" "\0"
+	"CLC" "\0"
+	"CLD" "\0"
+	"CLDEMOTE" "\0"
+	"CLEANUPRET" "\0"
+	"CLFLUSH" "\0"
+	"CLFLUSHOPT" "\0"
+	"CLGI" "\0"
+	"CLI" "\0"
+	"CLRSSBSY" "\0"
+	"CLTS" "\0"
+	"CLUI" "\0"
+	"CLWB" "\0"
+	"CLZERO32r" "\0"
+	"CLZERO64r" "\0"
+	"CMC" "\0"
+	"CMOV16rm" "\0"
+	"CMOV16rm_ND" "\0"
+	"CMOV16rr" "\0"
+	"CMOV16rr_ND" "\0"
+	"CMOV32rm" "\0"
+	"CMOV32rm_ND" "\0"
+	"CMOV32rr" "\0"
+	"CMOV32rr_ND" "\0"
+	"CMOV64rm" "\0"
+	"CMOV64rm_ND" "\0"
+	"CMOV64rr" "\0"
+	"CMOV64rr_ND" "\0"
+	"CMOVBE_F" "\0"
+	"CMOVBE_Fp32" "\0"
+	"CMOVBE_Fp64" "\0"
+	"CMOVBE_Fp80" "\0"
+	"CMOVB_F" "\0"
+	"CMOVB_Fp32" "\0"
+	"CMOVB_Fp64" "\0"
+	"CMOVB_Fp80" "\0"
+	"CMOVE_F" "\0"
+	"CMOVE_Fp32" "\0"
+	"CMOVE_Fp64" "\0"
+	"CMOVE_Fp80" "\0"
+	"CMOVNBE_F" "\0"
+	"CMOVNBE_Fp32" "\0"
+	"CMOVNBE_Fp64" "\0"
+	"CMOVNBE_Fp80" "\0"
+	"CMOVNB_F" "\0"
+	"CMOVNB_Fp32" "\0"
+	"CMOVNB_Fp64" "\0"
+	"CMOVNB_Fp80" "\0"
+	"CMOVNE_F" "\0"
+	"CMOVNE_Fp32" "\0"
+	"CMOVNE_Fp64" "\0"
+	"CMOVNE_Fp80" "\0"
+	"CMOVNP_F" "\0"
+	"CMOVNP_Fp32" "\0"
+	"CMOVNP_Fp64" "\0"
+	"CMOVNP_Fp80" "\0"
+	"CMOVP_F" "\0"
+	"CMOVP_Fp32" "\0"
+	"CMOVP_Fp64" "\0"
+	"CMOVP_Fp80" "\0"
+	"CMP16i16" "\0"
+	"CMP16mi" "\0"
+	"CMP16mi8" "\0"
+	"CMP16mr" "\0"
+	"CMP16ri" "\0"
+	"CMP16ri8" "\0"
+	"CMP16rm" "\0"
+	"CMP16rr" "\0"
+	"CMP16rr_REV" "\0"
+	"CMP32i32" "\0"
+	"CMP32mi" "\0"
+	"CMP32mi8" "\0"
+	"CMP32mr" "\0"
+	"CMP32ri" "\0"
+	"CMP32ri8" "\0"
+	"CMP32rm" "\0"
+	"CMP32rr" "\0"
+	"CMP32rr_REV" "\0"
+	"CMP64i32" "\0"
+	"CMP64mi32" "\0"
+	"CMP64mi8" "\0"
+	"CMP64mr" "\0"
+	"CMP64ri32" "\0"
+	"CMP64ri8" "\0"
+	"CMP64rm" "\0"
+	"CMP64rr" "\0"
+	"CMP64rr_REV" "\0"
+	"CMP8i8" "\0"
+	"CMP8mi" "\0"
+	"CMP8mi8" "\0"
+	"CMP8mr" "\0"
+	"CMP8ri" "\0"
+	"CMP8ri8" "\0"
+	"CMP8rm" "\0"
+	"CMP8rr" "\0"
+	"CMP8rr_REV" "\0"
+	"CMPCCXADDmr32" "\0"
+	"CMPCCXADDmr32_EVEX" "\0"
+	"CMPCCXADDmr64" "\0"
+	"CMPCCXADDmr64_EVEX" "\0"
+	"CMPPDrmi" "\0"
+	"CMPPDrri" "\0"
+	"CMPPSrmi" "\0"
+	"CMPPSrri" "\0"
+	"CMPSB" "\0"
+	"CMPSDrmi" "\0"
+	"CMPSDrmi_Int" "\0"
+	"CMPSDrri" "\0"
+	"CMPSDrri_Int" "\0"
+	"CMPSL" "\0"
+	"CMPSQ" "\0"
+	"CMPSSrmi" "\0"
+	"CMPSSrmi_Int" "\0"
+	"CMPSSrri" "\0"
+	"CMPSSrri_Int" "\0"
+	"CMPSW" "\0"
+	"CMPXCHG16B" "\0"
+	"CMPXCHG16rm" "\0"
+	"CMPXCHG16rr" "\0"
+	"CMPXCHG32rm" "\0"
+	"CMPXCHG32rr" "\0"
+	"CMPXCHG64rm" "\0"
+	"CMPXCHG64rr" "\0"
+	"CMPXCHG8B" "\0"
+	"CMPXCHG8rm" "\0"
+	"CMPXCHG8rr" "\0"
+	"COMISDrm" "\0"
+	"COMISDrm_Int" "\0"
+	"COMISDrr" "\0"
+	"COMISDrr_Int" "\0"
+	"COMISSrm" "\0"
+	"COMISSrm_Int" "\0"
+	"COMISSrr" "\0"
+	"COMISSrr_Int" "\0"
+	"COMP_FST0r" "\0"
+	"COM_FIPr" "\0"
+	"COM_FIr" "\0"
+	"COM_FST0r" "\0"
+	"COM_FpIr32" "\0"
+	"COM_FpIr64" "\0"
+	"COM_FpIr80" "\0"
+	"COM_Fpr32" "\0"
+	"COM_Fpr64" "\0"
+	"COM_Fpr80" "\0"
+	"CPUID" "\0"
+	"CQO" "\0"
+	"CRC32r32m16" "\0"
+	"CRC32r32m16_EVEX" "\0"
+	"CRC32r32m32" "\0"
+	"CRC32r32m32_EVEX" "\0"
+	"CRC32r32m8" "\0"
+	"CRC32r32m8_EVEX" "\0"
+	"CRC32r32r16" "\0"
+	"CRC32r32r16_EVEX" "\0"
+	"CRC32r32r32" "\0"
+	"CRC32r32r32_EVEX" "\0"
+	"CRC32r32r8" "\0"
+	"CRC32r32r8_EVEX" "\0"
+	"CRC32r64m64" "\0"
+	"CRC32r64m64_EVEX" "\0"
+	"CRC32r64m8" "\0"
+	"CRC32r64m8_EVEX" "\0"
+	"CRC32r64r64" "\0"
+	"CRC32r64r64_EVEX" "\0"
+	"CRC32r64r8" "\0"
+	"CRC32r64r8_EVEX" "\0"
+	"CS_PREFIX" "\0"
+	"CTEST16mi" "\0"
+	"CTEST16mr" "\0"
+	"CTEST16ri" "\0"
+	"CTEST16rr" "\0"
+	"CTEST32mi" "\0"
+	"CTEST32mr" "\0"
+	"CTEST32ri" "\0"
+	"CTEST32rr" "\0"
+	"CTEST64mi32" "\0"
+	"CTEST64mr" "\0"
+	"CTEST64ri32" "\0"
+	"CTEST64rr" "\0"
+	"CTEST8mi" "\0"
+	"CTEST8mr" "\0"
+	"CTEST8ri" "\0"
+	"CTEST8rr" "\0"
+	"CVTDQ2PDrm" "\0"
+	"CVTDQ2PDrr" "\0"
+	"CVTDQ2PSrm" "\0"
+	"CVTDQ2PSrr" "\0"
+	"CVTPD2DQrm" "\0"
+	"CVTPD2DQrr" "\0"
+	"CVTPD2PSrm" "\0"
+	"CVTPD2PSrr" "\0"
+	"CVTPS2DQrm" "\0"
+	"CVTPS2DQrr" "\0"
+	"CVTPS2PDrm" "\0"
+	"CVTPS2PDrr" "\0"
+	"CVTSD2SI64rm" "\0"
+	"CVTSD2SI64rm_Int" "\0"
+	"CVTSD2SI64rr" "\0"
+	"CVTSD2SI64rr_Int" "\0"
+	"CVTSD2SIrm" "\0"
+	"CVTSD2SIrm_Int" "\0"
+	"CVTSD2SIrr" "\0"
+	"CVTSD2SIrr_Int" "\0"
+	"CVTSD2SSrm" "\0"
+	"CVTSD2SSrm_Int" "\0"
+	"CVTSD2SSrr" "\0"
+	"CVTSD2SSrr_Int" "\0"
+	"CVTSI2SDrm" "\0"
+	"CVTSI2SDrm_Int" "\0"
+	"CVTSI2SDrr" "\0"
+	"CVTSI2SDrr_Int" "\0"
+	"CVTSI2SSrm" "\0"
+	"CVTSI2SSrm_Int" "\0"
+	"CVTSI2SSrr" "\0"
+	"CVTSI2SSrr_Int" "\0"
+	"CVTSI642SDrm" "\0"
+	"CVTSI642SDrm_Int" "\0"
+	"CVTSI642SDrr" "\0"
+	"CVTSI642SDrr_Int" "\0"
+	"CVTSI642SSrm" "\0"
+	"CVTSI642SSrm_Int" "\0"
+	"CVTSI642SSrr" "\0"
+	"CVTSI642SSrr_Int" "\0"
+	"CVTSS2SDrm" "\0"
+	"CVTSS2SDrm_Int" "\0"
+	"CVTSS2SDrr" "\0"
+	"CVTSS2SDrr_Int" "\0"
+	"CVTSS2SI64rm" "\0"
+	"CVTSS2SI64rm_Int" "\0"
+	"CVTSS2SI64rr" "\0"
+	"CVTSS2SI64rr_Int" "\0"
+	"CVTSS2SIrm" "\0"
+	"CVTSS2SIrm_Int" "\0"
+	"CVTSS2SIrr" "\0"
+	"CVTSS2SIrr_Int" "\0"
+	"CVTTPD2DQrm" "\0"
+	"CVTTPD2DQrr" "\0"
+	"CVTTPS2DQrm" "\0"
+	"CVTTPS2DQrr" "\0"
+	"CVTTSD2SI64rm" "\0"
+	"CVTTSD2SI64rm_Int" "\0"
+	"CVTTSD2SI64rr" "\0"
+	"CVTTSD2SI64rr_Int" "\0"
+	"CVTTSD2SIrm" "\0"
+	"CVTTSD2SIrm_Int" "\0"
+	"CVTTSD2SIrr" "\0"
+	"CVTTSD2SIrr_Int" "\0"
+	"CVTTSS2SI64rm" "\0"
+	"CVTTSS2SI64rm_Int" "\0"
+	"CVTTSS2SI64rr" "\0"
+	"CVTTSS2SI64rr_Int" "\0"
+	"CVTTSS2SIrm" "\0"
+	"CVTTSS2SIrm_Int" "\0"
+	"CVTTSS2SIrr" "\0"
+	"CVTTSS2SIrr_Int" "\0"
+	"CWD" "\0"
+	"CWDE" "\0"
+	"DAA" "\0"
+	"DAS" "\0"
+	"DATA16_PREFIX" "\0"
+	"DEC16m" "\0"
+	"DEC16m_EVEX" "\0"
+	"DEC16m_ND" "\0"
+	"DEC16m_NF" "\0"
+	"DEC16m_NF_ND" "\0"
+	"DEC16r" "\0"
+	"DEC16r_EVEX" "\0"
+	"DEC16r_ND" "\0"
+	"DEC16r_NF" "\0"
+	"DEC16r_NF_ND" "\0"
+	"DEC16r_alt" "\0"
+	"DEC32m" "\0"
+	"DEC32m_EVEX" "\0"
+	"DEC32m_ND" "\0"
+	"DEC32m_NF" "\0"
+	"DEC32m_NF_ND" "\0"
+	"DEC32r" "\0"
+	"DEC32r_EVEX" "\0"
+	"DEC32r_ND" "\0"
+	"DEC32r_NF" "\0"
+	"DEC32r_NF_ND" "\0"
+	"DEC32r_alt" "\0"
+	"DEC64m" "\0"
+	"DEC64m_EVEX" "\0"
+	"DEC64m_ND" "\0"
+	"DEC64m_NF" "\0"
+	"DEC64m_NF_ND" "\0"
+	"DEC64r" "\0"
+	"DEC64r_EVEX" "\0"
+	"DEC64r_ND" "\0"
+	"DEC64r_NF" "\0"
+	"DEC64r_NF_ND" "\0"
+	"DEC8m" "\0"
+	"DEC8m_EVEX" "\0"
+	"DEC8m_ND" "\0"
+	"DEC8m_NF" "\0"
+	"DEC8m_NF_ND" "\0"
+	"DEC8r" "\0"
+	"DEC8r_EVEX" "\0"
+	"DEC8r_ND" "\0"
+	"DEC8r_NF" "\0"
+	"DEC8r_NF_ND" "\0"
+	"DIV16m" "\0"
+	"DIV16m_EVEX" "\0"
+	"DIV16m_NF" "\0"
+	"DIV16r" "\0"
+	"DIV16r_EVEX" "\0"
+	"DIV16r_NF" "\0"
+	"DIV32m" "\0"
+	"DIV32m_EVEX" "\0"
+	"DIV32m_NF" "\0"
+	"DIV32r" "\0"
+	"DIV32r_EVEX" "\0"
+	"DIV32r_NF" "\0"
+	"DIV64m" "\0"
+	"DIV64m_EVEX" "\0"
+	"DIV64m_NF" "\0"
+	"DIV64r" "\0"
+	"DIV64r_EVEX" "\0"
+	"DIV64r_NF" "\0"
+	"DIV8m" "\0"
+	"DIV8m_EVEX" "\0"
+	"DIV8m_NF" "\0"
+	"DIV8r" "\0"
+	"DIV8r_EVEX" "\0"
+	"DIV8r_NF" "\0"
+	"DIVPDrm" "\0"
+	"DIVPDrr" "\0"
+	"DIVPSrm" "\0"
+	"DIVPSrr" "\0"
+	"DIVR_F32m" "\0"
+	"DIVR_F64m" "\0"
+	"DIVR_FI16m" "\0"
+	"DIVR_FI32m" "\0"
+	"DIVR_FPrST0" "\0"
+	"DIVR_FST0r" "\0"
+	"DIVR_Fp32m" "\0"
+	"DIVR_Fp64m" "\0"
+	"DIVR_Fp64m32" "\0"
+	"DIVR_Fp80m32" "\0"
+	"DIVR_Fp80m64" "\0"
+	"DIVR_FpI16m32" "\0"
+	"DIVR_FpI16m64" "\0"
+	"DIVR_FpI16m80" "\0"
+	"DIVR_FpI32m32" "\0"
+	"DIVR_FpI32m64" "\0"
+	"DIVR_FpI32m80" "\0"
+	"DIVR_FrST0" "\0"
+	"DIVSDrm" "\0"
+	"DIVSDrm_Int" "\0"
+	"DIVSDrr" "\0"
+	"DIVSDrr_Int" "\0"
+	"DIVSSrm" "\0"
+	"DIVSSrm_Int" "\0"
+	"DIVSSrr" "\0"
+	"DIVSSrr_Int" "\0"
+	"DIV_F32m" "\0"
+	"DIV_F64m" "\0"
+	"DIV_FI16m" "\0"
+	"DIV_FI32m" "\0"
+	"DIV_FPrST0" "\0"
+	"DIV_FST0r" "\0"
+	"DIV_Fp32m" "\0"
+	"DIV_Fp64m" "\0"
+	"DIV_Fp64m32" "\0"
+	"DIV_Fp80m32" "\0"
+	"DIV_Fp80m64" "\0"
+	"DIV_FpI16m32" "\0"
+	"DIV_FpI16m64" "\0"
+	"DIV_FpI16m80" "\0"
+	"DIV_FpI32m32" "\0"
+	"DIV_FpI32m64" "\0"
+	"DIV_FpI32m80" "\0"
+	"DIV_FrST0" "\0"
+	"DPPDrmi" "\0"
+	"DPPDrri" "\0"
+	"DPPSrmi" "\0"
+	"DPPSrri" "\0"
+	"DS_PREFIX" "\0"
+	"DYN_ALLOCA_32" "\0"
+	"DYN_ALLOCA_64" "\0"
+	"EH_RETURN" "\0"
+	"EH_RETURN64" "\0"
+	"EH_SjLj_LongJmp32" "\0"
+	"EH_SjLj_LongJmp64" "\0"
+	"EH_SjLj_SetJmp32" "\0"
+	"EH_SjLj_SetJmp64" "\0"
+	"EH_SjLj_Setup" "\0"
+	"ENCLS" "\0"
+	"ENCLU" "\0"
+	"ENCLV" "\0"
+	"ENCODEKEY128" "\0"
+	"ENCODEKEY256" "\0"
+	"ENDBR32" "\0"
+	"ENDBR64" "\0"
+	"ENQCMD16" "\0"
+	"ENQCMD32" "\0"
+	"ENQCMD32_EVEX" "\0"
+	"ENQCMD64" "\0"
+	"ENQCMD64_EVEX" "\0"
+	"ENQCMDS16" "\0"
+	"ENQCMDS32" "\0"
+	"ENQCMDS32_EVEX" "\0"
+	"ENQCMDS64" "\0"
+	"ENQCMDS64_EVEX" "\0"
+	"ENTER" "\0"
+	"ERETS" "\0"
+	"ERETU" "\0"
+	"ES_PREFIX" "\0"
+	"EXTRACTPSmr" "\0"
+	"EXTRACTPSrr" "\0"
+	"EXTRQ" "\0"
+	"EXTRQI" "\0"
+	"F2XM1" "\0"
+	"FARCALL16i" "\0"
+	"FARCALL16m" "\0"
+	"FARCALL32i" "\0"
+	"FARCALL32m" "\0"
+	"FARCALL64m" "\0"
+	"FARJMP16i" "\0"
+	"FARJMP16m" "\0"
+	"FARJMP32i" "\0"
+	"FARJMP32m" "\0"
+	"FARJMP64m" "\0"
+	"FBLDm" "\0"
+	"FBSTPm" "\0"
+	"FCOM32m" "\0"
+	"FCOM64m" "\0"
+	"FCOMP32m" "\0"
+	"FCOMP64m" "\0"
+	"FCOMPP" "\0"
+	"FCOS" "\0"
+	"FDECSTP" "\0"
+	"FEMMS" "\0"
+	"FFREE" "\0"
+	"FFREEP" "\0"
+	"FICOM16m" "\0"
+	"FICOM32m" "\0"
+	"FICOMP16m" "\0"
+	"FICOMP32m" "\0"
+	"FINCSTP" "\0"
+	"FLDCW16m" "\0"
+	"FLDENVm" "\0"
+	"FLDL2E" "\0"
+	"FLDL2T" "\0"
+	"FLDLG2" "\0"
+	"FLDLN2" "\0"
+	"FLDPI" "\0"
+	"FNCLEX" "\0"
+	"FNINIT" "\0"
+	"FNOP" "\0"
+	"FNSTCW16m" "\0"
+	"FNSTSW16r" "\0"
+	"FNSTSWm" "\0"
+	"FPATAN" "\0"
+	"FPREM" "\0"
+	"FPREM1" "\0"
+	"FPTAN" "\0"
+	"FRNDINT" "\0"
+	"FRSTORm" "\0"
+	"FSAVEm" "\0"
+	"FSCALE" "\0"
+	"FSIN" "\0"
+	"FSINCOS" "\0"
+	"FSTENVm" "\0"
+	"FS_PREFIX" "\0"
+	"FXRSTOR" "\0"
+	"FXRSTOR64" "\0"
+	"FXSAVE" "\0"
+	"FXSAVE64" "\0"
+	"FXTRACT" "\0"
+	"FYL2X" "\0"
+	"FYL2XP1" "\0"
+	"GETSEC" "\0"
+	"GF2P8AFFINEINVQBrmi" "\0"
+	"GF2P8AFFINEINVQBrri" "\0"
+	"GF2P8AFFINEQBrmi" "\0"
+	"GF2P8AFFINEQBrri" "\0"
+	"GF2P8MULBrm" "\0"
+	"GF2P8MULBrr" "\0"
+	"GS_PREFIX" "\0"
+	"HADDPDrm" "\0"
+	"HADDPDrr" "\0"
+	"HADDPSrm" "\0"
+	"HADDPSrr" "\0"
+	"HLT" "\0"
+	"HRESET" "\0"
+	"HSUBPDrm" "\0"
+	"HSUBPDrr" "\0"
+	"HSUBPSrm" "\0"
+	"HSUBPSrr" "\0"
+	"IDIV16m" "\0"
+	"IDIV16m_EVEX" "\0"
+	"IDIV16m_NF" "\0"
+	"IDIV16r" "\0"
+	"IDIV16r_EVEX" "\0"
+	"IDIV16r_NF" "\0"
+	"IDIV32m" "\0"
+	"IDIV32m_EVEX" "\0"
+	"IDIV32m_NF" "\0"
+	"IDIV32r" "\0"
+	"IDIV32r_EVEX" "\0"
+	"IDIV32r_NF" "\0"
+	"IDIV64m" "\0"
+	"IDIV64m_EVEX" "\0"
+	"IDIV64m_NF" "\0"
+	"IDIV64r" "\0"
+	"IDIV64r_EVEX" "\0"
+	"IDIV64r_NF" "\0"
+	"IDIV8m" "\0"
+	"IDIV8m_EVEX" "\0"
+	"IDIV8m_NF" "\0"
+	"IDIV8r" "\0"
+	"IDIV8r_EVEX" "\0"
+	"IDIV8r_NF" "\0"
+	"ILD_F16m" "\0"
+	"ILD_F32m" "\0"
+	"ILD_F64m" "\0"
+	"ILD_Fp16m32" "\0"
+	"ILD_Fp16m64" "\0"
+	"ILD_Fp16m80" "\0"
+	"ILD_Fp32m32" "\0"
+	"ILD_Fp32m64" "\0"
+	"ILD_Fp32m80" "\0"
+	"ILD_Fp64m32" "\0"
+	"ILD_Fp64m64" "\0"
+	"ILD_Fp64m80" "\0"
+	"IMUL16m" "\0"
+	"IMUL16m_EVEX" "\0"
+	"IMUL16m_NF" "\0"
+	"IMUL16r" "\0"
+	"IMUL16r_EVEX" "\0"
+	"IMUL16r_NF" "\0"
+	"IMUL16rm" "\0"
+	"IMUL16rm_EVEX" "\0"
+	"IMUL16rm_ND" "\0"
+	"IMUL16rm_NF" "\0"
+	"IMUL16rm_NF_ND" "\0"
+	"IMUL16rmi" "\0"
+	"IMUL16rmi8" "\0"
+	"IMUL16rmi8_EVEX" "\0"
+	"IMUL16rmi8_NF" "\0"
+	"IMUL16rmi_EVEX" "\0"
+	"IMUL16rmi_NF" "\0"
+	"IMUL16rr" "\0"
+	"IMUL16rr_EVEX" "\0"
+	"IMUL16rr_ND" "\0"
+	"IMUL16rr_NF" "\0"
+	"IMUL16rr_NF_ND" "\0"
+	"IMUL16rri" "\0"
+	"IMUL16rri8" "\0"
+	"IMUL16rri8_EVEX" "\0"
+	"IMUL16rri8_NF" "\0"
+	"IMUL16rri_EVEX" "\0"
+	"IMUL16rri_NF" "\0"
+	"IMUL32m" "\0"
+	"IMUL32m_EVEX" "\0"
+	"IMUL32m_NF" "\0"
+	"IMUL32r" "\0"
+	"IMUL32r_EVEX" "\0"
+	"IMUL32r_NF" "\0"
+	"IMUL32rm" "\0"
+	"IMUL32rm_EVEX" "\0"
+	"IMUL32rm_ND" "\0"
+	"IMUL32rm_NF" "\0"
+	"IMUL32rm_NF_ND" "\0"
+	"IMUL32rmi" "\0"
+	"IMUL32rmi8" "\0"
+	"IMUL32rmi8_EVEX" "\0"
+	"IMUL32rmi8_NF" "\0"
+	"IMUL32rmi_EVEX" "\0"
+	"IMUL32rmi_NF" "\0"
+	"IMUL32rr" "\0"
+	"IMUL32rr_EVEX" "\0"
+	"IMUL32rr_ND" "\0"
+	"IMUL32rr_NF" "\0"
+	"IMUL32rr_NF_ND" "\0"
+	"IMUL32rri" "\0"
+	"IMUL32rri8" "\0"
+	"IMUL32rri8_EVEX" "\0"
+	"IMUL32rri8_NF" "\0"
+	"IMUL32rri_EVEX" "\0"
+	"IMUL32rri_NF" "\0"
+	"IMUL64m" "\0"
+	"IMUL64m_EVEX" "\0"
+	"IMUL64m_NF" "\0"
+	"IMUL64r" "\0"
+	"IMUL64r_EVEX" "\0"
+	"IMUL64r_NF" "\0"
+	"IMUL64rm" "\0"
+	"IMUL64rm_EVEX" "\0"
+	"IMUL64rm_ND" "\0"
+	"IMUL64rm_NF" "\0"
+	"IMUL64rm_NF_ND" "\0"
+	"IMUL64rmi32" "\0"
+	"IMUL64rmi32_EVEX" "\0"
+	"IMUL64rmi32_NF" "\0"
+	"IMUL64rmi8" "\0"
+	"IMUL64rmi8_EVEX" "\0"
+	"IMUL64rmi8_NF" "\0"
+	"IMUL64rr" "\0"
+	"IMUL64rr_EVEX" "\0"
+	"IMUL64rr_ND" "\0"
+	"IMUL64rr_NF" "\0"
+	"IMUL64rr_NF_ND" "\0"
+	"IMUL64rri32" "\0"
+	"IMUL64rri32_EVEX" "\0"
+	"IMUL64rri32_NF" "\0"
+	"IMUL64rri8" "\0"
+	"IMUL64rri8_EVEX" "\0"
+	"IMUL64rri8_NF" "\0"
+	"IMUL8m" "\0"
+	"IMUL8m_EVEX" "\0"
+	"IMUL8m_NF" "\0"
+	"IMUL8r" "\0"
+	"IMUL8r_EVEX" "\0"
+	"IMUL8r_NF" "\0"
+	"IMULZU16rmi" "\0"
+	"IMULZU16rmi8" "\0"
+	"IMULZU16rri" "\0"
+	"IMULZU16rri8" "\0"
+	"IMULZU32rmi" "\0"
+	"IMULZU32rmi8" "\0"
+	"IMULZU32rri" "\0"
+	"IMULZU32rri8" "\0"
+	"IMULZU64rmi32" "\0"
+	"IMULZU64rmi8" "\0"
+	"IMULZU64rri32" "\0"
+	"IMULZU64rri8" "\0"
+	"IN16ri" "\0"
+	"IN16rr" "\0"
+	"IN32ri" "\0"
+	"IN32rr" "\0"
+	"IN8ri" "\0"
+	"IN8rr" "\0"
+	"INC16m" "\0"
+	"INC16m_EVEX" "\0"
+	"INC16m_ND" "\0"
+	"INC16m_NF" "\0"
+	"INC16m_NF_ND" "\0"
+	"INC16r" "\0"
+	"INC16r_EVEX" "\0"
+	"INC16r_ND" "\0"
+	"INC16r_NF" "\0"
+	"INC16r_NF_ND" "\0"
+	"INC16r_alt" "\0"
+	"INC32m" "\0"
+	"INC32m_EVEX" "\0"
+	"INC32m_ND" "\0"
+	"INC32m_NF" "\0"
+	"INC32m_NF_ND" "\0"
+	"INC32r" "\0"
+	"INC32r_EVEX" "\0"
+	"INC32r_ND" "\0"
+	"INC32r_NF" "\0"
+	"INC32r_NF_ND" "\0"
+	"INC32r_alt" "\0"
+	"INC64m" "\0"
+	"INC64m_EVEX" "\0"
+	"INC64m_ND" "\0"
+	"INC64m_NF" "\0"
+	"INC64m_NF_ND" "\0"
+	"INC64r" "\0"
+	"INC64r_EVEX" "\0"
+	"INC64r_ND" "\0"
+	"INC64r_NF" "\0"
+	"INC64r_NF_ND" "\0"
+	"INC8m" "\0"
+	"INC8m_EVEX" "\0"
+	"INC8m_ND" "\0"
+	"INC8m_NF" "\0"
+	"INC8m_NF_ND" "\0"
+	"INC8r" "\0"
+	"INC8r_EVEX" "\0"
+	"INC8r_ND" "\0"
+	"INC8r_NF" "\0"
+	"INC8r_NF_ND" "\0"
+	"INCSSPD" "\0"
+	"INCSSPQ" "\0"
+	"INSB" "\0"
+	"INSERTPSrm" "\0"
+	"INSERTPSrr" "\0"
+	"INSERTQ" "\0"
+	"INSERTQI" "\0"
+	"INSL" "\0"
+	"INSW" "\0"
+	"INT" "\0"
+	"INT3" "\0"
+	"INTO" "\0"
+	"INVD" "\0"
+	"INVEPT32" "\0"
+	"INVEPT64" "\0"
+	"INVEPT64_EVEX" "\0"
+	"INVLPG" "\0"
+	"INVLPGA32" "\0"
+	"INVLPGA64" "\0"
+	"INVLPGB32" "\0"
+	"INVLPGB64" "\0"
+	"INVPCID32" "\0"
+	"INVPCID64" "\0"
+	"INVPCID64_EVEX" "\0"
+	"INVVPID32" "\0"
+	"INVVPID64" "\0"
+	"INVVPID64_EVEX" "\0"
+	"IRET" "\0"
+	"IRET16" "\0"
+	"IRET32" "\0"
+	"IRET64" "\0"
+	"ISTT_FP16m" "\0"
+	"ISTT_FP32m" "\0"
+	"ISTT_FP64m" "\0"
+	"ISTT_Fp16m32" "\0"
+	"ISTT_Fp16m64" "\0"
+	"ISTT_Fp16m80" "\0"
+	"ISTT_Fp32m32" "\0"
+	"ISTT_Fp32m64" "\0"
+	"ISTT_Fp32m80" "\0"
+	"ISTT_Fp64m32" "\0"
+	"ISTT_Fp64m64" "\0"
+	"ISTT_Fp64m80" "\0"
+	"IST_F16m" "\0"
+	"IST_F32m" "\0"
+	"IST_FP16m" "\0"
+	"IST_FP32m" "\0"
+	"IST_FP64m" "\0"
+	"IST_Fp16m32" "\0"
+	"IST_Fp16m64" "\0"
+	"IST_Fp16m80" "\0"
+	"IST_Fp32m32" "\0"
+	"IST_Fp32m64" "\0"
+	"IST_Fp32m80" "\0"
+	"IST_Fp64m32" "\0"
+	"IST_Fp64m64" "\0"
+	"IST_Fp64m80" "\0"
+	"Int_eh_sjlj_setup_dispatch" "\0"
+	"JCC_1" "\0"
+	"JCC_2" "\0"
+	"JCC_4" "\0"
+	"JCXZ" "\0"
+	"JECXZ" "\0"
+	"JMP16m" "\0"
+	"JMP16m_NT" "\0"
+	"JMP16r" "\0"
+	"JMP16r_NT" "\0"
+	"JMP32m" "\0"
+	"JMP32m_NT" "\0"
+	"JMP32r" "\0"
+	"JMP32r_NT" "\0"
+	"JMP64m" "\0"
+	"JMP64m_NT" "\0"
+	"JMP64m_REX" "\0"
+	"JMP64r" "\0"
+	"JMP64r_NT" "\0"
+	"JMP64r_REX" "\0"
+	"JMPABS64i" "\0"
+	"JMP_1" "\0"
+	"JMP_2" "\0"
+	"JMP_4" "\0"
+	"JRCXZ" "\0"
+	"KADDBrr" "\0"
+	"KADDDrr" "\0"
+	"KADDQrr" "\0"
+	"KADDWrr" "\0"
+	"KANDBrr" "\0"
+	"KANDDrr" "\0"
+	"KANDNBrr" "\0"
+	"KANDNDrr" "\0"
+	"KANDNQrr" "\0"
+	"KANDNWrr" "\0"
+	"KANDQrr" "\0"
+	"KANDWrr" "\0"
+	"KMOVBkk" "\0"
+	"KMOVBkk_EVEX" "\0"
+	"KMOVBkm" "\0"
+	"KMOVBkm_EVEX" "\0"
+	"KMOVBkr" "\0"
+	"KMOVBkr_EVEX" "\0"
+	"KMOVBmk" "\0"
+	"KMOVBmk_EVEX" "\0"
+	"KMOVBrk" "\0"
+	"KMOVBrk_EVEX" "\0"
+	"KMOVDkk" "\0"
+	"KMOVDkk_EVEX" "\0"
+	"KMOVDkm" "\0"
+	"KMOVDkm_EVEX" "\0"
+	"KMOVDkr" "\0"
+	"KMOVDkr_EVEX" "\0"
+	"KMOVDmk" "\0"
+	"KMOVDmk_EVEX" "\0"
+	"KMOVDrk" "\0"
+	"KMOVDrk_EVEX" "\0"
+	"KMOVQkk" "\0"
+	"KMOVQkk_EVEX" "\0"
+	"KMOVQkm" "\0"
+	"KMOVQkm_EVEX" "\0"
+	"KMOVQkr" "\0"
+	"KMOVQkr_EVEX" "\0"
+	"KMOVQmk" "\0"
+	"KMOVQmk_EVEX" "\0"
+	"KMOVQrk" "\0"
+	"KMOVQrk_EVEX" "\0"
+	"KMOVWkk" "\0"
+	"KMOVWkk_EVEX" "\0"
+	"KMOVWkm" "\0"
+	"KMOVWkm_EVEX" "\0"
+	"KMOVWkr" "\0"
+	"KMOVWkr_EVEX" "\0"
+	"KMOVWmk" "\0"
+	"KMOVWmk_EVEX" "\0"
+	"KMOVWrk" "\0"
+	"KMOVWrk_EVEX" "\0"
+	"KNOTBrr" "\0"
+	"KNOTDrr" "\0"
+	"KNOTQrr" "\0"
+	"KNOTWrr" "\0"
+	"KORBrr" "\0"
+	"KORDrr" "\0"
+	"KORQrr" "\0"
+	"KORTESTBrr" "\0"
+	"KORTESTDrr" "\0"
+	"KORTESTQrr" "\0"
+	"KORTESTWrr" "\0"
+	"KORWrr" "\0"
+	"KSHIFTLBri" "\0"
+	"KSHIFTLDri" "\0"
+	"KSHIFTLQri" "\0"
+	"KSHIFTLWri" "\0"
+	"KSHIFTRBri" "\0"
+	"KSHIFTRDri" "\0"
+	"KSHIFTRQri" "\0"
+	"KSHIFTRWri" "\0"
+	"KTESTBrr" "\0"
+	"KTESTDrr" "\0"
+	"KTESTQrr" "\0"
+	"KTESTWrr" "\0"
+	"KUNPCKBWrr" "\0"
+	"KUNPCKDQrr" "\0"
+	"KUNPCKWDrr" "\0"
+	"KXNORBrr" "\0"
+	"KXNORDrr" "\0"
+	"KXNORQrr" "\0"
+	"KXNORWrr" "\0"
+	"KXORBrr" "\0"
+	"KXORDrr" "\0"
+	"KXORQrr" "\0"
+	"KXORWrr" "\0"
+	"LAHF" "\0"
+	"LAR16rm" "\0"
+	"LAR16rr" "\0"
+	"LAR32rm" "\0"
+	"LAR32rr" "\0"
+	"LAR64rm" "\0"
+	"LAR64rr" "\0"
+	"LCMPXCHG16" "\0"
+	"LCMPXCHG16B" "\0"
+	"LCMPXCHG32" "\0"
+	"LCMPXCHG64" "\0"
+	"LCMPXCHG8" "\0"
+	"LCMPXCHG8B" "\0"
+	"LDDQUrm" "\0"
+	"LDMXCSR" "\0"
+	"LDS16rm" "\0"
+	"LDS32rm" "\0"
+	"LDTILECFG" "\0"
+	"LDTILECFG_EVEX" "\0"
+	"LD_F0" "\0"
+	"LD_F1" "\0"
+	"LD_F32m" "\0"
+	"LD_F64m" "\0"
+	"LD_F80m" "\0"
+	"LD_Fp032" "\0"
+	"LD_Fp064" "\0"
+	"LD_Fp080" "\0"
+	"LD_Fp132" "\0"
+	"LD_Fp164" "\0"
+	"LD_Fp180" "\0"
+	"LD_Fp32m" "\0"
+	"LD_Fp32m64" "\0"
+	"LD_Fp32m80" "\0"
+	"LD_Fp64m" "\0"
+	"LD_Fp64m80" "\0"
+	"LD_Fp80m" "\0"
+	"LD_Frr" "\0"
+	"LEA16r" "\0"
+	"LEA32r" "\0"
+	"LEA64_32r" "\0"
+	"LEA64r" "\0"
+	"LEAVE" "\0"
+	"LEAVE64" "\0"
+	"LES16rm" "\0"
+	"LES32rm" "\0"
+	"LFENCE" "\0"
+	"LFS16rm" "\0"
+	"LFS32rm" "\0"
+	"LFS64rm" "\0"
+	"LGDT16m" "\0"
+	"LGDT32m" "\0"
+	"LGDT64m" "\0"
+	"LGS16rm" "\0"
+	"LGS32rm" "\0"
+	"LGS64rm" "\0"
+	"LIDT16m" "\0"
+	"LIDT32m" "\0"
+	"LIDT64m" "\0"
+	"LKGS16m" "\0"
+	"LKGS16r" "\0"
+	"LLDT16m" "\0"
+	"LLDT16r" "\0"
+	"LLWPCB" "\0"
+	"LLWPCB64" "\0"
+	"LMSW16m" "\0"
+	"LMSW16r" "\0"
+	"LOADIWKEY" "\0"
+	"LOCK_ADD16mi" "\0"
+	"LOCK_ADD16mi8" "\0"
+	"LOCK_ADD16mr" "\0"
+	"LOCK_ADD32mi" "\0"
+	"LOCK_ADD32mi8" "\0"
+	"LOCK_ADD32mr" "\0"
+	"LOCK_ADD64mi32" "\0"
+	"LOCK_ADD64mi8" "\0"
+	"LOCK_ADD64mr" "\0"
+	"LOCK_ADD8mi" "\0"
+	"LOCK_ADD8mr" "\0"
+	"LOCK_AND16mi" "\0"
+	"LOCK_AND16mi8" "\0"
+	"LOCK_AND16mr" "\0"
+	"LOCK_AND32mi" "\0"
+	"LOCK_AND32mi8" "\0"
+	"LOCK_AND32mr" "\0"
+	"LOCK_AND64mi32" "\0"
+	"LOCK_AND64mi8" "\0"
+	"LOCK_AND64mr" "\0"
+	"LOCK_AND8mi" "\0"
+	"LOCK_AND8mr" "\0"
+	"LOCK_BTC16m" "\0"
+	"LOCK_BTC32m" "\0"
+	"LOCK_BTC64m" "\0"
+	"LOCK_BTC_RM16rm" "\0"
+	"LOCK_BTC_RM32rm" "\0"
+	"LOCK_BTC_RM64rm" "\0"
+	"LOCK_BTR16m" "\0"
+	"LOCK_BTR32m" "\0"
+	"LOCK_BTR64m" "\0"
+	"LOCK_BTR_RM16rm" "\0"
+	"LOCK_BTR_RM32rm" "\0"
+	"LOCK_BTR_RM64rm" "\0"
+	"LOCK_BTS16m" "\0"
+	"LOCK_BTS32m" "\0"
+	"LOCK_BTS64m" "\0"
+	"LOCK_BTS_RM16rm" "\0"
+	"LOCK_BTS_RM32rm" "\0"
+	"LOCK_BTS_RM64rm" "\0"
+	"LOCK_DEC16m" "\0"
+	"LOCK_DEC32m" "\0"
+	"LOCK_DEC64m" "\0"
+	"LOCK_DEC8m" "\0"
+	"LOCK_INC16m" "\0"
+	"LOCK_INC32m" "\0"
+	"LOCK_INC64m" "\0"
+	"LOCK_INC8m" "\0"
+	"LOCK_OR16mi" "\0"
+	"LOCK_OR16mi8" "\0"
+	"LOCK_OR16mr" "\0"
+	"LOCK_OR32mi" "\0"
+	"LOCK_OR32mi8" "\0"
+	"LOCK_OR32mr" "\0"
+	"LOCK_OR64mi32" "\0"
+	"LOCK_OR64mi8" "\0"
+	"LOCK_OR64mr" "\0"
+	"LOCK_OR8mi" "\0"
+	"LOCK_OR8mr" "\0"
+	"LOCK_PREFIX" "\0"
+	"LOCK_SUB16mi" "\0"
+	"LOCK_SUB16mi8" "\0"
+	"LOCK_SUB16mr" "\0"
+	"LOCK_SUB32mi" "\0"
+	"LOCK_SUB32mi8" "\0"
+	"LOCK_SUB32mr" "\0"
+	"LOCK_SUB64mi32" "\0"
+	"LOCK_SUB64mi8" "\0"
+	"LOCK_SUB64mr" "\0"
+	"LOCK_SUB8mi" "\0"
+	"LOCK_SUB8mr" "\0"
+	"LOCK_XOR16mi" "\0"
+	"LOCK_XOR16mi8" "\0"
+	"LOCK_XOR16mr" "\0"
+	"LOCK_XOR32mi" "\0"
+	"LOCK_XOR32mi8" "\0"
+	"LOCK_XOR32mr" "\0"
+	"LOCK_XOR64mi32" "\0"
+	"LOCK_XOR64mi8" "\0"
+	"LOCK_XOR64mr" "\0"
+	"LOCK_XOR8mi" "\0"
+	"LOCK_XOR8mr" "\0"
+	"LODSB" "\0"
+	"LODSL" "\0"
+	"LODSQ" "\0"
+	"LODSW" "\0"
+	"LOOP" "\0"
+	"LOOPE" "\0"
+	"LOOPNE" "\0"
+	"LRET16" "\0"
+	"LRET32" "\0"
+	"LRET64" "\0"
+	"LRETI16" "\0"
+	"LRETI32" "\0"
+	"LRETI64" "\0"
+	"LSL16rm" "\0"
+	"LSL16rr" "\0"
+	"LSL32rm" "\0"
+	"LSL32rr" "\0"
+	"LSL64rm" "\0"
+	"LSL64rr" "\0"
+	"LSS16rm" "\0"
+	"LSS32rm" "\0"
+	"LSS64rm" "\0"
+	"LTRm" "\0"
+	"LTRr" "\0"
+	"LWPINS32rmi" "\0"
+	"LWPINS32rri" "\0"
+	"LWPINS64rmi" "\0"
+	"LWPINS64rri" "\0"
+	"LWPVAL32rmi" "\0"
+	"LWPVAL32rri" "\0"
+	"LWPVAL64rmi" "\0"
+	"LWPVAL64rri" "\0"
+	"LXADD16" "\0"
+	"LXADD32" "\0"
+	"LXADD64" "\0"
+	"LXADD8" "\0"
+	"LZCNT16rm" "\0"
+	"LZCNT16rm_EVEX" "\0"
+	"LZCNT16rm_NF" "\0"
+	"LZCNT16rr" "\0"
+	"LZCNT16rr_EVEX" "\0"
+	"LZCNT16rr_NF" "\0"
+	"LZCNT32rm" "\0"
+	"LZCNT32rm_EVEX" "\0"
+	"LZCNT32rm_NF" "\0"
+	"LZCNT32rr" "\0"
+	"LZCNT32rr_EVEX" "\0"
+	"LZCNT32rr_NF" "\0"
+	"LZCNT64rm" "\0"
+	"LZCNT64rm_EVEX" "\0"
+	"LZCNT64rm_NF" "\0"
+	"LZCNT64rr" "\0"
+	"LZCNT64rr_EVEX" "\0"
+	"LZCNT64rr_NF" "\0"
+	"MASKMOVDQU" "\0"
+	"MASKMOVDQU64" "\0"
+	"MASKPAIR16LOAD" "\0"
+	"MASKPAIR16STORE" "\0"
+	"MAXCPDrm" "\0"
+	"MAXCPDrr" "\0"
+	"MAXCPSrm" "\0"
+	"MAXCPSrr" "\0"
+	"MAXCSDrm" "\0"
+	"MAXCSDrr" "\0"
+	"MAXCSSrm" "\0"
+	"MAXCSSrr" "\0"
+	"MAXPDrm" "\0"
+	"MAXPDrr" "\0"
+	"MAXPSrm" "\0"
+	"MAXPSrr" "\0"
+	"MAXSDrm" "\0"
+	"MAXSDrm_Int" "\0"
+	"MAXSDrr" "\0"
+	"MAXSDrr_Int" "\0"
+	"MAXSSrm" "\0"
+	"MAXSSrm_Int" "\0"
+	"MAXSSrr" "\0"
+	"MAXSSrr_Int" "\0"
+	"MFENCE" "\0"
+	"MINCPDrm" "\0"
+	"MINCPDrr" "\0"
+	"MINCPSrm" "\0"
+	"MINCPSrr" "\0"
+	"MINCSDrm" "\0"
+	"MINCSDrr" "\0"
+	"MINCSSrm" "\0"
+	"MINCSSrr" "\0"
+	"MINPDrm" "\0"
+	"MINPDrr" "\0"
+	"MINPSrm" "\0"
+	"MINPSrr" "\0"
+	"MINSDrm" "\0"
+	"MINSDrm_Int" "\0"
+	"MINSDrr" "\0"
+	"MINSDrr_Int" "\0"
+	"MINSSrm" "\0"
+	"MINSSrm_Int" "\0"
+	"MINSSrr" "\0"
+	"MINSSrr_Int" "\0"
+	"MMX_CVTPD2PIrm" "\0"
+	"MMX_CVTPD2PIrr" "\0"
+	"MMX_CVTPI2PDrm" "\0"
+	"MMX_CVTPI2PDrr" "\0"
+	"MMX_CVTPI2PSrm" "\0"
+	"MMX_CVTPI2PSrr" "\0"
+	"MMX_CVTPS2PIrm" "\0"
+	"MMX_CVTPS2PIrr" "\0"
+	"MMX_CVTTPD2PIrm" "\0"
+	"MMX_CVTTPD2PIrr" "\0"
+	"MMX_CVTTPS2PIrm" "\0"
+	"MMX_CVTTPS2PIrr" "\0"
+	"MMX_EMMS" "\0"
+	"MMX_MASKMOVQ" "\0"
+	"MMX_MASKMOVQ64" "\0"
+	"MMX_MOVD64from64mr" "\0"
+	"MMX_MOVD64from64rr" "\0"
+	"MMX_MOVD64grr" "\0"
+	"MMX_MOVD64mr" "\0"
+	"MMX_MOVD64rm" "\0"
+	"MMX_MOVD64rr" "\0"
+	"MMX_MOVD64to64rm" "\0"
+	"MMX_MOVD64to64rr" "\0"
+	"MMX_MOVDQ2Qrr" "\0"
+	"MMX_MOVFR642Qrr" "\0"
+	"MMX_MOVNTQmr" "\0"
+	"MMX_MOVQ2DQrr" "\0"
+	"MMX_MOVQ2FR64rr" "\0"
+	"MMX_MOVQ64mr" "\0"
+	"MMX_MOVQ64rm" "\0"
+	"MMX_MOVQ64rr" "\0"
+	"MMX_MOVQ64rr_REV" "\0"
+	"MMX_PABSBrm" "\0"
+	"MMX_PABSBrr" "\0"
+	"MMX_PABSDrm" "\0"
+	"MMX_PABSDrr" "\0"
+	"MMX_PABSWrm" "\0"
+	"MMX_PABSWrr" "\0"
+	"MMX_PACKSSDWrm" "\0"
+	"MMX_PACKSSDWrr" "\0"
+	"MMX_PACKSSWBrm" "\0"
+	"MMX_PACKSSWBrr" "\0"
+	"MMX_PACKUSWBrm" "\0"
+	"MMX_PACKUSWBrr" "\0"
+	"MMX_PADDBrm" "\0"
+	"MMX_PADDBrr" "\0"
+	"MMX_PADDDrm" "\0"
+	"MMX_PADDDrr" "\0"
+	"MMX_PADDQrm" "\0"
+	"MMX_PADDQrr" "\0"
+	"MMX_PADDSBrm" "\0"
+	"MMX_PADDSBrr" "\0"
+	"MMX_PADDSWrm" "\0"
+	"MMX_PADDSWrr" "\0"
+	"MMX_PADDUSBrm" "\0"
+	"MMX_PADDUSBrr" "\0"
+	"MMX_PADDUSWrm" "\0"
+	"MMX_PADDUSWrr" "\0"
+	"MMX_PADDWrm" "\0"
+	"MMX_PADDWrr" "\0"
+	"MMX_PALIGNRrmi" "\0"
+	"MMX_PALIGNRrri" "\0"
+	"MMX_PANDNrm" "\0"
+	"MMX_PANDNrr" "\0"
+	"MMX_PANDrm" "\0"
+	"MMX_PANDrr" "\0"
+	"MMX_PAVGBrm" "\0"
+	"MMX_PAVGBrr" "\0"
+	"MMX_PAVGWrm" "\0"
+	"MMX_PAVGWrr" "\0"
+	"MMX_PCMPEQBrm" "\0"
+	"MMX_PCMPEQBrr" "\0"
+	"MMX_PCMPEQDrm" "\0"
+	"MMX_PCMPEQDrr" "\0"
+	"MMX_PCMPEQWrm" "\0"
+	"MMX_PCMPEQWrr" "\0"
+	"MMX_PCMPGTBrm" "\0"
+	"MMX_PCMPGTBrr" "\0"
+	"MMX_PCMPGTDrm" "\0"
+	"MMX_PCMPGTDrr" "\0"
+	"MMX_PCMPGTWrm" "\0"
+	"MMX_PCMPGTWrr" "\0"
+	"MMX_PEXTRWrr" "\0"
+	"MMX_PHADDDrm" "\0"
+	"MMX_PHADDDrr" "\0"
+	"MMX_PHADDSWrm" "\0"
+	"MMX_PHADDSWrr" "\0"
+	"MMX_PHADDWrm" "\0"
+	"MMX_PHADDWrr" "\0"
+	"MMX_PHSUBDrm" "\0"
+	"MMX_PHSUBDrr" "\0"
+	"MMX_PHSUBSWrm" "\0"
+	"MMX_PHSUBSWrr" "\0"
+	"MMX_PHSUBWrm" "\0"
+	"MMX_PHSUBWrr" "\0"
+	"MMX_PINSRWrm" "\0"
+	"MMX_PINSRWrr" "\0"
+	"MMX_PMADDUBSWrm" "\0"
+	"MMX_PMADDUBSWrr" "\0"
+	"MMX_PMADDWDrm" "\0"
+	"MMX_PMADDWDrr" "\0"
+	"MMX_PMAXSWrm" "\0"
+	"MMX_PMAXSWrr" "\0"
+	"MMX_PMAXUBrm" "\0"
+	"MMX_PMAXUBrr" "\0"
+	"MMX_PMINSWrm" "\0"
+	"MMX_PMINSWrr" "\0"
+	"MMX_PMINUBrm" "\0"
+	"MMX_PMINUBrr" "\0"
+	"MMX_PMOVMSKBrr" "\0"
+	"MMX_PMULHRSWrm" "\0"
+	"MMX_PMULHRSWrr" "\0"
+	"MMX_PMULHUWrm" "\0"
+	"MMX_PMULHUWrr" "\0"
+	"MMX_PMULHWrm" "\0"
+	"MMX_PMULHWrr" "\0"
+	"MMX_PMULLWrm" "\0"
+	"MMX_PMULLWrr" "\0"
+	"MMX_PMULUDQrm" "\0"
+	"MMX_PMULUDQrr" "\0"
+	"MMX_PORrm" "\0"
+	"MMX_PORrr" "\0"
+	"MMX_PSADBWrm" "\0"
+	"MMX_PSADBWrr" "\0"
+	"MMX_PSHUFBrm" "\0"
+	"MMX_PSHUFBrr" "\0"
+	"MMX_PSHUFWmi" "\0"
+	"MMX_PSHUFWri" "\0"
+	"MMX_PSIGNBrm" "\0"
+	"MMX_PSIGNBrr" "\0"
+	"MMX_PSIGNDrm" "\0"
+	"MMX_PSIGNDrr" "\0"
+	"MMX_PSIGNWrm" "\0"
+	"MMX_PSIGNWrr" "\0"
+	"MMX_PSLLDri" "\0"
+	"MMX_PSLLDrm" "\0"
+	"MMX_PSLLDrr" "\0"
+	"MMX_PSLLQri" "\0"
+	"MMX_PSLLQrm" "\0"
+	"MMX_PSLLQrr" "\0"
+	"MMX_PSLLWri" "\0"
+	"MMX_PSLLWrm" "\0"
+	"MMX_PSLLWrr" "\0"
+	"MMX_PSRADri" "\0"
+	"MMX_PSRADrm" "\0"
+	"MMX_PSRADrr" "\0"
+	"MMX_PSRAWri" "\0"
+	"MMX_PSRAWrm" "\0"
+	"MMX_PSRAWrr" "\0"
+	"MMX_PSRLDri" "\0"
+	"MMX_PSRLDrm" "\0"
+	"MMX_PSRLDrr" "\0"
+	"MMX_PSRLQri" "\0"
+	"MMX_PSRLQrm" "\0"
+	"MMX_PSRLQrr" "\0"
+	"MMX_PSRLWri" "\0"
+	"MMX_PSRLWrm" "\0"
+	"MMX_PSRLWrr" "\0"
+	"MMX_PSUBBrm" "\0"
+	"MMX_PSUBBrr" "\0"
+	"MMX_PSUBDrm" "\0"
+	"MMX_PSUBDrr" "\0"
+	"MMX_PSUBQrm" "\0"
+	"MMX_PSUBQrr" "\0"
+	"MMX_PSUBSBrm" "\0"
+	"MMX_PSUBSBrr" "\0"
+	"MMX_PSUBSWrm" "\0"
+	"MMX_PSUBSWrr" "\0"
+	"MMX_PSUBUSBrm" "\0"
+	"MMX_PSUBUSBrr" "\0"
+	"MMX_PSUBUSWrm" "\0"
+	"MMX_PSUBUSWrr" "\0"
+	"MMX_PSUBWrm" "\0"
+	"MMX_PSUBWrr" "\0"
+	"MMX_PUNPCKHBWrm" "\0"
+	"MMX_PUNPCKHBWrr" "\0"
+	"MMX_PUNPCKHDQrm" "\0"
+	"MMX_PUNPCKHDQrr" "\0"
+	"MMX_PUNPCKHWDrm" "\0"
+	"MMX_PUNPCKHWDrr" "\0"
+	"MMX_PUNPCKLBWrm" "\0"
+	"MMX_PUNPCKLBWrr" "\0"
+	"MMX_PUNPCKLDQrm" "\0"
+	"MMX_PUNPCKLDQrr" "\0"
+	"MMX_PUNPCKLWDrm" "\0"
+	"MMX_PUNPCKLWDrr" "\0"
+	"MMX_PXORrm" "\0"
+	"MMX_PXORrr" "\0"
+	"MONITOR32rrr" "\0"
+	"MONITOR64rrr" "\0"
+	"MONITORX32rrr" "\0"
+	"MONITORX64rrr" "\0"
+	"MONTMUL" "\0"
+	"MOV16ao16" "\0"
+	"MOV16ao32" "\0"
+	"MOV16ao64" "\0"
+	"MOV16mi" "\0"
+	"MOV16mr" "\0"
+	"MOV16ms" "\0"
+	"MOV16o16a" "\0"
+	"MOV16o32a" "\0"
+	"MOV16o64a" "\0"
+	"MOV16ri" "\0"
+	"MOV16ri_alt" "\0"
+	"MOV16rm" "\0"
+	"MOV16rr" "\0"
+	"MOV16rr_REV" "\0"
+	"MOV16rs" "\0"
+	"MOV16sm" "\0"
+	"MOV16sr" "\0"
+	"MOV32ao16" "\0"
+	"MOV32ao32" "\0"
+	"MOV32ao64" "\0"
+	"MOV32cr" "\0"
+	"MOV32dr" "\0"
+	"MOV32mi" "\0"
+	"MOV32mr" "\0"
+	"MOV32o16a" "\0"
+	"MOV32o32a" "\0"
+	"MOV32o64a" "\0"
+	"MOV32rc" "\0"
+	"MOV32rd" "\0"
+	"MOV32ri" "\0"
+	"MOV32ri_alt" "\0"
+	"MOV32rm" "\0"
+	"MOV32rr" "\0"
+	"MOV32rr_REV" "\0"
+	"MOV32rs" "\0"
+	"MOV32sr" "\0"
+	"MOV64ao32" "\0"
+	"MOV64ao64" "\0"
+	"MOV64cr" "\0"
+	"MOV64dr" "\0"
+	"MOV64mi32" "\0"
+	"MOV64mr" "\0"
+	"MOV64o32a" "\0"
+	"MOV64o64a" "\0"
+	"MOV64rc" "\0"
+	"MOV64rd" "\0"
+	"MOV64ri" "\0"
+	"MOV64ri32" "\0"
+	"MOV64rm" "\0"
+	"MOV64rr" "\0"
+	"MOV64rr_REV" "\0"
+	"MOV64rs" "\0"
+	"MOV64sr" "\0"
+	"MOV64toPQIrm" "\0"
+	"MOV64toPQIrr" "\0"
+	"MOV64toSDrr" "\0"
+	"MOV8ao16" "\0"
+	"MOV8ao32" "\0"
+	"MOV8ao64" "\0"
+	"MOV8mi" "\0"
+	"MOV8mr" "\0"
+	"MOV8mr_NOREX" "\0"
+	"MOV8o16a" "\0"
+	"MOV8o32a" "\0"
+	"MOV8o64a" "\0"
+	"MOV8ri" "\0"
+	"MOV8ri_alt" "\0"
+	"MOV8rm" "\0"
+	"MOV8rm_NOREX" "\0"
+	"MOV8rr" "\0"
+	"MOV8rr_NOREX" "\0"
+	"MOV8rr_REV" "\0"
+	"MOVAPDmr" "\0"
+	"MOVAPDrm" "\0"
+	"MOVAPDrr" "\0"
+	"MOVAPDrr_REV" "\0"
+	"MOVAPSmr" "\0"
+	"MOVAPSrm" "\0"
+	"MOVAPSrr" "\0"
+	"MOVAPSrr_REV" "\0"
+	"MOVBE16mr" "\0"
+	"MOVBE16mr_EVEX" "\0"
+	"MOVBE16rm" "\0"
+	"MOVBE16rm_EVEX" "\0"
+	"MOVBE16rr" "\0"
+	"MOVBE16rr_REV" "\0"
+	"MOVBE32mr" "\0"
+	"MOVBE32mr_EVEX" "\0"
+	"MOVBE32rm" "\0"
+	"MOVBE32rm_EVEX" "\0"
+	"MOVBE32rr" "\0"
+	"MOVBE32rr_REV" "\0"
+	"MOVBE64mr" "\0"
+	"MOVBE64mr_EVEX" "\0"
+	"MOVBE64rm" "\0"
+	"MOVBE64rm_EVEX" "\0"
+	"MOVBE64rr" "\0"
+	"MOVBE64rr_REV" "\0"
+	"MOVDDUPrm" "\0"
+	"MOVDDUPrr" "\0"
+	"MOVDI2PDIrm" "\0"
+	"MOVDI2PDIrr" "\0"
+	"MOVDI2SSrr" "\0"
+	"MOVDIR64B16" "\0"
+	"MOVDIR64B32" "\0"
+	"MOVDIR64B32_EVEX" "\0"
+	"MOVDIR64B64" "\0"
+	"MOVDIR64B64_EVEX" "\0"
+	"MOVDIRI32" "\0"
+	"MOVDIRI32_EVEX" "\0"
+	"MOVDIRI64" "\0"
+	"MOVDIRI64_EVEX" "\0"
+	"MOVDQAmr" "\0"
+	"MOVDQArm" "\0"
+	"MOVDQArr" "\0"
+	"MOVDQArr_REV" "\0"
+	"MOVDQUmr" "\0"
+	"MOVDQUrm" "\0"
+	"MOVDQUrr" "\0"
+	"MOVDQUrr_REV" "\0"
+	"MOVHLPSrr" "\0"
+	"MOVHPDmr" "\0"
+	"MOVHPDrm" "\0"
+	"MOVHPSmr" "\0"
+	"MOVHPSrm" "\0"
+	"MOVLHPSrr" "\0"
+	"MOVLPDmr" "\0"
+	"MOVLPDrm" "\0"
+	"MOVLPSmr" "\0"
+	"MOVLPSrm" "\0"
+	"MOVMSKPDrr" "\0"
+	"MOVMSKPSrr" "\0"
+	"MOVNTDQArm" "\0"
+	"MOVNTDQmr" "\0"
+	"MOVNTI_64mr" "\0"
+	"MOVNTImr" "\0"
+	"MOVNTPDmr" "\0"
+	"MOVNTPSmr" "\0"
+	"MOVNTSD" "\0"
+	"MOVNTSS" "\0"
+	"MOVPC32r" "\0"
+	"MOVPDI2DImr" "\0"
+	"MOVPDI2DIrr" "\0"
+	"MOVPQI2QImr" "\0"
+	"MOVPQI2QIrr" "\0"
+	"MOVPQIto64mr" "\0"
+	"MOVPQIto64rr" "\0"
+	"MOVQI2PQIrm" "\0"
+	"MOVSB" "\0"
+	"MOVSDmr" "\0"
+	"MOVSDrm" "\0"
+	"MOVSDrm_alt" "\0"
+	"MOVSDrr" "\0"
+	"MOVSDrr_REV" "\0"
+	"MOVSDto64rr" "\0"
+	"MOVSHDUPrm" "\0"
+	"MOVSHDUPrr" "\0"
+	"MOVSL" "\0"
+	"MOVSLDUPrm" "\0"
+	"MOVSLDUPrr" "\0"
+	"MOVSQ" "\0"
+	"MOVSS2DIrr" "\0"
+	"MOVSSmr" "\0"
+	"MOVSSrm" "\0"
+	"MOVSSrm_alt" "\0"
+	"MOVSSrr" "\0"
+	"MOVSSrr_REV" "\0"
+	"MOVSW" "\0"
+	"MOVSX16rm16" "\0"
+	"MOVSX16rm32" "\0"
+	"MOVSX16rm8" "\0"
+	"MOVSX16rr16" "\0"
+	"MOVSX16rr32" "\0"
+	"MOVSX16rr8" "\0"
+	"MOVSX32rm16" "\0"
+	"MOVSX32rm32" "\0"
+	"MOVSX32rm8" "\0"
+	"MOVSX32rm8_NOREX" "\0"
+	"MOVSX32rr16" "\0"
+	"MOVSX32rr32" "\0"
+	"MOVSX32rr8" "\0"
+	"MOVSX32rr8_NOREX" "\0"
+	"MOVSX64rm16" "\0"
+	"MOVSX64rm32" "\0"
+	"MOVSX64rm8" "\0"
+	"MOVSX64rr16" "\0"
+	"MOVSX64rr32" "\0"
+	"MOVSX64rr8" "\0"
+	"MOVUPDmr" "\0"
+	"MOVUPDrm" "\0"
+	"MOVUPDrr" "\0"
+	"MOVUPDrr_REV" "\0"
+	"MOVUPSmr" "\0"
+	"MOVUPSrm" "\0"
+	"MOVUPSrr" "\0"
+	"MOVUPSrr_REV" "\0"
+	"MOVZPQILo2PQIrr" "\0"
+	"MOVZX16rm16" "\0"
+	"MOVZX16rm8" "\0"
+	"MOVZX16rr16" "\0"
+	"MOVZX16rr8" "\0"
+	"MOVZX32rm16" "\0"
+	"MOVZX32rm8" "\0"
+	"MOVZX32rm8_NOREX" "\0"
+	"MOVZX32rr16" "\0"
+	"MOVZX32rr8" "\0"
+	"MOVZX32rr8_NOREX" "\0"
+	"MOVZX64rm16" "\0"
+	"MOVZX64rm8" "\0"
+	"MOVZX64rr16" "\0"
+	"MOVZX64rr8" "\0"
+	"MPSADBWrmi" "\0"
+	"MPSADBWrri" "\0"
+	"MUL16m" "\0"
+	"MUL16m_EVEX" "\0"
+	"MUL16m_NF" "\0"
+	"MUL16r" "\0"
+	"MUL16r_EVEX" "\0"
+	"MUL16r_NF" "\0"
+	"MUL32m" "\0"
+	"MUL32m_EVEX" "\0"
+	"MUL32m_NF" "\0"
+	"MUL32r" "\0"
+	"MUL32r_EVEX" "\0"
+	"MUL32r_NF" "\0"
+	"MUL64m" "\0"
+	"MUL64m_EVEX" "\0"
+	"MUL64m_NF" "\0"
+	"MUL64r" "\0"
+	"MUL64r_EVEX" "\0"
+	"MUL64r_NF" "\0"
+	"MUL8m" "\0"
+	"MUL8m_EVEX" "\0"
+	"MUL8m_NF" "\0"
+	"MUL8r" "\0"
+	"MUL8r_EVEX" "\0"
+	"MUL8r_NF" "\0"
+	"MULPDrm" "\0"
+	"MULPDrr" "\0"
+	"MULPSrm" "\0"
+	"MULPSrr" "\0"
+	"MULSDrm" "\0"
+	"MULSDrm_Int" "\0"
+	"MULSDrr" "\0"
+	"MULSDrr_Int" "\0"
+	"MULSSrm" "\0"
+	"MULSSrm_Int" "\0"
+	"MULSSrr" "\0"
+	"MULSSrr_Int" "\0"
+	"MULX32Hrm" "\0"
+	"MULX32Hrr" "\0"
+	"MULX32rm" "\0"
+	"MULX32rm_EVEX" "\0"
+	"MULX32rr" "\0"
+	"MULX32rr_EVEX" "\0"
+	"MULX64Hrm" "\0"
+	"MULX64Hrr" "\0"
+	"MULX64rm" "\0"
+	"MULX64rm_EVEX" "\0"
+	"MULX64rr" "\0"
+	"MULX64rr_EVEX" "\0"
+	"MUL_F32m" "\0"
+	"MUL_F64m" "\0"
+	"MUL_FI16m" "\0"
+	"MUL_FI32m" "\0"
+	"MUL_FPrST0" "\0"
+	"MUL_FST0r" "\0"
+	"MUL_Fp32m" "\0"
+	"MUL_Fp64m" "\0"
+	"MUL_Fp64m32" "\0"
+	"MUL_Fp80m32" "\0"
+	"MUL_Fp80m64" "\0"
+	"MUL_FpI16m32" "\0"
+	"MUL_FpI16m64" "\0"
+	"MUL_FpI16m80" "\0"
+	"MUL_FpI32m32" "\0"
+	"MUL_FpI32m64" "\0"
+	"MUL_FpI32m80" "\0"
+	"MUL_FrST0" "\0"
+	"MWAITXrrr" "\0"
+	"MWAITrr" "\0"
+	"NEG16m" "\0"
+	"NEG16m_EVEX" "\0"
+	"NEG16m_ND" "\0"
+	"NEG16m_NF" "\0"
+	"NEG16m_NF_ND" "\0"
+	"NEG16r" "\0"
+	"NEG16r_EVEX" "\0"
+	"NEG16r_ND" "\0"
+	"NEG16r_NF" "\0"
+	"NEG16r_NF_ND" "\0"
+	"NEG32m" "\0"
+	"NEG32m_EVEX" "\0"
+	"NEG32m_ND" "\0"
+	"NEG32m_NF" "\0"
+	"NEG32m_NF_ND" "\0"
+	"NEG32r" "\0"
+	"NEG32r_EVEX" "\0"
+	"NEG32r_ND" "\0"
+	"NEG32r_NF" "\0"
+	"NEG32r_NF_ND" "\0"
+	"NEG64m" "\0"
+	"NEG64m_EVEX" "\0"
+	"NEG64m_ND" "\0"
+	"NEG64m_NF" "\0"
+	"NEG64m_NF_ND" "\0"
+	"NEG64r" "\0"
+	"NEG64r_EVEX" "\0"
+	"NEG64r_ND" "\0"
+	"NEG64r_NF" "\0"
+	"NEG64r_NF_ND" "\0"
+	"NEG8m" "\0"
+	"NEG8m_EVEX" "\0"
+	"NEG8m_ND" "\0"
+	"NEG8m_NF" "\0"
+	"NEG8m_NF_ND" "\0"
+	"NEG8r" "\0"
+	"NEG8r_EVEX" "\0"
+	"NEG8r_ND" "\0"
+	"NEG8r_NF" "\0"
+	"NEG8r_NF_ND" "\0"
+	"NOOP" "\0"
+	"NOOPL" "\0"
+	"NOOPLr" "\0"
+	"NOOPQ" "\0"
+	"NOOPQr" "\0"
+	"NOOPW" "\0"
+	"NOOPWr" "\0"
+	"NOT16m" "\0"
+	"NOT16m_EVEX" "\0"
+	"NOT16m_ND" "\0"
+	"NOT16r" "\0"
+	"NOT16r_EVEX" "\0"
+	"NOT16r_ND" "\0"
+	"NOT32m" "\0"
+	"NOT32m_EVEX" "\0"
+	"NOT32m_ND" "\0"
+	"NOT32r" "\0"
+	"NOT32r_EVEX" "\0"
+	"NOT32r_ND" "\0"
+	"NOT64m" "\0"
+	"NOT64m_EVEX" "\0"
+	"NOT64m_ND" "\0"
+	"NOT64r" "\0"
+	"NOT64r_EVEX" "\0"
+	"NOT64r_ND" "\0"
+	"NOT8m" "\0"
+	"NOT8m_EVEX" "\0"
+	"NOT8m_ND" "\0"
+	"NOT8r" "\0"
+	"NOT8r_EVEX" "\0"
+	"NOT8r_ND" "\0"
+	"OR16i16" "\0"
+	"OR16mi" "\0"
+	"OR16mi8" "\0"
+	"OR16mi8_EVEX" "\0"
+	"OR16mi8_ND" "\0"
+	"OR16mi8_NF" "\0"
+	"OR16mi8_NF_ND" "\0"
+	"OR16mi_EVEX" "\0"
+	"OR16mi_ND" "\0"
+	"OR16mi_NF" "\0"
+	"OR16mi_NF_ND" "\0"
+	"OR16mr" "\0"
+	"OR16mr_EVEX" "\0"
+	"OR16mr_ND" "\0"
+	"OR16mr_NF" "\0"
+	"OR16mr_NF_ND" "\0"
+	"OR16ri" "\0"
+	"OR16ri8" "\0"
+	"OR16ri8_EVEX" "\0"
+	"OR16ri8_ND" "\0"
+	"OR16ri8_NF" "\0"
+	"OR16ri8_NF_ND" "\0"
+	"OR16ri_EVEX" "\0"
+	"OR16ri_ND" "\0"
+	"OR16ri_NF" "\0"
+	"OR16ri_NF_ND" "\0"
+	"OR16rm" "\0"
+	"OR16rm_EVEX" "\0"
+	"OR16rm_ND" "\0"
+	"OR16rm_NF" "\0"
+	"OR16rm_NF_ND" "\0"
+	"OR16rr" "\0"
+	"OR16rr_EVEX" "\0"
+	"OR16rr_EVEX_REV" "\0"
+	"OR16rr_ND" "\0"
+	"OR16rr_ND_REV" "\0"
+	"OR16rr_NF" "\0"
+	"OR16rr_NF_ND" "\0"
+	"OR16rr_NF_ND_REV" "\0"
+	"OR16rr_NF_REV" "\0"
+	"OR16rr_REV" "\0"
+	"OR32i32" "\0"
+	"OR32mi" "\0"
+	"OR32mi8" "\0"
+	"OR32mi8Locked" "\0"
+	"OR32mi8_EVEX" "\0"
+	"OR32mi8_ND" "\0"
+	"OR32mi8_NF" "\0"
+	"OR32mi8_NF_ND" "\0"
+	"OR32mi_EVEX" "\0"
+	"OR32mi_ND" "\0"
+	"OR32mi_NF" "\0"
+	"OR32mi_NF_ND" "\0"
+	"OR32mr" "\0"
+	"OR32mr_EVEX" "\0"
+	"OR32mr_ND" "\0"
+	"OR32mr_NF" "\0"
+	"OR32mr_NF_ND" "\0"
+	"OR32ri" "\0"
+	"OR32ri8" "\0"
+	"OR32ri8_EVEX" "\0"
+	"OR32ri8_ND" "\0"
+	"OR32ri8_NF" "\0"
+	"OR32ri8_NF_ND" "\0"
+	"OR32ri_EVEX" "\0"
+	"OR32ri_ND" "\0"
+	"OR32ri_NF" "\0"
+	"OR32ri_NF_ND" "\0"
+	"OR32rm" "\0"
+	"OR32rm_EVEX" "\0"
+	"OR32rm_ND" "\0"
+	"OR32rm_NF" "\0"
+	"OR32rm_NF_ND" "\0"
+	"OR32rr" "\0"
+	"OR32rr_EVEX" "\0"
+	"OR32rr_EVEX_REV" "\0"
+	"OR32rr_ND" "\0"
+	"OR32rr_ND_REV" "\0"
+	"OR32rr_NF" "\0"
+	"OR32rr_NF_ND" "\0"
+	"OR32rr_NF_ND_REV" "\0"
+	"OR32rr_NF_REV" "\0"
+	"OR32rr_REV" "\0"
+	"OR64i32" "\0"
+	"OR64mi32" "\0"
+	"OR64mi32_EVEX" "\0"
+	"OR64mi32_ND" "\0"
+	"OR64mi32_NF" "\0"
+	"OR64mi32_NF_ND" "\0"
+	"OR64mi8" "\0"
+	"OR64mi8_EVEX" "\0"
+	"OR64mi8_ND" "\0"
+	"OR64mi8_NF" "\0"
+	"OR64mi8_NF_ND" "\0"
+	"OR64mr" "\0"
+	"OR64mr_EVEX" "\0"
+	"OR64mr_ND" "\0"
+	"OR64mr_NF" "\0"
+	"OR64mr_NF_ND" "\0"
+	"OR64ri32" "\0"
+	"OR64ri32_EVEX" "\0"
+	"OR64ri32_ND" "\0"
+	"OR64ri32_NF" "\0"
+	"OR64ri32_NF_ND" "\0"
+	"OR64ri8" "\0"
+	"OR64ri8_EVEX" "\0"
+	"OR64ri8_ND" "\0"
+	"OR64ri8_NF" "\0"
+	"OR64ri8_NF_ND" "\0"
+	"OR64rm" "\0"
+	"OR64rm_EVEX" "\0"
+	"OR64rm_ND" "\0"
+	"OR64rm_NF" "\0"
+	"OR64rm_NF_ND" "\0"
+	"OR64rr" "\0"
+	"OR64rr_EVEX" "\0"
+	"OR64rr_EVEX_REV" "\0"
+	"OR64rr_ND" "\0"
+	"OR64rr_ND_REV" "\0"
+	"OR64rr_NF" "\0"
+	"OR64rr_NF_ND" "\0"
+	"OR64rr_NF_ND_REV" "\0"
+	"OR64rr_NF_REV" "\0"
+	"OR64rr_REV" "\0"
+	"OR8i8" "\0"
+	"OR8mi" "\0"
+	"OR8mi8" "\0"
+	"OR8mi_EVEX" "\0"
+	"OR8mi_ND" "\0"
+	"OR8mi_NF" "\0"
+	"OR8mi_NF_ND" "\0"
+	"OR8mr" "\0"
+	"OR8mr_EVEX" "\0"
+	"OR8mr_ND" "\0"
+	"OR8mr_NF" "\0"
+	"OR8mr_NF_ND" "\0"
+	"OR8ri" "\0"
+	"OR8ri8" "\0"
+	"OR8ri_EVEX" "\0"
+	"OR8ri_ND" "\0"
+	"OR8ri_NF" "\0"
+	"OR8ri_NF_ND" "\0"
+	"OR8rm" "\0"
+	"OR8rm_EVEX" "\0"
+	"OR8rm_ND" "\0"
+	"OR8rm_NF" "\0"
+	"OR8rm_NF_ND" "\0"
+	"OR8rr" "\0"
+	"OR8rr_EVEX" "\0"
+	"OR8rr_EVEX_REV" "\0"
+	"OR8rr_ND" "\0"
+	"OR8rr_ND_REV" "\0"
+	"OR8rr_NF" "\0"
+	"OR8rr_NF_ND" "\0"
+	"OR8rr_NF_ND_REV" "\0"
+	"OR8rr_NF_REV" "\0"
+	"OR8rr_REV" "\0"
+	"ORPDrm" "\0"
+	"ORPDrr" "\0"
+	"ORPSrm" "\0"
+	"ORPSrr" "\0"
+	"OUT16ir" "\0"
+	"OUT16rr" "\0"
+	"OUT32ir" "\0"
+	"OUT32rr" "\0"
+	"OUT8ir" "\0"
+	"OUT8rr" "\0"
+	"OUTSB" "\0"
+	"OUTSL" "\0"
+	"OUTSW" "\0"
+	"PABSBrm" "\0"
+	"PABSBrr" "\0"
+	"PABSDrm" "\0"
+	"PABSDrr" "\0"
+	"PABSWrm" "\0"
+	"PABSWrr" "\0"
+	"PACKSSDWrm" "\0"
+	"PACKSSDWrr" "\0"
+	"PACKSSWBrm" "\0"
+	"PACKSSWBrr" "\0"
+	"PACKUSDWrm" "\0"
+	"PACKUSDWrr" "\0"
+	"PACKUSWBrm" "\0"
+	"PACKUSWBrr" "\0"
+	"PADDBrm" "\0"
+	"PADDBrr" "\0"
+	"PADDDrm" "\0"
+	"PADDDrr" "\0"
+	"PADDQrm" "\0"
+	"PADDQrr" "\0"
+	"PADDSBrm" "\0"
+	"PADDSBrr" "\0"
+	"PADDSWrm" "\0"
+	"PADDSWrr" "\0"
+	"PADDUSBrm" "\0"
+	"PADDUSBrr" "\0"
+	"PADDUSWrm" "\0"
+	"PADDUSWrr" "\0"
+	"PADDWrm" "\0"
+	"PADDWrr" "\0"
+	"PALIGNRrmi" "\0"
+	"PALIGNRrri" "\0"
+	"PANDNrm" "\0"
+	"PANDNrr" "\0"
+	"PANDrm" "\0"
+	"PANDrr" "\0"
+	"PAUSE" "\0"
+	"PAVGBrm" "\0"
+	"PAVGBrr" "\0"
+	"PAVGUSBrm" "\0"
+	"PAVGUSBrr" "\0"
+	"PAVGWrm" "\0"
+	"PAVGWrr" "\0"
+	"PBLENDVBrm0" "\0"
+	"PBLENDVBrr0" "\0"
+	"PBLENDWrmi" "\0"
+	"PBLENDWrri" "\0"
+	"PBNDKB" "\0"
+	"PCLMULQDQrmi" "\0"
+	"PCLMULQDQrri" "\0"
+	"PCMPEQBrm" "\0"
+	"PCMPEQBrr" "\0"
+	"PCMPEQDrm" "\0"
+	"PCMPEQDrr" "\0"
+	"PCMPEQQrm" "\0"
+	"PCMPEQQrr" "\0"
+	"PCMPEQWrm" "\0"
+	"PCMPEQWrr" "\0"
+	"PCMPESTRIrmi" "\0"
+	"PCMPESTRIrri" "\0"
+	"PCMPESTRMrmi" "\0"
+	"PCMPESTRMrri" "\0"
+	"PCMPGTBrm" "\0"
+	"PCMPGTBrr" "\0"
+	"PCMPGTDrm" "\0"
+	"PCMPGTDrr" "\0"
+	"PCMPGTQrm" "\0"
+	"PCMPGTQrr" "\0"
+	"PCMPGTWrm" "\0"
+	"PCMPGTWrr" "\0"
+	"PCMPISTRIrmi" "\0"
+	"PCMPISTRIrri" "\0"
+	"PCMPISTRMrmi" "\0"
+	"PCMPISTRMrri" "\0"
+	"PCONFIG" "\0"
+	"PDEP32rm" "\0"
+	"PDEP32rm_EVEX" "\0"
+	"PDEP32rr" "\0"
+	"PDEP32rr_EVEX" "\0"
+	"PDEP64rm" "\0"
+	"PDEP64rm_EVEX" "\0"
+	"PDEP64rr" "\0"
+	"PDEP64rr_EVEX" "\0"
+	"PEXT32rm" "\0"
+	"PEXT32rm_EVEX" "\0"
+	"PEXT32rr" "\0"
+	"PEXT32rr_EVEX" "\0"
+	"PEXT64rm" "\0"
+	"PEXT64rm_EVEX" "\0"
+	"PEXT64rr" "\0"
+	"PEXT64rr_EVEX" "\0"
+	"PEXTRBmr" "\0"
+	"PEXTRBrr" "\0"
+	"PEXTRDmr" "\0"
+	"PEXTRDrr" "\0"
+	"PEXTRQmr" "\0"
+	"PEXTRQrr" "\0"
+	"PEXTRWmr" "\0"
+	"PEXTRWrr" "\0"
+	"PEXTRWrr_REV" "\0"
+	"PF2IDrm" "\0"
+	"PF2IDrr" "\0"
+	"PF2IWrm" "\0"
+	"PF2IWrr" "\0"
+	"PFACCrm" "\0"
+	"PFACCrr" "\0"
+	"PFADDrm" "\0"
+	"PFADDrr" "\0"
+	"PFCMPEQrm" "\0"
+	"PFCMPEQrr" "\0"
+	"PFCMPGErm" "\0"
+	"PFCMPGErr" "\0"
+	"PFCMPGTrm" "\0"
+	"PFCMPGTrr" "\0"
+	"PFMAXrm" "\0"
+	"PFMAXrr" "\0"
+	"PFMINrm" "\0"
+	"PFMINrr" "\0"
+	"PFMULrm" "\0"
+	"PFMULrr" "\0"
+	"PFNACCrm" "\0"
+	"PFNACCrr" "\0"
+	"PFPNACCrm" "\0"
+	"PFPNACCrr" "\0"
+	"PFRCPIT1rm" "\0"
+	"PFRCPIT1rr" "\0"
+	"PFRCPIT2rm" "\0"
+	"PFRCPIT2rr" "\0"
+	"PFRCPrm" "\0"
+	"PFRCPrr" "\0"
+	"PFRSQIT1rm" "\0"
+	"PFRSQIT1rr" "\0"
+	"PFRSQRTrm" "\0"
+	"PFRSQRTrr" "\0"
+	"PFSUBRrm" "\0"
+	"PFSUBRrr" "\0"
+	"PFSUBrm" "\0"
+	"PFSUBrr" "\0"
+	"PHADDDrm" "\0"
+	"PHADDDrr" "\0"
+	"PHADDSWrm" "\0"
+	"PHADDSWrr" "\0"
+	"PHADDWrm" "\0"
+	"PHADDWrr" "\0"
+	"PHMINPOSUWrm" "\0"
+	"PHMINPOSUWrr" "\0"
+	"PHSUBDrm" "\0"
+	"PHSUBDrr" "\0"
+	"PHSUBSWrm" "\0"
+	"PHSUBSWrr" "\0"
+	"PHSUBWrm" "\0"
+	"PHSUBWrr" "\0"
+	"PI2FDrm" "\0"
+	"PI2FDrr" "\0"
+	"PI2FWrm" "\0"
+	"PI2FWrr" "\0"
+	"PINSRBrm" "\0"
+	"PINSRBrr" "\0"
+	"PINSRDrm" "\0"
+	"PINSRDrr" "\0"
+	"PINSRQrm" "\0"
+	"PINSRQrr" "\0"
+	"PINSRWrm" "\0"
+	"PINSRWrr" "\0"
+	"PMADDUBSWrm" "\0"
+	"PMADDUBSWrr" "\0"
+	"PMADDWDrm" "\0"
+	"PMADDWDrr" "\0"
+	"PMAXSBrm" "\0"
+	"PMAXSBrr" "\0"
+	"PMAXSDrm" "\0"
+	"PMAXSDrr" "\0"
+	"PMAXSWrm" "\0"
+	"PMAXSWrr" "\0"
+	"PMAXUBrm" "\0"
+	"PMAXUBrr" "\0"
+	"PMAXUDrm" "\0"
+	"PMAXUDrr" "\0"
+	"PMAXUWrm" "\0"
+	"PMAXUWrr" "\0"
+	"PMINSBrm" "\0"
+	"PMINSBrr" "\0"
+	"PMINSDrm" "\0"
+	"PMINSDrr" "\0"
+	"PMINSWrm" "\0"
+	"PMINSWrr" "\0"
+	"PMINUBrm" "\0"
+	"PMINUBrr" "\0"
+	"PMINUDrm" "\0"
+	"PMINUDrr" "\0"
+	"PMINUWrm" "\0"
+	"PMINUWrr" "\0"
+	"PMOVMSKBrr" "\0"
+	"PMOVSXBDrm" "\0"
+	"PMOVSXBDrr" "\0"
+	"PMOVSXBQrm" "\0"
+	"PMOVSXBQrr" "\0"
+	"PMOVSXBWrm" "\0"
+	"PMOVSXBWrr" "\0"
+	"PMOVSXDQrm" "\0"
+	"PMOVSXDQrr" "\0"
+	"PMOVSXWDrm" "\0"
+	"PMOVSXWDrr" "\0"
+	"PMOVSXWQrm" "\0"
+	"PMOVSXWQrr" "\0"
+	"PMOVZXBDrm" "\0"
+	"PMOVZXBDrr" "\0"
+	"PMOVZXBQrm" "\0"
+	"PMOVZXBQrr" "\0"
+	"PMOVZXBWrm" "\0"
+	"PMOVZXBWrr" "\0"
+	"PMOVZXDQrm" "\0"
+	"PMOVZXDQrr" "\0"
+	"PMOVZXWDrm" "\0"
+	"PMOVZXWDrr" "\0"
+	"PMOVZXWQrm" "\0"
+	"PMOVZXWQrr" "\0"
+	"PMULDQrm" "\0"
+	"PMULDQrr" "\0"
+	"PMULHRSWrm" "\0"
+	"PMULHRSWrr" "\0"
+	"PMULHRWrm" "\0"
+	"PMULHRWrr" "\0"
+	"PMULHUWrm" "\0"
+	"PMULHUWrr" "\0"
+	"PMULHWrm" "\0"
+	"PMULHWrr" "\0"
+	"PMULLDrm" "\0"
+	"PMULLDrr" "\0"
+	"PMULLWrm" "\0"
+	"PMULLWrr" "\0"
+	"PMULUDQrm" "\0"
+	"PMULUDQrr" "\0"
+	"POP16r" "\0"
+	"POP16rmm" "\0"
+	"POP16rmr" "\0"
+	"POP2" "\0"
+	"POP2P" "\0"
+	"POP32r" "\0"
+	"POP32rmm" "\0"
+	"POP32rmr" "\0"
+	"POP64r" "\0"
+	"POP64rmm" "\0"
+	"POP64rmr" "\0"
+	"POPA16" "\0"
+	"POPA32" "\0"
+	"POPCNT16rm" "\0"
+	"POPCNT16rm_EVEX" "\0"
+	"POPCNT16rm_NF" "\0"
+	"POPCNT16rr" "\0"
+	"POPCNT16rr_EVEX" "\0"
+	"POPCNT16rr_NF" "\0"
+	"POPCNT32rm" "\0"
+	"POPCNT32rm_EVEX" "\0"
+	"POPCNT32rm_NF" "\0"
+	"POPCNT32rr" "\0"
+	"POPCNT32rr_EVEX" "\0"
+	"POPCNT32rr_NF" "\0"
+	"POPCNT64rm" "\0"
+	"POPCNT64rm_EVEX" "\0"
+	"POPCNT64rm_NF" "\0"
+	"POPCNT64rr" "\0"
+	"POPCNT64rr_EVEX" "\0"
+	"POPCNT64rr_NF" "\0"
+	"POPDS16" "\0"
+	"POPDS32" "\0"
+	"POPES16" "\0"
+	"POPES32" "\0"
+	"POPF16" "\0"
+	"POPF32" "\0"
+	"POPF64" "\0"
+	"POPFS16" "\0"
+	"POPFS32" "\0"
+	"POPFS64" "\0"
+	"POPGS16" "\0"
+	"POPGS32" "\0"
+	"POPGS64" "\0"
+	"POPP64r" "\0"
+	"POPSS16" "\0"
+	"POPSS32" "\0"
+	"PORrm" "\0"
+	"PORrr" "\0"
+	"PREFETCH" "\0"
+	"PREFETCHIT0" "\0"
+	"PREFETCHIT1" "\0"
+	"PREFETCHNTA" "\0"
+	"PREFETCHT0" "\0"
+	"PREFETCHT1" "\0"
+	"PREFETCHT2" "\0"
+	"PREFETCHW" "\0"
+	"PREFETCHWT1" "\0"
+	"PROBED_ALLOCA_32" "\0"
+	"PROBED_ALLOCA_64" "\0"
+	"PSADBWrm" "\0"
+	"PSADBWrr" "\0"
+	"PSHUFBrm" "\0"
+	"PSHUFBrr" "\0"
+	"PSHUFDmi" "\0"
+	"PSHUFDri" "\0"
+	"PSHUFHWmi" "\0"
+	"PSHUFHWri" "\0"
+	"PSHUFLWmi" "\0"
+	"PSHUFLWri" "\0"
+	"PSIGNBrm" "\0"
+	"PSIGNBrr" "\0"
+	"PSIGNDrm" "\0"
+	"PSIGNDrr" "\0"
+	"PSIGNWrm" "\0"
+	"PSIGNWrr" "\0"
+	"PSLLDQri" "\0"
+	"PSLLDri" "\0"
+	"PSLLDrm" "\0"
+	"PSLLDrr" "\0"
+	"PSLLQri" "\0"
+	"PSLLQrm" "\0"
+	"PSLLQrr" "\0"
+	"PSLLWri" "\0"
+	"PSLLWrm" "\0"
+	"PSLLWrr" "\0"
+	"PSMASH" "\0"
+	"PSRADri" "\0"
+	"PSRADrm" "\0"
+	"PSRADrr" "\0"
+	"PSRAWri" "\0"
+	"PSRAWrm" "\0"
+	"PSRAWrr" "\0"
+	"PSRLDQri" "\0"
+	"PSRLDri" "\0"
+	"PSRLDrm" "\0"
+	"PSRLDrr" "\0"
+	"PSRLQri" "\0"
+	"PSRLQrm" "\0"
+	"PSRLQrr" "\0"
+	"PSRLWri" "\0"
+	"PSRLWrm" "\0"
+	"PSRLWrr" "\0"
+	"PSUBBrm" "\0"
+	"PSUBBrr" "\0"
+	"PSUBDrm" "\0"
+	"PSUBDrr" "\0"
+	"PSUBQrm" "\0"
+	"PSUBQrr" "\0"
+	"PSUBSBrm" "\0"
+	"PSUBSBrr" "\0"
+	"PSUBSWrm" "\0"
+	"PSUBSWrr" "\0"
+	"PSUBUSBrm" "\0"
+	"PSUBUSBrr" "\0"
+	"PSUBUSWrm" "\0"
+	"PSUBUSWrr" "\0"
+	"PSUBWrm" "\0"
+	"PSUBWrr" "\0"
+	"PSWAPDrm" "\0"
+	"PSWAPDrr" "\0"
+	"PTCMMIMFP16PS" "\0"
+	"PTCMMIMFP16PSV" "\0"
+	"PTCMMRLFP16PS" "\0"
+	"PTCMMRLFP16PSV" "\0"
+	"PTDPBF16PS" "\0"
+	"PTDPBSSD" "\0"
+	"PTDPBSUD" "\0"
+	"PTDPBUSD" "\0"
+	"PTDPBUUD" "\0"
+	"PTDPFP16PS" "\0"
+	"PTESTrm" "\0"
+	"PTESTrr" "\0"
+	"PTILELOADD" "\0"
+	"PTILELOADDT1" "\0"
+	"PTILESTORED" "\0"
+	"PTILEZERO" "\0"
+	"PTWRITE64m" "\0"
+	"PTWRITE64r" "\0"
+	"PTWRITEm" "\0"
+	"PTWRITEr" "\0"
+	"PUNPCKHBWrm" "\0"
+	"PUNPCKHBWrr" "\0"
+	"PUNPCKHDQrm" "\0"
+	"PUNPCKHDQrr" "\0"
+	"PUNPCKHQDQrm" "\0"
+	"PUNPCKHQDQrr" "\0"
+	"PUNPCKHWDrm" "\0"
+	"PUNPCKHWDrr" "\0"
+	"PUNPCKLBWrm" "\0"
+	"PUNPCKLBWrr" "\0"
+	"PUNPCKLDQrm" "\0"
+	"PUNPCKLDQrr" "\0"
+	"PUNPCKLQDQrm" "\0"
+	"PUNPCKLQDQrr" "\0"
+	"PUNPCKLWDrm" "\0"
+	"PUNPCKLWDrr" "\0"
+	"PUSH16i" "\0"
+	"PUSH16i8" "\0"
+	"PUSH16r" "\0"
+	"PUSH16rmm" "\0"
+	"PUSH16rmr" "\0"
+	"PUSH2" "\0"
+	"PUSH2P" "\0"
+	"PUSH32i" "\0"
+	"PUSH32i8" "\0"
+	"PUSH32r" "\0"
+	"PUSH32rmm" "\0"
+	"PUSH32rmr" "\0"
+	"PUSH64i32" "\0"
+	"PUSH64i8" "\0"
+	"PUSH64r" "\0"
+	"PUSH64rmm" "\0"
+	"PUSH64rmr" "\0"
+	"PUSHA16" "\0"
+	"PUSHA32" "\0"
+	"PUSHCS16" "\0"
+	"PUSHCS32" "\0"
+	"PUSHDS16" "\0"
+	"PUSHDS32" "\0"
+	"PUSHES16" "\0"
+	"PUSHES32" "\0"
+	"PUSHF16" "\0"
+	"PUSHF32" "\0"
+	"PUSHF64" "\0"
+	"PUSHFS16" "\0"
+	"PUSHFS32" "\0"
+	"PUSHFS64" "\0"
+	"PUSHGS16" "\0"
+	"PUSHGS32" "\0"
+	"PUSHGS64" "\0"
+	"PUSHP64r" "\0"
+	"PUSHSS16" "\0"
+	"PUSHSS32" "\0"
+	"PVALIDATE32" "\0"
+	"PVALIDATE64" "\0"
+	"PXORrm" "\0"
+	"PXORrr" "\0"
+	"RCL16m1" "\0"
+	"RCL16m1_EVEX" "\0"
+	"RCL16m1_ND" "\0"
+	"RCL16mCL" "\0"
+	"RCL16mCL_EVEX" "\0"
+	"RCL16mCL_ND" "\0"
+	"RCL16mi" "\0"
+	"RCL16mi_EVEX" "\0"
+	"RCL16mi_ND" "\0"
+	"RCL16r1" "\0"
+	"RCL16r1_EVEX" "\0"
+	"RCL16r1_ND" "\0"
+	"RCL16rCL" "\0"
+	"RCL16rCL_EVEX" "\0"
+	"RCL16rCL_ND" "\0"
+	"RCL16ri" "\0"
+	"RCL16ri_EVEX" "\0"
+	"RCL16ri_ND" "\0"
+	"RCL32m1" "\0"
+	"RCL32m1_EVEX" "\0"
+	"RCL32m1_ND" "\0"
+	"RCL32mCL" "\0"
+	"RCL32mCL_EVEX" "\0"
+	"RCL32mCL_ND" "\0"
+	"RCL32mi" "\0"
+	"RCL32mi_EVEX" "\0"
+	"RCL32mi_ND" "\0"
+	"RCL32r1" "\0"
+	"RCL32r1_EVEX" "\0"
+	"RCL32r1_ND" "\0"
+	"RCL32rCL" "\0"
+	"RCL32rCL_EVEX" "\0"
+	"RCL32rCL_ND" "\0"
+	"RCL32ri" "\0"
+	"RCL32ri_EVEX" "\0"
+	"RCL32ri_ND" "\0"
+	"RCL64m1" "\0"
+	"RCL64m1_EVEX" "\0"
+	"RCL64m1_ND" "\0"
+	"RCL64mCL" "\0"
+	"RCL64mCL_EVEX" "\0"
+	"RCL64mCL_ND" "\0"
+	"RCL64mi" "\0"
+	"RCL64mi_EVEX" "\0"
+	"RCL64mi_ND" "\0"
+	"RCL64r1" "\0"
+	"RCL64r1_EVEX" "\0"
+	"RCL64r1_ND" "\0"
+	"RCL64rCL" "\0"
+	"RCL64rCL_EVEX" "\0"
+	"RCL64rCL_ND" "\0"
+	"RCL64ri" "\0"
+	"RCL64ri_EVEX" "\0"
+	"RCL64ri_ND" "\0"
+	"RCL8m1" "\0"
+	"RCL8m1_EVEX" "\0"
+	"RCL8m1_ND" "\0"
+	"RCL8mCL" "\0"
+	"RCL8mCL_EVEX" "\0"
+	"RCL8mCL_ND" "\0"
+	"RCL8mi" "\0"
+	"RCL8mi_EVEX" "\0"
+	"RCL8mi_ND" "\0"
+	"RCL8r1" "\0"
+	"RCL8r1_EVEX" "\0"
+	"RCL8r1_ND" "\0"
+	"RCL8rCL" "\0"
+	"RCL8rCL_EVEX" "\0"
+	"RCL8rCL_ND" "\0"
+	"RCL8ri" "\0"
+	"RCL8ri_EVEX" "\0"
+	"RCL8ri_ND" "\0"
+	"RCPPSm" "\0"
+	"RCPPSr" "\0"
+	"RCPSSm" "\0"
+	"RCPSSm_Int" "\0"
+	"RCPSSr" "\0"
+	"RCPSSr_Int" "\0"
+	"RCR16m1" "\0"
+	"RCR16m1_EVEX" "\0"
+	"RCR16m1_ND" "\0"
+	"RCR16mCL" "\0"
+	"RCR16mCL_EVEX" "\0"
+	"RCR16mCL_ND" "\0"
+	"RCR16mi" "\0"
+	"RCR16mi_EVEX" "\0"
+	"RCR16mi_ND" "\0"
+	"RCR16r1" "\0"
+	"RCR16r1_EVEX" "\0"
+	"RCR16r1_ND" "\0"
+	"RCR16rCL" "\0"
+	"RCR16rCL_EVEX" "\0"
+	"RCR16rCL_ND" "\0"
+	"RCR16ri" "\0"
+	"RCR16ri_EVEX" "\0"
+	"RCR16ri_ND" "\0"
+	"RCR32m1" "\0"
+	"RCR32m1_EVEX" "\0"
+	"RCR32m1_ND" "\0"
+	"RCR32mCL" "\0"
+	"RCR32mCL_EVEX" "\0"
+	"RCR32mCL_ND" "\0"
+	"RCR32mi" "\0"
+	"RCR32mi_EVEX" "\0"
+	"RCR32mi_ND" "\0"
+	"RCR32r1" "\0"
+	"RCR32r1_EVEX" "\0"
+	"RCR32r1_ND" "\0"
+	"RCR32rCL" "\0"
+	"RCR32rCL_EVEX" "\0"
+	"RCR32rCL_ND" "\0"
+	"RCR32ri" "\0"
+	"RCR32ri_EVEX" "\0"
+	"RCR32ri_ND" "\0"
+	"RCR64m1" "\0"
+	"RCR64m1_EVEX" "\0"
+	"RCR64m1_ND" "\0"
+	"RCR64mCL" "\0"
+	"RCR64mCL_EVEX" "\0"
+	"RCR64mCL_ND" "\0"
+	"RCR64mi" "\0"
+	"RCR64mi_EVEX" "\0"
+	"RCR64mi_ND" "\0"
+	"RCR64r1" "\0"
+	"RCR64r1_EVEX" "\0"
+	"RCR64r1_ND" "\0"
+	"RCR64rCL" "\0"
+	"RCR64rCL_EVEX" "\0"
+	"RCR64rCL_ND" "\0"
+	"RCR64ri" "\0"
+	"RCR64ri_EVEX" "\0"
+	"RCR64ri_ND" "\0"
+	"RCR8m1" "\0"
+	"RCR8m1_EVEX" "\0"
+	"RCR8m1_ND" "\0"
+	"RCR8mCL" "\0"
+	"RCR8mCL_EVEX" "\0"
+	"RCR8mCL_ND" "\0"
+	"RCR8mi" "\0"
+	"RCR8mi_EVEX" "\0"
+	"RCR8mi_ND" "\0"
+	"RCR8r1" "\0"
+	"RCR8r1_EVEX" "\0"
+	"RCR8r1_ND" "\0"
+	"RCR8rCL" "\0"
+	"RCR8rCL_EVEX" "\0"
+	"RCR8rCL_ND" "\0"
+	"RCR8ri" "\0"
+	"RCR8ri_EVEX" "\0"
+	"RCR8ri_ND" "\0"
+	"RDFSBASE" "\0"
+	"RDFSBASE64" "\0"
+	"RDGSBASE" "\0"
+	"RDGSBASE64" "\0"
+	"RDMSR" "\0"
+	"RDMSRLIST" "\0"
+	"RDPID32" "\0"
+	"RDPID64" "\0"
+	"RDPKRUr" "\0"
+	"RDPMC" "\0"
+	"RDPRU" "\0"
+	"RDRAND16r" "\0"
+	"RDRAND32r" "\0"
+	"RDRAND64r" "\0"
+	"RDSEED16r" "\0"
+	"RDSEED32r" "\0"
+	"RDSEED64r" "\0"
+	"RDSSPD" "\0"
+	"RDSSPQ" "\0"
+	"RDTSC" "\0"
+	"RDTSCP" "\0"
+	"REPNE_PREFIX" "\0"
+	"REP_MOVSB_32" "\0"
+	"REP_MOVSB_64" "\0"
+	"REP_MOVSD_32" "\0"
+	"REP_MOVSD_64" "\0"
+	"REP_MOVSQ_32" "\0"
+	"REP_MOVSQ_64" "\0"
+	"REP_MOVSW_32" "\0"
+	"REP_MOVSW_64" "\0"
+	"REP_PREFIX" "\0"
+	"REP_STOSB_32" "\0"
+	"REP_STOSB_64" "\0"
+	"REP_STOSD_32" "\0"
+	"REP_STOSD_64" "\0"
+	"REP_STOSQ_32" "\0"
+	"REP_STOSQ_64" "\0"
+	"REP_STOSW_32" "\0"
+	"REP_STOSW_64" "\0"
+	"RET" "\0"
+	"RET16" "\0"
+	"RET32" "\0"
+	"RET64" "\0"
+	"RETI16" "\0"
+	"RETI32" "\0"
+	"RETI64" "\0"
+	"REX64_PREFIX" "\0"
+	"RMPADJUST" "\0"
+	"RMPQUERY" "\0"
+	"RMPUPDATE" "\0"
+	"ROL16m1" "\0"
+	"ROL16m1_EVEX" "\0"
+	"ROL16m1_ND" "\0"
+	"ROL16m1_NF" "\0"
+	"ROL16m1_NF_ND" "\0"
+	"ROL16mCL" "\0"
+	"ROL16mCL_EVEX" "\0"
+	"ROL16mCL_ND" "\0"
+	"ROL16mCL_NF" "\0"
+	"ROL16mCL_NF_ND" "\0"
+	"ROL16mi" "\0"
+	"ROL16mi_EVEX" "\0"
+	"ROL16mi_ND" "\0"
+	"ROL16mi_NF" "\0"
+	"ROL16mi_NF_ND" "\0"
+	"ROL16r1" "\0"
+	"ROL16r1_EVEX" "\0"
+	"ROL16r1_ND" "\0"
+	"ROL16r1_NF" "\0"
+	"ROL16r1_NF_ND" "\0"
+	"ROL16rCL" "\0"
+	"ROL16rCL_EVEX" "\0"
+	"ROL16rCL_ND" "\0"
+	"ROL16rCL_NF" "\0"
+	"ROL16rCL_NF_ND" "\0"
+	"ROL16ri" "\0"
+	"ROL16ri_EVEX" "\0"
+	"ROL16ri_ND" "\0"
+	"ROL16ri_NF" "\0"
+	"ROL16ri_NF_ND" "\0"
+	"ROL32m1" "\0"
+	"ROL32m1_EVEX" "\0"
+	"ROL32m1_ND" "\0"
+	"ROL32m1_NF" "\0"
+	"ROL32m1_NF_ND" "\0"
+	"ROL32mCL" "\0"
+	"ROL32mCL_EVEX" "\0"
+	"ROL32mCL_ND" "\0"
+	"ROL32mCL_NF" "\0"
+	"ROL32mCL_NF_ND" "\0"
+	"ROL32mi" "\0"
+	"ROL32mi_EVEX" "\0"
+	"ROL32mi_ND" "\0"
+	"ROL32mi_NF" "\0"
+	"ROL32mi_NF_ND" "\0"
+	"ROL32r1" "\0"
+	"ROL32r1_EVEX" "\0"
+	"ROL32r1_ND" "\0"
+	"ROL32r1_NF" "\0"
+	"ROL32r1_NF_ND" "\0"
+	"ROL32rCL" "\0"
+	"ROL32rCL_EVEX" "\0"
+	"ROL32rCL_ND" "\0"
+	"ROL32rCL_NF" "\0"
+	"ROL32rCL_NF_ND" "\0"
+	"ROL32ri" "\0"
+	"ROL32ri_EVEX" "\0"
+	"ROL32ri_ND" "\0"
+	"ROL32ri_NF" "\0"
+	"ROL32ri_NF_ND" "\0"
+	"ROL64m1" "\0"
+	"ROL64m1_EVEX" "\0"
+	"ROL64m1_ND" "\0"
+	"ROL64m1_NF" "\0"
+	"ROL64m1_NF_ND" "\0"
+	"ROL64mCL" "\0"
+	"ROL64mCL_EVEX" "\0"
+	"ROL64mCL_ND" "\0"
+	"ROL64mCL_NF" "\0"
+	"ROL64mCL_NF_ND" "\0"
+	"ROL64mi" "\0"
+	"ROL64mi_EVEX" "\0"
+	"ROL64mi_ND" "\0"
+	"ROL64mi_NF" "\0"
+	"ROL64mi_NF_ND" "\0"
+	"ROL64r1" "\0"
+	"ROL64r1_EVEX" "\0"
+	"ROL64r1_ND" "\0"
+	"ROL64r1_NF" "\0"
+	"ROL64r1_NF_ND" "\0"
+	"ROL64rCL" "\0"
+	"ROL64rCL_EVEX" "\0"
+	"ROL64rCL_ND" "\0"
+	"ROL64rCL_NF" "\0"
+	"ROL64rCL_NF_ND" "\0"
+	"ROL64ri" "\0"
+	"ROL64ri_EVEX" "\0"
+	"ROL64ri_ND" "\0"
+	"ROL64ri_NF" "\0"
+	"ROL64ri_NF_ND" "\0"
+	"ROL8m1" "\0"
+	"ROL8m1_EVEX" "\0"
+	"ROL8m1_ND" "\0"
+	"ROL8m1_NF" "\0"
+	"ROL8m1_NF_ND" "\0"
+	"ROL8mCL" "\0"
+	"ROL8mCL_EVEX" "\0"
+	"ROL8mCL_ND" "\0"
+	"ROL8mCL_NF" "\0"
+	"ROL8mCL_NF_ND" "\0"
+	"ROL8mi" "\0"
+	"ROL8mi_EVEX" "\0"
+	"ROL8mi_ND" "\0"
+	"ROL8mi_NF" "\0"
+	"ROL8mi_NF_ND" "\0"
+	"ROL8r1" "\0"
+	"ROL8r1_EVEX" "\0"
+	"ROL8r1_ND" "\0"
+	"ROL8r1_NF" "\0"
+	"ROL8r1_NF_ND" "\0"
+	"ROL8rCL" "\0"
+	"ROL8rCL_EVEX" "\0"
+	"ROL8rCL_ND" "\0"
+	"ROL8rCL_NF" "\0"
+	"ROL8rCL_NF_ND" "\0"
+	"ROL8ri" "\0"
+	"ROL8ri_EVEX" "\0"
+	"ROL8ri_ND" "\0"
+	"ROL8ri_NF" "\0"
+	"ROL8ri_NF_ND" "\0"
+	"ROR16m1" "\0"
+	"ROR16m1_EVEX" "\0"
+	"ROR16m1_ND" "\0"
+	"ROR16m1_NF" "\0"
+	"ROR16m1_NF_ND" "\0"
+	"ROR16mCL" "\0"
+	"ROR16mCL_EVEX" "\0"
+	"ROR16mCL_ND" "\0"
+	"ROR16mCL_NF" "\0"
+	"ROR16mCL_NF_ND" "\0"
+	"ROR16mi" "\0"
+	"ROR16mi_EVEX" "\0"
+	"ROR16mi_ND" "\0"
+	"ROR16mi_NF" "\0"
+	"ROR16mi_NF_ND" "\0"
+	"ROR16r1" "\0"
+	"ROR16r1_EVEX" "\0"
+	"ROR16r1_ND" "\0"
+	"ROR16r1_NF" "\0"
+	"ROR16r1_NF_ND" "\0"
+	"ROR16rCL" "\0"
+	"ROR16rCL_EVEX" "\0"
+	"ROR16rCL_ND" "\0"
+	"ROR16rCL_NF" "\0"
+	"ROR16rCL_NF_ND" "\0"
+	"ROR16ri" "\0"
+	"ROR16ri_EVEX" "\0"
+	"ROR16ri_ND" "\0"
+	"ROR16ri_NF" "\0"
+	"ROR16ri_NF_ND" "\0"
+	"ROR32m1" "\0"
+	"ROR32m1_EVEX" "\0"
+	"ROR32m1_ND" "\0"
+	"ROR32m1_NF" "\0"
+	"ROR32m1_NF_ND" "\0"
+	"ROR32mCL" "\0"
+	"ROR32mCL_EVEX" "\0"
+	"ROR32mCL_ND" "\0"
+	"ROR32mCL_NF" "\0"
+	"ROR32mCL_NF_ND" "\0"
+	"ROR32mi" "\0"
+	"ROR32mi_EVEX" "\0"
+	"ROR32mi_ND" "\0"
+	"ROR32mi_NF" "\0"
+	"ROR32mi_NF_ND" "\0"
+	"ROR32r1" "\0"
+	"ROR32r1_EVEX" "\0"
+	"ROR32r1_ND" "\0"
+	"ROR32r1_NF" "\0"
+	"ROR32r1_NF_ND" "\0"
+	"ROR32rCL" "\0"
+	"ROR32rCL_EVEX" "\0"
+	"ROR32rCL_ND" "\0"
+	"ROR32rCL_NF" "\0"
+	"ROR32rCL_NF_ND" "\0"
+	"ROR32ri" "\0"
+	"ROR32ri_EVEX" "\0"
+	"ROR32ri_ND" "\0"
+	"ROR32ri_NF" "\0"
+	"ROR32ri_NF_ND" "\0"
+	"ROR64m1" "\0"
+	"ROR64m1_EVEX" "\0"
+	"ROR64m1_ND" "\0"
+	"ROR64m1_NF" "\0"
+	"ROR64m1_NF_ND" "\0"
+	"ROR64mCL" "\0"
+	"ROR64mCL_EVEX" "\0"
+	"ROR64mCL_ND" "\0"
+	"ROR64mCL_NF" "\0"
+	"ROR64mCL_NF_ND" "\0"
+	"ROR64mi" "\0"
+	"ROR64mi_EVEX" "\0"
+	"ROR64mi_ND" "\0"
+	"ROR64mi_NF" "\0"
+	"ROR64mi_NF_ND" "\0"
+	"ROR64r1" "\0"
+	"ROR64r1_EVEX" "\0"
+	"ROR64r1_ND" "\0"
+	"ROR64r1_NF" "\0"
+	"ROR64r1_NF_ND" "\0"
+	"ROR64rCL" "\0"
+	"ROR64rCL_EVEX" "\0"
+	"ROR64rCL_ND" "\0"
+	"ROR64rCL_NF" "\0"
+	"ROR64rCL_NF_ND" "\0"
+	"ROR64ri" "\0"
+	"ROR64ri_EVEX" "\0"
+	"ROR64ri_ND" "\0"
+	"ROR64ri_NF" "\0"
+	"ROR64ri_NF_ND" "\0"
+	"ROR8m1" "\0"
+	"ROR8m1_EVEX" "\0"
+	"ROR8m1_ND" "\0"
+	"ROR8m1_NF" "\0"
+	"ROR8m1_NF_ND" "\0"
+	"ROR8mCL" "\0"
+	"ROR8mCL_EVEX" "\0"
+	"ROR8mCL_ND" "\0"
+	"ROR8mCL_NF" "\0"
+	"ROR8mCL_NF_ND" "\0"
+	"ROR8mi" "\0"
+	"ROR8mi_EVEX" "\0"
+	"ROR8mi_ND" "\0"
+	"ROR8mi_NF" "\0"
+	"ROR8mi_NF_ND" "\0"
+	"ROR8r1" "\0"
+	"ROR8r1_EVEX" "\0"
+	"ROR8r1_ND" "\0"
+	"ROR8r1_NF" "\0"
+	"ROR8r1_NF_ND" "\0"
+	"ROR8rCL" "\0"
+	"ROR8rCL_EVEX" "\0"
+	"ROR8rCL_ND" "\0"
+	"ROR8rCL_NF" "\0"
+	"ROR8rCL_NF_ND" "\0"
+	"ROR8ri" "\0"
+	"ROR8ri_EVEX" "\0"
+	"ROR8ri_ND" "\0"
+	"ROR8ri_NF" "\0"
+	"ROR8ri_NF_ND" "\0"
+	"RORX32mi" "\0"
+	"RORX32mi_EVEX" "\0"
+	"RORX32ri" "\0"
+	"RORX32ri_EVEX" "\0"
+	"RORX64mi" "\0"
+	"RORX64mi_EVEX" "\0"
+	"RORX64ri" "\0"
+	"RORX64ri_EVEX" "\0"
+	"ROUNDPDmi" "\0"
+	"ROUNDPDri" "\0"
+	"ROUNDPSmi" "\0"
+	"ROUNDPSri" "\0"
+	"ROUNDSDmi" "\0"
+	"ROUNDSDmi_Int" "\0"
+	"ROUNDSDri" "\0"
+	"ROUNDSDri_Int" "\0"
+	"ROUNDSSmi" "\0"
+	"ROUNDSSmi_Int" "\0"
+	"ROUNDSSri" "\0"
+	"ROUNDSSri_Int" "\0"
+	"RSM" "\0"
+	"RSQRTPSm" "\0"
+	"RSQRTPSr" "\0"
+	"RSQRTSSm" "\0"
+	"RSQRTSSm_Int" "\0"
+	"RSQRTSSr" "\0"
+	"RSQRTSSr_Int" "\0"
+	"RSTORSSP" "\0"
+	"SAHF" "\0"
+	"SALC" "\0"
+	"SAR16m1" "\0"
+	"SAR16m1_EVEX" "\0"
+	"SAR16m1_ND" "\0"
+	"SAR16m1_NF" "\0"
+	"SAR16m1_NF_ND" "\0"
+	"SAR16mCL" "\0"
+	"SAR16mCL_EVEX" "\0"
+	"SAR16mCL_ND" "\0"
+	"SAR16mCL_NF" "\0"
+	"SAR16mCL_NF_ND" "\0"
+	"SAR16mi" "\0"
+	"SAR16mi_EVEX" "\0"
+	"SAR16mi_ND" "\0"
+	"SAR16mi_NF" "\0"
+	"SAR16mi_NF_ND" "\0"
+	"SAR16r1" "\0"
+	"SAR16r1_EVEX" "\0"
+	"SAR16r1_ND" "\0"
+	"SAR16r1_NF" "\0"
+	"SAR16r1_NF_ND" "\0"
+	"SAR16rCL" "\0"
+	"SAR16rCL_EVEX" "\0"
+	"SAR16rCL_ND" "\0"
+	"SAR16rCL_NF" "\0"
+	"SAR16rCL_NF_ND" "\0"
+	"SAR16ri" "\0"
+	"SAR16ri_EVEX" "\0"
+	"SAR16ri_ND" "\0"
+	"SAR16ri_NF" "\0"
+	"SAR16ri_NF_ND" "\0"
+	"SAR32m1" "\0"
+	"SAR32m1_EVEX" "\0"
+	"SAR32m1_ND" "\0"
+	"SAR32m1_NF" "\0"
+	"SAR32m1_NF_ND" "\0"
+	"SAR32mCL" "\0"
+	"SAR32mCL_EVEX" "\0"
+	"SAR32mCL_ND" "\0"
+	"SAR32mCL_NF" "\0"
+	"SAR32mCL_NF_ND" "\0"
+	"SAR32mi" "\0"
+	"SAR32mi_EVEX" "\0"
+	"SAR32mi_ND" "\0"
+	"SAR32mi_NF" "\0"
+	"SAR32mi_NF_ND" "\0"
+	"SAR32r1" "\0"
+	"SAR32r1_EVEX" "\0"
+	"SAR32r1_ND" "\0"
+	"SAR32r1_NF" "\0"
+	"SAR32r1_NF_ND" "\0"
+	"SAR32rCL" "\0"
+	"SAR32rCL_EVEX" "\0"
+	"SAR32rCL_ND" "\0"
+	"SAR32rCL_NF" "\0"
+	"SAR32rCL_NF_ND" "\0"
+	"SAR32ri" "\0"
+	"SAR32ri_EVEX" "\0"
+	"SAR32ri_ND" "\0"
+	"SAR32ri_NF" "\0"
+	"SAR32ri_NF_ND" "\0"
+	"SAR64m1" "\0"
+	"SAR64m1_EVEX" "\0"
+	"SAR64m1_ND" "\0"
+	"SAR64m1_NF" "\0"
+	"SAR64m1_NF_ND" "\0"
+	"SAR64mCL" "\0"
+	"SAR64mCL_EVEX" "\0"
+	"SAR64mCL_ND" "\0"
+	"SAR64mCL_NF" "\0"
+	"SAR64mCL_NF_ND" "\0"
+	"SAR64mi" "\0"
+	"SAR64mi_EVEX" "\0"
+	"SAR64mi_ND" "\0"
+	"SAR64mi_NF" "\0"
+	"SAR64mi_NF_ND" "\0"
+	"SAR64r1" "\0"
+	"SAR64r1_EVEX" "\0"
+	"SAR64r1_ND" "\0"
+	"SAR64r1_NF" "\0"
+	"SAR64r1_NF_ND" "\0"
+	"SAR64rCL" "\0"
+	"SAR64rCL_EVEX" "\0"
+	"SAR64rCL_ND" "\0"
+	"SAR64rCL_NF" "\0"
+	"SAR64rCL_NF_ND" "\0"
+	"SAR64ri" "\0"
+	"SAR64ri_EVEX" "\0"
+	"SAR64ri_ND" "\0"
+	"SAR64ri_NF" "\0"
+	"SAR64ri_NF_ND" "\0"
+	"SAR8m1" "\0"
+	"SAR8m1_EVEX" "\0"
+	"SAR8m1_ND" "\0"
+	"SAR8m1_NF" "\0"
+	"SAR8m1_NF_ND" "\0"
+	"SAR8mCL" "\0"
+	"SAR8mCL_EVEX" "\0"
+	"SAR8mCL_ND" "\0"
+	"SAR8mCL_NF" "\0"
+	"SAR8mCL_NF_ND" "\0"
+	"SAR8mi" "\0"
+	"SAR8mi_EVEX" "\0"
+	"SAR8mi_ND" "\0"
+	"SAR8mi_NF" "\0"
+	"SAR8mi_NF_ND" "\0"
+	"SAR8r1" "\0"
+	"SAR8r1_EVEX" "\0"
+	"SAR8r1_ND" "\0"
+	"SAR8r1_NF" "\0"
+	"SAR8r1_NF_ND" "\0"
+	"SAR8rCL" "\0"
+	"SAR8rCL_EVEX" "\0"
+	"SAR8rCL_ND" "\0"
+	"SAR8rCL_NF" "\0"
+	"SAR8rCL_NF_ND" "\0"
+	"SAR8ri" "\0"
+	"SAR8ri_EVEX" "\0"
+	"SAR8ri_ND" "\0"
+	"SAR8ri_NF" "\0"
+	"SAR8ri_NF_ND" "\0"
+	"SARX32rm" "\0"
+	"SARX32rm_EVEX" "\0"
+	"SARX32rr" "\0"
+	"SARX32rr_EVEX" "\0"
+	"SARX64rm" "\0"
+	"SARX64rm_EVEX" "\0"
+	"SARX64rr" "\0"
+	"SARX64rr_EVEX" "\0"
+	"SAVEPREVSSP" "\0"
+	"SBB16i16" "\0"
+	"SBB16mi" "\0"
+	"SBB16mi8" "\0"
+	"SBB16mi8_EVEX" "\0"
+	"SBB16mi8_ND" "\0"
+	"SBB16mi_EVEX" "\0"
+	"SBB16mi_ND" "\0"
+	"SBB16mr" "\0"
+	"SBB16mr_EVEX" "\0"
+	"SBB16mr_ND" "\0"
+	"SBB16ri" "\0"
+	"SBB16ri8" "\0"
+	"SBB16ri8_EVEX" "\0"
+	"SBB16ri8_ND" "\0"
+	"SBB16ri_EVEX" "\0"
+	"SBB16ri_ND" "\0"
+	"SBB16rm" "\0"
+	"SBB16rm_EVEX" "\0"
+	"SBB16rm_ND" "\0"
+	"SBB16rr" "\0"
+	"SBB16rr_EVEX" "\0"
+	"SBB16rr_EVEX_REV" "\0"
+	"SBB16rr_ND" "\0"
+	"SBB16rr_ND_REV" "\0"
+	"SBB16rr_REV" "\0"
+	"SBB32i32" "\0"
+	"SBB32mi" "\0"
+	"SBB32mi8" "\0"
+	"SBB32mi8_EVEX" "\0"
+	"SBB32mi8_ND" "\0"
+	"SBB32mi_EVEX" "\0"
+	"SBB32mi_ND" "\0"
+	"SBB32mr" "\0"
+	"SBB32mr_EVEX" "\0"
+	"SBB32mr_ND" "\0"
+	"SBB32ri" "\0"
+	"SBB32ri8" "\0"
+	"SBB32ri8_EVEX" "\0"
+	"SBB32ri8_ND" "\0"
+	"SBB32ri_EVEX" "\0"
+	"SBB32ri_ND" "\0"
+	"SBB32rm" "\0"
+	"SBB32rm_EVEX" "\0"
+	"SBB32rm_ND" "\0"
+	"SBB32rr" "\0"
+	"SBB32rr_EVEX" "\0"
+	"SBB32rr_EVEX_REV" "\0"
+	"SBB32rr_ND" "\0"
+	"SBB32rr_ND_REV" "\0"
+	"SBB32rr_REV" "\0"
+	"SBB64i32" "\0"
+	"SBB64mi32" "\0"
+	"SBB64mi32_EVEX" "\0"
+	"SBB64mi32_ND" "\0"
+	"SBB64mi8" "\0"
+	"SBB64mi8_EVEX" "\0"
+	"SBB64mi8_ND" "\0"
+	"SBB64mr" "\0"
+	"SBB64mr_EVEX" "\0"
+	"SBB64mr_ND" "\0"
+	"SBB64ri32" "\0"
+	"SBB64ri32_EVEX" "\0"
+	"SBB64ri32_ND" "\0"
+	"SBB64ri8" "\0"
+	"SBB64ri8_EVEX" "\0"
+	"SBB64ri8_ND" "\0"
+	"SBB64rm" "\0"
+	"SBB64rm_EVEX" "\0"
+	"SBB64rm_ND" "\0"
+	"SBB64rr" "\0"
+	"SBB64rr_EVEX" "\0"
+	"SBB64rr_EVEX_REV" "\0"
+	"SBB64rr_ND" "\0"
+	"SBB64rr_ND_REV" "\0"
+	"SBB64rr_REV" "\0"
+	"SBB8i8" "\0"
+	"SBB8mi" "\0"
+	"SBB8mi8" "\0"
+	"SBB8mi_EVEX" "\0"
+	"SBB8mi_ND" "\0"
+	"SBB8mr" "\0"
+	"SBB8mr_EVEX" "\0"
+	"SBB8mr_ND" "\0"
+	"SBB8ri" "\0"
+	"SBB8ri8" "\0"
+	"SBB8ri_EVEX" "\0"
+	"SBB8ri_ND" "\0"
+	"SBB8rm" "\0"
+	"SBB8rm_EVEX" "\0"
+	"SBB8rm_ND" "\0"
+	"SBB8rr" "\0"
+	"SBB8rr_EVEX" "\0"
+	"SBB8rr_EVEX_REV" "\0"
+	"SBB8rr_ND" "\0"
+	"SBB8rr_ND_REV" "\0"
+	"SBB8rr_REV" "\0"
+	"SCASB" "\0"
+	"SCASL" "\0"
+	"SCASQ" "\0"
+	"SCASW" "\0"
+	"SEAMCALL" "\0"
+	"SEAMOPS" "\0"
+	"SEAMRET" "\0"
+	"SEG_ALLOCA_32" "\0"
+	"SEG_ALLOCA_64" "\0"
+	"SENDUIPI" "\0"
+	"SERIALIZE" "\0"
+	"SETCCm" "\0"
+	"SETCCm_EVEX" "\0"
+	"SETCCr" "\0"
+	"SETCCr_EVEX" "\0"
+	"SETSSBSY" "\0"
+	"SETZUCCm" "\0"
+	"SETZUCCr" "\0"
+	"SFENCE" "\0"
+	"SGDT16m" "\0"
+	"SGDT32m" "\0"
+	"SGDT64m" "\0"
+	"SHA1MSG1rm" "\0"
+	"SHA1MSG1rr" "\0"
+	"SHA1MSG2rm" "\0"
+	"SHA1MSG2rr" "\0"
+	"SHA1NEXTErm" "\0"
+	"SHA1NEXTErr" "\0"
+	"SHA1RNDS4rmi" "\0"
+	"SHA1RNDS4rri" "\0"
+	"SHA256MSG1rm" "\0"
+	"SHA256MSG1rr" "\0"
+	"SHA256MSG2rm" "\0"
+	"SHA256MSG2rr" "\0"
+	"SHA256RNDS2rm" "\0"
+	"SHA256RNDS2rr" "\0"
+	"SHL16m1" "\0"
+	"SHL16m1_EVEX" "\0"
+	"SHL16m1_ND" "\0"
+	"SHL16m1_NF" "\0"
+	"SHL16m1_NF_ND" "\0"
+	"SHL16mCL" "\0"
+	"SHL16mCL_EVEX" "\0"
+	"SHL16mCL_ND" "\0"
+	"SHL16mCL_NF" "\0"
+	"SHL16mCL_NF_ND" "\0"
+	"SHL16mi" "\0"
+	"SHL16mi_EVEX" "\0"
+	"SHL16mi_ND" "\0"
+	"SHL16mi_NF" "\0"
+	"SHL16mi_NF_ND" "\0"
+	"SHL16r1" "\0"
+	"SHL16r1_EVEX" "\0"
+	"SHL16r1_ND" "\0"
+	"SHL16r1_NF" "\0"
+	"SHL16r1_NF_ND" "\0"
+	"SHL16rCL" "\0"
+	"SHL16rCL_EVEX" "\0"
+	"SHL16rCL_ND" "\0"
+	"SHL16rCL_NF" "\0"
+	"SHL16rCL_NF_ND" "\0"
+	"SHL16ri" "\0"
+	"SHL16ri_EVEX" "\0"
+	"SHL16ri_ND" "\0"
+	"SHL16ri_NF" "\0"
+	"SHL16ri_NF_ND" "\0"
+	"SHL32m1" "\0"
+	"SHL32m1_EVEX" "\0"
+	"SHL32m1_ND" "\0"
+	"SHL32m1_NF" "\0"
+	"SHL32m1_NF_ND" "\0"
+	"SHL32mCL" "\0"
+	"SHL32mCL_EVEX" "\0"
+	"SHL32mCL_ND" "\0"
+	"SHL32mCL_NF" "\0"
+	"SHL32mCL_NF_ND" "\0"
+	"SHL32mi" "\0"
+	"SHL32mi_EVEX" "\0"
+	"SHL32mi_ND" "\0"
+	"SHL32mi_NF" "\0"
+	"SHL32mi_NF_ND" "\0"
+	"SHL32r1" "\0"
+	"SHL32r1_EVEX" "\0"
+	"SHL32r1_ND" "\0"
+	"SHL32r1_NF" "\0"
+	"SHL32r1_NF_ND" "\0"
+	"SHL32rCL" "\0"
+	"SHL32rCL_EVEX" "\0"
+	"SHL32rCL_ND" "\0"
+	"SHL32rCL_NF" "\0"
+	"SHL32rCL_NF_ND" "\0"
+	"SHL32ri" "\0"
+	"SHL32ri_EVEX" "\0"
+	"SHL32ri_ND" "\0"
+	"SHL32ri_NF" "\0"
+	"SHL32ri_NF_ND" "\0"
+	"SHL64m1" "\0"
+	"SHL64m1_EVEX" "\0"
+	"SHL64m1_ND" "\0"
+	"SHL64m1_NF" "\0"
+	"SHL64m1_NF_ND" "\0"
+	"SHL64mCL" "\0"
+	"SHL64mCL_EVEX" "\0"
+	"SHL64mCL_ND" "\0"
+	"SHL64mCL_NF" "\0"
+	"SHL64mCL_NF_ND" "\0"
+	"SHL64mi" "\0"
+	"SHL64mi_EVEX" "\0"
+	"SHL64mi_ND" "\0"
+	"SHL64mi_NF" "\0"
+	"SHL64mi_NF_ND" "\0"
+	"SHL64r1" "\0"
+	"SHL64r1_EVEX" "\0"
+	"SHL64r1_ND" "\0"
+	"SHL64r1_NF" "\0"
+	"SHL64r1_NF_ND" "\0"
+	"SHL64rCL" "\0"
+	"SHL64rCL_EVEX" "\0"
+	"SHL64rCL_ND" "\0"
+	"SHL64rCL_NF" "\0"
+	"SHL64rCL_NF_ND" "\0"
+	"SHL64ri" "\0"
+	"SHL64ri_EVEX" "\0"
+	"SHL64ri_ND" "\0"
+	"SHL64ri_NF" "\0"
+	"SHL64ri_NF_ND" "\0"
+	"SHL8m1" "\0"
+	"SHL8m1_EVEX" "\0"
+	"SHL8m1_ND" "\0"
+	"SHL8m1_NF" "\0"
+	"SHL8m1_NF_ND" "\0"
+	"SHL8mCL" "\0"
+	"SHL8mCL_EVEX" "\0"
+	"SHL8mCL_ND" "\0"
+	"SHL8mCL_NF" "\0"
+	"SHL8mCL_NF_ND" "\0"
+	"SHL8mi" "\0"
+	"SHL8mi_EVEX" "\0"
+	"SHL8mi_ND" "\0"
+	"SHL8mi_NF" "\0"
+	"SHL8mi_NF_ND" "\0"
+	"SHL8r1" "\0"
+	"SHL8r1_EVEX" "\0"
+	"SHL8r1_ND" "\0"
+	"SHL8r1_NF" "\0"
+	"SHL8r1_NF_ND" "\0"
+	"SHL8rCL" "\0"
+	"SHL8rCL_EVEX" "\0"
+	"SHL8rCL_ND" "\0"
+	"SHL8rCL_NF" "\0"
+	"SHL8rCL_NF_ND" "\0"
+	"SHL8ri" "\0"
+	"SHL8ri_EVEX" "\0"
+	"SHL8ri_ND" "\0"
+	"SHL8ri_NF" "\0"
+	"SHL8ri_NF_ND" "\0"
+	"SHLD16mrCL" "\0"
+	"SHLD16mrCL_EVEX" "\0"
+	"SHLD16mrCL_ND" "\0"
+	"SHLD16mrCL_NF" "\0"
+	"SHLD16mrCL_NF_ND" "\0"
+	"SHLD16mri8" "\0"
+	"SHLD16mri8_EVEX" "\0"
+	"SHLD16mri8_ND" "\0"
+	"SHLD16mri8_NF" "\0"
+	"SHLD16mri8_NF_ND" "\0"
+	"SHLD16rrCL" "\0"
+	"SHLD16rrCL_EVEX" "\0"
+	"SHLD16rrCL_ND" "\0"
+	"SHLD16rrCL_NF" "\0"
+	"SHLD16rrCL_NF_ND" "\0"
+	"SHLD16rri8" "\0"
+	"SHLD16rri8_EVEX" "\0"
+	"SHLD16rri8_ND" "\0"
+	"SHLD16rri8_NF" "\0"
+	"SHLD16rri8_NF_ND" "\0"
+	"SHLD32mrCL" "\0"
+	"SHLD32mrCL_EVEX" "\0"
+	"SHLD32mrCL_ND" "\0"
+	"SHLD32mrCL_NF" "\0"
+	"SHLD32mrCL_NF_ND" "\0"
+	"SHLD32mri8" "\0"
+	"SHLD32mri8_EVEX" "\0"
+	"SHLD32mri8_ND" "\0"
+	"SHLD32mri8_NF" "\0"
+	"SHLD32mri8_NF_ND" "\0"
+	"SHLD32rrCL" "\0"
+	"SHLD32rrCL_EVEX" "\0"
+	"SHLD32rrCL_ND" "\0"
+	"SHLD32rrCL_NF" "\0"
+	"SHLD32rrCL_NF_ND" "\0"
+	"SHLD32rri8" "\0"
+	"SHLD32rri8_EVEX" "\0"
+	"SHLD32rri8_ND" "\0"
+	"SHLD32rri8_NF" "\0"
+	"SHLD32rri8_NF_ND" "\0"
+	"SHLD64mrCL" "\0"
+	"SHLD64mrCL_EVEX" "\0"
+	"SHLD64mrCL_ND" "\0"
+	"SHLD64mrCL_NF" "\0"
+	"SHLD64mrCL_NF_ND" "\0"
+	"SHLD64mri8" "\0"
+	"SHLD64mri8_EVEX" "\0"
+	"SHLD64mri8_ND" "\0"
+	"SHLD64mri8_NF" "\0"
+	"SHLD64mri8_NF_ND" "\0"
+	"SHLD64rrCL" "\0"
+	"SHLD64rrCL_EVEX" "\0"
+	"SHLD64rrCL_ND" "\0"
+	"SHLD64rrCL_NF" "\0"
+	"SHLD64rrCL_NF_ND" "\0"
+	"SHLD64rri8" "\0"
+	"SHLD64rri8_EVEX" "\0"
+	"SHLD64rri8_ND" "\0"
+	"SHLD64rri8_NF" "\0"
+	"SHLD64rri8_NF_ND" "\0"
+	"SHLX32rm" "\0"
+	"SHLX32rm_EVEX" "\0"
+	"SHLX32rr" "\0"
+	"SHLX32rr_EVEX" "\0"
+	"SHLX64rm" "\0"
+	"SHLX64rm_EVEX" "\0"
+	"SHLX64rr" "\0"
+	"SHLX64rr_EVEX" "\0"
+	"SHR16m1" "\0"
+	"SHR16m1_EVEX" "\0"
+	"SHR16m1_ND" "\0"
+	"SHR16m1_NF" "\0"
+	"SHR16m1_NF_ND" "\0"
+	"SHR16mCL" "\0"
+	"SHR16mCL_EVEX" "\0"
+	"SHR16mCL_ND" "\0"
+	"SHR16mCL_NF" "\0"
+	"SHR16mCL_NF_ND" "\0"
+	"SHR16mi" "\0"
+	"SHR16mi_EVEX" "\0"
+	"SHR16mi_ND" "\0"
+	"SHR16mi_NF" "\0"
+	"SHR16mi_NF_ND" "\0"
+	"SHR16r1" "\0"
+	"SHR16r1_EVEX" "\0"
+	"SHR16r1_ND" "\0"
+	"SHR16r1_NF" "\0"
+	"SHR16r1_NF_ND" "\0"
+	"SHR16rCL" "\0"
+	"SHR16rCL_EVEX" "\0"
+	"SHR16rCL_ND" "\0"
+	"SHR16rCL_NF" "\0"
+	"SHR16rCL_NF_ND" "\0"
+	"SHR16ri" "\0"
+	"SHR16ri_EVEX" "\0"
+	"SHR16ri_ND" "\0"
+	"SHR16ri_NF" "\0"
+	"SHR16ri_NF_ND" "\0"
+	"SHR32m1" "\0"
+	"SHR32m1_EVEX" "\0"
+	"SHR32m1_ND" "\0"
+	"SHR32m1_NF" "\0"
+	"SHR32m1_NF_ND" "\0"
+	"SHR32mCL" "\0"
+	"SHR32mCL_EVEX" "\0"
+	"SHR32mCL_ND" "\0"
+	"SHR32mCL_NF" "\0"
+	"SHR32mCL_NF_ND" "\0"
+	"SHR32mi" "\0"
+	"SHR32mi_EVEX" "\0"
+	"SHR32mi_ND" "\0"
+	"SHR32mi_NF" "\0"
+	"SHR32mi_NF_ND" "\0"
+	"SHR32r1" "\0"
+	"SHR32r1_EVEX" "\0"
+	"SHR32r1_ND" "\0"
+	"SHR32r1_NF" "\0"
+	"SHR32r1_NF_ND" "\0"
+	"SHR32rCL" "\0"
+	"SHR32rCL_EVEX" "\0"
+	"SHR32rCL_ND" "\0"
+	"SHR32rCL_NF" "\0"
+	"SHR32rCL_NF_ND" "\0"
+	"SHR32ri" "\0"
+	"SHR32ri_EVEX" "\0"
+	"SHR32ri_ND" "\0"
+	"SHR32ri_NF" "\0"
+	"SHR32ri_NF_ND" "\0"
+	"SHR64m1" "\0"
+	"SHR64m1_EVEX" "\0"
+	"SHR64m1_ND" "\0"
+	"SHR64m1_NF" "\0"
+	"SHR64m1_NF_ND" "\0"
+	"SHR64mCL" "\0"
+	"SHR64mCL_EVEX" "\0"
+	"SHR64mCL_ND" "\0"
+	"SHR64mCL_NF" "\0"
+	"SHR64mCL_NF_ND" "\0"
+	"SHR64mi" "\0"
+	"SHR64mi_EVEX" "\0"
+	"SHR64mi_ND" "\0"
+	"SHR64mi_NF" "\0"
+	"SHR64mi_NF_ND" "\0"
+	"SHR64r1" "\0"
+	"SHR64r1_EVEX" "\0"
+	"SHR64r1_ND" "\0"
+	"SHR64r1_NF" "\0"
+	"SHR64r1_NF_ND" "\0"
+	"SHR64rCL" "\0"
+	"SHR64rCL_EVEX" "\0"
+	"SHR64rCL_ND" "\0"
+	"SHR64rCL_NF" "\0"
+	"SHR64rCL_NF_ND" "\0"
+	"SHR64ri" "\0"
+	"SHR64ri_EVEX" "\0"
+	"SHR64ri_ND" "\0"
+	"SHR64ri_NF" "\0"
+	"SHR64ri_NF_ND" "\0"
+	"SHR8m1" "\0"
+	"SHR8m1_EVEX" "\0"
+	"SHR8m1_ND" "\0"
+	"SHR8m1_NF" "\0"
+	"SHR8m1_NF_ND" "\0"
+	"SHR8mCL" "\0"
+	"SHR8mCL_EVEX" "\0"
+	"SHR8mCL_ND" "\0"
+	"SHR8mCL_NF" "\0"
+	"SHR8mCL_NF_ND" "\0"
+	"SHR8mi" "\0"
+	"SHR8mi_EVEX" "\0"
+	"SHR8mi_ND" "\0"
+	"SHR8mi_NF" "\0"
+	"SHR8mi_NF_ND" "\0"
+	"SHR8r1" "\0"
+	"SHR8r1_EVEX" "\0"
+	"SHR8r1_ND" "\0"
+	"SHR8r1_NF" "\0"
+	"SHR8r1_NF_ND" "\0"
+	"SHR8rCL" "\0"
+	"SHR8rCL_EVEX" "\0"
+	"SHR8rCL_ND" "\0"
+	"SHR8rCL_NF" "\0"
+	"SHR8rCL_NF_ND" "\0"
+	"SHR8ri" "\0"
+	"SHR8ri_EVEX" "\0"
+	"SHR8ri_ND" "\0"
+	"SHR8ri_NF" "\0"
+	"SHR8ri_NF_ND" "\0"
+	"SHRD16mrCL" "\0"
+	"SHRD16mrCL_EVEX" "\0"
+	"SHRD16mrCL_ND" "\0"
+	"SHRD16mrCL_NF" "\0"
+	"SHRD16mrCL_NF_ND" "\0"
+	"SHRD16mri8" "\0"
+	"SHRD16mri8_EVEX" "\0"
+	"SHRD16mri8_ND" "\0"
+	"SHRD16mri8_NF" "\0"
+	"SHRD16mri8_NF_ND" "\0"
+	"SHRD16rrCL" "\0"
+	"SHRD16rrCL_EVEX" "\0"
+	"SHRD16rrCL_ND" "\0"
+	"SHRD16rrCL_NF" "\0"
+	"SHRD16rrCL_NF_ND" "\0"
+	"SHRD16rri8" "\0"
+	"SHRD16rri8_EVEX" "\0"
+	"SHRD16rri8_ND" "\0"
+	"SHRD16rri8_NF" "\0"
+	"SHRD16rri8_NF_ND" "\0"
+	"SHRD32mrCL" "\0"
+	"SHRD32mrCL_EVEX" "\0"
+	"SHRD32mrCL_ND" "\0"
+	"SHRD32mrCL_NF" "\0"
+	"SHRD32mrCL_NF_ND" "\0"
+	"SHRD32mri8" "\0"
+	"SHRD32mri8_EVEX" "\0"
+	"SHRD32mri8_ND" "\0"
+	"SHRD32mri8_NF" "\0"
+	"SHRD32mri8_NF_ND" "\0"
+	"SHRD32rrCL" "\0"
+	"SHRD32rrCL_EVEX" "\0"
+	"SHRD32rrCL_ND" "\0"
+	"SHRD32rrCL_NF" "\0"
+	"SHRD32rrCL_NF_ND" "\0"
+	"SHRD32rri8" "\0"
+	"SHRD32rri8_EVEX" "\0"
+	"SHRD32rri8_ND" "\0"
+	"SHRD32rri8_NF" "\0"
+	"SHRD32rri8_NF_ND" "\0"
+	"SHRD64mrCL" "\0"
+	"SHRD64mrCL_EVEX" "\0"
+	"SHRD64mrCL_ND" "\0"
+	"SHRD64mrCL_NF" "\0"
+	"SHRD64mrCL_NF_ND" "\0"
+	"SHRD64mri8" "\0"
+	"SHRD64mri8_EVEX" "\0"
+	"SHRD64mri8_ND" "\0"
+	"SHRD64mri8_NF" "\0"
+	"SHRD64mri8_NF_ND" "\0"
+	"SHRD64rrCL" "\0"
+	"SHRD64rrCL_EVEX" "\0"
+	"SHRD64rrCL_ND" "\0"
+	"SHRD64rrCL_NF" "\0"
+	"SHRD64rrCL_NF_ND" "\0"
+	"SHRD64rri8" "\0"
+	"SHRD64rri8_EVEX" "\0"
+	"SHRD64rri8_ND" "\0"
+	"SHRD64rri8_NF" "\0"
+	"SHRD64rri8_NF_ND" "\0"
+	"SHRX32rm" "\0"
+	"SHRX32rm_EVEX" "\0"
+	"SHRX32rr" "\0"
+	"SHRX32rr_EVEX" "\0"
+	"SHRX64rm" "\0"
+	"SHRX64rm_EVEX" "\0"
+	"SHRX64rr" "\0"
+	"SHRX64rr_EVEX" "\0"
+	"SHUFPDrmi" "\0"
+	"SHUFPDrri" "\0"
+	"SHUFPSrmi" "\0"
+	"SHUFPSrri" "\0"
+	"SIDT16m" "\0"
+	"SIDT32m" "\0"
+	"SIDT64m" "\0"
+	"SKINIT" "\0"
+	"SLDT16m" "\0"
+	"SLDT16r" "\0"
+	"SLDT32r" "\0"
+	"SLDT64r" "\0"
+	"SLWPCB" "\0"
+	"SLWPCB64" "\0"
+	"SMSW16m" "\0"
+	"SMSW16r" "\0"
+	"SMSW32r" "\0"
+	"SMSW64r" "\0"
+	"SQRTPDm" "\0"
+	"SQRTPDr" "\0"
+	"SQRTPSm" "\0"
+	"SQRTPSr" "\0"
+	"SQRTSDm" "\0"
+	"SQRTSDm_Int" "\0"
+	"SQRTSDr" "\0"
+	"SQRTSDr_Int" "\0"
+	"SQRTSSm" "\0"
+	"SQRTSSm_Int" "\0"
+	"SQRTSSr" "\0"
+	"SQRTSSr_Int" "\0"
+	"SQRT_F" "\0"
+	"SQRT_Fp32" "\0"
+	"SQRT_Fp64" "\0"
+	"SQRT_Fp80" "\0"
+	"SS_PREFIX" "\0"
+	"STAC" "\0"
+	"STACKALLOC_W_PROBING" "\0"
+	"STC" "\0"
+	"STD" "\0"
+	"STGI" "\0"
+	"STI" "\0"
+	"STMXCSR" "\0"
+	"STOSB" "\0"
+	"STOSL" "\0"
+	"STOSQ" "\0"
+	"STOSW" "\0"
+	"STR16r" "\0"
+	"STR32r" "\0"
+	"STR64r" "\0"
+	"STRm" "\0"
+	"STTILECFG" "\0"
+	"STTILECFG_EVEX" "\0"
+	"STUI" "\0"
+	"ST_F32m" "\0"
+	"ST_F64m" "\0"
+	"ST_FP32m" "\0"
+	"ST_FP64m" "\0"
+	"ST_FP80m" "\0"
+	"ST_FPrr" "\0"
+	"ST_Fp32m" "\0"
+	"ST_Fp64m" "\0"
+	"ST_Fp64m32" "\0"
+	"ST_Fp80m32" "\0"
+	"ST_Fp80m64" "\0"
+	"ST_FpP32m" "\0"
+	"ST_FpP64m" "\0"
+	"ST_FpP64m32" "\0"
+	"ST_FpP80m" "\0"
+	"ST_FpP80m32" "\0"
+	"ST_FpP80m64" "\0"
+	"ST_Frr" "\0"
+	"SUB16i16" "\0"
+	"SUB16mi" "\0"
+	"SUB16mi8" "\0"
+	"SUB16mi8_EVEX" "\0"
+	"SUB16mi8_ND" "\0"
+	"SUB16mi8_NF" "\0"
+	"SUB16mi8_NF_ND" "\0"
+	"SUB16mi_EVEX" "\0"
+	"SUB16mi_ND" "\0"
+	"SUB16mi_NF" "\0"
+	"SUB16mi_NF_ND" "\0"
+	"SUB16mr" "\0"
+	"SUB16mr_EVEX" "\0"
+	"SUB16mr_ND" "\0"
+	"SUB16mr_NF" "\0"
+	"SUB16mr_NF_ND" "\0"
+	"SUB16ri" "\0"
+	"SUB16ri8" "\0"
+	"SUB16ri8_EVEX" "\0"
+	"SUB16ri8_ND" "\0"
+	"SUB16ri8_NF" "\0"
+	"SUB16ri8_NF_ND" "\0"
+	"SUB16ri_EVEX" "\0"
+	"SUB16ri_ND" "\0"
+	"SUB16ri_NF" "\0"
+	"SUB16ri_NF_ND" "\0"
+	"SUB16rm" "\0"
+	"SUB16rm_EVEX" "\0"
+	"SUB16rm_ND" "\0"
+	"SUB16rm_NF" "\0"
+	"SUB16rm_NF_ND" "\0"
+	"SUB16rr" "\0"
+	"SUB16rr_EVEX" "\0"
+	"SUB16rr_EVEX_REV" "\0"
+	"SUB16rr_ND" "\0"
+	"SUB16rr_ND_REV" "\0"
+	"SUB16rr_NF" "\0"
+	"SUB16rr_NF_ND" "\0"
+	"SUB16rr_NF_ND_REV" "\0"
+	"SUB16rr_NF_REV" "\0"
+	"SUB16rr_REV" "\0"
+	"SUB32i32" "\0"
+	"SUB32mi" "\0"
+	"SUB32mi8" "\0"
+	"SUB32mi8_EVEX" "\0"
+	"SUB32mi8_ND" "\0"
+	"SUB32mi8_NF" "\0"
+	"SUB32mi8_NF_ND" "\0"
+	"SUB32mi_EVEX" "\0"
+	"SUB32mi_ND" "\0"
+	"SUB32mi_NF" "\0"
+	"SUB32mi_NF_ND" "\0"
+	"SUB32mr" "\0"
+	"SUB32mr_EVEX" "\0"
+	"SUB32mr_ND" "\0"
+	"SUB32mr_NF" "\0"
+	"SUB32mr_NF_ND" "\0"
+	"SUB32ri" "\0"
+	"SUB32ri8" "\0"
+	"SUB32ri8_EVEX" "\0"
+	"SUB32ri8_ND" "\0"
+	"SUB32ri8_NF" "\0"
+	"SUB32ri8_NF_ND" "\0"
+	"SUB32ri_EVEX" "\0"
+	"SUB32ri_ND" "\0"
+	"SUB32ri_NF" "\0"
+	"SUB32ri_NF_ND" "\0"
+	"SUB32rm" "\0"
+	"SUB32rm_EVEX" "\0"
+	"SUB32rm_ND" "\0"
+	"SUB32rm_NF" "\0"
+	"SUB32rm_NF_ND" "\0"
+	"SUB32rr" "\0"
+	"SUB32rr_EVEX" "\0"
+	"SUB32rr_EVEX_REV" "\0"
+	"SUB32rr_ND" "\0"
+	"SUB32rr_ND_REV" "\0"
+	"SUB32rr_NF" "\0"
+	"SUB32rr_NF_ND" "\0"
+	"SUB32rr_NF_ND_REV" "\0"
+	"SUB32rr_NF_REV" "\0"
+	"SUB32rr_REV" "\0"
+	"SUB64i32" "\0"
+	"SUB64mi32" "\0"
+	"SUB64mi32_EVEX" "\0"
+	"SUB64mi32_ND" "\0"
+	"SUB64mi32_NF" "\0"
+	"SUB64mi32_NF_ND" "\0"
+	"SUB64mi8" "\0"
+	"SUB64mi8_EVEX" "\0"
+	"SUB64mi8_ND" "\0"
+	"SUB64mi8_NF" "\0"
+	"SUB64mi8_NF_ND" "\0"
+	"SUB64mr" "\0"
+	"SUB64mr_EVEX" "\0"
+	"SUB64mr_ND" "\0"
+	"SUB64mr_NF" "\0"
+	"SUB64mr_NF_ND" "\0"
+	"SUB64ri32" "\0"
+	"SUB64ri32_EVEX" "\0"
+	"SUB64ri32_ND" "\0"
+	"SUB64ri32_NF" "\0"
+	"SUB64ri32_NF_ND" "\0"
+	"SUB64ri8" "\0"
+	"SUB64ri8_EVEX" "\0"
+	"SUB64ri8_ND" "\0"
+	"SUB64ri8_NF" "\0"
+	"SUB64ri8_NF_ND" "\0"
+	"SUB64rm" "\0"
+	"SUB64rm_EVEX" "\0"
+	"SUB64rm_ND" "\0"
+	"SUB64rm_NF" "\0"
+	"SUB64rm_NF_ND" "\0"
+	"SUB64rr" "\0"
+	"SUB64rr_EVEX" "\0"
+	"SUB64rr_EVEX_REV" "\0"
+	"SUB64rr_ND" "\0"
+	"SUB64rr_ND_REV" "\0"
+	"SUB64rr_NF" "\0"
+	"SUB64rr_NF_ND" "\0"
+	"SUB64rr_NF_ND_REV" "\0"
+	"SUB64rr_NF_REV" "\0"
+	"SUB64rr_REV" "\0"
+	"SUB8i8" "\0"
+	"SUB8mi" "\0"
+	"SUB8mi8" "\0"
+	"SUB8mi_EVEX" "\0"
+	"SUB8mi_ND" "\0"
+	"SUB8mi_NF" "\0"
+	"SUB8mi_NF_ND" "\0"
+	"SUB8mr" "\0"
+	"SUB8mr_EVEX" "\0"
+	"SUB8mr_ND" "\0"
+	"SUB8mr_NF" "\0"
+	"SUB8mr_NF_ND" "\0"
+	"SUB8ri" "\0"
+	"SUB8ri8" "\0"
+	"SUB8ri_EVEX" "\0"
+	"SUB8ri_ND" "\0"
+	"SUB8ri_NF" "\0"
+	"SUB8ri_NF_ND" "\0"
+	"SUB8rm" "\0"
+	"SUB8rm_EVEX" "\0"
+	"SUB8rm_ND" "\0"
+	"SUB8rm_NF" "\0"
+	"SUB8rm_NF_ND" "\0"
+	"SUB8rr" "\0"
+	"SUB8rr_EVEX" "\0"
+	"SUB8rr_EVEX_REV" "\0"
+	"SUB8rr_ND" "\0"
+	"SUB8rr_ND_REV" "\0"
+	"SUB8rr_NF" "\0"
+	"SUB8rr_NF_ND" "\0"
+	"SUB8rr_NF_ND_REV" "\0"
+	"SUB8rr_NF_REV" "\0"
+	"SUB8rr_REV" "\0"
+	"SUBPDrm" "\0"
+	"SUBPDrr" "\0"
+	"SUBPSrm" "\0"
+	"SUBPSrr" "\0"
+	"SUBR_F32m" "\0"
+	"SUBR_F64m" "\0"
+	"SUBR_FI16m" "\0"
+	"SUBR_FI32m" "\0"
+	"SUBR_FPrST0" "\0"
+	"SUBR_FST0r" "\0"
+	"SUBR_Fp32m" "\0"
+	"SUBR_Fp64m" "\0"
+	"SUBR_Fp64m32" "\0"
+	"SUBR_Fp80m32" "\0"
+	"SUBR_Fp80m64" "\0"
+	"SUBR_FpI16m32" "\0"
+	"SUBR_FpI16m64" "\0"
+	"SUBR_FpI16m80" "\0"
+	"SUBR_FpI32m32" "\0"
+	"SUBR_FpI32m64" "\0"
+	"SUBR_FpI32m80" "\0"
+	"SUBR_FrST0" "\0"
+	"SUBSDrm" "\0"
+	"SUBSDrm_Int" "\0"
+	"SUBSDrr" "\0"
+	"SUBSDrr_Int" "\0"
+	"SUBSSrm" "\0"
+	"SUBSSrm_Int" "\0"
+	"SUBSSrr" "\0"
+	"SUBSSrr_Int" "\0"
+	"SUB_F32m" "\0"
+	"SUB_F64m" "\0"
+	"SUB_FI16m" "\0"
+	"SUB_FI32m" "\0"
+	"SUB_FPrST0" "\0"
+	"SUB_FST0r" "\0"
+	"SUB_Fp32m" "\0"
+	"SUB_Fp64m" "\0"
+	"SUB_Fp64m32" "\0"
+	"SUB_Fp80m32" "\0"
+	"SUB_Fp80m64" "\0"
+	"SUB_FpI16m32" "\0"
+	"SUB_FpI16m64" "\0"
+	"SUB_FpI16m80" "\0"
+	"SUB_FpI32m32" "\0"
+	"SUB_FpI32m64" "\0"
+	"SUB_FpI32m80" "\0"
+	"SUB_FrST0" "\0"
+	"SWAPGS" "\0"
+	"SYSCALL" "\0"
+	"SYSENTER" "\0"
+	"SYSEXIT" "\0"
+	"SYSEXIT64" "\0"
+	"SYSRET" "\0"
+	"SYSRET64" "\0"
+	"T1MSKC32rm" "\0"
+	"T1MSKC32rr" "\0"
+	"T1MSKC64rm" "\0"
+	"T1MSKC64rr" "\0"
+	"TAILJMPd" "\0"
+	"TAILJMPd64" "\0"
+	"TAILJMPd64_CC" "\0"
+	"TAILJMPd_CC" "\0"
+	"TAILJMPm" "\0"
+	"TAILJMPm64" "\0"
+	"TAILJMPm64_REX" "\0"
+	"TAILJMPr" "\0"
+	"TAILJMPr64" "\0"
+	"TAILJMPr64_REX" "\0"
+	"TCMMIMFP16PS" "\0"
+	"TCMMRLFP16PS" "\0"
+	"TCRETURNdi" "\0"
+	"TCRETURNdi64" "\0"
+	"TCRETURNdi64cc" "\0"
+	"TCRETURNdicc" "\0"
+	"TCRETURNmi" "\0"
+	"TCRETURNmi64" "\0"
+	"TCRETURNri" "\0"
+	"TCRETURNri64" "\0"
+	"TDCALL" "\0"
+	"TDPBF16PS" "\0"
+	"TDPBSSD" "\0"
+	"TDPBSUD" "\0"
+	"TDPBUSD" "\0"
+	"TDPBUUD" "\0"
+	"TDPFP16PS" "\0"
+	"TEST16i16" "\0"
+	"TEST16mi" "\0"
+	"TEST16mr" "\0"
+	"TEST16ri" "\0"
+	"TEST16rr" "\0"
+	"TEST32i32" "\0"
+	"TEST32mi" "\0"
+	"TEST32mr" "\0"
+	"TEST32ri" "\0"
+	"TEST32rr" "\0"
+	"TEST64i32" "\0"
+	"TEST64mi32" "\0"
+	"TEST64mr" "\0"
+	"TEST64ri32" "\0"
+	"TEST64rr" "\0"
+	"TEST8i8" "\0"
+	"TEST8mi" "\0"
+	"TEST8mr" "\0"
+	"TEST8ri" "\0"
+	"TEST8rr" "\0"
+	"TESTUI" "\0"
+	"TILELOADD" "\0"
+	"TILELOADDT1" "\0"
+	"TILELOADDT1_EVEX" "\0"
+	"TILELOADD_EVEX" "\0"
+	"TILERELEASE" "\0"
+	"TILESTORED" "\0"
+	"TILESTORED_EVEX" "\0"
+	"TILEZERO" "\0"
+	"TLBSYNC" "\0"
+	"TLSCall_32" "\0"
+	"TLSCall_64" "\0"
+	"TLS_addr32" "\0"
+	"TLS_addr64" "\0"
+	"TLS_addrX32" "\0"
+	"TLS_base_addr32" "\0"
+	"TLS_base_addr64" "\0"
+	"TLS_base_addrX32" "\0"
+	"TLS_desc32" "\0"
+	"TLS_desc64" "\0"
+	"TPAUSE" "\0"
+	"TRAP" "\0"
+	"TST_F" "\0"
+	"TST_Fp32" "\0"
+	"TST_Fp64" "\0"
+	"TST_Fp80" "\0"
+	"TZCNT16rm" "\0"
+	"TZCNT16rm_EVEX" "\0"
+	"TZCNT16rm_NF" "\0"
+	"TZCNT16rr" "\0"
+	"TZCNT16rr_EVEX" "\0"
+	"TZCNT16rr_NF" "\0"
+	"TZCNT32rm" "\0"
+	"TZCNT32rm_EVEX" "\0"
+	"TZCNT32rm_NF" "\0"
+	"TZCNT32rr" "\0"
+	"TZCNT32rr_EVEX" "\0"
+	"TZCNT32rr_NF" "\0"
+	"TZCNT64rm" "\0"
+	"TZCNT64rm_EVEX" "\0"
+	"TZCNT64rm_NF" "\0"
+	"TZCNT64rr" "\0"
+	"TZCNT64rr_EVEX" "\0"
+	"TZCNT64rr_NF" "\0"
+	"TZMSK32rm" "\0"
+	"TZMSK32rr" "\0"
+	"TZMSK64rm" "\0"
+	"TZMSK64rr" "\0"
+	"UBSAN_UD1" "\0"
+	"UCOMISDrm" "\0"
+	"UCOMISDrm_Int" "\0"
+	"UCOMISDrr" "\0"
+	"UCOMISDrr_Int" "\0"
+	"UCOMISSrm" "\0"
+	"UCOMISSrm_Int" "\0"
+	"UCOMISSrr" "\0"
+	"UCOMISSrr_Int" "\0"
+	"UCOM_FIPr" "\0"
+	"UCOM_FIr" "\0"
+	"UCOM_FPPr" "\0"
+	"UCOM_FPr" "\0"
+	"UCOM_FpIr32" "\0"
+	"UCOM_FpIr64" "\0"
+	"UCOM_FpIr80" "\0"
+	"UCOM_Fpr32" "\0"
+	"UCOM_Fpr64" "\0"
+	"UCOM_Fpr80" "\0"
+	"UCOM_Fr" "\0"
+	"UD1Lm" "\0"
+	"UD1Lr" "\0"
+	"UD1Qm" "\0"
+	"UD1Qr" "\0"
+	"UD1Wm" "\0"
+	"UD1Wr" "\0"
+	"UIRET" "\0"
+	"UMONITOR16" "\0"
+	"UMONITOR32" "\0"
+	"UMONITOR64" "\0"
+	"UMWAIT" "\0"
+	"UNPCKHPDrm" "\0"
+	"UNPCKHPDrr" "\0"
+	"UNPCKHPSrm" "\0"
+	"UNPCKHPSrr" "\0"
+	"UNPCKLPDrm" "\0"
+	"UNPCKLPDrr" "\0"
+	"UNPCKLPSrm" "\0"
+	"UNPCKLPSrr" "\0"
+	"URDMSRri" "\0"
+	"URDMSRri_EVEX" "\0"
+	"URDMSRrr" "\0"
+	"URDMSRrr_EVEX" "\0"
+	"UWRMSRir" "\0"
+	"UWRMSRir_EVEX" "\0"
+	"UWRMSRrr" "\0"
+	"UWRMSRrr_EVEX" "\0"
+	"V4FMADDPSrm" "\0"
+	"V4FMADDPSrmk" "\0"
+	"V4FMADDPSrmkz" "\0"
+	"V4FMADDSSrm" "\0"
+	"V4FMADDSSrmk" "\0"
+	"V4FMADDSSrmkz" "\0"
+	"V4FNMADDPSrm" "\0"
+	"V4FNMADDPSrmk" "\0"
+	"V4FNMADDPSrmkz" "\0"
+	"V4FNMADDSSrm" "\0"
+	"V4FNMADDSSrmk" "\0"
+	"V4FNMADDSSrmkz" "\0"
+	"VAARG_64" "\0"
+	"VAARG_X32" "\0"
+	"VADDPDYrm" "\0"
+	"VADDPDYrr" "\0"
+	"VADDPDZ128rm" "\0"
+	"VADDPDZ128rmb" "\0"
+	"VADDPDZ128rmbk" "\0"
+	"VADDPDZ128rmbkz" "\0"
+	"VADDPDZ128rmk" "\0"
+	"VADDPDZ128rmkz" "\0"
+	"VADDPDZ128rr" "\0"
+	"VADDPDZ128rrk" "\0"
+	"VADDPDZ128rrkz" "\0"
+	"VADDPDZ256rm" "\0"
+	"VADDPDZ256rmb" "\0"
+	"VADDPDZ256rmbk" "\0"
+	"VADDPDZ256rmbkz" "\0"
+	"VADDPDZ256rmk" "\0"
+	"VADDPDZ256rmkz" "\0"
+	"VADDPDZ256rr" "\0"
+	"VADDPDZ256rrk" "\0"
+	"VADDPDZ256rrkz" "\0"
+	"VADDPDZrm" "\0"
+	"VADDPDZrmb" "\0"
+	"VADDPDZrmbk" "\0"
+	"VADDPDZrmbkz" "\0"
+	"VADDPDZrmk" "\0"
+	"VADDPDZrmkz" "\0"
+	"VADDPDZrr" "\0"
+	"VADDPDZrrb" "\0"
+	"VADDPDZrrbk" "\0"
+	"VADDPDZrrbkz" "\0"
+	"VADDPDZrrk" "\0"
+	"VADDPDZrrkz" "\0"
+	"VADDPDrm" "\0"
+	"VADDPDrr" "\0"
+	"VADDPHZ128rm" "\0"
+	"VADDPHZ128rmb" "\0"
+	"VADDPHZ128rmbk" "\0"
+	"VADDPHZ128rmbkz" "\0"
+	"VADDPHZ128rmk" "\0"
+	"VADDPHZ128rmkz" "\0"
+	"VADDPHZ128rr" "\0"
+	"VADDPHZ128rrk" "\0"
+	"VADDPHZ128rrkz" "\0"
+	"VADDPHZ256rm" "\0"
+	"VADDPHZ256rmb" "\0"
+	"VADDPHZ256rmbk" "\0"
+	"VADDPHZ256rmbkz" "\0"
+	"VADDPHZ256rmk" "\0"
+	"VADDPHZ256rmkz" "\0"
+	"VADDPHZ256rr" "\0"
+	"VADDPHZ256rrk" "\0"
+	"VADDPHZ256rrkz" "\0"
+	"VADDPHZrm" "\0"
+	"VADDPHZrmb" "\0"
+	"VADDPHZrmbk" "\0"
+	"VADDPHZrmbkz" "\0"
+	"VADDPHZrmk" "\0"
+	"VADDPHZrmkz" "\0"
+	"VADDPHZrr" "\0"
+	"VADDPHZrrb" "\0"
+	"VADDPHZrrbk" "\0"
+	"VADDPHZrrbkz" "\0"
+	"VADDPHZrrk" "\0"
+	"VADDPHZrrkz" "\0"
+	"VADDPSYrm" "\0"
+	"VADDPSYrr" "\0"
+	"VADDPSZ128rm" "\0"
+	"VADDPSZ128rmb" "\0"
+	"VADDPSZ128rmbk" "\0"
+	"VADDPSZ128rmbkz" "\0"
+	"VADDPSZ128rmk" "\0"
+	"VADDPSZ128rmkz" "\0"
+	"VADDPSZ128rr" "\0"
+	"VADDPSZ128rrk" "\0"
+	"VADDPSZ128rrkz" "\0"
+	"VADDPSZ256rm" "\0"
+	"VADDPSZ256rmb" "\0"
+	"VADDPSZ256rmbk" "\0"
+	"VADDPSZ256rmbkz" "\0"
+	"VADDPSZ256rmk" "\0"
+	"VADDPSZ256rmkz" "\0"
+	"VADDPSZ256rr" "\0"
+	"VADDPSZ256rrk" "\0"
+	"VADDPSZ256rrkz" "\0"
+	"VADDPSZrm" "\0"
+	"VADDPSZrmb" "\0"
+	"VADDPSZrmbk" "\0"
+	"VADDPSZrmbkz" "\0"
+	"VADDPSZrmk" "\0"
+	"VADDPSZrmkz" "\0"
+	"VADDPSZrr" "\0"
+	"VADDPSZrrb" "\0"
+	"VADDPSZrrbk" "\0"
+	"VADDPSZrrbkz" "\0"
+	"VADDPSZrrk" "\0"
+	"VADDPSZrrkz" "\0"
+	"VADDPSrm" "\0"
+	"VADDPSrr" "\0"
+	"VADDSDZrm" "\0"
+	"VADDSDZrm_Int" "\0"
+	"VADDSDZrm_Intk" "\0"
+	"VADDSDZrm_Intkz" "\0"
+	"VADDSDZrr" "\0"
+	"VADDSDZrr_Int" "\0"
+	"VADDSDZrr_Intk" "\0"
+	"VADDSDZrr_Intkz" "\0"
+	"VADDSDZrrb_Int" "\0"
+	"VADDSDZrrb_Intk" "\0"
+	"VADDSDZrrb_Intkz" "\0"
+	"VADDSDrm" "\0"
+	"VADDSDrm_Int" "\0"
+	"VADDSDrr" "\0"
+	"VADDSDrr_Int" "\0"
+	"VADDSHZrm" "\0"
+	"VADDSHZrm_Int" "\0"
+	"VADDSHZrm_Intk" "\0"
+	"VADDSHZrm_Intkz" "\0"
+	"VADDSHZrr" "\0"
+	"VADDSHZrr_Int" "\0"
+	"VADDSHZrr_Intk" "\0"
+	"VADDSHZrr_Intkz" "\0"
+	"VADDSHZrrb_Int" "\0"
+	"VADDSHZrrb_Intk" "\0"
+	"VADDSHZrrb_Intkz" "\0"
+	"VADDSSZrm" "\0"
+	"VADDSSZrm_Int" "\0"
+	"VADDSSZrm_Intk" "\0"
+	"VADDSSZrm_Intkz" "\0"
+	"VADDSSZrr" "\0"
+	"VADDSSZrr_Int" "\0"
+	"VADDSSZrr_Intk" "\0"
+	"VADDSSZrr_Intkz" "\0"
+	"VADDSSZrrb_Int" "\0"
+	"VADDSSZrrb_Intk" "\0"
+	"VADDSSZrrb_Intkz" "\0"
+	"VADDSSrm" "\0"
+	"VADDSSrm_Int" "\0"
+	"VADDSSrr" "\0"
+	"VADDSSrr_Int" "\0"
+	"VADDSUBPDYrm" "\0"
+	"VADDSUBPDYrr" "\0"
+	"VADDSUBPDrm" "\0"
+	"VADDSUBPDrr" "\0"
+	"VADDSUBPSYrm" "\0"
+	"VADDSUBPSYrr" "\0"
+	"VADDSUBPSrm" "\0"
+	"VADDSUBPSrr" "\0"
+	"VAESDECLASTYrm" "\0"
+	"VAESDECLASTYrr" "\0"
+	"VAESDECLASTZ128rm" "\0"
+	"VAESDECLASTZ128rr" "\0"
+	"VAESDECLASTZ256rm" "\0"
+	"VAESDECLASTZ256rr" "\0"
+	"VAESDECLASTZrm" "\0"
+	"VAESDECLASTZrr" "\0"
+	"VAESDECLASTrm" "\0"
+	"VAESDECLASTrr" "\0"
+	"VAESDECYrm" "\0"
+	"VAESDECYrr" "\0"
+	"VAESDECZ128rm" "\0"
+	"VAESDECZ128rr" "\0"
+	"VAESDECZ256rm" "\0"
+	"VAESDECZ256rr" "\0"
+	"VAESDECZrm" "\0"
+	"VAESDECZrr" "\0"
+	"VAESDECrm" "\0"
+	"VAESDECrr" "\0"
+	"VAESENCLASTYrm" "\0"
+	"VAESENCLASTYrr" "\0"
+	"VAESENCLASTZ128rm" "\0"
+	"VAESENCLASTZ128rr" "\0"
+	"VAESENCLASTZ256rm" "\0"
+	"VAESENCLASTZ256rr" "\0"
+	"VAESENCLASTZrm" "\0"
+	"VAESENCLASTZrr" "\0"
+	"VAESENCLASTrm" "\0"
+	"VAESENCLASTrr" "\0"
+	"VAESENCYrm" "\0"
+	"VAESENCYrr" "\0"
+	"VAESENCZ128rm" "\0"
+	"VAESENCZ128rr" "\0"
+	"VAESENCZ256rm" "\0"
+	"VAESENCZ256rr" "\0"
+	"VAESENCZrm" "\0"
+	"VAESENCZrr" "\0"
+	"VAESENCrm" "\0"
+	"VAESENCrr" "\0"
+	"VAESIMCrm" "\0"
+	"VAESIMCrr" "\0"
+	"VAESKEYGENASSIST128rm" "\0"
+	"VAESKEYGENASSIST128rr" "\0"
+	"VALIGNDZ128rmbi" "\0"
+	"VALIGNDZ128rmbik" "\0"
+	"VALIGNDZ128rmbikz" "\0"
+	"VALIGNDZ128rmi" "\0"
+	"VALIGNDZ128rmik" "\0"
+	"VALIGNDZ128rmikz" "\0"
+	"VALIGNDZ128rri" "\0"
+	"VALIGNDZ128rrik" "\0"
+	"VALIGNDZ128rrikz" "\0"
+	"VALIGNDZ256rmbi" "\0"
+	"VALIGNDZ256rmbik" "\0"
+	"VALIGNDZ256rmbikz" "\0"
+	"VALIGNDZ256rmi" "\0"
+	"VALIGNDZ256rmik" "\0"
+	"VALIGNDZ256rmikz" "\0"
+	"VALIGNDZ256rri" "\0"
+	"VALIGNDZ256rrik" "\0"
+	"VALIGNDZ256rrikz" "\0"
+	"VALIGNDZrmbi" "\0"
+	"VALIGNDZrmbik" "\0"
+	"VALIGNDZrmbikz" "\0"
+	"VALIGNDZrmi" "\0"
+	"VALIGNDZrmik" "\0"
+	"VALIGNDZrmikz" "\0"
+	"VALIGNDZrri" "\0"
+	"VALIGNDZrrik" "\0"
+	"VALIGNDZrrikz" "\0"
+	"VALIGNQZ128rmbi" "\0"
+	"VALIGNQZ128rmbik" "\0"
+	"VALIGNQZ128rmbikz" "\0"
+	"VALIGNQZ128rmi" "\0"
+	"VALIGNQZ128rmik" "\0"
+	"VALIGNQZ128rmikz" "\0"
+	"VALIGNQZ128rri" "\0"
+	"VALIGNQZ128rrik" "\0"
+	"VALIGNQZ128rrikz" "\0"
+	"VALIGNQZ256rmbi" "\0"
+	"VALIGNQZ256rmbik" "\0"
+	"VALIGNQZ256rmbikz" "\0"
+	"VALIGNQZ256rmi" "\0"
+	"VALIGNQZ256rmik" "\0"
+	"VALIGNQZ256rmikz" "\0"
+	"VALIGNQZ256rri" "\0"
+	"VALIGNQZ256rrik" "\0"
+	"VALIGNQZ256rrikz" "\0"
+	"VALIGNQZrmbi" "\0"
+	"VALIGNQZrmbik" "\0"
+	"VALIGNQZrmbikz" "\0"
+	"VALIGNQZrmi" "\0"
+	"VALIGNQZrmik" "\0"
+	"VALIGNQZrmikz" "\0"
+	"VALIGNQZrri" "\0"
+	"VALIGNQZrrik" "\0"
+	"VALIGNQZrrikz" "\0"
+	"VANDNPDYrm" "\0"
+	"VANDNPDYrr" "\0"
+	"VANDNPDZ128rm" "\0"
+	"VANDNPDZ128rmb" "\0"
+	"VANDNPDZ128rmbk" "\0"
+	"VANDNPDZ128rmbkz" "\0"
+	"VANDNPDZ128rmk" "\0"
+	"VANDNPDZ128rmkz" "\0"
+	"VANDNPDZ128rr" "\0"
+	"VANDNPDZ128rrk" "\0"
+	"VANDNPDZ128rrkz" "\0"
+	"VANDNPDZ256rm" "\0"
+	"VANDNPDZ256rmb" "\0"
+	"VANDNPDZ256rmbk" "\0"
+	"VANDNPDZ256rmbkz" "\0"
+	"VANDNPDZ256rmk" "\0"
+	"VANDNPDZ256rmkz" "\0"
+	"VANDNPDZ256rr" "\0"
+	"VANDNPDZ256rrk" "\0"
+	"VANDNPDZ256rrkz" "\0"
+	"VANDNPDZrm" "\0"
+	"VANDNPDZrmb" "\0"
+	"VANDNPDZrmbk" "\0"
+	"VANDNPDZrmbkz" "\0"
+	"VANDNPDZrmk" "\0"
+	"VANDNPDZrmkz" "\0"
+	"VANDNPDZrr" "\0"
+	"VANDNPDZrrk" "\0"
+	"VANDNPDZrrkz" "\0"
+	"VANDNPDrm" "\0"
+	"VANDNPDrr" "\0"
+	"VANDNPSYrm" "\0"
+	"VANDNPSYrr" "\0"
+	"VANDNPSZ128rm" "\0"
+	"VANDNPSZ128rmb" "\0"
+	"VANDNPSZ128rmbk" "\0"
+	"VANDNPSZ128rmbkz" "\0"
+	"VANDNPSZ128rmk" "\0"
+	"VANDNPSZ128rmkz" "\0"
+	"VANDNPSZ128rr" "\0"
+	"VANDNPSZ128rrk" "\0"
+	"VANDNPSZ128rrkz" "\0"
+	"VANDNPSZ256rm" "\0"
+	"VANDNPSZ256rmb" "\0"
+	"VANDNPSZ256rmbk" "\0"
+	"VANDNPSZ256rmbkz" "\0"
+	"VANDNPSZ256rmk" "\0"
+	"VANDNPSZ256rmkz" "\0"
+	"VANDNPSZ256rr" "\0"
+	"VANDNPSZ256rrk" "\0"
+	"VANDNPSZ256rrkz" "\0"
+	"VANDNPSZrm" "\0"
+	"VANDNPSZrmb" "\0"
+	"VANDNPSZrmbk" "\0"
+	"VANDNPSZrmbkz" "\0"
+	"VANDNPSZrmk" "\0"
+	"VANDNPSZrmkz" "\0"
+	"VANDNPSZrr" "\0"
+	"VANDNPSZrrk" "\0"
+	"VANDNPSZrrkz" "\0"
+	"VANDNPSrm" "\0"
+	"VANDNPSrr" "\0"
+	"VANDPDYrm" "\0"
+	"VANDPDYrr" "\0"
+	"VANDPDZ128rm" "\0"
+	"VANDPDZ128rmb" "\0"
+	"VANDPDZ128rmbk" "\0"
+	"VANDPDZ128rmbkz" "\0"
+	"VANDPDZ128rmk" "\0"
+	"VANDPDZ128rmkz" "\0"
+	"VANDPDZ128rr" "\0"
+	"VANDPDZ128rrk" "\0"
+	"VANDPDZ128rrkz" "\0"
+	"VANDPDZ256rm" "\0"
+	"VANDPDZ256rmb" "\0"
+	"VANDPDZ256rmbk" "\0"
+	"VANDPDZ256rmbkz" "\0"
+	"VANDPDZ256rmk" "\0"
+	"VANDPDZ256rmkz" "\0"
+	"VANDPDZ256rr" "\0"
+	"VANDPDZ256rrk" "\0"
+	"VANDPDZ256rrkz" "\0"
+	"VANDPDZrm" "\0"
+	"VANDPDZrmb" "\0"
+	"VANDPDZrmbk" "\0"
+	"VANDPDZrmbkz" "\0"
+	"VANDPDZrmk" "\0"
+	"VANDPDZrmkz" "\0"
+	"VANDPDZrr" "\0"
+	"VANDPDZrrk" "\0"
+	"VANDPDZrrkz" "\0"
+	"VANDPDrm" "\0"
+	"VANDPDrr" "\0"
+	"VANDPSYrm" "\0"
+	"VANDPSYrr" "\0"
+	"VANDPSZ128rm" "\0"
+	"VANDPSZ128rmb" "\0"
+	"VANDPSZ128rmbk" "\0"
+	"VANDPSZ128rmbkz" "\0"
+	"VANDPSZ128rmk" "\0"
+	"VANDPSZ128rmkz" "\0"
+	"VANDPSZ128rr" "\0"
+	"VANDPSZ128rrk" "\0"
+	"VANDPSZ128rrkz" "\0"
+	"VANDPSZ256rm" "\0"
+	"VANDPSZ256rmb" "\0"
+	"VANDPSZ256rmbk" "\0"
+	"VANDPSZ256rmbkz" "\0"
+	"VANDPSZ256rmk" "\0"
+	"VANDPSZ256rmkz" "\0"
+	"VANDPSZ256rr" "\0"
+	"VANDPSZ256rrk" "\0"
+	"VANDPSZ256rrkz" "\0"
+	"VANDPSZrm" "\0"
+	"VANDPSZrmb" "\0"
+	"VANDPSZrmbk" "\0"
+	"VANDPSZrmbkz" "\0"
+	"VANDPSZrmk" "\0"
+	"VANDPSZrmkz" "\0"
+	"VANDPSZrr" "\0"
+	"VANDPSZrrk" "\0"
+	"VANDPSZrrkz" "\0"
+	"VANDPSrm" "\0"
+	"VANDPSrr" "\0"
+	"VASTART_SAVE_XMM_REGS" "\0"
+	"VBCSTNEBF162PSYrm" "\0"
+	"VBCSTNEBF162PSrm" "\0"
+	"VBCSTNESH2PSYrm" "\0"
+	"VBCSTNESH2PSrm" "\0"
+	"VBLENDMPDZ128rm" "\0"
+	"VBLENDMPDZ128rmb" "\0"
+	"VBLENDMPDZ128rmbk" "\0"
+	"VBLENDMPDZ128rmbkz" "\0"
+	"VBLENDMPDZ128rmk" "\0"
+	"VBLENDMPDZ128rmkz" "\0"
+	"VBLENDMPDZ128rr" "\0"
+	"VBLENDMPDZ128rrk" "\0"
+	"VBLENDMPDZ128rrkz" "\0"
+	"VBLENDMPDZ256rm" "\0"
+	"VBLENDMPDZ256rmb" "\0"
+	"VBLENDMPDZ256rmbk" "\0"
+	"VBLENDMPDZ256rmbkz" "\0"
+	"VBLENDMPDZ256rmk" "\0"
+	"VBLENDMPDZ256rmkz" "\0"
+	"VBLENDMPDZ256rr" "\0"
+	"VBLENDMPDZ256rrk" "\0"
+	"VBLENDMPDZ256rrkz" "\0"
+	"VBLENDMPDZrm" "\0"
+	"VBLENDMPDZrmb" "\0"
+	"VBLENDMPDZrmbk" "\0"
+	"VBLENDMPDZrmbkz" "\0"
+	"VBLENDMPDZrmk" "\0"
+	"VBLENDMPDZrmkz" "\0"
+	"VBLENDMPDZrr" "\0"
+	"VBLENDMPDZrrk" "\0"
+	"VBLENDMPDZrrkz" "\0"
+	"VBLENDMPSZ128rm" "\0"
+	"VBLENDMPSZ128rmb" "\0"
+	"VBLENDMPSZ128rmbk" "\0"
+	"VBLENDMPSZ128rmbkz" "\0"
+	"VBLENDMPSZ128rmk" "\0"
+	"VBLENDMPSZ128rmkz" "\0"
+	"VBLENDMPSZ128rr" "\0"
+	"VBLENDMPSZ128rrk" "\0"
+	"VBLENDMPSZ128rrkz" "\0"
+	"VBLENDMPSZ256rm" "\0"
+	"VBLENDMPSZ256rmb" "\0"
+	"VBLENDMPSZ256rmbk" "\0"
+	"VBLENDMPSZ256rmbkz" "\0"
+	"VBLENDMPSZ256rmk" "\0"
+	"VBLENDMPSZ256rmkz" "\0"
+	"VBLENDMPSZ256rr" "\0"
+	"VBLENDMPSZ256rrk" "\0"
+	"VBLENDMPSZ256rrkz" "\0"
+	"VBLENDMPSZrm" "\0"
+	"VBLENDMPSZrmb" "\0"
+	"VBLENDMPSZrmbk" "\0"
+	"VBLENDMPSZrmbkz" "\0"
+	"VBLENDMPSZrmk" "\0"
+	"VBLENDMPSZrmkz" "\0"
+	"VBLENDMPSZrr" "\0"
+	"VBLENDMPSZrrk" "\0"
+	"VBLENDMPSZrrkz" "\0"
+	"VBLENDPDYrmi" "\0"
+	"VBLENDPDYrri" "\0"
+	"VBLENDPDrmi" "\0"
+	"VBLENDPDrri" "\0"
+	"VBLENDPSYrmi" "\0"
+	"VBLENDPSYrri" "\0"
+	"VBLENDPSrmi" "\0"
+	"VBLENDPSrri" "\0"
+	"VBLENDVPDYrmr" "\0"
+	"VBLENDVPDYrrr" "\0"
+	"VBLENDVPDrmr" "\0"
+	"VBLENDVPDrrr" "\0"
+	"VBLENDVPSYrmr" "\0"
+	"VBLENDVPSYrrr" "\0"
+	"VBLENDVPSrmr" "\0"
+	"VBLENDVPSrrr" "\0"
+	"VBROADCASTF128rm" "\0"
+	"VBROADCASTF32X2Z256rm" "\0"
+	"VBROADCASTF32X2Z256rmk" "\0"
+	"VBROADCASTF32X2Z256rmkz" "\0"
+	"VBROADCASTF32X2Z256rr" "\0"
+	"VBROADCASTF32X2Z256rrk" "\0"
+	"VBROADCASTF32X2Z256rrkz" "\0"
+	"VBROADCASTF32X2Zrm" "\0"
+	"VBROADCASTF32X2Zrmk" "\0"
+	"VBROADCASTF32X2Zrmkz" "\0"
+	"VBROADCASTF32X2Zrr" "\0"
+	"VBROADCASTF32X2Zrrk" "\0"
+	"VBROADCASTF32X2Zrrkz" "\0"
+	"VBROADCASTF32X4Z256rm" "\0"
+	"VBROADCASTF32X4Z256rmk" "\0"
+	"VBROADCASTF32X4Z256rmkz" "\0"
+	"VBROADCASTF32X4rm" "\0"
+	"VBROADCASTF32X4rmk" "\0"
+	"VBROADCASTF32X4rmkz" "\0"
+	"VBROADCASTF32X8rm" "\0"
+	"VBROADCASTF32X8rmk" "\0"
+	"VBROADCASTF32X8rmkz" "\0"
+	"VBROADCASTF64X2Z128rm" "\0"
+	"VBROADCASTF64X2Z128rmk" "\0"
+	"VBROADCASTF64X2Z128rmkz" "\0"
+	"VBROADCASTF64X2rm" "\0"
+	"VBROADCASTF64X2rmk" "\0"
+	"VBROADCASTF64X2rmkz" "\0"
+	"VBROADCASTF64X4rm" "\0"
+	"VBROADCASTF64X4rmk" "\0"
+	"VBROADCASTF64X4rmkz" "\0"
+	"VBROADCASTI128rm" "\0"
+	"VBROADCASTI32X2Z128rm" "\0"
+	"VBROADCASTI32X2Z128rmk" "\0"
+	"VBROADCASTI32X2Z128rmkz" "\0"
+	"VBROADCASTI32X2Z128rr" "\0"
+	"VBROADCASTI32X2Z128rrk" "\0"
+	"VBROADCASTI32X2Z128rrkz" "\0"
+	"VBROADCASTI32X2Z256rm" "\0"
+	"VBROADCASTI32X2Z256rmk" "\0"
+	"VBROADCASTI32X2Z256rmkz" "\0"
+	"VBROADCASTI32X2Z256rr" "\0"
+	"VBROADCASTI32X2Z256rrk" "\0"
+	"VBROADCASTI32X2Z256rrkz" "\0"
+	"VBROADCASTI32X2Zrm" "\0"
+	"VBROADCASTI32X2Zrmk" "\0"
+	"VBROADCASTI32X2Zrmkz" "\0"
+	"VBROADCASTI32X2Zrr" "\0"
+	"VBROADCASTI32X2Zrrk" "\0"
+	"VBROADCASTI32X2Zrrkz" "\0"
+	"VBROADCASTI32X4Z256rm" "\0"
+	"VBROADCASTI32X4Z256rmk" "\0"
+	"VBROADCASTI32X4Z256rmkz" "\0"
+	"VBROADCASTI32X4rm" "\0"
+	"VBROADCASTI32X4rmk" "\0"
+	"VBROADCASTI32X4rmkz" "\0"
+	"VBROADCASTI32X8rm" "\0"
+	"VBROADCASTI32X8rmk" "\0"
+	"VBROADCASTI32X8rmkz" "\0"
+	"VBROADCASTI64X2Z128rm" "\0"
+	"VBROADCASTI64X2Z128rmk" "\0"
+	"VBROADCASTI64X2Z128rmkz" "\0"
+	"VBROADCASTI64X2rm" "\0"
+	"VBROADCASTI64X2rmk" "\0"
+	"VBROADCASTI64X2rmkz" "\0"
+	"VBROADCASTI64X4rm" "\0"
+	"VBROADCASTI64X4rmk" "\0"
+	"VBROADCASTI64X4rmkz" "\0"
+	"VBROADCASTSDYrm" "\0"
+	"VBROADCASTSDYrr" "\0"
+	"VBROADCASTSDZ256rm" "\0"
+	"VBROADCASTSDZ256rmk" "\0"
+	"VBROADCASTSDZ256rmkz" "\0"
+	"VBROADCASTSDZ256rr" "\0"
+	"VBROADCASTSDZ256rrk" "\0"
+	"VBROADCASTSDZ256rrkz" "\0"
+	"VBROADCASTSDZrm" "\0"
+	"VBROADCASTSDZrmk" "\0"
+	"VBROADCASTSDZrmkz" "\0"
+	"VBROADCASTSDZrr" "\0"
+	"VBROADCASTSDZrrk" "\0"
+	"VBROADCASTSDZrrkz" "\0"
+	"VBROADCASTSSYrm" "\0"
+	"VBROADCASTSSYrr" "\0"
+	"VBROADCASTSSZ128rm" "\0"
+	"VBROADCASTSSZ128rmk" "\0"
+	"VBROADCASTSSZ128rmkz" "\0"
+	"VBROADCASTSSZ128rr" "\0"
+	"VBROADCASTSSZ128rrk" "\0"
+	"VBROADCASTSSZ128rrkz" "\0"
+	"VBROADCASTSSZ256rm" "\0"
+	"VBROADCASTSSZ256rmk" "\0"
+	"VBROADCASTSSZ256rmkz" "\0"
+	"VBROADCASTSSZ256rr" "\0"
+	"VBROADCASTSSZ256rrk" "\0"
+	"VBROADCASTSSZ256rrkz" "\0"
+	"VBROADCASTSSZrm" "\0"
+	"VBROADCASTSSZrmk" "\0"
+	"VBROADCASTSSZrmkz" "\0"
+	"VBROADCASTSSZrr" "\0"
+	"VBROADCASTSSZrrk" "\0"
+	"VBROADCASTSSZrrkz" "\0"
+	"VBROADCASTSSrm" "\0"
+	"VBROADCASTSSrr" "\0"
+	"VCMPPDYrmi" "\0"
+	"VCMPPDYrri" "\0"
+	"VCMPPDZ128rmbi" "\0"
+	"VCMPPDZ128rmbik" "\0"
+	"VCMPPDZ128rmi" "\0"
+	"VCMPPDZ128rmik" "\0"
+	"VCMPPDZ128rri" "\0"
+	"VCMPPDZ128rrik" "\0"
+	"VCMPPDZ256rmbi" "\0"
+	"VCMPPDZ256rmbik" "\0"
+	"VCMPPDZ256rmi" "\0"
+	"VCMPPDZ256rmik" "\0"
+	"VCMPPDZ256rri" "\0"
+	"VCMPPDZ256rrik" "\0"
+	"VCMPPDZrmbi" "\0"
+	"VCMPPDZrmbik" "\0"
+	"VCMPPDZrmi" "\0"
+	"VCMPPDZrmik" "\0"
+	"VCMPPDZrri" "\0"
+	"VCMPPDZrrib" "\0"
+	"VCMPPDZrribk" "\0"
+	"VCMPPDZrrik" "\0"
+	"VCMPPDrmi" "\0"
+	"VCMPPDrri" "\0"
+	"VCMPPHZ128rmbi" "\0"
+	"VCMPPHZ128rmbik" "\0"
+	"VCMPPHZ128rmi" "\0"
+	"VCMPPHZ128rmik" "\0"
+	"VCMPPHZ128rri" "\0"
+	"VCMPPHZ128rrik" "\0"
+	"VCMPPHZ256rmbi" "\0"
+	"VCMPPHZ256rmbik" "\0"
+	"VCMPPHZ256rmi" "\0"
+	"VCMPPHZ256rmik" "\0"
+	"VCMPPHZ256rri" "\0"
+	"VCMPPHZ256rrik" "\0"
+	"VCMPPHZrmbi" "\0"
+	"VCMPPHZrmbik" "\0"
+	"VCMPPHZrmi" "\0"
+	"VCMPPHZrmik" "\0"
+	"VCMPPHZrri" "\0"
+	"VCMPPHZrrib" "\0"
+	"VCMPPHZrribk" "\0"
+	"VCMPPHZrrik" "\0"
+	"VCMPPSYrmi" "\0"
+	"VCMPPSYrri" "\0"
+	"VCMPPSZ128rmbi" "\0"
+	"VCMPPSZ128rmbik" "\0"
+	"VCMPPSZ128rmi" "\0"
+	"VCMPPSZ128rmik" "\0"
+	"VCMPPSZ128rri" "\0"
+	"VCMPPSZ128rrik" "\0"
+	"VCMPPSZ256rmbi" "\0"
+	"VCMPPSZ256rmbik" "\0"
+	"VCMPPSZ256rmi" "\0"
+	"VCMPPSZ256rmik" "\0"
+	"VCMPPSZ256rri" "\0"
+	"VCMPPSZ256rrik" "\0"
+	"VCMPPSZrmbi" "\0"
+	"VCMPPSZrmbik" "\0"
+	"VCMPPSZrmi" "\0"
+	"VCMPPSZrmik" "\0"
+	"VCMPPSZrri" "\0"
+	"VCMPPSZrrib" "\0"
+	"VCMPPSZrribk" "\0"
+	"VCMPPSZrrik" "\0"
+	"VCMPPSrmi" "\0"
+	"VCMPPSrri" "\0"
+	"VCMPSDZrmi" "\0"
+	"VCMPSDZrmi_Int" "\0"
+	"VCMPSDZrmi_Intk" "\0"
+	"VCMPSDZrri" "\0"
+	"VCMPSDZrri_Int" "\0"
+	"VCMPSDZrri_Intk" "\0"
+	"VCMPSDZrrib_Int" "\0"
+	"VCMPSDZrrib_Intk" "\0"
+	"VCMPSDrmi" "\0"
+	"VCMPSDrmi_Int" "\0"
+	"VCMPSDrri" "\0"
+	"VCMPSDrri_Int" "\0"
+	"VCMPSHZrmi" "\0"
+	"VCMPSHZrmi_Int" "\0"
+	"VCMPSHZrmi_Intk" "\0"
+	"VCMPSHZrri" "\0"
+	"VCMPSHZrri_Int" "\0"
+	"VCMPSHZrri_Intk" "\0"
+	"VCMPSHZrrib_Int" "\0"
+	"VCMPSHZrrib_Intk" "\0"
+	"VCMPSSZrmi" "\0"
+	"VCMPSSZrmi_Int" "\0"
+	"VCMPSSZrmi_Intk" "\0"
+	"VCMPSSZrri" "\0"
+	"VCMPSSZrri_Int" "\0"
+	"VCMPSSZrri_Intk" "\0"
+	"VCMPSSZrrib_Int" "\0"
+	"VCMPSSZrrib_Intk" "\0"
+	"VCMPSSrmi" "\0"
+	"VCMPSSrmi_Int" "\0"
+	"VCMPSSrri" "\0"
+	"VCMPSSrri_Int" "\0"
+	"VCOMISDZrm" "\0"
+	"VCOMISDZrm_Int" "\0"
+	"VCOMISDZrr" "\0"
+	"VCOMISDZrr_Int" "\0"
+	"VCOMISDZrrb" "\0"
+	"VCOMISDrm" "\0"
+	"VCOMISDrm_Int" "\0"
+	"VCOMISDrr" "\0"
+	"VCOMISDrr_Int" "\0"
+	"VCOMISHZrm" "\0"
+	"VCOMISHZrm_Int" "\0"
+	"VCOMISHZrr" "\0"
+	"VCOMISHZrr_Int" "\0"
+	"VCOMISHZrrb" "\0"
+	"VCOMISSZrm" "\0"
+	"VCOMISSZrm_Int" "\0"
+	"VCOMISSZrr" "\0"
+	"VCOMISSZrr_Int" "\0"
+	"VCOMISSZrrb" "\0"
+	"VCOMISSrm" "\0"
+	"VCOMISSrm_Int" "\0"
+	"VCOMISSrr" "\0"
+	"VCOMISSrr_Int" "\0"
+	"VCOMPRESSPDZ128mr" "\0"
+	"VCOMPRESSPDZ128mrk" "\0"
+	"VCOMPRESSPDZ128rr" "\0"
+	"VCOMPRESSPDZ128rrk" "\0"
+	"VCOMPRESSPDZ128rrkz" "\0"
+	"VCOMPRESSPDZ256mr" "\0"
+	"VCOMPRESSPDZ256mrk" "\0"
+	"VCOMPRESSPDZ256rr" "\0"
+	"VCOMPRESSPDZ256rrk" "\0"
+	"VCOMPRESSPDZ256rrkz" "\0"
+	"VCOMPRESSPDZmr" "\0"
+	"VCOMPRESSPDZmrk" "\0"
+	"VCOMPRESSPDZrr" "\0"
+	"VCOMPRESSPDZrrk" "\0"
+	"VCOMPRESSPDZrrkz" "\0"
+	"VCOMPRESSPSZ128mr" "\0"
+	"VCOMPRESSPSZ128mrk" "\0"
+	"VCOMPRESSPSZ128rr" "\0"
+	"VCOMPRESSPSZ128rrk" "\0"
+	"VCOMPRESSPSZ128rrkz" "\0"
+	"VCOMPRESSPSZ256mr" "\0"
+	"VCOMPRESSPSZ256mrk" "\0"
+	"VCOMPRESSPSZ256rr" "\0"
+	"VCOMPRESSPSZ256rrk" "\0"
+	"VCOMPRESSPSZ256rrkz" "\0"
+	"VCOMPRESSPSZmr" "\0"
+	"VCOMPRESSPSZmrk" "\0"
+	"VCOMPRESSPSZrr" "\0"
+	"VCOMPRESSPSZrrk" "\0"
+	"VCOMPRESSPSZrrkz" "\0"
+	"VCVTDQ2PDYrm" "\0"
+	"VCVTDQ2PDYrr" "\0"
+	"VCVTDQ2PDZ128rm" "\0"
+	"VCVTDQ2PDZ128rmb" "\0"
+	"VCVTDQ2PDZ128rmbk" "\0"
+	"VCVTDQ2PDZ128rmbkz" "\0"
+	"VCVTDQ2PDZ128rmk" "\0"
+	"VCVTDQ2PDZ128rmkz" "\0"
+	"VCVTDQ2PDZ128rr" "\0"
+	"VCVTDQ2PDZ128rrk" "\0"
+	"VCVTDQ2PDZ128rrkz" "\0"
+	"VCVTDQ2PDZ256rm" "\0"
+	"VCVTDQ2PDZ256rmb" "\0"
+	"VCVTDQ2PDZ256rmbk" "\0"
+	"VCVTDQ2PDZ256rmbkz" "\0"
+	"VCVTDQ2PDZ256rmk" "\0"
+	"VCVTDQ2PDZ256rmkz" "\0"
+	"VCVTDQ2PDZ256rr" "\0"
+	"VCVTDQ2PDZ256rrk" "\0"
+	"VCVTDQ2PDZ256rrkz" "\0"
+	"VCVTDQ2PDZrm" "\0"
+	"VCVTDQ2PDZrmb" "\0"
+	"VCVTDQ2PDZrmbk" "\0"
+	"VCVTDQ2PDZrmbkz" "\0"
+	"VCVTDQ2PDZrmk" "\0"
+	"VCVTDQ2PDZrmkz" "\0"
+	"VCVTDQ2PDZrr" "\0"
+	"VCVTDQ2PDZrrk" "\0"
+	"VCVTDQ2PDZrrkz" "\0"
+	"VCVTDQ2PDrm" "\0"
+	"VCVTDQ2PDrr" "\0"
+	"VCVTDQ2PHZ128rm" "\0"
+	"VCVTDQ2PHZ128rmb" "\0"
+	"VCVTDQ2PHZ128rmbk" "\0"
+	"VCVTDQ2PHZ128rmbkz" "\0"
+	"VCVTDQ2PHZ128rmk" "\0"
+	"VCVTDQ2PHZ128rmkz" "\0"
+	"VCVTDQ2PHZ128rr" "\0"
+	"VCVTDQ2PHZ128rrk" "\0"
+	"VCVTDQ2PHZ128rrkz" "\0"
+	"VCVTDQ2PHZ256rm" "\0"
+	"VCVTDQ2PHZ256rmb" "\0"
+	"VCVTDQ2PHZ256rmbk" "\0"
+	"VCVTDQ2PHZ256rmbkz" "\0"
+	"VCVTDQ2PHZ256rmk" "\0"
+	"VCVTDQ2PHZ256rmkz" "\0"
+	"VCVTDQ2PHZ256rr" "\0"
+	"VCVTDQ2PHZ256rrk" "\0"
+	"VCVTDQ2PHZ256rrkz" "\0"
+	"VCVTDQ2PHZrm" "\0"
+	"VCVTDQ2PHZrmb" "\0"
+	"VCVTDQ2PHZrmbk" "\0"
+	"VCVTDQ2PHZrmbkz" "\0"
+	"VCVTDQ2PHZrmk" "\0"
+	"VCVTDQ2PHZrmkz" "\0"
+	"VCVTDQ2PHZrr" "\0"
+	"VCVTDQ2PHZrrb" "\0"
+	"VCVTDQ2PHZrrbk" "\0"
+	"VCVTDQ2PHZrrbkz" "\0"
+	"VCVTDQ2PHZrrk" "\0"
+	"VCVTDQ2PHZrrkz" "\0"
+	"VCVTDQ2PSYrm" "\0"
+	"VCVTDQ2PSYrr" "\0"
+	"VCVTDQ2PSZ128rm" "\0"
+	"VCVTDQ2PSZ128rmb" "\0"
+	"VCVTDQ2PSZ128rmbk" "\0"
+	"VCVTDQ2PSZ128rmbkz" "\0"
+	"VCVTDQ2PSZ128rmk" "\0"
+	"VCVTDQ2PSZ128rmkz" "\0"
+	"VCVTDQ2PSZ128rr" "\0"
+	"VCVTDQ2PSZ128rrk" "\0"
+	"VCVTDQ2PSZ128rrkz" "\0"
+	"VCVTDQ2PSZ256rm" "\0"
+	"VCVTDQ2PSZ256rmb" "\0"
+	"VCVTDQ2PSZ256rmbk" "\0"
+	"VCVTDQ2PSZ256rmbkz" "\0"
+	"VCVTDQ2PSZ256rmk" "\0"
+	"VCVTDQ2PSZ256rmkz" "\0"
+	"VCVTDQ2PSZ256rr" "\0"
+	"VCVTDQ2PSZ256rrk" "\0"
+	"VCVTDQ2PSZ256rrkz" "\0"
+	"VCVTDQ2PSZrm" "\0"
+	"VCVTDQ2PSZrmb" "\0"
+	"VCVTDQ2PSZrmbk" "\0"
+	"VCVTDQ2PSZrmbkz" "\0"
+	"VCVTDQ2PSZrmk" "\0"
+	"VCVTDQ2PSZrmkz" "\0"
+	"VCVTDQ2PSZrr" "\0"
+	"VCVTDQ2PSZrrb" "\0"
+	"VCVTDQ2PSZrrbk" "\0"
+	"VCVTDQ2PSZrrbkz" "\0"
+	"VCVTDQ2PSZrrk" "\0"
+	"VCVTDQ2PSZrrkz" "\0"
+	"VCVTDQ2PSrm" "\0"
+	"VCVTDQ2PSrr" "\0"
+	"VCVTNE2PS2BF16Z128rm" "\0"
+	"VCVTNE2PS2BF16Z128rmb" "\0"
+	"VCVTNE2PS2BF16Z128rmbk" "\0"
+	"VCVTNE2PS2BF16Z128rmbkz" "\0"
+	"VCVTNE2PS2BF16Z128rmk" "\0"
+	"VCVTNE2PS2BF16Z128rmkz" "\0"
+	"VCVTNE2PS2BF16Z128rr" "\0"
+	"VCVTNE2PS2BF16Z128rrk" "\0"
+	"VCVTNE2PS2BF16Z128rrkz" "\0"
+	"VCVTNE2PS2BF16Z256rm" "\0"
+	"VCVTNE2PS2BF16Z256rmb" "\0"
+	"VCVTNE2PS2BF16Z256rmbk" "\0"
+	"VCVTNE2PS2BF16Z256rmbkz" "\0"
+	"VCVTNE2PS2BF16Z256rmk" "\0"
+	"VCVTNE2PS2BF16Z256rmkz" "\0"
+	"VCVTNE2PS2BF16Z256rr" "\0"
+	"VCVTNE2PS2BF16Z256rrk" "\0"
+	"VCVTNE2PS2BF16Z256rrkz" "\0"
+	"VCVTNE2PS2BF16Zrm" "\0"
+	"VCVTNE2PS2BF16Zrmb" "\0"
+	"VCVTNE2PS2BF16Zrmbk" "\0"
+	"VCVTNE2PS2BF16Zrmbkz" "\0"
+	"VCVTNE2PS2BF16Zrmk" "\0"
+	"VCVTNE2PS2BF16Zrmkz" "\0"
+	"VCVTNE2PS2BF16Zrr" "\0"
+	"VCVTNE2PS2BF16Zrrk" "\0"
+	"VCVTNE2PS2BF16Zrrkz" "\0"
+	"VCVTNEEBF162PSYrm" "\0"
+	"VCVTNEEBF162PSrm" "\0"
+	"VCVTNEEPH2PSYrm" "\0"
+	"VCVTNEEPH2PSrm" "\0"
+	"VCVTNEOBF162PSYrm" "\0"
+	"VCVTNEOBF162PSrm" "\0"
+	"VCVTNEOPH2PSYrm" "\0"
+	"VCVTNEOPH2PSrm" "\0"
+	"VCVTNEPS2BF16Yrm" "\0"
+	"VCVTNEPS2BF16Yrr" "\0"
+	"VCVTNEPS2BF16Z128rm" "\0"
+	"VCVTNEPS2BF16Z128rmb" "\0"
+	"VCVTNEPS2BF16Z128rmbk" "\0"
+	"VCVTNEPS2BF16Z128rmbkz" "\0"
+	"VCVTNEPS2BF16Z128rmk" "\0"
+	"VCVTNEPS2BF16Z128rmkz" "\0"
+	"VCVTNEPS2BF16Z128rr" "\0"
+	"VCVTNEPS2BF16Z128rrk" "\0"
+	"VCVTNEPS2BF16Z128rrkz" "\0"
+	"VCVTNEPS2BF16Z256rm" "\0"
+	"VCVTNEPS2BF16Z256rmb" "\0"
+	"VCVTNEPS2BF16Z256rmbk" "\0"
+	"VCVTNEPS2BF16Z256rmbkz" "\0"
+	"VCVTNEPS2BF16Z256rmk" "\0"
+	"VCVTNEPS2BF16Z256rmkz" "\0"
+	"VCVTNEPS2BF16Z256rr" "\0"
+	"VCVTNEPS2BF16Z256rrk" "\0"
+	"VCVTNEPS2BF16Z256rrkz" "\0"
+	"VCVTNEPS2BF16Zrm" "\0"
+	"VCVTNEPS2BF16Zrmb" "\0"
+	"VCVTNEPS2BF16Zrmbk" "\0"
+	"VCVTNEPS2BF16Zrmbkz" "\0"
+	"VCVTNEPS2BF16Zrmk" "\0"
+	"VCVTNEPS2BF16Zrmkz" "\0"
+	"VCVTNEPS2BF16Zrr" "\0"
+	"VCVTNEPS2BF16Zrrk" "\0"
+	"VCVTNEPS2BF16Zrrkz" "\0"
+	"VCVTNEPS2BF16rm" "\0"
+	"VCVTNEPS2BF16rr" "\0"
+	"VCVTPD2DQYrm" "\0"
+	"VCVTPD2DQYrr" "\0"
+	"VCVTPD2DQZ128rm" "\0"
+	"VCVTPD2DQZ128rmb" "\0"
+	"VCVTPD2DQZ128rmbk" "\0"
+	"VCVTPD2DQZ128rmbkz" "\0"
+	"VCVTPD2DQZ128rmk" "\0"
+	"VCVTPD2DQZ128rmkz" "\0"
+	"VCVTPD2DQZ128rr" "\0"
+	"VCVTPD2DQZ128rrk" "\0"
+	"VCVTPD2DQZ128rrkz" "\0"
+	"VCVTPD2DQZ256rm" "\0"
+	"VCVTPD2DQZ256rmb" "\0"
+	"VCVTPD2DQZ256rmbk" "\0"
+	"VCVTPD2DQZ256rmbkz" "\0"
+	"VCVTPD2DQZ256rmk" "\0"
+	"VCVTPD2DQZ256rmkz" "\0"
+	"VCVTPD2DQZ256rr" "\0"
+	"VCVTPD2DQZ256rrk" "\0"
+	"VCVTPD2DQZ256rrkz" "\0"
+	"VCVTPD2DQZrm" "\0"
+	"VCVTPD2DQZrmb" "\0"
+	"VCVTPD2DQZrmbk" "\0"
+	"VCVTPD2DQZrmbkz" "\0"
+	"VCVTPD2DQZrmk" "\0"
+	"VCVTPD2DQZrmkz" "\0"
+	"VCVTPD2DQZrr" "\0"
+	"VCVTPD2DQZrrb" "\0"
+	"VCVTPD2DQZrrbk" "\0"
+	"VCVTPD2DQZrrbkz" "\0"
+	"VCVTPD2DQZrrk" "\0"
+	"VCVTPD2DQZrrkz" "\0"
+	"VCVTPD2DQrm" "\0"
+	"VCVTPD2DQrr" "\0"
+	"VCVTPD2PHZ128rm" "\0"
+	"VCVTPD2PHZ128rmb" "\0"
+	"VCVTPD2PHZ128rmbk" "\0"
+	"VCVTPD2PHZ128rmbkz" "\0"
+	"VCVTPD2PHZ128rmk" "\0"
+	"VCVTPD2PHZ128rmkz" "\0"
+	"VCVTPD2PHZ128rr" "\0"
+	"VCVTPD2PHZ128rrk" "\0"
+	"VCVTPD2PHZ128rrkz" "\0"
+	"VCVTPD2PHZ256rm" "\0"
+	"VCVTPD2PHZ256rmb" "\0"
+	"VCVTPD2PHZ256rmbk" "\0"
+	"VCVTPD2PHZ256rmbkz" "\0"
+	"VCVTPD2PHZ256rmk" "\0"
+	"VCVTPD2PHZ256rmkz" "\0"
+	"VCVTPD2PHZ256rr" "\0"
+	"VCVTPD2PHZ256rrk" "\0"
+	"VCVTPD2PHZ256rrkz" "\0"
+	"VCVTPD2PHZrm" "\0"
+	"VCVTPD2PHZrmb" "\0"
+	"VCVTPD2PHZrmbk" "\0"
+	"VCVTPD2PHZrmbkz" "\0"
+	"VCVTPD2PHZrmk" "\0"
+	"VCVTPD2PHZrmkz" "\0"
+	"VCVTPD2PHZrr" "\0"
+	"VCVTPD2PHZrrb" "\0"
+	"VCVTPD2PHZrrbk" "\0"
+	"VCVTPD2PHZrrbkz" "\0"
+	"VCVTPD2PHZrrk" "\0"
+	"VCVTPD2PHZrrkz" "\0"
+	"VCVTPD2PSYrm" "\0"
+	"VCVTPD2PSYrr" "\0"
+	"VCVTPD2PSZ128rm" "\0"
+	"VCVTPD2PSZ128rmb" "\0"
+	"VCVTPD2PSZ128rmbk" "\0"
+	"VCVTPD2PSZ128rmbkz" "\0"
+	"VCVTPD2PSZ128rmk" "\0"
+	"VCVTPD2PSZ128rmkz" "\0"
+	"VCVTPD2PSZ128rr" "\0"
+	"VCVTPD2PSZ128rrk" "\0"
+	"VCVTPD2PSZ128rrkz" "\0"
+	"VCVTPD2PSZ256rm" "\0"
+	"VCVTPD2PSZ256rmb" "\0"
+	"VCVTPD2PSZ256rmbk" "\0"
+	"VCVTPD2PSZ256rmbkz" "\0"
+	"VCVTPD2PSZ256rmk" "\0"
+	"VCVTPD2PSZ256rmkz" "\0"
+	"VCVTPD2PSZ256rr" "\0"
+	"VCVTPD2PSZ256rrk" "\0"
+	"VCVTPD2PSZ256rrkz" "\0"
+	"VCVTPD2PSZrm" "\0"
+	"VCVTPD2PSZrmb" "\0"
+	"VCVTPD2PSZrmbk" "\0"
+	"VCVTPD2PSZrmbkz" "\0"
+	"VCVTPD2PSZrmk" "\0"
+	"VCVTPD2PSZrmkz" "\0"
+	"VCVTPD2PSZrr" "\0"
+	"VCVTPD2PSZrrb" "\0"
+	"VCVTPD2PSZrrbk" "\0"
+	"VCVTPD2PSZrrbkz" "\0"
+	"VCVTPD2PSZrrk" "\0"
+	"VCVTPD2PSZrrkz" "\0"
+	"VCVTPD2PSrm" "\0"
+	"VCVTPD2PSrr" "\0"
+	"VCVTPD2QQZ128rm" "\0"
+	"VCVTPD2QQZ128rmb" "\0"
+	"VCVTPD2QQZ128rmbk" "\0"
+	"VCVTPD2QQZ128rmbkz" "\0"
+	"VCVTPD2QQZ128rmk" "\0"
+	"VCVTPD2QQZ128rmkz" "\0"
+	"VCVTPD2QQZ128rr" "\0"
+	"VCVTPD2QQZ128rrk" "\0"
+	"VCVTPD2QQZ128rrkz" "\0"
+	"VCVTPD2QQZ256rm" "\0"
+	"VCVTPD2QQZ256rmb" "\0"
+	"VCVTPD2QQZ256rmbk" "\0"
+	"VCVTPD2QQZ256rmbkz" "\0"
+	"VCVTPD2QQZ256rmk" "\0"
+	"VCVTPD2QQZ256rmkz" "\0"
+	"VCVTPD2QQZ256rr" "\0"
+	"VCVTPD2QQZ256rrk" "\0"
+	"VCVTPD2QQZ256rrkz" "\0"
+	"VCVTPD2QQZrm" "\0"
+	"VCVTPD2QQZrmb" "\0"
+	"VCVTPD2QQZrmbk" "\0"
+	"VCVTPD2QQZrmbkz" "\0"
+	"VCVTPD2QQZrmk" "\0"
+	"VCVTPD2QQZrmkz" "\0"
+	"VCVTPD2QQZrr" "\0"
+	"VCVTPD2QQZrrb" "\0"
+	"VCVTPD2QQZrrbk" "\0"
+	"VCVTPD2QQZrrbkz" "\0"
+	"VCVTPD2QQZrrk" "\0"
+	"VCVTPD2QQZrrkz" "\0"
+	"VCVTPD2UDQZ128rm" "\0"
+	"VCVTPD2UDQZ128rmb" "\0"
+	"VCVTPD2UDQZ128rmbk" "\0"
+	"VCVTPD2UDQZ128rmbkz" "\0"
+	"VCVTPD2UDQZ128rmk" "\0"
+	"VCVTPD2UDQZ128rmkz" "\0"
+	"VCVTPD2UDQZ128rr" "\0"
+	"VCVTPD2UDQZ128rrk" "\0"
+	"VCVTPD2UDQZ128rrkz" "\0"
+	"VCVTPD2UDQZ256rm" "\0"
+	"VCVTPD2UDQZ256rmb" "\0"
+	"VCVTPD2UDQZ256rmbk" "\0"
+	"VCVTPD2UDQZ256rmbkz" "\0"
+	"VCVTPD2UDQZ256rmk" "\0"
+	"VCVTPD2UDQZ256rmkz" "\0"
+	"VCVTPD2UDQZ256rr" "\0"
+	"VCVTPD2UDQZ256rrk" "\0"
+	"VCVTPD2UDQZ256rrkz" "\0"
+	"VCVTPD2UDQZrm" "\0"
+	"VCVTPD2UDQZrmb" "\0"
+	"VCVTPD2UDQZrmbk" "\0"
+	"VCVTPD2UDQZrmbkz" "\0"
+	"VCVTPD2UDQZrmk" "\0"
+	"VCVTPD2UDQZrmkz" "\0"
+	"VCVTPD2UDQZrr" "\0"
+	"VCVTPD2UDQZrrb" "\0"
+	"VCVTPD2UDQZrrbk" "\0"
+	"VCVTPD2UDQZrrbkz" "\0"
+	"VCVTPD2UDQZrrk" "\0"
+	"VCVTPD2UDQZrrkz" "\0"
+	"VCVTPD2UQQZ128rm" "\0"
+	"VCVTPD2UQQZ128rmb" "\0"
+	"VCVTPD2UQQZ128rmbk" "\0"
+	"VCVTPD2UQQZ128rmbkz" "\0"
+	"VCVTPD2UQQZ128rmk" "\0"
+	"VCVTPD2UQQZ128rmkz" "\0"
+	"VCVTPD2UQQZ128rr" "\0"
+	"VCVTPD2UQQZ128rrk" "\0"
+	"VCVTPD2UQQZ128rrkz" "\0"
+	"VCVTPD2UQQZ256rm" "\0"
+	"VCVTPD2UQQZ256rmb" "\0"
+	"VCVTPD2UQQZ256rmbk" "\0"
+	"VCVTPD2UQQZ256rmbkz" "\0"
+	"VCVTPD2UQQZ256rmk" "\0"
+	"VCVTPD2UQQZ256rmkz" "\0"
+	"VCVTPD2UQQZ256rr" "\0"
+	"VCVTPD2UQQZ256rrk" "\0"
+	"VCVTPD2UQQZ256rrkz" "\0"
+	"VCVTPD2UQQZrm" "\0"
+	"VCVTPD2UQQZrmb" "\0"
+	"VCVTPD2UQQZrmbk" "\0"
+	"VCVTPD2UQQZrmbkz" "\0"
+	"VCVTPD2UQQZrmk" "\0"
+	"VCVTPD2UQQZrmkz" "\0"
+	"VCVTPD2UQQZrr" "\0"
+	"VCVTPD2UQQZrrb" "\0"
+	"VCVTPD2UQQZrrbk" "\0"
+	"VCVTPD2UQQZrrbkz" "\0"
+	"VCVTPD2UQQZrrk" "\0"
+	"VCVTPD2UQQZrrkz" "\0"
+	"VCVTPH2DQZ128rm" "\0"
+	"VCVTPH2DQZ128rmb" "\0"
+	"VCVTPH2DQZ128rmbk" "\0"
+	"VCVTPH2DQZ128rmbkz" "\0"
+	"VCVTPH2DQZ128rmk" "\0"
+	"VCVTPH2DQZ128rmkz" "\0"
+	"VCVTPH2DQZ128rr" "\0"
+	"VCVTPH2DQZ128rrk" "\0"
+	"VCVTPH2DQZ128rrkz" "\0"
+	"VCVTPH2DQZ256rm" "\0"
+	"VCVTPH2DQZ256rmb" "\0"
+	"VCVTPH2DQZ256rmbk" "\0"
+	"VCVTPH2DQZ256rmbkz" "\0"
+	"VCVTPH2DQZ256rmk" "\0"
+	"VCVTPH2DQZ256rmkz" "\0"
+	"VCVTPH2DQZ256rr" "\0"
+	"VCVTPH2DQZ256rrk" "\0"
+	"VCVTPH2DQZ256rrkz" "\0"
+	"VCVTPH2DQZrm" "\0"
+	"VCVTPH2DQZrmb" "\0"
+	"VCVTPH2DQZrmbk" "\0"
+	"VCVTPH2DQZrmbkz" "\0"
+	"VCVTPH2DQZrmk" "\0"
+	"VCVTPH2DQZrmkz" "\0"
+	"VCVTPH2DQZrr" "\0"
+	"VCVTPH2DQZrrb" "\0"
+	"VCVTPH2DQZrrbk" "\0"
+	"VCVTPH2DQZrrbkz" "\0"
+	"VCVTPH2DQZrrk" "\0"
+	"VCVTPH2DQZrrkz" "\0"
+	"VCVTPH2PDZ128rm" "\0"
+	"VCVTPH2PDZ128rmb" "\0"
+	"VCVTPH2PDZ128rmbk" "\0"
+	"VCVTPH2PDZ128rmbkz" "\0"
+	"VCVTPH2PDZ128rmk" "\0"
+	"VCVTPH2PDZ128rmkz" "\0"
+	"VCVTPH2PDZ128rr" "\0"
+	"VCVTPH2PDZ128rrk" "\0"
+	"VCVTPH2PDZ128rrkz" "\0"
+	"VCVTPH2PDZ256rm" "\0"
+	"VCVTPH2PDZ256rmb" "\0"
+	"VCVTPH2PDZ256rmbk" "\0"
+	"VCVTPH2PDZ256rmbkz" "\0"
+	"VCVTPH2PDZ256rmk" "\0"
+	"VCVTPH2PDZ256rmkz" "\0"
+	"VCVTPH2PDZ256rr" "\0"
+	"VCVTPH2PDZ256rrk" "\0"
+	"VCVTPH2PDZ256rrkz" "\0"
+	"VCVTPH2PDZrm" "\0"
+	"VCVTPH2PDZrmb" "\0"
+	"VCVTPH2PDZrmbk" "\0"
+	"VCVTPH2PDZrmbkz" "\0"
+	"VCVTPH2PDZrmk" "\0"
+	"VCVTPH2PDZrmkz" "\0"
+	"VCVTPH2PDZrr" "\0"
+	"VCVTPH2PDZrrb" "\0"
+	"VCVTPH2PDZrrbk" "\0"
+	"VCVTPH2PDZrrbkz" "\0"
+	"VCVTPH2PDZrrk" "\0"
+	"VCVTPH2PDZrrkz" "\0"
+	"VCVTPH2PSXZ128rm" "\0"
+	"VCVTPH2PSXZ128rmb" "\0"
+	"VCVTPH2PSXZ128rmbk" "\0"
+	"VCVTPH2PSXZ128rmbkz" "\0"
+	"VCVTPH2PSXZ128rmk" "\0"
+	"VCVTPH2PSXZ128rmkz" "\0"
+	"VCVTPH2PSXZ128rr" "\0"
+	"VCVTPH2PSXZ128rrk" "\0"
+	"VCVTPH2PSXZ128rrkz" "\0"
+	"VCVTPH2PSXZ256rm" "\0"
+	"VCVTPH2PSXZ256rmb" "\0"
+	"VCVTPH2PSXZ256rmbk" "\0"
+	"VCVTPH2PSXZ256rmbkz" "\0"
+	"VCVTPH2PSXZ256rmk" "\0"
+	"VCVTPH2PSXZ256rmkz" "\0"
+	"VCVTPH2PSXZ256rr" "\0"
+	"VCVTPH2PSXZ256rrk" "\0"
+	"VCVTPH2PSXZ256rrkz" "\0"
+	"VCVTPH2PSXZrm" "\0"
+	"VCVTPH2PSXZrmb" "\0"
+	"VCVTPH2PSXZrmbk" "\0"
+	"VCVTPH2PSXZrmbkz" "\0"
+	"VCVTPH2PSXZrmk" "\0"
+	"VCVTPH2PSXZrmkz" "\0"
+	"VCVTPH2PSXZrr" "\0"
+	"VCVTPH2PSXZrrb" "\0"
+	"VCVTPH2PSXZrrbk" "\0"
+	"VCVTPH2PSXZrrbkz" "\0"
+	"VCVTPH2PSXZrrk" "\0"
+	"VCVTPH2PSXZrrkz" "\0"
+	"VCVTPH2PSYrm" "\0"
+	"VCVTPH2PSYrr" "\0"
+	"VCVTPH2PSZ128rm" "\0"
+	"VCVTPH2PSZ128rmk" "\0"
+	"VCVTPH2PSZ128rmkz" "\0"
+	"VCVTPH2PSZ128rr" "\0"
+	"VCVTPH2PSZ128rrk" "\0"
+	"VCVTPH2PSZ128rrkz" "\0"
+	"VCVTPH2PSZ256rm" "\0"
+	"VCVTPH2PSZ256rmk" "\0"
+	"VCVTPH2PSZ256rmkz" "\0"
+	"VCVTPH2PSZ256rr" "\0"
+	"VCVTPH2PSZ256rrk" "\0"
+	"VCVTPH2PSZ256rrkz" "\0"
+	"VCVTPH2PSZrm" "\0"
+	"VCVTPH2PSZrmk" "\0"
+	"VCVTPH2PSZrmkz" "\0"
+	"VCVTPH2PSZrr" "\0"
+	"VCVTPH2PSZrrb" "\0"
+	"VCVTPH2PSZrrbk" "\0"
+	"VCVTPH2PSZrrbkz" "\0"
+	"VCVTPH2PSZrrk" "\0"
+	"VCVTPH2PSZrrkz" "\0"
+	"VCVTPH2PSrm" "\0"
+	"VCVTPH2PSrr" "\0"
+	"VCVTPH2QQZ128rm" "\0"
+	"VCVTPH2QQZ128rmb" "\0"
+	"VCVTPH2QQZ128rmbk" "\0"
+	"VCVTPH2QQZ128rmbkz" "\0"
+	"VCVTPH2QQZ128rmk" "\0"
+	"VCVTPH2QQZ128rmkz" "\0"
+	"VCVTPH2QQZ128rr" "\0"
+	"VCVTPH2QQZ128rrk" "\0"
+	"VCVTPH2QQZ128rrkz" "\0"
+	"VCVTPH2QQZ256rm" "\0"
+	"VCVTPH2QQZ256rmb" "\0"
+	"VCVTPH2QQZ256rmbk" "\0"
+	"VCVTPH2QQZ256rmbkz" "\0"
+	"VCVTPH2QQZ256rmk" "\0"
+	"VCVTPH2QQZ256rmkz" "\0"
+	"VCVTPH2QQZ256rr" "\0"
+	"VCVTPH2QQZ256rrk" "\0"
+	"VCVTPH2QQZ256rrkz" "\0"
+	"VCVTPH2QQZrm" "\0"
+	"VCVTPH2QQZrmb" "\0"
+	"VCVTPH2QQZrmbk" "\0"
+	"VCVTPH2QQZrmbkz" "\0"
+	"VCVTPH2QQZrmk" "\0"
+	"VCVTPH2QQZrmkz" "\0"
+	"VCVTPH2QQZrr" "\0"
+	"VCVTPH2QQZrrb" "\0"
+	"VCVTPH2QQZrrbk" "\0"
+	"VCVTPH2QQZrrbkz" "\0"
+	"VCVTPH2QQZrrk" "\0"
+	"VCVTPH2QQZrrkz" "\0"
+	"VCVTPH2UDQZ128rm" "\0"
+	"VCVTPH2UDQZ128rmb" "\0"
+	"VCVTPH2UDQZ128rmbk" "\0"
+	"VCVTPH2UDQZ128rmbkz" "\0"
+	"VCVTPH2UDQZ128rmk" "\0"
+	"VCVTPH2UDQZ128rmkz" "\0"
+	"VCVTPH2UDQZ128rr" "\0"
+	"VCVTPH2UDQZ128rrk" "\0"
+	"VCVTPH2UDQZ128rrkz" "\0"
+	"VCVTPH2UDQZ256rm" "\0"
+	"VCVTPH2UDQZ256rmb" "\0"
+	"VCVTPH2UDQZ256rmbk" "\0"
+	"VCVTPH2UDQZ256rmbkz" "\0"
+	"VCVTPH2UDQZ256rmk" "\0"
+	"VCVTPH2UDQZ256rmkz" "\0"
+	"VCVTPH2UDQZ256rr" "\0"
+	"VCVTPH2UDQZ256rrk" "\0"
+	"VCVTPH2UDQZ256rrkz" "\0"
+	"VCVTPH2UDQZrm" "\0"
+	"VCVTPH2UDQZrmb" "\0"
+	"VCVTPH2UDQZrmbk" "\0"
+	"VCVTPH2UDQZrmbkz" "\0"
+	"VCVTPH2UDQZrmk" "\0"
+	"VCVTPH2UDQZrmkz" "\0"
+	"VCVTPH2UDQZrr" "\0"
+	"VCVTPH2UDQZrrb" "\0"
+	"VCVTPH2UDQZrrbk" "\0"
+	"VCVTPH2UDQZrrbkz" "\0"
+	"VCVTPH2UDQZrrk" "\0"
+	"VCVTPH2UDQZrrkz" "\0"
+	"VCVTPH2UQQZ128rm" "\0"
+	"VCVTPH2UQQZ128rmb" "\0"
+	"VCVTPH2UQQZ128rmbk" "\0"
+	"VCVTPH2UQQZ128rmbkz" "\0"
+	"VCVTPH2UQQZ128rmk" "\0"
+	"VCVTPH2UQQZ128rmkz" "\0"
+	"VCVTPH2UQQZ128rr" "\0"
+	"VCVTPH2UQQZ128rrk" "\0"
+	"VCVTPH2UQQZ128rrkz" "\0"
+	"VCVTPH2UQQZ256rm" "\0"
+	"VCVTPH2UQQZ256rmb" "\0"
+	"VCVTPH2UQQZ256rmbk" "\0"
+	"VCVTPH2UQQZ256rmbkz" "\0"
+	"VCVTPH2UQQZ256rmk" "\0"
+	"VCVTPH2UQQZ256rmkz" "\0"
+	"VCVTPH2UQQZ256rr" "\0"
+	"VCVTPH2UQQZ256rrk" "\0"
+	"VCVTPH2UQQZ256rrkz" "\0"
+	"VCVTPH2UQQZrm" "\0"
+	"VCVTPH2UQQZrmb" "\0"
+	"VCVTPH2UQQZrmbk" "\0"
+	"VCVTPH2UQQZrmbkz" "\0"
+	"VCVTPH2UQQZrmk" "\0"
+	"VCVTPH2UQQZrmkz" "\0"
+	"VCVTPH2UQQZrr" "\0"
+	"VCVTPH2UQQZrrb" "\0"
+	"VCVTPH2UQQZrrbk" "\0"
+	"VCVTPH2UQQZrrbkz" "\0"
+	"VCVTPH2UQQZrrk" "\0"
+	"VCVTPH2UQQZrrkz" "\0"
+	"VCVTPH2UWZ128rm" "\0"
+	"VCVTPH2UWZ128rmb" "\0"
+	"VCVTPH2UWZ128rmbk" "\0"
+	"VCVTPH2UWZ128rmbkz" "\0"
+	"VCVTPH2UWZ128rmk" "\0"
+	"VCVTPH2UWZ128rmkz" "\0"
+	"VCVTPH2UWZ128rr" "\0"
+	"VCVTPH2UWZ128rrk" "\0"
+	"VCVTPH2UWZ128rrkz" "\0"
+	"VCVTPH2UWZ256rm" "\0"
+	"VCVTPH2UWZ256rmb" "\0"
+	"VCVTPH2UWZ256rmbk" "\0"
+	"VCVTPH2UWZ256rmbkz" "\0"
+	"VCVTPH2UWZ256rmk" "\0"
+	"VCVTPH2UWZ256rmkz" "\0"
+	"VCVTPH2UWZ256rr" "\0"
+	"VCVTPH2UWZ256rrk" "\0"
+	"VCVTPH2UWZ256rrkz" "\0"
+	"VCVTPH2UWZrm" "\0"
+	"VCVTPH2UWZrmb" "\0"
+	"VCVTPH2UWZrmbk" "\0"
+	"VCVTPH2UWZrmbkz" "\0"
+	"VCVTPH2UWZrmk" "\0"
+	"VCVTPH2UWZrmkz" "\0"
+	"VCVTPH2UWZrr" "\0"
+	"VCVTPH2UWZrrb" "\0"
+	"VCVTPH2UWZrrbk" "\0"
+	"VCVTPH2UWZrrbkz" "\0"
+	"VCVTPH2UWZrrk" "\0"
+	"VCVTPH2UWZrrkz" "\0"
+	"VCVTPH2WZ128rm" "\0"
+	"VCVTPH2WZ128rmb" "\0"
+	"VCVTPH2WZ128rmbk" "\0"
+	"VCVTPH2WZ128rmbkz" "\0"
+	"VCVTPH2WZ128rmk" "\0"
+	"VCVTPH2WZ128rmkz" "\0"
+	"VCVTPH2WZ128rr" "\0"
+	"VCVTPH2WZ128rrk" "\0"
+	"VCVTPH2WZ128rrkz" "\0"
+	"VCVTPH2WZ256rm" "\0"
+	"VCVTPH2WZ256rmb" "\0"
+	"VCVTPH2WZ256rmbk" "\0"
+	"VCVTPH2WZ256rmbkz" "\0"
+	"VCVTPH2WZ256rmk" "\0"
+	"VCVTPH2WZ256rmkz" "\0"
+	"VCVTPH2WZ256rr" "\0"
+	"VCVTPH2WZ256rrk" "\0"
+	"VCVTPH2WZ256rrkz" "\0"
+	"VCVTPH2WZrm" "\0"
+	"VCVTPH2WZrmb" "\0"
+	"VCVTPH2WZrmbk" "\0"
+	"VCVTPH2WZrmbkz" "\0"
+	"VCVTPH2WZrmk" "\0"
+	"VCVTPH2WZrmkz" "\0"
+	"VCVTPH2WZrr" "\0"
+	"VCVTPH2WZrrb" "\0"
+	"VCVTPH2WZrrbk" "\0"
+	"VCVTPH2WZrrbkz" "\0"
+	"VCVTPH2WZrrk" "\0"
+	"VCVTPH2WZrrkz" "\0"
+	"VCVTPS2DQYrm" "\0"
+	"VCVTPS2DQYrr" "\0"
+	"VCVTPS2DQZ128rm" "\0"
+	"VCVTPS2DQZ128rmb" "\0"
+	"VCVTPS2DQZ128rmbk" "\0"
+	"VCVTPS2DQZ128rmbkz" "\0"
+	"VCVTPS2DQZ128rmk" "\0"
+	"VCVTPS2DQZ128rmkz" "\0"
+	"VCVTPS2DQZ128rr" "\0"
+	"VCVTPS2DQZ128rrk" "\0"
+	"VCVTPS2DQZ128rrkz" "\0"
+	"VCVTPS2DQZ256rm" "\0"
+	"VCVTPS2DQZ256rmb" "\0"
+	"VCVTPS2DQZ256rmbk" "\0"
+	"VCVTPS2DQZ256rmbkz" "\0"
+	"VCVTPS2DQZ256rmk" "\0"
+	"VCVTPS2DQZ256rmkz" "\0"
+	"VCVTPS2DQZ256rr" "\0"
+	"VCVTPS2DQZ256rrk" "\0"
+	"VCVTPS2DQZ256rrkz" "\0"
+	"VCVTPS2DQZrm" "\0"
+	"VCVTPS2DQZrmb" "\0"
+	"VCVTPS2DQZrmbk" "\0"
+	"VCVTPS2DQZrmbkz" "\0"
+	"VCVTPS2DQZrmk" "\0"
+	"VCVTPS2DQZrmkz" "\0"
+	"VCVTPS2DQZrr" "\0"
+	"VCVTPS2DQZrrb" "\0"
+	"VCVTPS2DQZrrbk" "\0"
+	"VCVTPS2DQZrrbkz" "\0"
+	"VCVTPS2DQZrrk" "\0"
+	"VCVTPS2DQZrrkz" "\0"
+	"VCVTPS2DQrm" "\0"
+	"VCVTPS2DQrr" "\0"
+	"VCVTPS2PDYrm" "\0"
+	"VCVTPS2PDYrr" "\0"
+	"VCVTPS2PDZ128rm" "\0"
+	"VCVTPS2PDZ128rmb" "\0"
+	"VCVTPS2PDZ128rmbk" "\0"
+	"VCVTPS2PDZ128rmbkz" "\0"
+	"VCVTPS2PDZ128rmk" "\0"
+	"VCVTPS2PDZ128rmkz" "\0"
+	"VCVTPS2PDZ128rr" "\0"
+	"VCVTPS2PDZ128rrk" "\0"
+	"VCVTPS2PDZ128rrkz" "\0"
+	"VCVTPS2PDZ256rm" "\0"
+	"VCVTPS2PDZ256rmb" "\0"
+	"VCVTPS2PDZ256rmbk" "\0"
+	"VCVTPS2PDZ256rmbkz" "\0"
+	"VCVTPS2PDZ256rmk" "\0"
+	"VCVTPS2PDZ256rmkz" "\0"
+	"VCVTPS2PDZ256rr" "\0"
+	"VCVTPS2PDZ256rrk" "\0"
+	"VCVTPS2PDZ256rrkz" "\0"
+	"VCVTPS2PDZrm" "\0"
+	"VCVTPS2PDZrmb" "\0"
+	"VCVTPS2PDZrmbk" "\0"
+	"VCVTPS2PDZrmbkz" "\0"
+	"VCVTPS2PDZrmk" "\0"
+	"VCVTPS2PDZrmkz" "\0"
+	"VCVTPS2PDZrr" "\0"
+	"VCVTPS2PDZrrb" "\0"
+	"VCVTPS2PDZrrbk" "\0"
+	"VCVTPS2PDZrrbkz" "\0"
+	"VCVTPS2PDZrrk" "\0"
+	"VCVTPS2PDZrrkz" "\0"
+	"VCVTPS2PDrm" "\0"
+	"VCVTPS2PDrr" "\0"
+	"VCVTPS2PHXZ128rm" "\0"
+	"VCVTPS2PHXZ128rmb" "\0"
+	"VCVTPS2PHXZ128rmbk" "\0"
+	"VCVTPS2PHXZ128rmbkz" "\0"
+	"VCVTPS2PHXZ128rmk" "\0"
+	"VCVTPS2PHXZ128rmkz" "\0"
+	"VCVTPS2PHXZ128rr" "\0"
+	"VCVTPS2PHXZ128rrk" "\0"
+	"VCVTPS2PHXZ128rrkz" "\0"
+	"VCVTPS2PHXZ256rm" "\0"
+	"VCVTPS2PHXZ256rmb" "\0"
+	"VCVTPS2PHXZ256rmbk" "\0"
+	"VCVTPS2PHXZ256rmbkz" "\0"
+	"VCVTPS2PHXZ256rmk" "\0"
+	"VCVTPS2PHXZ256rmkz" "\0"
+	"VCVTPS2PHXZ256rr" "\0"
+	"VCVTPS2PHXZ256rrk" "\0"
+	"VCVTPS2PHXZ256rrkz" "\0"
+	"VCVTPS2PHXZrm" "\0"
+	"VCVTPS2PHXZrmb" "\0"
+	"VCVTPS2PHXZrmbk" "\0"
+	"VCVTPS2PHXZrmbkz" "\0"
+	"VCVTPS2PHXZrmk" "\0"
+	"VCVTPS2PHXZrmkz" "\0"
+	"VCVTPS2PHXZrr" "\0"
+	"VCVTPS2PHXZrrb" "\0"
+	"VCVTPS2PHXZrrbk" "\0"
+	"VCVTPS2PHXZrrbkz" "\0"
+	"VCVTPS2PHXZrrk" "\0"
+	"VCVTPS2PHXZrrkz" "\0"
+	"VCVTPS2PHYmr" "\0"
+	"VCVTPS2PHYrr" "\0"
+	"VCVTPS2PHZ128mr" "\0"
+	"VCVTPS2PHZ128mrk" "\0"
+	"VCVTPS2PHZ128rr" "\0"
+	"VCVTPS2PHZ128rrk" "\0"
+	"VCVTPS2PHZ128rrkz" "\0"
+	"VCVTPS2PHZ256mr" "\0"
+	"VCVTPS2PHZ256mrk" "\0"
+	"VCVTPS2PHZ256rr" "\0"
+	"VCVTPS2PHZ256rrk" "\0"
+	"VCVTPS2PHZ256rrkz" "\0"
+	"VCVTPS2PHZmr" "\0"
+	"VCVTPS2PHZmrk" "\0"
+	"VCVTPS2PHZrr" "\0"
+	"VCVTPS2PHZrrb" "\0"
+	"VCVTPS2PHZrrbk" "\0"
+	"VCVTPS2PHZrrbkz" "\0"
+	"VCVTPS2PHZrrk" "\0"
+	"VCVTPS2PHZrrkz" "\0"
+	"VCVTPS2PHmr" "\0"
+	"VCVTPS2PHrr" "\0"
+	"VCVTPS2QQZ128rm" "\0"
+	"VCVTPS2QQZ128rmb" "\0"
+	"VCVTPS2QQZ128rmbk" "\0"
+	"VCVTPS2QQZ128rmbkz" "\0"
+	"VCVTPS2QQZ128rmk" "\0"
+	"VCVTPS2QQZ128rmkz" "\0"
+	"VCVTPS2QQZ128rr" "\0"
+	"VCVTPS2QQZ128rrk" "\0"
+	"VCVTPS2QQZ128rrkz" "\0"
+	"VCVTPS2QQZ256rm" "\0"
+	"VCVTPS2QQZ256rmb" "\0"
+	"VCVTPS2QQZ256rmbk" "\0"
+	"VCVTPS2QQZ256rmbkz" "\0"
+	"VCVTPS2QQZ256rmk" "\0"
+	"VCVTPS2QQZ256rmkz" "\0"
+	"VCVTPS2QQZ256rr" "\0"
+	"VCVTPS2QQZ256rrk" "\0"
+	"VCVTPS2QQZ256rrkz" "\0"
+	"VCVTPS2QQZrm" "\0"
+	"VCVTPS2QQZrmb" "\0"
+	"VCVTPS2QQZrmbk" "\0"
+	"VCVTPS2QQZrmbkz" "\0"
+	"VCVTPS2QQZrmk" "\0"
+	"VCVTPS2QQZrmkz" "\0"
+	"VCVTPS2QQZrr" "\0"
+	"VCVTPS2QQZrrb" "\0"
+	"VCVTPS2QQZrrbk" "\0"
+	"VCVTPS2QQZrrbkz" "\0"
+	"VCVTPS2QQZrrk" "\0"
+	"VCVTPS2QQZrrkz" "\0"
+	"VCVTPS2UDQZ128rm" "\0"
+	"VCVTPS2UDQZ128rmb" "\0"
+	"VCVTPS2UDQZ128rmbk" "\0"
+	"VCVTPS2UDQZ128rmbkz" "\0"
+	"VCVTPS2UDQZ128rmk" "\0"
+	"VCVTPS2UDQZ128rmkz" "\0"
+	"VCVTPS2UDQZ128rr" "\0"
+	"VCVTPS2UDQZ128rrk" "\0"
+	"VCVTPS2UDQZ128rrkz" "\0"
+	"VCVTPS2UDQZ256rm" "\0"
+	"VCVTPS2UDQZ256rmb" "\0"
+	"VCVTPS2UDQZ256rmbk" "\0"
+	"VCVTPS2UDQZ256rmbkz" "\0"
+	"VCVTPS2UDQZ256rmk" "\0"
+	"VCVTPS2UDQZ256rmkz" "\0"
+	"VCVTPS2UDQZ256rr" "\0"
+	"VCVTPS2UDQZ256rrk" "\0"
+	"VCVTPS2UDQZ256rrkz" "\0"
+	"VCVTPS2UDQZrm" "\0"
+	"VCVTPS2UDQZrmb" "\0"
+	"VCVTPS2UDQZrmbk" "\0"
+	"VCVTPS2UDQZrmbkz" "\0"
+	"VCVTPS2UDQZrmk" "\0"
+	"VCVTPS2UDQZrmkz" "\0"
+	"VCVTPS2UDQZrr" "\0"
+	"VCVTPS2UDQZrrb" "\0"
+	"VCVTPS2UDQZrrbk" "\0"
+	"VCVTPS2UDQZrrbkz" "\0"
+	"VCVTPS2UDQZrrk" "\0"
+	"VCVTPS2UDQZrrkz" "\0"
+	"VCVTPS2UQQZ128rm" "\0"
+	"VCVTPS2UQQZ128rmb" "\0"
+	"VCVTPS2UQQZ128rmbk" "\0"
+	"VCVTPS2UQQZ128rmbkz" "\0"
+	"VCVTPS2UQQZ128rmk" "\0"
+	"VCVTPS2UQQZ128rmkz" "\0"
+	"VCVTPS2UQQZ128rr" "\0"
+	"VCVTPS2UQQZ128rrk" "\0"
+	"VCVTPS2UQQZ128rrkz" "\0"
+	"VCVTPS2UQQZ256rm" "\0"
+	"VCVTPS2UQQZ256rmb" "\0"
+	"VCVTPS2UQQZ256rmbk" "\0"
+	"VCVTPS2UQQZ256rmbkz" "\0"
+	"VCVTPS2UQQZ256rmk" "\0"
+	"VCVTPS2UQQZ256rmkz" "\0"
+	"VCVTPS2UQQZ256rr" "\0"
+	"VCVTPS2UQQZ256rrk" "\0"
+	"VCVTPS2UQQZ256rrkz" "\0"
+	"VCVTPS2UQQZrm" "\0"
+	"VCVTPS2UQQZrmb" "\0"
+	"VCVTPS2UQQZrmbk" "\0"
+	"VCVTPS2UQQZrmbkz" "\0"
+	"VCVTPS2UQQZrmk" "\0"
+	"VCVTPS2UQQZrmkz" "\0"
+	"VCVTPS2UQQZrr" "\0"
+	"VCVTPS2UQQZrrb" "\0"
+	"VCVTPS2UQQZrrbk" "\0"
+	"VCVTPS2UQQZrrbkz" "\0"
+	"VCVTPS2UQQZrrk" "\0"
+	"VCVTPS2UQQZrrkz" "\0"
+	"VCVTQQ2PDZ128rm" "\0"
+	"VCVTQQ2PDZ128rmb" "\0"
+	"VCVTQQ2PDZ128rmbk" "\0"
+	"VCVTQQ2PDZ128rmbkz" "\0"
+	"VCVTQQ2PDZ128rmk" "\0"
+	"VCVTQQ2PDZ128rmkz" "\0"
+	"VCVTQQ2PDZ128rr" "\0"
+	"VCVTQQ2PDZ128rrk" "\0"
+	"VCVTQQ2PDZ128rrkz" "\0"
+	"VCVTQQ2PDZ256rm" "\0"
+	"VCVTQQ2PDZ256rmb" "\0"
+	"VCVTQQ2PDZ256rmbk" "\0"
+	"VCVTQQ2PDZ256rmbkz" "\0"
+	"VCVTQQ2PDZ256rmk" "\0"
+	"VCVTQQ2PDZ256rmkz" "\0"
+	"VCVTQQ2PDZ256rr" "\0"
+	"VCVTQQ2PDZ256rrk" "\0"
+	"VCVTQQ2PDZ256rrkz" "\0"
+	"VCVTQQ2PDZrm" "\0"
+	"VCVTQQ2PDZrmb" "\0"
+	"VCVTQQ2PDZrmbk" "\0"
+	"VCVTQQ2PDZrmbkz" "\0"
+	"VCVTQQ2PDZrmk" "\0"
+	"VCVTQQ2PDZrmkz" "\0"
+	"VCVTQQ2PDZrr" "\0"
+	"VCVTQQ2PDZrrb" "\0"
+	"VCVTQQ2PDZrrbk" "\0"
+	"VCVTQQ2PDZrrbkz" "\0"
+	"VCVTQQ2PDZrrk" "\0"
+	"VCVTQQ2PDZrrkz" "\0"
+	"VCVTQQ2PHZ128rm" "\0"
+	"VCVTQQ2PHZ128rmb" "\0"
+	"VCVTQQ2PHZ128rmbk" "\0"
+	"VCVTQQ2PHZ128rmbkz" "\0"
+	"VCVTQQ2PHZ128rmk" "\0"
+	"VCVTQQ2PHZ128rmkz" "\0"
+	"VCVTQQ2PHZ128rr" "\0"
+	"VCVTQQ2PHZ128rrk" "\0"
+	"VCVTQQ2PHZ128rrkz" "\0"
+	"VCVTQQ2PHZ256rm" "\0"
+	"VCVTQQ2PHZ256rmb" "\0"
+	"VCVTQQ2PHZ256rmbk" "\0"
+	"VCVTQQ2PHZ256rmbkz" "\0"
+	"VCVTQQ2PHZ256rmk" "\0"
+	"VCVTQQ2PHZ256rmkz" "\0"
+	"VCVTQQ2PHZ256rr" "\0"
+	"VCVTQQ2PHZ256rrk" "\0"
+	"VCVTQQ2PHZ256rrkz" "\0"
+	"VCVTQQ2PHZrm" "\0"
+	"VCVTQQ2PHZrmb" "\0"
+	"VCVTQQ2PHZrmbk" "\0"
+	"VCVTQQ2PHZrmbkz" "\0"
+	"VCVTQQ2PHZrmk" "\0"
+	"VCVTQQ2PHZrmkz" "\0"
+	"VCVTQQ2PHZrr" "\0"
+	"VCVTQQ2PHZrrb" "\0"
+	"VCVTQQ2PHZrrbk" "\0"
+	"VCVTQQ2PHZrrbkz" "\0"
+	"VCVTQQ2PHZrrk" "\0"
+	"VCVTQQ2PHZrrkz" "\0"
+	"VCVTQQ2PSZ128rm" "\0"
+	"VCVTQQ2PSZ128rmb" "\0"
+	"VCVTQQ2PSZ128rmbk" "\0"
+	"VCVTQQ2PSZ128rmbkz" "\0"
+	"VCVTQQ2PSZ128rmk" "\0"
+	"VCVTQQ2PSZ128rmkz" "\0"
+	"VCVTQQ2PSZ128rr" "\0"
+	"VCVTQQ2PSZ128rrk" "\0"
+	"VCVTQQ2PSZ128rrkz" "\0"
+	"VCVTQQ2PSZ256rm" "\0"
+	"VCVTQQ2PSZ256rmb" "\0"
+	"VCVTQQ2PSZ256rmbk" "\0"
+	"VCVTQQ2PSZ256rmbkz" "\0"
+	"VCVTQQ2PSZ256rmk" "\0"
+	"VCVTQQ2PSZ256rmkz" "\0"
+	"VCVTQQ2PSZ256rr" "\0"
+	"VCVTQQ2PSZ256rrk" "\0"
+	"VCVTQQ2PSZ256rrkz" "\0"
+	"VCVTQQ2PSZrm" "\0"
+	"VCVTQQ2PSZrmb" "\0"
+	"VCVTQQ2PSZrmbk" "\0"
+	"VCVTQQ2PSZrmbkz" "\0"
+	"VCVTQQ2PSZrmk" "\0"
+	"VCVTQQ2PSZrmkz" "\0"
+	"VCVTQQ2PSZrr" "\0"
+	"VCVTQQ2PSZrrb" "\0"
+	"VCVTQQ2PSZrrbk" "\0"
+	"VCVTQQ2PSZrrbkz" "\0"
+	"VCVTQQ2PSZrrk" "\0"
+	"VCVTQQ2PSZrrkz" "\0"
+	"VCVTSD2SHZrm" "\0"
+	"VCVTSD2SHZrm_Int" "\0"
+	"VCVTSD2SHZrm_Intk" "\0"
+	"VCVTSD2SHZrm_Intkz" "\0"
+	"VCVTSD2SHZrr" "\0"
+	"VCVTSD2SHZrr_Int" "\0"
+	"VCVTSD2SHZrr_Intk" "\0"
+	"VCVTSD2SHZrr_Intkz" "\0"
+	"VCVTSD2SHZrrb_Int" "\0"
+	"VCVTSD2SHZrrb_Intk" "\0"
+	"VCVTSD2SHZrrb_Intkz" "\0"
+	"VCVTSD2SI64Zrm" "\0"
+	"VCVTSD2SI64Zrm_Int" "\0"
+	"VCVTSD2SI64Zrr" "\0"
+	"VCVTSD2SI64Zrr_Int" "\0"
+	"VCVTSD2SI64Zrrb_Int" "\0"
+	"VCVTSD2SI64rm" "\0"
+	"VCVTSD2SI64rm_Int" "\0"
+	"VCVTSD2SI64rr" "\0"
+	"VCVTSD2SI64rr_Int" "\0"
+	"VCVTSD2SIZrm" "\0"
+	"VCVTSD2SIZrm_Int" "\0"
+	"VCVTSD2SIZrr" "\0"
+	"VCVTSD2SIZrr_Int" "\0"
+	"VCVTSD2SIZrrb_Int" "\0"
+	"VCVTSD2SIrm" "\0"
+	"VCVTSD2SIrm_Int" "\0"
+	"VCVTSD2SIrr" "\0"
+	"VCVTSD2SIrr_Int" "\0"
+	"VCVTSD2SSZrm" "\0"
+	"VCVTSD2SSZrm_Int" "\0"
+	"VCVTSD2SSZrm_Intk" "\0"
+	"VCVTSD2SSZrm_Intkz" "\0"
+	"VCVTSD2SSZrr" "\0"
+	"VCVTSD2SSZrr_Int" "\0"
+	"VCVTSD2SSZrr_Intk" "\0"
+	"VCVTSD2SSZrr_Intkz" "\0"
+	"VCVTSD2SSZrrb_Int" "\0"
+	"VCVTSD2SSZrrb_Intk" "\0"
+	"VCVTSD2SSZrrb_Intkz" "\0"
+	"VCVTSD2SSrm" "\0"
+	"VCVTSD2SSrm_Int" "\0"
+	"VCVTSD2SSrr" "\0"
+	"VCVTSD2SSrr_Int" "\0"
+	"VCVTSD2USI64Zrm_Int" "\0"
+	"VCVTSD2USI64Zrr_Int" "\0"
+	"VCVTSD2USI64Zrrb_Int" "\0"
+	"VCVTSD2USIZrm_Int" "\0"
+	"VCVTSD2USIZrr_Int" "\0"
+	"VCVTSD2USIZrrb_Int" "\0"
+	"VCVTSH2SDZrm" "\0"
+	"VCVTSH2SDZrm_Int" "\0"
+	"VCVTSH2SDZrm_Intk" "\0"
+	"VCVTSH2SDZrm_Intkz" "\0"
+	"VCVTSH2SDZrr" "\0"
+	"VCVTSH2SDZrr_Int" "\0"
+	"VCVTSH2SDZrr_Intk" "\0"
+	"VCVTSH2SDZrr_Intkz" "\0"
+	"VCVTSH2SDZrrb_Int" "\0"
+	"VCVTSH2SDZrrb_Intk" "\0"
+	"VCVTSH2SDZrrb_Intkz" "\0"
+	"VCVTSH2SI64Zrm_Int" "\0"
+	"VCVTSH2SI64Zrr_Int" "\0"
+	"VCVTSH2SI64Zrrb_Int" "\0"
+	"VCVTSH2SIZrm_Int" "\0"
+	"VCVTSH2SIZrr_Int" "\0"
+	"VCVTSH2SIZrrb_Int" "\0"
+	"VCVTSH2SSZrm" "\0"
+	"VCVTSH2SSZrm_Int" "\0"
+	"VCVTSH2SSZrm_Intk" "\0"
+	"VCVTSH2SSZrm_Intkz" "\0"
+	"VCVTSH2SSZrr" "\0"
+	"VCVTSH2SSZrr_Int" "\0"
+	"VCVTSH2SSZrr_Intk" "\0"
+	"VCVTSH2SSZrr_Intkz" "\0"
+	"VCVTSH2SSZrrb_Int" "\0"
+	"VCVTSH2SSZrrb_Intk" "\0"
+	"VCVTSH2SSZrrb_Intkz" "\0"
+	"VCVTSH2USI64Zrm_Int" "\0"
+	"VCVTSH2USI64Zrr_Int" "\0"
+	"VCVTSH2USI64Zrrb_Int" "\0"
+	"VCVTSH2USIZrm_Int" "\0"
+	"VCVTSH2USIZrr_Int" "\0"
+	"VCVTSH2USIZrrb_Int" "\0"
+	"VCVTSI2SDZrm" "\0"
+	"VCVTSI2SDZrm_Int" "\0"
+	"VCVTSI2SDZrr" "\0"
+	"VCVTSI2SDZrr_Int" "\0"
+	"VCVTSI2SDrm" "\0"
+	"VCVTSI2SDrm_Int" "\0"
+	"VCVTSI2SDrr" "\0"
+	"VCVTSI2SDrr_Int" "\0"
+	"VCVTSI2SHZrm" "\0"
+	"VCVTSI2SHZrm_Int" "\0"
+	"VCVTSI2SHZrr" "\0"
+	"VCVTSI2SHZrr_Int" "\0"
+	"VCVTSI2SHZrrb_Int" "\0"
+	"VCVTSI2SSZrm" "\0"
+	"VCVTSI2SSZrm_Int" "\0"
+	"VCVTSI2SSZrr" "\0"
+	"VCVTSI2SSZrr_Int" "\0"
+	"VCVTSI2SSZrrb_Int" "\0"
+	"VCVTSI2SSrm" "\0"
+	"VCVTSI2SSrm_Int" "\0"
+	"VCVTSI2SSrr" "\0"
+	"VCVTSI2SSrr_Int" "\0"
+	"VCVTSI642SDZrm" "\0"
+	"VCVTSI642SDZrm_Int" "\0"
+	"VCVTSI642SDZrr" "\0"
+	"VCVTSI642SDZrr_Int" "\0"
+	"VCVTSI642SDZrrb_Int" "\0"
+	"VCVTSI642SDrm" "\0"
+	"VCVTSI642SDrm_Int" "\0"
+	"VCVTSI642SDrr" "\0"
+	"VCVTSI642SDrr_Int" "\0"
+	"VCVTSI642SHZrm" "\0"
+	"VCVTSI642SHZrm_Int" "\0"
+	"VCVTSI642SHZrr" "\0"
+	"VCVTSI642SHZrr_Int" "\0"
+	"VCVTSI642SHZrrb_Int" "\0"
+	"VCVTSI642SSZrm" "\0"
+	"VCVTSI642SSZrm_Int" "\0"
+	"VCVTSI642SSZrr" "\0"
+	"VCVTSI642SSZrr_Int" "\0"
+	"VCVTSI642SSZrrb_Int" "\0"
+	"VCVTSI642SSrm" "\0"
+	"VCVTSI642SSrm_Int" "\0"
+	"VCVTSI642SSrr" "\0"
+	"VCVTSI642SSrr_Int" "\0"
+	"VCVTSS2SDZrm" "\0"
+	"VCVTSS2SDZrm_Int" "\0"
+	"VCVTSS2SDZrm_Intk" "\0"
+	"VCVTSS2SDZrm_Intkz" "\0"
+	"VCVTSS2SDZrr" "\0"
+	"VCVTSS2SDZrr_Int" "\0"
+	"VCVTSS2SDZrr_Intk" "\0"
+	"VCVTSS2SDZrr_Intkz" "\0"
+	"VCVTSS2SDZrrb_Int" "\0"
+	"VCVTSS2SDZrrb_Intk" "\0"
+	"VCVTSS2SDZrrb_Intkz" "\0"
+	"VCVTSS2SDrm" "\0"
+	"VCVTSS2SDrm_Int" "\0"
+	"VCVTSS2SDrr" "\0"
+	"VCVTSS2SDrr_Int" "\0"
+	"VCVTSS2SHZrm" "\0"
+	"VCVTSS2SHZrm_Int" "\0"
+	"VCVTSS2SHZrm_Intk" "\0"
+	"VCVTSS2SHZrm_Intkz" "\0"
+	"VCVTSS2SHZrr" "\0"
+	"VCVTSS2SHZrr_Int" "\0"
+	"VCVTSS2SHZrr_Intk" "\0"
+	"VCVTSS2SHZrr_Intkz" "\0"
+	"VCVTSS2SHZrrb_Int" "\0"
+	"VCVTSS2SHZrrb_Intk" "\0"
+	"VCVTSS2SHZrrb_Intkz" "\0"
+	"VCVTSS2SI64Zrm" "\0"
+	"VCVTSS2SI64Zrm_Int" "\0"
+	"VCVTSS2SI64Zrr" "\0"
+	"VCVTSS2SI64Zrr_Int" "\0"
+	"VCVTSS2SI64Zrrb_Int" "\0"
+	"VCVTSS2SI64rm" "\0"
+	"VCVTSS2SI64rm_Int" "\0"
+	"VCVTSS2SI64rr" "\0"
+	"VCVTSS2SI64rr_Int" "\0"
+	"VCVTSS2SIZrm" "\0"
+	"VCVTSS2SIZrm_Int" "\0"
+	"VCVTSS2SIZrr" "\0"
+	"VCVTSS2SIZrr_Int" "\0"
+	"VCVTSS2SIZrrb_Int" "\0"
+	"VCVTSS2SIrm" "\0"
+	"VCVTSS2SIrm_Int" "\0"
+	"VCVTSS2SIrr" "\0"
+	"VCVTSS2SIrr_Int" "\0"
+	"VCVTSS2USI64Zrm_Int" "\0"
+	"VCVTSS2USI64Zrr_Int" "\0"
+	"VCVTSS2USI64Zrrb_Int" "\0"
+	"VCVTSS2USIZrm_Int" "\0"
+	"VCVTSS2USIZrr_Int" "\0"
+	"VCVTSS2USIZrrb_Int" "\0"
+	"VCVTTPD2DQYrm" "\0"
+	"VCVTTPD2DQYrr" "\0"
+	"VCVTTPD2DQZ128rm" "\0"
+	"VCVTTPD2DQZ128rmb" "\0"
+	"VCVTTPD2DQZ128rmbk" "\0"
+	"VCVTTPD2DQZ128rmbkz" "\0"
+	"VCVTTPD2DQZ128rmk" "\0"
+	"VCVTTPD2DQZ128rmkz" "\0"
+	"VCVTTPD2DQZ128rr" "\0"
+	"VCVTTPD2DQZ128rrk" "\0"
+	"VCVTTPD2DQZ128rrkz" "\0"
+	"VCVTTPD2DQZ256rm" "\0"
+	"VCVTTPD2DQZ256rmb" "\0"
+	"VCVTTPD2DQZ256rmbk" "\0"
+	"VCVTTPD2DQZ256rmbkz" "\0"
+	"VCVTTPD2DQZ256rmk" "\0"
+	"VCVTTPD2DQZ256rmkz" "\0"
+	"VCVTTPD2DQZ256rr" "\0"
+	"VCVTTPD2DQZ256rrk" "\0"
+	"VCVTTPD2DQZ256rrkz" "\0"
+	"VCVTTPD2DQZrm" "\0"
+	"VCVTTPD2DQZrmb" "\0"
+	"VCVTTPD2DQZrmbk" "\0"
+	"VCVTTPD2DQZrmbkz" "\0"
+	"VCVTTPD2DQZrmk" "\0"
+	"VCVTTPD2DQZrmkz" "\0"
+	"VCVTTPD2DQZrr" "\0"
+	"VCVTTPD2DQZrrb" "\0"
+	"VCVTTPD2DQZrrbk" "\0"
+	"VCVTTPD2DQZrrbkz" "\0"
+	"VCVTTPD2DQZrrk" "\0"
+	"VCVTTPD2DQZrrkz" "\0"
+	"VCVTTPD2DQrm" "\0"
+	"VCVTTPD2DQrr" "\0"
+	"VCVTTPD2QQZ128rm" "\0"
+	"VCVTTPD2QQZ128rmb" "\0"
+	"VCVTTPD2QQZ128rmbk" "\0"
+	"VCVTTPD2QQZ128rmbkz" "\0"
+	"VCVTTPD2QQZ128rmk" "\0"
+	"VCVTTPD2QQZ128rmkz" "\0"
+	"VCVTTPD2QQZ128rr" "\0"
+	"VCVTTPD2QQZ128rrk" "\0"
+	"VCVTTPD2QQZ128rrkz" "\0"
+	"VCVTTPD2QQZ256rm" "\0"
+	"VCVTTPD2QQZ256rmb" "\0"
+	"VCVTTPD2QQZ256rmbk" "\0"
+	"VCVTTPD2QQZ256rmbkz" "\0"
+	"VCVTTPD2QQZ256rmk" "\0"
+	"VCVTTPD2QQZ256rmkz" "\0"
+	"VCVTTPD2QQZ256rr" "\0"
+	"VCVTTPD2QQZ256rrk" "\0"
+	"VCVTTPD2QQZ256rrkz" "\0"
+	"VCVTTPD2QQZrm" "\0"
+	"VCVTTPD2QQZrmb" "\0"
+	"VCVTTPD2QQZrmbk" "\0"
+	"VCVTTPD2QQZrmbkz" "\0"
+	"VCVTTPD2QQZrmk" "\0"
+	"VCVTTPD2QQZrmkz" "\0"
+	"VCVTTPD2QQZrr" "\0"
+	"VCVTTPD2QQZrrb" "\0"
+	"VCVTTPD2QQZrrbk" "\0"
+	"VCVTTPD2QQZrrbkz" "\0"
+	"VCVTTPD2QQZrrk" "\0"
+	"VCVTTPD2QQZrrkz" "\0"
+	"VCVTTPD2UDQZ128rm" "\0"
+	"VCVTTPD2UDQZ128rmb" "\0"
+	"VCVTTPD2UDQZ128rmbk" "\0"
+	"VCVTTPD2UDQZ128rmbkz" "\0"
+	"VCVTTPD2UDQZ128rmk" "\0"
+	"VCVTTPD2UDQZ128rmkz" "\0"
+	"VCVTTPD2UDQZ128rr" "\0"
+	"VCVTTPD2UDQZ128rrk" "\0"
+	"VCVTTPD2UDQZ128rrkz" "\0"
+	"VCVTTPD2UDQZ256rm" "\0"
+	"VCVTTPD2UDQZ256rmb" "\0"
+	"VCVTTPD2UDQZ256rmbk" "\0"
+	"VCVTTPD2UDQZ256rmbkz" "\0"
+	"VCVTTPD2UDQZ256rmk" "\0"
+	"VCVTTPD2UDQZ256rmkz" "\0"
+	"VCVTTPD2UDQZ256rr" "\0"
+	"VCVTTPD2UDQZ256rrk" "\0"
+	"VCVTTPD2UDQZ256rrkz" "\0"
+	"VCVTTPD2UDQZrm" "\0"
+	"VCVTTPD2UDQZrmb" "\0"
+	"VCVTTPD2UDQZrmbk" "\0"
+	"VCVTTPD2UDQZrmbkz" "\0"
+	"VCVTTPD2UDQZrmk" "\0"
+	"VCVTTPD2UDQZrmkz" "\0"
+	"VCVTTPD2UDQZrr" "\0"
+	"VCVTTPD2UDQZrrb" "\0"
+	"VCVTTPD2UDQZrrbk" "\0"
+	"VCVTTPD2UDQZrrbkz" "\0"
+	"VCVTTPD2UDQZrrk" "\0"
+	"VCVTTPD2UDQZrrkz" "\0"
+	"VCVTTPD2UQQZ128rm" "\0"
+	"VCVTTPD2UQQZ128rmb" "\0"
+	"VCVTTPD2UQQZ128rmbk" "\0"
+	"VCVTTPD2UQQZ128rmbkz" "\0"
+	"VCVTTPD2UQQZ128rmk" "\0"
+	"VCVTTPD2UQQZ128rmkz" "\0"
+	"VCVTTPD2UQQZ128rr" "\0"
+	"VCVTTPD2UQQZ128rrk" "\0"
+	"VCVTTPD2UQQZ128rrkz" "\0"
+	"VCVTTPD2UQQZ256rm" "\0"
+	"VCVTTPD2UQQZ256rmb" "\0"
+	"VCVTTPD2UQQZ256rmbk" "\0"
+	"VCVTTPD2UQQZ256rmbkz" "\0"
+	"VCVTTPD2UQQZ256rmk" "\0"
+	"VCVTTPD2UQQZ256rmkz" "\0"
+	"VCVTTPD2UQQZ256rr" "\0"
+	"VCVTTPD2UQQZ256rrk" "\0"
+	"VCVTTPD2UQQZ256rrkz" "\0"
+	"VCVTTPD2UQQZrm" "\0"
+	"VCVTTPD2UQQZrmb" "\0"
+	"VCVTTPD2UQQZrmbk" "\0"
+	"VCVTTPD2UQQZrmbkz" "\0"
+	"VCVTTPD2UQQZrmk" "\0"
+	"VCVTTPD2UQQZrmkz" "\0"
+	"VCVTTPD2UQQZrr" "\0"
+	"VCVTTPD2UQQZrrb" "\0"
+	"VCVTTPD2UQQZrrbk" "\0"
+	"VCVTTPD2UQQZrrbkz" "\0"
+	"VCVTTPD2UQQZrrk" "\0"
+	"VCVTTPD2UQQZrrkz" "\0"
+	"VCVTTPH2DQZ128rm" "\0"
+	"VCVTTPH2DQZ128rmb" "\0"
+	"VCVTTPH2DQZ128rmbk" "\0"
+	"VCVTTPH2DQZ128rmbkz" "\0"
+	"VCVTTPH2DQZ128rmk" "\0"
+	"VCVTTPH2DQZ128rmkz" "\0"
+	"VCVTTPH2DQZ128rr" "\0"
+	"VCVTTPH2DQZ128rrk" "\0"
+	"VCVTTPH2DQZ128rrkz" "\0"
+	"VCVTTPH2DQZ256rm" "\0"
+	"VCVTTPH2DQZ256rmb" "\0"
+	"VCVTTPH2DQZ256rmbk" "\0"
+	"VCVTTPH2DQZ256rmbkz" "\0"
+	"VCVTTPH2DQZ256rmk" "\0"
+	"VCVTTPH2DQZ256rmkz" "\0"
+	"VCVTTPH2DQZ256rr" "\0"
+	"VCVTTPH2DQZ256rrk" "\0"
+	"VCVTTPH2DQZ256rrkz" "\0"
+	"VCVTTPH2DQZrm" "\0"
+	"VCVTTPH2DQZrmb" "\0"
+	"VCVTTPH2DQZrmbk" "\0"
+	"VCVTTPH2DQZrmbkz" "\0"
+	"VCVTTPH2DQZrmk" "\0"
+	"VCVTTPH2DQZrmkz" "\0"
+	"VCVTTPH2DQZrr" "\0"
+	"VCVTTPH2DQZrrb" "\0"
+	"VCVTTPH2DQZrrbk" "\0"
+	"VCVTTPH2DQZrrbkz" "\0"
+	"VCVTTPH2DQZrrk" "\0"
+	"VCVTTPH2DQZrrkz" "\0"
+	"VCVTTPH2QQZ128rm" "\0"
+	"VCVTTPH2QQZ128rmb" "\0"
+	"VCVTTPH2QQZ128rmbk" "\0"
+	"VCVTTPH2QQZ128rmbkz" "\0"
+	"VCVTTPH2QQZ128rmk" "\0"
+	"VCVTTPH2QQZ128rmkz" "\0"
+	"VCVTTPH2QQZ128rr" "\0"
+	"VCVTTPH2QQZ128rrk" "\0"
+	"VCVTTPH2QQZ128rrkz" "\0"
+	"VCVTTPH2QQZ256rm" "\0"
+	"VCVTTPH2QQZ256rmb" "\0"
+	"VCVTTPH2QQZ256rmbk" "\0"
+	"VCVTTPH2QQZ256rmbkz" "\0"
+	"VCVTTPH2QQZ256rmk" "\0"
+	"VCVTTPH2QQZ256rmkz" "\0"
+	"VCVTTPH2QQZ256rr" "\0"
+	"VCVTTPH2QQZ256rrk" "\0"
+	"VCVTTPH2QQZ256rrkz" "\0"
+	"VCVTTPH2QQZrm" "\0"
+	"VCVTTPH2QQZrmb" "\0"
+	"VCVTTPH2QQZrmbk" "\0"
+	"VCVTTPH2QQZrmbkz" "\0"
+	"VCVTTPH2QQZrmk" "\0"
+	"VCVTTPH2QQZrmkz" "\0"
+	"VCVTTPH2QQZrr" "\0"
+	"VCVTTPH2QQZrrb" "\0"
+	"VCVTTPH2QQZrrbk" "\0"
+	"VCVTTPH2QQZrrbkz" "\0"
+	"VCVTTPH2QQZrrk" "\0"
+	"VCVTTPH2QQZrrkz" "\0"
+	"VCVTTPH2UDQZ128rm" "\0"
+	"VCVTTPH2UDQZ128rmb" "\0"
+	"VCVTTPH2UDQZ128rmbk" "\0"
+	"VCVTTPH2UDQZ128rmbkz" "\0"
+	"VCVTTPH2UDQZ128rmk" "\0"
+	"VCVTTPH2UDQZ128rmkz" "\0"
+	"VCVTTPH2UDQZ128rr" "\0"
+	"VCVTTPH2UDQZ128rrk" "\0"
+	"VCVTTPH2UDQZ128rrkz" "\0"
+	"VCVTTPH2UDQZ256rm" "\0"
+	"VCVTTPH2UDQZ256rmb" "\0"
+	"VCVTTPH2UDQZ256rmbk" "\0"
+	"VCVTTPH2UDQZ256rmbkz" "\0"
+	"VCVTTPH2UDQZ256rmk" "\0"
+	"VCVTTPH2UDQZ256rmkz" "\0"
+	"VCVTTPH2UDQZ256rr" "\0"
+	"VCVTTPH2UDQZ256rrk" "\0"
+	"VCVTTPH2UDQZ256rrkz" "\0"
+	"VCVTTPH2UDQZrm" "\0"
+	"VCVTTPH2UDQZrmb" "\0"
+	"VCVTTPH2UDQZrmbk" "\0"
+	"VCVTTPH2UDQZrmbkz" "\0"
+	"VCVTTPH2UDQZrmk" "\0"
+	"VCVTTPH2UDQZrmkz" "\0"
+	"VCVTTPH2UDQZrr" "\0"
+	"VCVTTPH2UDQZrrb" "\0"
+	"VCVTTPH2UDQZrrbk" "\0"
+	"VCVTTPH2UDQZrrbkz" "\0"
+	"VCVTTPH2UDQZrrk" "\0"
+	"VCVTTPH2UDQZrrkz" "\0"
+	"VCVTTPH2UQQZ128rm" "\0"
+	"VCVTTPH2UQQZ128rmb" "\0"
+	"VCVTTPH2UQQZ128rmbk" "\0"
+	"VCVTTPH2UQQZ128rmbkz" "\0"
+	"VCVTTPH2UQQZ128rmk" "\0"
+	"VCVTTPH2UQQZ128rmkz" "\0"
+	"VCVTTPH2UQQZ128rr" "\0"
+	"VCVTTPH2UQQZ128rrk" "\0"
+	"VCVTTPH2UQQZ128rrkz" "\0"
+	"VCVTTPH2UQQZ256rm" "\0"
+	"VCVTTPH2UQQZ256rmb" "\0"
+	"VCVTTPH2UQQZ256rmbk" "\0"
+	"VCVTTPH2UQQZ256rmbkz" "\0"
+	"VCVTTPH2UQQZ256rmk" "\0"
+	"VCVTTPH2UQQZ256rmkz" "\0"
+	"VCVTTPH2UQQZ256rr" "\0"
+	"VCVTTPH2UQQZ256rrk" "\0"
+	"VCVTTPH2UQQZ256rrkz" "\0"
+	"VCVTTPH2UQQZrm" "\0"
+	"VCVTTPH2UQQZrmb" "\0"
+	"VCVTTPH2UQQZrmbk" "\0"
+	"VCVTTPH2UQQZrmbkz" "\0"
+	"VCVTTPH2UQQZrmk" "\0"
+	"VCVTTPH2UQQZrmkz" "\0"
+	"VCVTTPH2UQQZrr" "\0"
+	"VCVTTPH2UQQZrrb" "\0"
+	"VCVTTPH2UQQZrrbk" "\0"
+	"VCVTTPH2UQQZrrbkz" "\0"
+	"VCVTTPH2UQQZrrk" "\0"
+	"VCVTTPH2UQQZrrkz" "\0"
+	"VCVTTPH2UWZ128rm" "\0"
+	"VCVTTPH2UWZ128rmb" "\0"
+	"VCVTTPH2UWZ128rmbk" "\0"
+	"VCVTTPH2UWZ128rmbkz" "\0"
+	"VCVTTPH2UWZ128rmk" "\0"
+	"VCVTTPH2UWZ128rmkz" "\0"
+	"VCVTTPH2UWZ128rr" "\0"
+	"VCVTTPH2UWZ128rrk" "\0"
+	"VCVTTPH2UWZ128rrkz" "\0"
+	"VCVTTPH2UWZ256rm" "\0"
+	"VCVTTPH2UWZ256rmb" "\0"
+	"VCVTTPH2UWZ256rmbk" "\0"
+	"VCVTTPH2UWZ256rmbkz" "\0"
+	"VCVTTPH2UWZ256rmk" "\0"
+	"VCVTTPH2UWZ256rmkz" "\0"
+	"VCVTTPH2UWZ256rr" "\0"
+	"VCVTTPH2UWZ256rrk" "\0"
+	"VCVTTPH2UWZ256rrkz" "\0"
+	"VCVTTPH2UWZrm" "\0"
+	"VCVTTPH2UWZrmb" "\0"
+	"VCVTTPH2UWZrmbk" "\0"
+	"VCVTTPH2UWZrmbkz" "\0"
+	"VCVTTPH2UWZrmk" "\0"
+	"VCVTTPH2UWZrmkz" "\0"
+	"VCVTTPH2UWZrr" "\0"
+	"VCVTTPH2UWZrrb" "\0"
+	"VCVTTPH2UWZrrbk" "\0"
+	"VCVTTPH2UWZrrbkz" "\0"
+	"VCVTTPH2UWZrrk" "\0"
+	"VCVTTPH2UWZrrkz" "\0"
+	"VCVTTPH2WZ128rm" "\0"
+	"VCVTTPH2WZ128rmb" "\0"
+	"VCVTTPH2WZ128rmbk" "\0"
+	"VCVTTPH2WZ128rmbkz" "\0"
+	"VCVTTPH2WZ128rmk" "\0"
+	"VCVTTPH2WZ128rmkz" "\0"
+	"VCVTTPH2WZ128rr" "\0"
+	"VCVTTPH2WZ128rrk" "\0"
+	"VCVTTPH2WZ128rrkz" "\0"
+	"VCVTTPH2WZ256rm" "\0"
+	"VCVTTPH2WZ256rmb" "\0"
+	"VCVTTPH2WZ256rmbk" "\0"
+	"VCVTTPH2WZ256rmbkz" "\0"
+	"VCVTTPH2WZ256rmk" "\0"
+	"VCVTTPH2WZ256rmkz" "\0"
+	"VCVTTPH2WZ256rr" "\0"
+	"VCVTTPH2WZ256rrk" "\0"
+	"VCVTTPH2WZ256rrkz" "\0"
+	"VCVTTPH2WZrm" "\0"
+	"VCVTTPH2WZrmb" "\0"
+	"VCVTTPH2WZrmbk" "\0"
+	"VCVTTPH2WZrmbkz" "\0"
+	"VCVTTPH2WZrmk" "\0"
+	"VCVTTPH2WZrmkz" "\0"
+	"VCVTTPH2WZrr" "\0"
+	"VCVTTPH2WZrrb" "\0"
+	"VCVTTPH2WZrrbk" "\0"
+	"VCVTTPH2WZrrbkz" "\0"
+	"VCVTTPH2WZrrk" "\0"
+	"VCVTTPH2WZrrkz" "\0"
+	"VCVTTPS2DQYrm" "\0"
+	"VCVTTPS2DQYrr" "\0"
+	"VCVTTPS2DQZ128rm" "\0"
+	"VCVTTPS2DQZ128rmb" "\0"
+	"VCVTTPS2DQZ128rmbk" "\0"
+	"VCVTTPS2DQZ128rmbkz" "\0"
+	"VCVTTPS2DQZ128rmk" "\0"
+	"VCVTTPS2DQZ128rmkz" "\0"
+	"VCVTTPS2DQZ128rr" "\0"
+	"VCVTTPS2DQZ128rrk" "\0"
+	"VCVTTPS2DQZ128rrkz" "\0"
+	"VCVTTPS2DQZ256rm" "\0"
+	"VCVTTPS2DQZ256rmb" "\0"
+	"VCVTTPS2DQZ256rmbk" "\0"
+	"VCVTTPS2DQZ256rmbkz" "\0"
+	"VCVTTPS2DQZ256rmk" "\0"
+	"VCVTTPS2DQZ256rmkz" "\0"
+	"VCVTTPS2DQZ256rr" "\0"
+	"VCVTTPS2DQZ256rrk" "\0"
+	"VCVTTPS2DQZ256rrkz" "\0"
+	"VCVTTPS2DQZrm" "\0"
+	"VCVTTPS2DQZrmb" "\0"
+	"VCVTTPS2DQZrmbk" "\0"
+	"VCVTTPS2DQZrmbkz" "\0"
+	"VCVTTPS2DQZrmk" "\0"
+	"VCVTTPS2DQZrmkz" "\0"
+	"VCVTTPS2DQZrr" "\0"
+	"VCVTTPS2DQZrrb" "\0"
+	"VCVTTPS2DQZrrbk" "\0"
+	"VCVTTPS2DQZrrbkz" "\0"
+	"VCVTTPS2DQZrrk" "\0"
+	"VCVTTPS2DQZrrkz" "\0"
+	"VCVTTPS2DQrm" "\0"
+	"VCVTTPS2DQrr" "\0"
+	"VCVTTPS2QQZ128rm" "\0"
+	"VCVTTPS2QQZ128rmb" "\0"
+	"VCVTTPS2QQZ128rmbk" "\0"
+	"VCVTTPS2QQZ128rmbkz" "\0"
+	"VCVTTPS2QQZ128rmk" "\0"
+	"VCVTTPS2QQZ128rmkz" "\0"
+	"VCVTTPS2QQZ128rr" "\0"
+	"VCVTTPS2QQZ128rrk" "\0"
+	"VCVTTPS2QQZ128rrkz" "\0"
+	"VCVTTPS2QQZ256rm" "\0"
+	"VCVTTPS2QQZ256rmb" "\0"
+	"VCVTTPS2QQZ256rmbk" "\0"
+	"VCVTTPS2QQZ256rmbkz" "\0"
+	"VCVTTPS2QQZ256rmk" "\0"
+	"VCVTTPS2QQZ256rmkz" "\0"
+	"VCVTTPS2QQZ256rr" "\0"
+	"VCVTTPS2QQZ256rrk" "\0"
+	"VCVTTPS2QQZ256rrkz" "\0"
+	"VCVTTPS2QQZrm" "\0"
+	"VCVTTPS2QQZrmb" "\0"
+	"VCVTTPS2QQZrmbk" "\0"
+	"VCVTTPS2QQZrmbkz" "\0"
+	"VCVTTPS2QQZrmk" "\0"
+	"VCVTTPS2QQZrmkz" "\0"
+	"VCVTTPS2QQZrr" "\0"
+	"VCVTTPS2QQZrrb" "\0"
+	"VCVTTPS2QQZrrbk" "\0"
+	"VCVTTPS2QQZrrbkz" "\0"
+	"VCVTTPS2QQZrrk" "\0"
+	"VCVTTPS2QQZrrkz" "\0"
+	"VCVTTPS2UDQZ128rm" "\0"
+	"VCVTTPS2UDQZ128rmb" "\0"
+	"VCVTTPS2UDQZ128rmbk" "\0"
+	"VCVTTPS2UDQZ128rmbkz" "\0"
+	"VCVTTPS2UDQZ128rmk" "\0"
+	"VCVTTPS2UDQZ128rmkz" "\0"
+	"VCVTTPS2UDQZ128rr" "\0"
+	"VCVTTPS2UDQZ128rrk" "\0"
+	"VCVTTPS2UDQZ128rrkz" "\0"
+	"VCVTTPS2UDQZ256rm" "\0"
+	"VCVTTPS2UDQZ256rmb" "\0"
+	"VCVTTPS2UDQZ256rmbk" "\0"
+	"VCVTTPS2UDQZ256rmbkz" "\0"
+	"VCVTTPS2UDQZ256rmk" "\0"
+	"VCVTTPS2UDQZ256rmkz" "\0"
+	"VCVTTPS2UDQZ256rr" "\0"
+	"VCVTTPS2UDQZ256rrk" "\0"
+	"VCVTTPS2UDQZ256rrkz" "\0"
+	"VCVTTPS2UDQZrm" "\0"
+	"VCVTTPS2UDQZrmb" "\0"
+	"VCVTTPS2UDQZrmbk" "\0"
+	"VCVTTPS2UDQZrmbkz" "\0"
+	"VCVTTPS2UDQZrmk" "\0"
+	"VCVTTPS2UDQZrmkz" "\0"
+	"VCVTTPS2UDQZrr" "\0"
+	"VCVTTPS2UDQZrrb" "\0"
+	"VCVTTPS2UDQZrrbk" "\0"
+	"VCVTTPS2UDQZrrbkz" "\0"
+	"VCVTTPS2UDQZrrk" "\0"
+	"VCVTTPS2UDQZrrkz" "\0"
+	"VCVTTPS2UQQZ128rm" "\0"
+	"VCVTTPS2UQQZ128rmb" "\0"
+	"VCVTTPS2UQQZ128rmbk" "\0"
+	"VCVTTPS2UQQZ128rmbkz" "\0"
+	"VCVTTPS2UQQZ128rmk" "\0"
+	"VCVTTPS2UQQZ128rmkz" "\0"
+	"VCVTTPS2UQQZ128rr" "\0"
+	"VCVTTPS2UQQZ128rrk" "\0"
+	"VCVTTPS2UQQZ128rrkz" "\0"
+	"VCVTTPS2UQQZ256rm" "\0"
+	"VCVTTPS2UQQZ256rmb" "\0"
+	"VCVTTPS2UQQZ256rmbk" "\0"
+	"VCVTTPS2UQQZ256rmbkz" "\0"
+	"VCVTTPS2UQQZ256rmk" "\0"
+	"VCVTTPS2UQQZ256rmkz" "\0"
+	"VCVTTPS2UQQZ256rr" "\0"
+	"VCVTTPS2UQQZ256rrk" "\0"
+	"VCVTTPS2UQQZ256rrkz" "\0"
+	"VCVTTPS2UQQZrm" "\0"
+	"VCVTTPS2UQQZrmb" "\0"
+	"VCVTTPS2UQQZrmbk" "\0"
+	"VCVTTPS2UQQZrmbkz" "\0"
+	"VCVTTPS2UQQZrmk" "\0"
+	"VCVTTPS2UQQZrmkz" "\0"
+	"VCVTTPS2UQQZrr" "\0"
+	"VCVTTPS2UQQZrrb" "\0"
+	"VCVTTPS2UQQZrrbk" "\0"
+	"VCVTTPS2UQQZrrbkz" "\0"
+	"VCVTTPS2UQQZrrk" "\0"
+	"VCVTTPS2UQQZrrkz" "\0"
+	"VCVTTSD2SI64Zrm" "\0"
+	"VCVTTSD2SI64Zrm_Int" "\0"
+	"VCVTTSD2SI64Zrr" "\0"
+	"VCVTTSD2SI64Zrr_Int" "\0"
+	"VCVTTSD2SI64Zrrb_Int" "\0"
+	"VCVTTSD2SI64rm" "\0"
+	"VCVTTSD2SI64rm_Int" "\0"
+	"VCVTTSD2SI64rr" "\0"
+	"VCVTTSD2SI64rr_Int" "\0"
+	"VCVTTSD2SIZrm" "\0"
+	"VCVTTSD2SIZrm_Int" "\0"
+	"VCVTTSD2SIZrr" "\0"
+	"VCVTTSD2SIZrr_Int" "\0"
+	"VCVTTSD2SIZrrb_Int" "\0"
+	"VCVTTSD2SIrm" "\0"
+	"VCVTTSD2SIrm_Int" "\0"
+	"VCVTTSD2SIrr" "\0"
+	"VCVTTSD2SIrr_Int" "\0"
+	"VCVTTSD2USI64Zrm" "\0"
+	"VCVTTSD2USI64Zrm_Int" "\0"
+	"VCVTTSD2USI64Zrr" "\0"
+	"VCVTTSD2USI64Zrr_Int" "\0"
+	"VCVTTSD2USI64Zrrb_Int" "\0"
+	"VCVTTSD2USIZrm" "\0"
+	"VCVTTSD2USIZrm_Int" "\0"
+	"VCVTTSD2USIZrr" "\0"
+	"VCVTTSD2USIZrr_Int" "\0"
+	"VCVTTSD2USIZrrb_Int" "\0"
+	"VCVTTSH2SI64Zrm" "\0"
+	"VCVTTSH2SI64Zrm_Int" "\0"
+	"VCVTTSH2SI64Zrr" "\0"
+	"VCVTTSH2SI64Zrr_Int" "\0"
+	"VCVTTSH2SI64Zrrb_Int" "\0"
+	"VCVTTSH2SIZrm" "\0"
+	"VCVTTSH2SIZrm_Int" "\0"
+	"VCVTTSH2SIZrr" "\0"
+	"VCVTTSH2SIZrr_Int" "\0"
+	"VCVTTSH2SIZrrb_Int" "\0"
+	"VCVTTSH2USI64Zrm" "\0"
+	"VCVTTSH2USI64Zrm_Int" "\0"
+	"VCVTTSH2USI64Zrr" "\0"
+	"VCVTTSH2USI64Zrr_Int" "\0"
+	"VCVTTSH2USI64Zrrb_Int" "\0"
+	"VCVTTSH2USIZrm" "\0"
+	"VCVTTSH2USIZrm_Int" "\0"
+	"VCVTTSH2USIZrr" "\0"
+	"VCVTTSH2USIZrr_Int" "\0"
+	"VCVTTSH2USIZrrb_Int" "\0"
+	"VCVTTSS2SI64Zrm" "\0"
+	"VCVTTSS2SI64Zrm_Int" "\0"
+	"VCVTTSS2SI64Zrr" "\0"
+	"VCVTTSS2SI64Zrr_Int" "\0"
+	"VCVTTSS2SI64Zrrb_Int" "\0"
+	"VCVTTSS2SI64rm" "\0"
+	"VCVTTSS2SI64rm_Int" "\0"
+	"VCVTTSS2SI64rr" "\0"
+	"VCVTTSS2SI64rr_Int" "\0"
+	"VCVTTSS2SIZrm" "\0"
+	"VCVTTSS2SIZrm_Int" "\0"
+	"VCVTTSS2SIZrr" "\0"
+	"VCVTTSS2SIZrr_Int" "\0"
+	"VCVTTSS2SIZrrb_Int" "\0"
+	"VCVTTSS2SIrm" "\0"
+	"VCVTTSS2SIrm_Int" "\0"
+	"VCVTTSS2SIrr" "\0"
+	"VCVTTSS2SIrr_Int" "\0"
+	"VCVTTSS2USI64Zrm" "\0"
+	"VCVTTSS2USI64Zrm_Int" "\0"
+	"VCVTTSS2USI64Zrr" "\0"
+	"VCVTTSS2USI64Zrr_Int" "\0"
+	"VCVTTSS2USI64Zrrb_Int" "\0"
+	"VCVTTSS2USIZrm" "\0"
+	"VCVTTSS2USIZrm_Int" "\0"
+	"VCVTTSS2USIZrr" "\0"
+	"VCVTTSS2USIZrr_Int" "\0"
+	"VCVTTSS2USIZrrb_Int" "\0"
+	"VCVTUDQ2PDZ128rm" "\0"
+	"VCVTUDQ2PDZ128rmb" "\0"
+	"VCVTUDQ2PDZ128rmbk" "\0"
+	"VCVTUDQ2PDZ128rmbkz" "\0"
+	"VCVTUDQ2PDZ128rmk" "\0"
+	"VCVTUDQ2PDZ128rmkz" "\0"
+	"VCVTUDQ2PDZ128rr" "\0"
+	"VCVTUDQ2PDZ128rrk" "\0"
+	"VCVTUDQ2PDZ128rrkz" "\0"
+	"VCVTUDQ2PDZ256rm" "\0"
+	"VCVTUDQ2PDZ256rmb" "\0"
+	"VCVTUDQ2PDZ256rmbk" "\0"
+	"VCVTUDQ2PDZ256rmbkz" "\0"
+	"VCVTUDQ2PDZ256rmk" "\0"
+	"VCVTUDQ2PDZ256rmkz" "\0"
+	"VCVTUDQ2PDZ256rr" "\0"
+	"VCVTUDQ2PDZ256rrk" "\0"
+	"VCVTUDQ2PDZ256rrkz" "\0"
+	"VCVTUDQ2PDZrm" "\0"
+	"VCVTUDQ2PDZrmb" "\0"
+	"VCVTUDQ2PDZrmbk" "\0"
+	"VCVTUDQ2PDZrmbkz" "\0"
+	"VCVTUDQ2PDZrmk" "\0"
+	"VCVTUDQ2PDZrmkz" "\0"
+	"VCVTUDQ2PDZrr" "\0"
+	"VCVTUDQ2PDZrrk" "\0"
+	"VCVTUDQ2PDZrrkz" "\0"
+	"VCVTUDQ2PHZ128rm" "\0"
+	"VCVTUDQ2PHZ128rmb" "\0"
+	"VCVTUDQ2PHZ128rmbk" "\0"
+	"VCVTUDQ2PHZ128rmbkz" "\0"
+	"VCVTUDQ2PHZ128rmk" "\0"
+	"VCVTUDQ2PHZ128rmkz" "\0"
+	"VCVTUDQ2PHZ128rr" "\0"
+	"VCVTUDQ2PHZ128rrk" "\0"
+	"VCVTUDQ2PHZ128rrkz" "\0"
+	"VCVTUDQ2PHZ256rm" "\0"
+	"VCVTUDQ2PHZ256rmb" "\0"
+	"VCVTUDQ2PHZ256rmbk" "\0"
+	"VCVTUDQ2PHZ256rmbkz" "\0"
+	"VCVTUDQ2PHZ256rmk" "\0"
+	"VCVTUDQ2PHZ256rmkz" "\0"
+	"VCVTUDQ2PHZ256rr" "\0"
+	"VCVTUDQ2PHZ256rrk" "\0"
+	"VCVTUDQ2PHZ256rrkz" "\0"
+	"VCVTUDQ2PHZrm" "\0"
+	"VCVTUDQ2PHZrmb" "\0"
+	"VCVTUDQ2PHZrmbk" "\0"
+	"VCVTUDQ2PHZrmbkz" "\0"
+	"VCVTUDQ2PHZrmk" "\0"
+	"VCVTUDQ2PHZrmkz" "\0"
+	"VCVTUDQ2PHZrr" "\0"
+	"VCVTUDQ2PHZrrb" "\0"
+	"VCVTUDQ2PHZrrbk" "\0"
+	"VCVTUDQ2PHZrrbkz" "\0"
+	"VCVTUDQ2PHZrrk" "\0"
+	"VCVTUDQ2PHZrrkz" "\0"
+	"VCVTUDQ2PSZ128rm" "\0"
+	"VCVTUDQ2PSZ128rmb" "\0"
+	"VCVTUDQ2PSZ128rmbk" "\0"
+	"VCVTUDQ2PSZ128rmbkz" "\0"
+	"VCVTUDQ2PSZ128rmk" "\0"
+	"VCVTUDQ2PSZ128rmkz" "\0"
+	"VCVTUDQ2PSZ128rr" "\0"
+	"VCVTUDQ2PSZ128rrk" "\0"
+	"VCVTUDQ2PSZ128rrkz" "\0"
+	"VCVTUDQ2PSZ256rm" "\0"
+	"VCVTUDQ2PSZ256rmb" "\0"
+	"VCVTUDQ2PSZ256rmbk" "\0"
+	"VCVTUDQ2PSZ256rmbkz" "\0"
+	"VCVTUDQ2PSZ256rmk" "\0"
+	"VCVTUDQ2PSZ256rmkz" "\0"
+	"VCVTUDQ2PSZ256rr" "\0"
+	"VCVTUDQ2PSZ256rrk" "\0"
+	"VCVTUDQ2PSZ256rrkz" "\0"
+	"VCVTUDQ2PSZrm" "\0"
+	"VCVTUDQ2PSZrmb" "\0"
+	"VCVTUDQ2PSZrmbk" "\0"
+	"VCVTUDQ2PSZrmbkz" "\0"
+	"VCVTUDQ2PSZrmk" "\0"
+	"VCVTUDQ2PSZrmkz" "\0"
+	"VCVTUDQ2PSZrr" "\0"
+	"VCVTUDQ2PSZrrb" "\0"
+	"VCVTUDQ2PSZrrbk" "\0"
+	"VCVTUDQ2PSZrrbkz" "\0"
+	"VCVTUDQ2PSZrrk" "\0"
+	"VCVTUDQ2PSZrrkz" "\0"
+	"VCVTUQQ2PDZ128rm" "\0"
+	"VCVTUQQ2PDZ128rmb" "\0"
+	"VCVTUQQ2PDZ128rmbk" "\0"
+	"VCVTUQQ2PDZ128rmbkz" "\0"
+	"VCVTUQQ2PDZ128rmk" "\0"
+	"VCVTUQQ2PDZ128rmkz" "\0"
+	"VCVTUQQ2PDZ128rr" "\0"
+	"VCVTUQQ2PDZ128rrk" "\0"
+	"VCVTUQQ2PDZ128rrkz" "\0"
+	"VCVTUQQ2PDZ256rm" "\0"
+	"VCVTUQQ2PDZ256rmb" "\0"
+	"VCVTUQQ2PDZ256rmbk" "\0"
+	"VCVTUQQ2PDZ256rmbkz" "\0"
+	"VCVTUQQ2PDZ256rmk" "\0"
+	"VCVTUQQ2PDZ256rmkz" "\0"
+	"VCVTUQQ2PDZ256rr" "\0"
+	"VCVTUQQ2PDZ256rrk" "\0"
+	"VCVTUQQ2PDZ256rrkz" "\0"
+	"VCVTUQQ2PDZrm" "\0"
+	"VCVTUQQ2PDZrmb" "\0"
+	"VCVTUQQ2PDZrmbk" "\0"
+	"VCVTUQQ2PDZrmbkz" "\0"
+	"VCVTUQQ2PDZrmk" "\0"
+	"VCVTUQQ2PDZrmkz" "\0"
+	"VCVTUQQ2PDZrr" "\0"
+	"VCVTUQQ2PDZrrb" "\0"
+	"VCVTUQQ2PDZrrbk" "\0"
+	"VCVTUQQ2PDZrrbkz" "\0"
+	"VCVTUQQ2PDZrrk" "\0"
+	"VCVTUQQ2PDZrrkz" "\0"
+	"VCVTUQQ2PHZ128rm" "\0"
+	"VCVTUQQ2PHZ128rmb" "\0"
+	"VCVTUQQ2PHZ128rmbk" "\0"
+	"VCVTUQQ2PHZ128rmbkz" "\0"
+	"VCVTUQQ2PHZ128rmk" "\0"
+	"VCVTUQQ2PHZ128rmkz" "\0"
+	"VCVTUQQ2PHZ128rr" "\0"
+	"VCVTUQQ2PHZ128rrk" "\0"
+	"VCVTUQQ2PHZ128rrkz" "\0"
+	"VCVTUQQ2PHZ256rm" "\0"
+	"VCVTUQQ2PHZ256rmb" "\0"
+	"VCVTUQQ2PHZ256rmbk" "\0"
+	"VCVTUQQ2PHZ256rmbkz" "\0"
+	"VCVTUQQ2PHZ256rmk" "\0"
+	"VCVTUQQ2PHZ256rmkz" "\0"
+	"VCVTUQQ2PHZ256rr" "\0"
+	"VCVTUQQ2PHZ256rrk" "\0"
+	"VCVTUQQ2PHZ256rrkz" "\0"
+	"VCVTUQQ2PHZrm" "\0"
+	"VCVTUQQ2PHZrmb" "\0"
+	"VCVTUQQ2PHZrmbk" "\0"
+	"VCVTUQQ2PHZrmbkz" "\0"
+	"VCVTUQQ2PHZrmk" "\0"
+	"VCVTUQQ2PHZrmkz" "\0"
+	"VCVTUQQ2PHZrr" "\0"
+	"VCVTUQQ2PHZrrb" "\0"
+	"VCVTUQQ2PHZrrbk" "\0"
+	"VCVTUQQ2PHZrrbkz" "\0"
+	"VCVTUQQ2PHZrrk" "\0"
+	"VCVTUQQ2PHZrrkz" "\0"
+	"VCVTUQQ2PSZ128rm" "\0"
+	"VCVTUQQ2PSZ128rmb" "\0"
+	"VCVTUQQ2PSZ128rmbk" "\0"
+	"VCVTUQQ2PSZ128rmbkz" "\0"
+	"VCVTUQQ2PSZ128rmk" "\0"
+	"VCVTUQQ2PSZ128rmkz" "\0"
+	"VCVTUQQ2PSZ128rr" "\0"
+	"VCVTUQQ2PSZ128rrk" "\0"
+	"VCVTUQQ2PSZ128rrkz" "\0"
+	"VCVTUQQ2PSZ256rm" "\0"
+	"VCVTUQQ2PSZ256rmb" "\0"
+	"VCVTUQQ2PSZ256rmbk" "\0"
+	"VCVTUQQ2PSZ256rmbkz" "\0"
+	"VCVTUQQ2PSZ256rmk" "\0"
+	"VCVTUQQ2PSZ256rmkz" "\0"
+	"VCVTUQQ2PSZ256rr" "\0"
+	"VCVTUQQ2PSZ256rrk" "\0"
+	"VCVTUQQ2PSZ256rrkz" "\0"
+	"VCVTUQQ2PSZrm" "\0"
+	"VCVTUQQ2PSZrmb" "\0"
+	"VCVTUQQ2PSZrmbk" "\0"
+	"VCVTUQQ2PSZrmbkz" "\0"
+	"VCVTUQQ2PSZrmk" "\0"
+	"VCVTUQQ2PSZrmkz" "\0"
+	"VCVTUQQ2PSZrr" "\0"
+	"VCVTUQQ2PSZrrb" "\0"
+	"VCVTUQQ2PSZrrbk" "\0"
+	"VCVTUQQ2PSZrrbkz" "\0"
+	"VCVTUQQ2PSZrrk" "\0"
+	"VCVTUQQ2PSZrrkz" "\0"
+	"VCVTUSI2SDZrm" "\0"
+	"VCVTUSI2SDZrm_Int" "\0"
+	"VCVTUSI2SDZrr" "\0"
+	"VCVTUSI2SDZrr_Int" "\0"
+	"VCVTUSI2SHZrm" "\0"
+	"VCVTUSI2SHZrm_Int" "\0"
+	"VCVTUSI2SHZrr" "\0"
+	"VCVTUSI2SHZrr_Int" "\0"
+	"VCVTUSI2SHZrrb_Int" "\0"
+	"VCVTUSI2SSZrm" "\0"
+	"VCVTUSI2SSZrm_Int" "\0"
+	"VCVTUSI2SSZrr" "\0"
+	"VCVTUSI2SSZrr_Int" "\0"
+	"VCVTUSI2SSZrrb_Int" "\0"
+	"VCVTUSI642SDZrm" "\0"
+	"VCVTUSI642SDZrm_Int" "\0"
+	"VCVTUSI642SDZrr" "\0"
+	"VCVTUSI642SDZrr_Int" "\0"
+	"VCVTUSI642SDZrrb_Int" "\0"
+	"VCVTUSI642SHZrm" "\0"
+	"VCVTUSI642SHZrm_Int" "\0"
+	"VCVTUSI642SHZrr" "\0"
+	"VCVTUSI642SHZrr_Int" "\0"
+	"VCVTUSI642SHZrrb_Int" "\0"
+	"VCVTUSI642SSZrm" "\0"
+	"VCVTUSI642SSZrm_Int" "\0"
+	"VCVTUSI642SSZrr" "\0"
+	"VCVTUSI642SSZrr_Int" "\0"
+	"VCVTUSI642SSZrrb_Int" "\0"
+	"VCVTUW2PHZ128rm" "\0"
+	"VCVTUW2PHZ128rmb" "\0"
+	"VCVTUW2PHZ128rmbk" "\0"
+	"VCVTUW2PHZ128rmbkz" "\0"
+	"VCVTUW2PHZ128rmk" "\0"
+	"VCVTUW2PHZ128rmkz" "\0"
+	"VCVTUW2PHZ128rr" "\0"
+	"VCVTUW2PHZ128rrk" "\0"
+	"VCVTUW2PHZ128rrkz" "\0"
+	"VCVTUW2PHZ256rm" "\0"
+	"VCVTUW2PHZ256rmb" "\0"
+	"VCVTUW2PHZ256rmbk" "\0"
+	"VCVTUW2PHZ256rmbkz" "\0"
+	"VCVTUW2PHZ256rmk" "\0"
+	"VCVTUW2PHZ256rmkz" "\0"
+	"VCVTUW2PHZ256rr" "\0"
+	"VCVTUW2PHZ256rrk" "\0"
+	"VCVTUW2PHZ256rrkz" "\0"
+	"VCVTUW2PHZrm" "\0"
+	"VCVTUW2PHZrmb" "\0"
+	"VCVTUW2PHZrmbk" "\0"
+	"VCVTUW2PHZrmbkz" "\0"
+	"VCVTUW2PHZrmk" "\0"
+	"VCVTUW2PHZrmkz" "\0"
+	"VCVTUW2PHZrr" "\0"
+	"VCVTUW2PHZrrb" "\0"
+	"VCVTUW2PHZrrbk" "\0"
+	"VCVTUW2PHZrrbkz" "\0"
+	"VCVTUW2PHZrrk" "\0"
+	"VCVTUW2PHZrrkz" "\0"
+	"VCVTW2PHZ128rm" "\0"
+	"VCVTW2PHZ128rmb" "\0"
+	"VCVTW2PHZ128rmbk" "\0"
+	"VCVTW2PHZ128rmbkz" "\0"
+	"VCVTW2PHZ128rmk" "\0"
+	"VCVTW2PHZ128rmkz" "\0"
+	"VCVTW2PHZ128rr" "\0"
+	"VCVTW2PHZ128rrk" "\0"
+	"VCVTW2PHZ128rrkz" "\0"
+	"VCVTW2PHZ256rm" "\0"
+	"VCVTW2PHZ256rmb" "\0"
+	"VCVTW2PHZ256rmbk" "\0"
+	"VCVTW2PHZ256rmbkz" "\0"
+	"VCVTW2PHZ256rmk" "\0"
+	"VCVTW2PHZ256rmkz" "\0"
+	"VCVTW2PHZ256rr" "\0"
+	"VCVTW2PHZ256rrk" "\0"
+	"VCVTW2PHZ256rrkz" "\0"
+	"VCVTW2PHZrm" "\0"
+	"VCVTW2PHZrmb" "\0"
+	"VCVTW2PHZrmbk" "\0"
+	"VCVTW2PHZrmbkz" "\0"
+	"VCVTW2PHZrmk" "\0"
+	"VCVTW2PHZrmkz" "\0"
+	"VCVTW2PHZrr" "\0"
+	"VCVTW2PHZrrb" "\0"
+	"VCVTW2PHZrrbk" "\0"
+	"VCVTW2PHZrrbkz" "\0"
+	"VCVTW2PHZrrk" "\0"
+	"VCVTW2PHZrrkz" "\0"
+	"VDBPSADBWZ128rmi" "\0"
+	"VDBPSADBWZ128rmik" "\0"
+	"VDBPSADBWZ128rmikz" "\0"
+	"VDBPSADBWZ128rri" "\0"
+	"VDBPSADBWZ128rrik" "\0"
+	"VDBPSADBWZ128rrikz" "\0"
+	"VDBPSADBWZ256rmi" "\0"
+	"VDBPSADBWZ256rmik" "\0"
+	"VDBPSADBWZ256rmikz" "\0"
+	"VDBPSADBWZ256rri" "\0"
+	"VDBPSADBWZ256rrik" "\0"
+	"VDBPSADBWZ256rrikz" "\0"
+	"VDBPSADBWZrmi" "\0"
+	"VDBPSADBWZrmik" "\0"
+	"VDBPSADBWZrmikz" "\0"
+	"VDBPSADBWZrri" "\0"
+	"VDBPSADBWZrrik" "\0"
+	"VDBPSADBWZrrikz" "\0"
+	"VDIVPDYrm" "\0"
+	"VDIVPDYrr" "\0"
+	"VDIVPDZ128rm" "\0"
+	"VDIVPDZ128rmb" "\0"
+	"VDIVPDZ128rmbk" "\0"
+	"VDIVPDZ128rmbkz" "\0"
+	"VDIVPDZ128rmk" "\0"
+	"VDIVPDZ128rmkz" "\0"
+	"VDIVPDZ128rr" "\0"
+	"VDIVPDZ128rrk" "\0"
+	"VDIVPDZ128rrkz" "\0"
+	"VDIVPDZ256rm" "\0"
+	"VDIVPDZ256rmb" "\0"
+	"VDIVPDZ256rmbk" "\0"
+	"VDIVPDZ256rmbkz" "\0"
+	"VDIVPDZ256rmk" "\0"
+	"VDIVPDZ256rmkz" "\0"
+	"VDIVPDZ256rr" "\0"
+	"VDIVPDZ256rrk" "\0"
+	"VDIVPDZ256rrkz" "\0"
+	"VDIVPDZrm" "\0"
+	"VDIVPDZrmb" "\0"
+	"VDIVPDZrmbk" "\0"
+	"VDIVPDZrmbkz" "\0"
+	"VDIVPDZrmk" "\0"
+	"VDIVPDZrmkz" "\0"
+	"VDIVPDZrr" "\0"
+	"VDIVPDZrrb" "\0"
+	"VDIVPDZrrbk" "\0"
+	"VDIVPDZrrbkz" "\0"
+	"VDIVPDZrrk" "\0"
+	"VDIVPDZrrkz" "\0"
+	"VDIVPDrm" "\0"
+	"VDIVPDrr" "\0"
+	"VDIVPHZ128rm" "\0"
+	"VDIVPHZ128rmb" "\0"
+	"VDIVPHZ128rmbk" "\0"
+	"VDIVPHZ128rmbkz" "\0"
+	"VDIVPHZ128rmk" "\0"
+	"VDIVPHZ128rmkz" "\0"
+	"VDIVPHZ128rr" "\0"
+	"VDIVPHZ128rrk" "\0"
+	"VDIVPHZ128rrkz" "\0"
+	"VDIVPHZ256rm" "\0"
+	"VDIVPHZ256rmb" "\0"
+	"VDIVPHZ256rmbk" "\0"
+	"VDIVPHZ256rmbkz" "\0"
+	"VDIVPHZ256rmk" "\0"
+	"VDIVPHZ256rmkz" "\0"
+	"VDIVPHZ256rr" "\0"
+	"VDIVPHZ256rrk" "\0"
+	"VDIVPHZ256rrkz" "\0"
+	"VDIVPHZrm" "\0"
+	"VDIVPHZrmb" "\0"
+	"VDIVPHZrmbk" "\0"
+	"VDIVPHZrmbkz" "\0"
+	"VDIVPHZrmk" "\0"
+	"VDIVPHZrmkz" "\0"
+	"VDIVPHZrr" "\0"
+	"VDIVPHZrrb" "\0"
+	"VDIVPHZrrbk" "\0"
+	"VDIVPHZrrbkz" "\0"
+	"VDIVPHZrrk" "\0"
+	"VDIVPHZrrkz" "\0"
+	"VDIVPSYrm" "\0"
+	"VDIVPSYrr" "\0"
+	"VDIVPSZ128rm" "\0"
+	"VDIVPSZ128rmb" "\0"
+	"VDIVPSZ128rmbk" "\0"
+	"VDIVPSZ128rmbkz" "\0"
+	"VDIVPSZ128rmk" "\0"
+	"VDIVPSZ128rmkz" "\0"
+	"VDIVPSZ128rr" "\0"
+	"VDIVPSZ128rrk" "\0"
+	"VDIVPSZ128rrkz" "\0"
+	"VDIVPSZ256rm" "\0"
+	"VDIVPSZ256rmb" "\0"
+	"VDIVPSZ256rmbk" "\0"
+	"VDIVPSZ256rmbkz" "\0"
+	"VDIVPSZ256rmk" "\0"
+	"VDIVPSZ256rmkz" "\0"
+	"VDIVPSZ256rr" "\0"
+	"VDIVPSZ256rrk" "\0"
+	"VDIVPSZ256rrkz" "\0"
+	"VDIVPSZrm" "\0"
+	"VDIVPSZrmb" "\0"
+	"VDIVPSZrmbk" "\0"
+	"VDIVPSZrmbkz" "\0"
+	"VDIVPSZrmk" "\0"
+	"VDIVPSZrmkz" "\0"
+	"VDIVPSZrr" "\0"
+	"VDIVPSZrrb" "\0"
+	"VDIVPSZrrbk" "\0"
+	"VDIVPSZrrbkz" "\0"
+	"VDIVPSZrrk" "\0"
+	"VDIVPSZrrkz" "\0"
+	"VDIVPSrm" "\0"
+	"VDIVPSrr" "\0"
+	"VDIVSDZrm" "\0"
+	"VDIVSDZrm_Int" "\0"
+	"VDIVSDZrm_Intk" "\0"
+	"VDIVSDZrm_Intkz" "\0"
+	"VDIVSDZrr" "\0"
+	"VDIVSDZrr_Int" "\0"
+	"VDIVSDZrr_Intk" "\0"
+	"VDIVSDZrr_Intkz" "\0"
+	"VDIVSDZrrb_Int" "\0"
+	"VDIVSDZrrb_Intk" "\0"
+	"VDIVSDZrrb_Intkz" "\0"
+	"VDIVSDrm" "\0"
+	"VDIVSDrm_Int" "\0"
+	"VDIVSDrr" "\0"
+	"VDIVSDrr_Int" "\0"
+	"VDIVSHZrm" "\0"
+	"VDIVSHZrm_Int" "\0"
+	"VDIVSHZrm_Intk" "\0"
+	"VDIVSHZrm_Intkz" "\0"
+	"VDIVSHZrr" "\0"
+	"VDIVSHZrr_Int" "\0"
+	"VDIVSHZrr_Intk" "\0"
+	"VDIVSHZrr_Intkz" "\0"
+	"VDIVSHZrrb_Int" "\0"
+	"VDIVSHZrrb_Intk" "\0"
+	"VDIVSHZrrb_Intkz" "\0"
+	"VDIVSSZrm" "\0"
+	"VDIVSSZrm_Int" "\0"
+	"VDIVSSZrm_Intk" "\0"
+	"VDIVSSZrm_Intkz" "\0"
+	"VDIVSSZrr" "\0"
+	"VDIVSSZrr_Int" "\0"
+	"VDIVSSZrr_Intk" "\0"
+	"VDIVSSZrr_Intkz" "\0"
+	"VDIVSSZrrb_Int" "\0"
+	"VDIVSSZrrb_Intk" "\0"
+	"VDIVSSZrrb_Intkz" "\0"
+	"VDIVSSrm" "\0"
+	"VDIVSSrm_Int" "\0"
+	"VDIVSSrr" "\0"
+	"VDIVSSrr_Int" "\0"
+	"VDPBF16PSZ128m" "\0"
+	"VDPBF16PSZ128mb" "\0"
+	"VDPBF16PSZ128mbk" "\0"
+	"VDPBF16PSZ128mbkz" "\0"
+	"VDPBF16PSZ128mk" "\0"
+	"VDPBF16PSZ128mkz" "\0"
+	"VDPBF16PSZ128r" "\0"
+	"VDPBF16PSZ128rk" "\0"
+	"VDPBF16PSZ128rkz" "\0"
+	"VDPBF16PSZ256m" "\0"
+	"VDPBF16PSZ256mb" "\0"
+	"VDPBF16PSZ256mbk" "\0"
+	"VDPBF16PSZ256mbkz" "\0"
+	"VDPBF16PSZ256mk" "\0"
+	"VDPBF16PSZ256mkz" "\0"
+	"VDPBF16PSZ256r" "\0"
+	"VDPBF16PSZ256rk" "\0"
+	"VDPBF16PSZ256rkz" "\0"
+	"VDPBF16PSZm" "\0"
+	"VDPBF16PSZmb" "\0"
+	"VDPBF16PSZmbk" "\0"
+	"VDPBF16PSZmbkz" "\0"
+	"VDPBF16PSZmk" "\0"
+	"VDPBF16PSZmkz" "\0"
+	"VDPBF16PSZr" "\0"
+	"VDPBF16PSZrk" "\0"
+	"VDPBF16PSZrkz" "\0"
+	"VDPPDrmi" "\0"
+	"VDPPDrri" "\0"
+	"VDPPSYrmi" "\0"
+	"VDPPSYrri" "\0"
+	"VDPPSrmi" "\0"
+	"VDPPSrri" "\0"
+	"VERRm" "\0"
+	"VERRr" "\0"
+	"VERWm" "\0"
+	"VERWr" "\0"
+	"VEXP2PDZm" "\0"
+	"VEXP2PDZmb" "\0"
+	"VEXP2PDZmbk" "\0"
+	"VEXP2PDZmbkz" "\0"
+	"VEXP2PDZmk" "\0"
+	"VEXP2PDZmkz" "\0"
+	"VEXP2PDZr" "\0"
+	"VEXP2PDZrb" "\0"
+	"VEXP2PDZrbk" "\0"
+	"VEXP2PDZrbkz" "\0"
+	"VEXP2PDZrk" "\0"
+	"VEXP2PDZrkz" "\0"
+	"VEXP2PSZm" "\0"
+	"VEXP2PSZmb" "\0"
+	"VEXP2PSZmbk" "\0"
+	"VEXP2PSZmbkz" "\0"
+	"VEXP2PSZmk" "\0"
+	"VEXP2PSZmkz" "\0"
+	"VEXP2PSZr" "\0"
+	"VEXP2PSZrb" "\0"
+	"VEXP2PSZrbk" "\0"
+	"VEXP2PSZrbkz" "\0"
+	"VEXP2PSZrk" "\0"
+	"VEXP2PSZrkz" "\0"
+	"VEXPANDPDZ128rm" "\0"
+	"VEXPANDPDZ128rmk" "\0"
+	"VEXPANDPDZ128rmkz" "\0"
+	"VEXPANDPDZ128rr" "\0"
+	"VEXPANDPDZ128rrk" "\0"
+	"VEXPANDPDZ128rrkz" "\0"
+	"VEXPANDPDZ256rm" "\0"
+	"VEXPANDPDZ256rmk" "\0"
+	"VEXPANDPDZ256rmkz" "\0"
+	"VEXPANDPDZ256rr" "\0"
+	"VEXPANDPDZ256rrk" "\0"
+	"VEXPANDPDZ256rrkz" "\0"
+	"VEXPANDPDZrm" "\0"
+	"VEXPANDPDZrmk" "\0"
+	"VEXPANDPDZrmkz" "\0"
+	"VEXPANDPDZrr" "\0"
+	"VEXPANDPDZrrk" "\0"
+	"VEXPANDPDZrrkz" "\0"
+	"VEXPANDPSZ128rm" "\0"
+	"VEXPANDPSZ128rmk" "\0"
+	"VEXPANDPSZ128rmkz" "\0"
+	"VEXPANDPSZ128rr" "\0"
+	"VEXPANDPSZ128rrk" "\0"
+	"VEXPANDPSZ128rrkz" "\0"
+	"VEXPANDPSZ256rm" "\0"
+	"VEXPANDPSZ256rmk" "\0"
+	"VEXPANDPSZ256rmkz" "\0"
+	"VEXPANDPSZ256rr" "\0"
+	"VEXPANDPSZ256rrk" "\0"
+	"VEXPANDPSZ256rrkz" "\0"
+	"VEXPANDPSZrm" "\0"
+	"VEXPANDPSZrmk" "\0"
+	"VEXPANDPSZrmkz" "\0"
+	"VEXPANDPSZrr" "\0"
+	"VEXPANDPSZrrk" "\0"
+	"VEXPANDPSZrrkz" "\0"
+	"VEXTRACTF128mr" "\0"
+	"VEXTRACTF128rr" "\0"
+	"VEXTRACTF32x4Z256mr" "\0"
+	"VEXTRACTF32x4Z256mrk" "\0"
+	"VEXTRACTF32x4Z256rr" "\0"
+	"VEXTRACTF32x4Z256rrk" "\0"
+	"VEXTRACTF32x4Z256rrkz" "\0"
+	"VEXTRACTF32x4Zmr" "\0"
+	"VEXTRACTF32x4Zmrk" "\0"
+	"VEXTRACTF32x4Zrr" "\0"
+	"VEXTRACTF32x4Zrrk" "\0"
+	"VEXTRACTF32x4Zrrkz" "\0"
+	"VEXTRACTF32x8Zmr" "\0"
+	"VEXTRACTF32x8Zmrk" "\0"
+	"VEXTRACTF32x8Zrr" "\0"
+	"VEXTRACTF32x8Zrrk" "\0"
+	"VEXTRACTF32x8Zrrkz" "\0"
+	"VEXTRACTF64x2Z256mr" "\0"
+	"VEXTRACTF64x2Z256mrk" "\0"
+	"VEXTRACTF64x2Z256rr" "\0"
+	"VEXTRACTF64x2Z256rrk" "\0"
+	"VEXTRACTF64x2Z256rrkz" "\0"
+	"VEXTRACTF64x2Zmr" "\0"
+	"VEXTRACTF64x2Zmrk" "\0"
+	"VEXTRACTF64x2Zrr" "\0"
+	"VEXTRACTF64x2Zrrk" "\0"
+	"VEXTRACTF64x2Zrrkz" "\0"
+	"VEXTRACTF64x4Zmr" "\0"
+	"VEXTRACTF64x4Zmrk" "\0"
+	"VEXTRACTF64x4Zrr" "\0"
+	"VEXTRACTF64x4Zrrk" "\0"
+	"VEXTRACTF64x4Zrrkz" "\0"
+	"VEXTRACTI128mr" "\0"
+	"VEXTRACTI128rr" "\0"
+	"VEXTRACTI32x4Z256mr" "\0"
+	"VEXTRACTI32x4Z256mrk" "\0"
+	"VEXTRACTI32x4Z256rr" "\0"
+	"VEXTRACTI32x4Z256rrk" "\0"
+	"VEXTRACTI32x4Z256rrkz" "\0"
+	"VEXTRACTI32x4Zmr" "\0"
+	"VEXTRACTI32x4Zmrk" "\0"
+	"VEXTRACTI32x4Zrr" "\0"
+	"VEXTRACTI32x4Zrrk" "\0"
+	"VEXTRACTI32x4Zrrkz" "\0"
+	"VEXTRACTI32x8Zmr" "\0"
+	"VEXTRACTI32x8Zmrk" "\0"
+	"VEXTRACTI32x8Zrr" "\0"
+	"VEXTRACTI32x8Zrrk" "\0"
+	"VEXTRACTI32x8Zrrkz" "\0"
+	"VEXTRACTI64x2Z256mr" "\0"
+	"VEXTRACTI64x2Z256mrk" "\0"
+	"VEXTRACTI64x2Z256rr" "\0"
+	"VEXTRACTI64x2Z256rrk" "\0"
+	"VEXTRACTI64x2Z256rrkz" "\0"
+	"VEXTRACTI64x2Zmr" "\0"
+	"VEXTRACTI64x2Zmrk" "\0"
+	"VEXTRACTI64x2Zrr" "\0"
+	"VEXTRACTI64x2Zrrk" "\0"
+	"VEXTRACTI64x2Zrrkz" "\0"
+	"VEXTRACTI64x4Zmr" "\0"
+	"VEXTRACTI64x4Zmrk" "\0"
+	"VEXTRACTI64x4Zrr" "\0"
+	"VEXTRACTI64x4Zrrk" "\0"
+	"VEXTRACTI64x4Zrrkz" "\0"
+	"VEXTRACTPSZmr" "\0"
+	"VEXTRACTPSZrr" "\0"
+	"VEXTRACTPSmr" "\0"
+	"VEXTRACTPSrr" "\0"
+	"VFCMADDCPHZ128m" "\0"
+	"VFCMADDCPHZ128mb" "\0"
+	"VFCMADDCPHZ128mbk" "\0"
+	"VFCMADDCPHZ128mbkz" "\0"
+	"VFCMADDCPHZ128mk" "\0"
+	"VFCMADDCPHZ128mkz" "\0"
+	"VFCMADDCPHZ128r" "\0"
+	"VFCMADDCPHZ128rk" "\0"
+	"VFCMADDCPHZ128rkz" "\0"
+	"VFCMADDCPHZ256m" "\0"
+	"VFCMADDCPHZ256mb" "\0"
+	"VFCMADDCPHZ256mbk" "\0"
+	"VFCMADDCPHZ256mbkz" "\0"
+	"VFCMADDCPHZ256mk" "\0"
+	"VFCMADDCPHZ256mkz" "\0"
+	"VFCMADDCPHZ256r" "\0"
+	"VFCMADDCPHZ256rk" "\0"
+	"VFCMADDCPHZ256rkz" "\0"
+	"VFCMADDCPHZm" "\0"
+	"VFCMADDCPHZmb" "\0"
+	"VFCMADDCPHZmbk" "\0"
+	"VFCMADDCPHZmbkz" "\0"
+	"VFCMADDCPHZmk" "\0"
+	"VFCMADDCPHZmkz" "\0"
+	"VFCMADDCPHZr" "\0"
+	"VFCMADDCPHZrb" "\0"
+	"VFCMADDCPHZrbk" "\0"
+	"VFCMADDCPHZrbkz" "\0"
+	"VFCMADDCPHZrk" "\0"
+	"VFCMADDCPHZrkz" "\0"
+	"VFCMADDCSHZm" "\0"
+	"VFCMADDCSHZmk" "\0"
+	"VFCMADDCSHZmkz" "\0"
+	"VFCMADDCSHZr" "\0"
+	"VFCMADDCSHZrb" "\0"
+	"VFCMADDCSHZrbk" "\0"
+	"VFCMADDCSHZrbkz" "\0"
+	"VFCMADDCSHZrk" "\0"
+	"VFCMADDCSHZrkz" "\0"
+	"VFCMULCPHZ128rm" "\0"
+	"VFCMULCPHZ128rmb" "\0"
+	"VFCMULCPHZ128rmbk" "\0"
+	"VFCMULCPHZ128rmbkz" "\0"
+	"VFCMULCPHZ128rmk" "\0"
+	"VFCMULCPHZ128rmkz" "\0"
+	"VFCMULCPHZ128rr" "\0"
+	"VFCMULCPHZ128rrk" "\0"
+	"VFCMULCPHZ128rrkz" "\0"
+	"VFCMULCPHZ256rm" "\0"
+	"VFCMULCPHZ256rmb" "\0"
+	"VFCMULCPHZ256rmbk" "\0"
+	"VFCMULCPHZ256rmbkz" "\0"
+	"VFCMULCPHZ256rmk" "\0"
+	"VFCMULCPHZ256rmkz" "\0"
+	"VFCMULCPHZ256rr" "\0"
+	"VFCMULCPHZ256rrk" "\0"
+	"VFCMULCPHZ256rrkz" "\0"
+	"VFCMULCPHZrm" "\0"
+	"VFCMULCPHZrmb" "\0"
+	"VFCMULCPHZrmbk" "\0"
+	"VFCMULCPHZrmbkz" "\0"
+	"VFCMULCPHZrmk" "\0"
+	"VFCMULCPHZrmkz" "\0"
+	"VFCMULCPHZrr" "\0"
+	"VFCMULCPHZrrb" "\0"
+	"VFCMULCPHZrrbk" "\0"
+	"VFCMULCPHZrrbkz" "\0"
+	"VFCMULCPHZrrk" "\0"
+	"VFCMULCPHZrrkz" "\0"
+	"VFCMULCSHZrm" "\0"
+	"VFCMULCSHZrmk" "\0"
+	"VFCMULCSHZrmkz" "\0"
+	"VFCMULCSHZrr" "\0"
+	"VFCMULCSHZrrb" "\0"
+	"VFCMULCSHZrrbk" "\0"
+	"VFCMULCSHZrrbkz" "\0"
+	"VFCMULCSHZrrk" "\0"
+	"VFCMULCSHZrrkz" "\0"
+	"VFIXUPIMMPDZ128rmbi" "\0"
+	"VFIXUPIMMPDZ128rmbik" "\0"
+	"VFIXUPIMMPDZ128rmbikz" "\0"
+	"VFIXUPIMMPDZ128rmi" "\0"
+	"VFIXUPIMMPDZ128rmik" "\0"
+	"VFIXUPIMMPDZ128rmikz" "\0"
+	"VFIXUPIMMPDZ128rri" "\0"
+	"VFIXUPIMMPDZ128rrik" "\0"
+	"VFIXUPIMMPDZ128rrikz" "\0"
+	"VFIXUPIMMPDZ256rmbi" "\0"
+	"VFIXUPIMMPDZ256rmbik" "\0"
+	"VFIXUPIMMPDZ256rmbikz" "\0"
+	"VFIXUPIMMPDZ256rmi" "\0"
+	"VFIXUPIMMPDZ256rmik" "\0"
+	"VFIXUPIMMPDZ256rmikz" "\0"
+	"VFIXUPIMMPDZ256rri" "\0"
+	"VFIXUPIMMPDZ256rrik" "\0"
+	"VFIXUPIMMPDZ256rrikz" "\0"
+	"VFIXUPIMMPDZrmbi" "\0"
+	"VFIXUPIMMPDZrmbik" "\0"
+	"VFIXUPIMMPDZrmbikz" "\0"
+	"VFIXUPIMMPDZrmi" "\0"
+	"VFIXUPIMMPDZrmik" "\0"
+	"VFIXUPIMMPDZrmikz" "\0"
+	"VFIXUPIMMPDZrri" "\0"
+	"VFIXUPIMMPDZrrib" "\0"
+	"VFIXUPIMMPDZrribk" "\0"
+	"VFIXUPIMMPDZrribkz" "\0"
+	"VFIXUPIMMPDZrrik" "\0"
+	"VFIXUPIMMPDZrrikz" "\0"
+	"VFIXUPIMMPSZ128rmbi" "\0"
+	"VFIXUPIMMPSZ128rmbik" "\0"
+	"VFIXUPIMMPSZ128rmbikz" "\0"
+	"VFIXUPIMMPSZ128rmi" "\0"
+	"VFIXUPIMMPSZ128rmik" "\0"
+	"VFIXUPIMMPSZ128rmikz" "\0"
+	"VFIXUPIMMPSZ128rri" "\0"
+	"VFIXUPIMMPSZ128rrik" "\0"
+	"VFIXUPIMMPSZ128rrikz" "\0"
+	"VFIXUPIMMPSZ256rmbi" "\0"
+	"VFIXUPIMMPSZ256rmbik" "\0"
+	"VFIXUPIMMPSZ256rmbikz" "\0"
+	"VFIXUPIMMPSZ256rmi" "\0"
+	"VFIXUPIMMPSZ256rmik" "\0"
+	"VFIXUPIMMPSZ256rmikz" "\0"
+	"VFIXUPIMMPSZ256rri" "\0"
+	"VFIXUPIMMPSZ256rrik" "\0"
+	"VFIXUPIMMPSZ256rrikz" "\0"
+	"VFIXUPIMMPSZrmbi" "\0"
+	"VFIXUPIMMPSZrmbik" "\0"
+	"VFIXUPIMMPSZrmbikz" "\0"
+	"VFIXUPIMMPSZrmi" "\0"
+	"VFIXUPIMMPSZrmik" "\0"
+	"VFIXUPIMMPSZrmikz" "\0"
+	"VFIXUPIMMPSZrri" "\0"
+	"VFIXUPIMMPSZrrib" "\0"
+	"VFIXUPIMMPSZrribk" "\0"
+	"VFIXUPIMMPSZrribkz" "\0"
+	"VFIXUPIMMPSZrrik" "\0"
+	"VFIXUPIMMPSZrrikz" "\0"
+	"VFIXUPIMMSDZrmi" "\0"
+	"VFIXUPIMMSDZrmik" "\0"
+	"VFIXUPIMMSDZrmikz" "\0"
+	"VFIXUPIMMSDZrri" "\0"
+	"VFIXUPIMMSDZrrib" "\0"
+	"VFIXUPIMMSDZrribk" "\0"
+	"VFIXUPIMMSDZrribkz" "\0"
+	"VFIXUPIMMSDZrrik" "\0"
+	"VFIXUPIMMSDZrrikz" "\0"
+	"VFIXUPIMMSSZrmi" "\0"
+	"VFIXUPIMMSSZrmik" "\0"
+	"VFIXUPIMMSSZrmikz" "\0"
+	"VFIXUPIMMSSZrri" "\0"
+	"VFIXUPIMMSSZrrib" "\0"
+	"VFIXUPIMMSSZrribk" "\0"
+	"VFIXUPIMMSSZrribkz" "\0"
+	"VFIXUPIMMSSZrrik" "\0"
+	"VFIXUPIMMSSZrrikz" "\0"
+	"VFMADD132PDYm" "\0"
+	"VFMADD132PDYr" "\0"
+	"VFMADD132PDZ128m" "\0"
+	"VFMADD132PDZ128mb" "\0"
+	"VFMADD132PDZ128mbk" "\0"
+	"VFMADD132PDZ128mbkz" "\0"
+	"VFMADD132PDZ128mk" "\0"
+	"VFMADD132PDZ128mkz" "\0"
+	"VFMADD132PDZ128r" "\0"
+	"VFMADD132PDZ128rk" "\0"
+	"VFMADD132PDZ128rkz" "\0"
+	"VFMADD132PDZ256m" "\0"
+	"VFMADD132PDZ256mb" "\0"
+	"VFMADD132PDZ256mbk" "\0"
+	"VFMADD132PDZ256mbkz" "\0"
+	"VFMADD132PDZ256mk" "\0"
+	"VFMADD132PDZ256mkz" "\0"
+	"VFMADD132PDZ256r" "\0"
+	"VFMADD132PDZ256rk" "\0"
+	"VFMADD132PDZ256rkz" "\0"
+	"VFMADD132PDZm" "\0"
+	"VFMADD132PDZmb" "\0"
+	"VFMADD132PDZmbk" "\0"
+	"VFMADD132PDZmbkz" "\0"
+	"VFMADD132PDZmk" "\0"
+	"VFMADD132PDZmkz" "\0"
+	"VFMADD132PDZr" "\0"
+	"VFMADD132PDZrb" "\0"
+	"VFMADD132PDZrbk" "\0"
+	"VFMADD132PDZrbkz" "\0"
+	"VFMADD132PDZrk" "\0"
+	"VFMADD132PDZrkz" "\0"
+	"VFMADD132PDm" "\0"
+	"VFMADD132PDr" "\0"
+	"VFMADD132PHZ128m" "\0"
+	"VFMADD132PHZ128mb" "\0"
+	"VFMADD132PHZ128mbk" "\0"
+	"VFMADD132PHZ128mbkz" "\0"
+	"VFMADD132PHZ128mk" "\0"
+	"VFMADD132PHZ128mkz" "\0"
+	"VFMADD132PHZ128r" "\0"
+	"VFMADD132PHZ128rk" "\0"
+	"VFMADD132PHZ128rkz" "\0"
+	"VFMADD132PHZ256m" "\0"
+	"VFMADD132PHZ256mb" "\0"
+	"VFMADD132PHZ256mbk" "\0"
+	"VFMADD132PHZ256mbkz" "\0"
+	"VFMADD132PHZ256mk" "\0"
+	"VFMADD132PHZ256mkz" "\0"
+	"VFMADD132PHZ256r" "\0"
+	"VFMADD132PHZ256rk" "\0"
+	"VFMADD132PHZ256rkz" "\0"
+	"VFMADD132PHZm" "\0"
+	"VFMADD132PHZmb" "\0"
+	"VFMADD132PHZmbk" "\0"
+	"VFMADD132PHZmbkz" "\0"
+	"VFMADD132PHZmk" "\0"
+	"VFMADD132PHZmkz" "\0"
+	"VFMADD132PHZr" "\0"
+	"VFMADD132PHZrb" "\0"
+	"VFMADD132PHZrbk" "\0"
+	"VFMADD132PHZrbkz" "\0"
+	"VFMADD132PHZrk" "\0"
+	"VFMADD132PHZrkz" "\0"
+	"VFMADD132PSYm" "\0"
+	"VFMADD132PSYr" "\0"
+	"VFMADD132PSZ128m" "\0"
+	"VFMADD132PSZ128mb" "\0"
+	"VFMADD132PSZ128mbk" "\0"
+	"VFMADD132PSZ128mbkz" "\0"
+	"VFMADD132PSZ128mk" "\0"
+	"VFMADD132PSZ128mkz" "\0"
+	"VFMADD132PSZ128r" "\0"
+	"VFMADD132PSZ128rk" "\0"
+	"VFMADD132PSZ128rkz" "\0"
+	"VFMADD132PSZ256m" "\0"
+	"VFMADD132PSZ256mb" "\0"
+	"VFMADD132PSZ256mbk" "\0"
+	"VFMADD132PSZ256mbkz" "\0"
+	"VFMADD132PSZ256mk" "\0"
+	"VFMADD132PSZ256mkz" "\0"
+	"VFMADD132PSZ256r" "\0"
+	"VFMADD132PSZ256rk" "\0"
+	"VFMADD132PSZ256rkz" "\0"
+	"VFMADD132PSZm" "\0"
+	"VFMADD132PSZmb" "\0"
+	"VFMADD132PSZmbk" "\0"
+	"VFMADD132PSZmbkz" "\0"
+	"VFMADD132PSZmk" "\0"
+	"VFMADD132PSZmkz" "\0"
+	"VFMADD132PSZr" "\0"
+	"VFMADD132PSZrb" "\0"
+	"VFMADD132PSZrbk" "\0"
+	"VFMADD132PSZrbkz" "\0"
+	"VFMADD132PSZrk" "\0"
+	"VFMADD132PSZrkz" "\0"
+	"VFMADD132PSm" "\0"
+	"VFMADD132PSr" "\0"
+	"VFMADD132SDZm" "\0"
+	"VFMADD132SDZm_Int" "\0"
+	"VFMADD132SDZm_Intk" "\0"
+	"VFMADD132SDZm_Intkz" "\0"
+	"VFMADD132SDZr" "\0"
+	"VFMADD132SDZr_Int" "\0"
+	"VFMADD132SDZr_Intk" "\0"
+	"VFMADD132SDZr_Intkz" "\0"
+	"VFMADD132SDZrb" "\0"
+	"VFMADD132SDZrb_Int" "\0"
+	"VFMADD132SDZrb_Intk" "\0"
+	"VFMADD132SDZrb_Intkz" "\0"
+	"VFMADD132SDm" "\0"
+	"VFMADD132SDm_Int" "\0"
+	"VFMADD132SDr" "\0"
+	"VFMADD132SDr_Int" "\0"
+	"VFMADD132SHZm" "\0"
+	"VFMADD132SHZm_Int" "\0"
+	"VFMADD132SHZm_Intk" "\0"
+	"VFMADD132SHZm_Intkz" "\0"
+	"VFMADD132SHZr" "\0"
+	"VFMADD132SHZr_Int" "\0"
+	"VFMADD132SHZr_Intk" "\0"
+	"VFMADD132SHZr_Intkz" "\0"
+	"VFMADD132SHZrb" "\0"
+	"VFMADD132SHZrb_Int" "\0"
+	"VFMADD132SHZrb_Intk" "\0"
+	"VFMADD132SHZrb_Intkz" "\0"
+	"VFMADD132SSZm" "\0"
+	"VFMADD132SSZm_Int" "\0"
+	"VFMADD132SSZm_Intk" "\0"
+	"VFMADD132SSZm_Intkz" "\0"
+	"VFMADD132SSZr" "\0"
+	"VFMADD132SSZr_Int" "\0"
+	"VFMADD132SSZr_Intk" "\0"
+	"VFMADD132SSZr_Intkz" "\0"
+	"VFMADD132SSZrb" "\0"
+	"VFMADD132SSZrb_Int" "\0"
+	"VFMADD132SSZrb_Intk" "\0"
+	"VFMADD132SSZrb_Intkz" "\0"
+	"VFMADD132SSm" "\0"
+	"VFMADD132SSm_Int" "\0"
+	"VFMADD132SSr" "\0"
+	"VFMADD132SSr_Int" "\0"
+	"VFMADD213PDYm" "\0"
+	"VFMADD213PDYr" "\0"
+	"VFMADD213PDZ128m" "\0"
+	"VFMADD213PDZ128mb" "\0"
+	"VFMADD213PDZ128mbk" "\0"
+	"VFMADD213PDZ128mbkz" "\0"
+	"VFMADD213PDZ128mk" "\0"
+	"VFMADD213PDZ128mkz" "\0"
+	"VFMADD213PDZ128r" "\0"
+	"VFMADD213PDZ128rk" "\0"
+	"VFMADD213PDZ128rkz" "\0"
+	"VFMADD213PDZ256m" "\0"
+	"VFMADD213PDZ256mb" "\0"
+	"VFMADD213PDZ256mbk" "\0"
+	"VFMADD213PDZ256mbkz" "\0"
+	"VFMADD213PDZ256mk" "\0"
+	"VFMADD213PDZ256mkz" "\0"
+	"VFMADD213PDZ256r" "\0"
+	"VFMADD213PDZ256rk" "\0"
+	"VFMADD213PDZ256rkz" "\0"
+	"VFMADD213PDZm" "\0"
+	"VFMADD213PDZmb" "\0"
+	"VFMADD213PDZmbk" "\0"
+	"VFMADD213PDZmbkz" "\0"
+	"VFMADD213PDZmk" "\0"
+	"VFMADD213PDZmkz" "\0"
+	"VFMADD213PDZr" "\0"
+	"VFMADD213PDZrb" "\0"
+	"VFMADD213PDZrbk" "\0"
+	"VFMADD213PDZrbkz" "\0"
+	"VFMADD213PDZrk" "\0"
+	"VFMADD213PDZrkz" "\0"
+	"VFMADD213PDm" "\0"
+	"VFMADD213PDr" "\0"
+	"VFMADD213PHZ128m" "\0"
+	"VFMADD213PHZ128mb" "\0"
+	"VFMADD213PHZ128mbk" "\0"
+	"VFMADD213PHZ128mbkz" "\0"
+	"VFMADD213PHZ128mk" "\0"
+	"VFMADD213PHZ128mkz" "\0"
+	"VFMADD213PHZ128r" "\0"
+	"VFMADD213PHZ128rk" "\0"
+	"VFMADD213PHZ128rkz" "\0"
+	"VFMADD213PHZ256m" "\0"
+	"VFMADD213PHZ256mb" "\0"
+	"VFMADD213PHZ256mbk" "\0"
+	"VFMADD213PHZ256mbkz" "\0"
+	"VFMADD213PHZ256mk" "\0"
+	"VFMADD213PHZ256mkz" "\0"
+	"VFMADD213PHZ256r" "\0"
+	"VFMADD213PHZ256rk" "\0"
+	"VFMADD213PHZ256rkz" "\0"
+	"VFMADD213PHZm" "\0"
+	"VFMADD213PHZmb" "\0"
+	"VFMADD213PHZmbk" "\0"
+	"VFMADD213PHZmbkz" "\0"
+	"VFMADD213PHZmk" "\0"
+	"VFMADD213PHZmkz" "\0"
+	"VFMADD213PHZr" "\0"
+	"VFMADD213PHZrb" "\0"
+	"VFMADD213PHZrbk" "\0"
+	"VFMADD213PHZrbkz" "\0"
+	"VFMADD213PHZrk" "\0"
+	"VFMADD213PHZrkz" "\0"
+	"VFMADD213PSYm" "\0"
+	"VFMADD213PSYr" "\0"
+	"VFMADD213PSZ128m" "\0"
+	"VFMADD213PSZ128mb" "\0"
+	"VFMADD213PSZ128mbk" "\0"
+	"VFMADD213PSZ128mbkz" "\0"
+	"VFMADD213PSZ128mk" "\0"
+	"VFMADD213PSZ128mkz" "\0"
+	"VFMADD213PSZ128r" "\0"
+	"VFMADD213PSZ128rk" "\0"
+	"VFMADD213PSZ128rkz" "\0"
+	"VFMADD213PSZ256m" "\0"
+	"VFMADD213PSZ256mb" "\0"
+	"VFMADD213PSZ256mbk" "\0"
+	"VFMADD213PSZ256mbkz" "\0"
+	"VFMADD213PSZ256mk" "\0"
+	"VFMADD213PSZ256mkz" "\0"
+	"VFMADD213PSZ256r" "\0"
+	"VFMADD213PSZ256rk" "\0"
+	"VFMADD213PSZ256rkz" "\0"
+	"VFMADD213PSZm" "\0"
+	"VFMADD213PSZmb" "\0"
+	"VFMADD213PSZmbk" "\0"
+	"VFMADD213PSZmbkz" "\0"
+	"VFMADD213PSZmk" "\0"
+	"VFMADD213PSZmkz" "\0"
+	"VFMADD213PSZr" "\0"
+	"VFMADD213PSZrb" "\0"
+	"VFMADD213PSZrbk" "\0"
+	"VFMADD213PSZrbkz" "\0"
+	"VFMADD213PSZrk" "\0"
+	"VFMADD213PSZrkz" "\0"
+	"VFMADD213PSm" "\0"
+	"VFMADD213PSr" "\0"
+	"VFMADD213SDZm" "\0"
+	"VFMADD213SDZm_Int" "\0"
+	"VFMADD213SDZm_Intk" "\0"
+	"VFMADD213SDZm_Intkz" "\0"
+	"VFMADD213SDZr" "\0"
+	"VFMADD213SDZr_Int" "\0"
+	"VFMADD213SDZr_Intk" "\0"
+	"VFMADD213SDZr_Intkz" "\0"
+	"VFMADD213SDZrb" "\0"
+	"VFMADD213SDZrb_Int" "\0"
+	"VFMADD213SDZrb_Intk" "\0"
+	"VFMADD213SDZrb_Intkz" "\0"
+	"VFMADD213SDm" "\0"
+	"VFMADD213SDm_Int" "\0"
+	"VFMADD213SDr" "\0"
+	"VFMADD213SDr_Int" "\0"
+	"VFMADD213SHZm" "\0"
+	"VFMADD213SHZm_Int" "\0"
+	"VFMADD213SHZm_Intk" "\0"
+	"VFMADD213SHZm_Intkz" "\0"
+	"VFMADD213SHZr" "\0"
+	"VFMADD213SHZr_Int" "\0"
+	"VFMADD213SHZr_Intk" "\0"
+	"VFMADD213SHZr_Intkz" "\0"
+	"VFMADD213SHZrb" "\0"
+	"VFMADD213SHZrb_Int" "\0"
+	"VFMADD213SHZrb_Intk" "\0"
+	"VFMADD213SHZrb_Intkz" "\0"
+	"VFMADD213SSZm" "\0"
+	"VFMADD213SSZm_Int" "\0"
+	"VFMADD213SSZm_Intk" "\0"
+	"VFMADD213SSZm_Intkz" "\0"
+	"VFMADD213SSZr" "\0"
+	"VFMADD213SSZr_Int" "\0"
+	"VFMADD213SSZr_Intk" "\0"
+	"VFMADD213SSZr_Intkz" "\0"
+	"VFMADD213SSZrb" "\0"
+	"VFMADD213SSZrb_Int" "\0"
+	"VFMADD213SSZrb_Intk" "\0"
+	"VFMADD213SSZrb_Intkz" "\0"
+	"VFMADD213SSm" "\0"
+	"VFMADD213SSm_Int" "\0"
+	"VFMADD213SSr" "\0"
+	"VFMADD213SSr_Int" "\0"
+	"VFMADD231PDYm" "\0"
+	"VFMADD231PDYr" "\0"
+	"VFMADD231PDZ128m" "\0"
+	"VFMADD231PDZ128mb" "\0"
+	"VFMADD231PDZ128mbk" "\0"
+	"VFMADD231PDZ128mbkz" "\0"
+	"VFMADD231PDZ128mk" "\0"
+	"VFMADD231PDZ128mkz" "\0"
+	"VFMADD231PDZ128r" "\0"
+	"VFMADD231PDZ128rk" "\0"
+	"VFMADD231PDZ128rkz" "\0"
+	"VFMADD231PDZ256m" "\0"
+	"VFMADD231PDZ256mb" "\0"
+	"VFMADD231PDZ256mbk" "\0"
+	"VFMADD231PDZ256mbkz" "\0"
+	"VFMADD231PDZ256mk" "\0"
+	"VFMADD231PDZ256mkz" "\0"
+	"VFMADD231PDZ256r" "\0"
+	"VFMADD231PDZ256rk" "\0"
+	"VFMADD231PDZ256rkz" "\0"
+	"VFMADD231PDZm" "\0"
+	"VFMADD231PDZmb" "\0"
+	"VFMADD231PDZmbk" "\0"
+	"VFMADD231PDZmbkz" "\0"
+	"VFMADD231PDZmk" "\0"
+	"VFMADD231PDZmkz" "\0"
+	"VFMADD231PDZr" "\0"
+	"VFMADD231PDZrb" "\0"
+	"VFMADD231PDZrbk" "\0"
+	"VFMADD231PDZrbkz" "\0"
+	"VFMADD231PDZrk" "\0"
+	"VFMADD231PDZrkz" "\0"
+	"VFMADD231PDm" "\0"
+	"VFMADD231PDr" "\0"
+	"VFMADD231PHZ128m" "\0"
+	"VFMADD231PHZ128mb" "\0"
+	"VFMADD231PHZ128mbk" "\0"
+	"VFMADD231PHZ128mbkz" "\0"
+	"VFMADD231PHZ128mk" "\0"
+	"VFMADD231PHZ128mkz" "\0"
+	"VFMADD231PHZ128r" "\0"
+	"VFMADD231PHZ128rk" "\0"
+	"VFMADD231PHZ128rkz" "\0"
+	"VFMADD231PHZ256m" "\0"
+	"VFMADD231PHZ256mb" "\0"
+	"VFMADD231PHZ256mbk" "\0"
+	"VFMADD231PHZ256mbkz" "\0"
+	"VFMADD231PHZ256mk" "\0"
+	"VFMADD231PHZ256mkz" "\0"
+	"VFMADD231PHZ256r" "\0"
+	"VFMADD231PHZ256rk" "\0"
+	"VFMADD231PHZ256rkz" "\0"
+	"VFMADD231PHZm" "\0"
+	"VFMADD231PHZmb" "\0"
+	"VFMADD231PHZmbk" "\0"
+	"VFMADD231PHZmbkz" "\0"
+	"VFMADD231PHZmk" "\0"
+	"VFMADD231PHZmkz" "\0"
+	"VFMADD231PHZr" "\0"
+	"VFMADD231PHZrb" "\0"
+	"VFMADD231PHZrbk" "\0"
+	"VFMADD231PHZrbkz" "\0"
+	"VFMADD231PHZrk" "\0"
+	"VFMADD231PHZrkz" "\0"
+	"VFMADD231PSYm" "\0"
+	"VFMADD231PSYr" "\0"
+	"VFMADD231PSZ128m" "\0"
+	"VFMADD231PSZ128mb" "\0"
+	"VFMADD231PSZ128mbk" "\0"
+	"VFMADD231PSZ128mbkz" "\0"
+	"VFMADD231PSZ128mk" "\0"
+	"VFMADD231PSZ128mkz" "\0"
+	"VFMADD231PSZ128r" "\0"
+	"VFMADD231PSZ128rk" "\0"
+	"VFMADD231PSZ128rkz" "\0"
+	"VFMADD231PSZ256m" "\0"
+	"VFMADD231PSZ256mb" "\0"
+	"VFMADD231PSZ256mbk" "\0"
+	"VFMADD231PSZ256mbkz" "\0"
+	"VFMADD231PSZ256mk" "\0"
+	"VFMADD231PSZ256mkz" "\0"
+	"VFMADD231PSZ256r" "\0"
+	"VFMADD231PSZ256rk" "\0"
+	"VFMADD231PSZ256rkz" "\0"
+	"VFMADD231PSZm" "\0"
+	"VFMADD231PSZmb" "\0"
+	"VFMADD231PSZmbk" "\0"
+	"VFMADD231PSZmbkz" "\0"
+	"VFMADD231PSZmk" "\0"
+	"VFMADD231PSZmkz" "\0"
+	"VFMADD231PSZr" "\0"
+	"VFMADD231PSZrb" "\0"
+	"VFMADD231PSZrbk" "\0"
+	"VFMADD231PSZrbkz" "\0"
+	"VFMADD231PSZrk" "\0"
+	"VFMADD231PSZrkz" "\0"
+	"VFMADD231PSm" "\0"
+	"VFMADD231PSr" "\0"
+	"VFMADD231SDZm" "\0"
+	"VFMADD231SDZm_Int" "\0"
+	"VFMADD231SDZm_Intk" "\0"
+	"VFMADD231SDZm_Intkz" "\0"
+	"VFMADD231SDZr" "\0"
+	"VFMADD231SDZr_Int" "\0"
+	"VFMADD231SDZr_Intk" "\0"
+	"VFMADD231SDZr_Intkz" "\0"
+	"VFMADD231SDZrb" "\0"
+	"VFMADD231SDZrb_Int" "\0"
+	"VFMADD231SDZrb_Intk" "\0"
+	"VFMADD231SDZrb_Intkz" "\0"
+	"VFMADD231SDm" "\0"
+	"VFMADD231SDm_Int" "\0"
+	"VFMADD231SDr" "\0"
+	"VFMADD231SDr_Int" "\0"
+	"VFMADD231SHZm" "\0"
+	"VFMADD231SHZm_Int" "\0"
+	"VFMADD231SHZm_Intk" "\0"
+	"VFMADD231SHZm_Intkz" "\0"
+	"VFMADD231SHZr" "\0"
+	"VFMADD231SHZr_Int" "\0"
+	"VFMADD231SHZr_Intk" "\0"
+	"VFMADD231SHZr_Intkz" "\0"
+	"VFMADD231SHZrb" "\0"
+	"VFMADD231SHZrb_Int" "\0"
+	"VFMADD231SHZrb_Intk" "\0"
+	"VFMADD231SHZrb_Intkz" "\0"
+	"VFMADD231SSZm" "\0"
+	"VFMADD231SSZm_Int" "\0"
+	"VFMADD231SSZm_Intk" "\0"
+	"VFMADD231SSZm_Intkz" "\0"
+	"VFMADD231SSZr" "\0"
+	"VFMADD231SSZr_Int" "\0"
+	"VFMADD231SSZr_Intk" "\0"
+	"VFMADD231SSZr_Intkz" "\0"
+	"VFMADD231SSZrb" "\0"
+	"VFMADD231SSZrb_Int" "\0"
+	"VFMADD231SSZrb_Intk" "\0"
+	"VFMADD231SSZrb_Intkz" "\0"
+	"VFMADD231SSm" "\0"
+	"VFMADD231SSm_Int" "\0"
+	"VFMADD231SSr" "\0"
+	"VFMADD231SSr_Int" "\0"
+	"VFMADDCPHZ128m" "\0"
+	"VFMADDCPHZ128mb" "\0"
+	"VFMADDCPHZ128mbk" "\0"
+	"VFMADDCPHZ128mbkz" "\0"
+	"VFMADDCPHZ128mk" "\0"
+	"VFMADDCPHZ128mkz" "\0"
+	"VFMADDCPHZ128r" "\0"
+	"VFMADDCPHZ128rk" "\0"
+	"VFMADDCPHZ128rkz" "\0"
+	"VFMADDCPHZ256m" "\0"
+	"VFMADDCPHZ256mb" "\0"
+	"VFMADDCPHZ256mbk" "\0"
+	"VFMADDCPHZ256mbkz" "\0"
+	"VFMADDCPHZ256mk" "\0"
+	"VFMADDCPHZ256mkz" "\0"
+	"VFMADDCPHZ256r" "\0"
+	"VFMADDCPHZ256rk" "\0"
+	"VFMADDCPHZ256rkz" "\0"
+	"VFMADDCPHZm" "\0"
+	"VFMADDCPHZmb" "\0"
+	"VFMADDCPHZmbk" "\0"
+	"VFMADDCPHZmbkz" "\0"
+	"VFMADDCPHZmk" "\0"
+	"VFMADDCPHZmkz" "\0"
+	"VFMADDCPHZr" "\0"
+	"VFMADDCPHZrb" "\0"
+	"VFMADDCPHZrbk" "\0"
+	"VFMADDCPHZrbkz" "\0"
+	"VFMADDCPHZrk" "\0"
+	"VFMADDCPHZrkz" "\0"
+	"VFMADDCSHZm" "\0"
+	"VFMADDCSHZmk" "\0"
+	"VFMADDCSHZmkz" "\0"
+	"VFMADDCSHZr" "\0"
+	"VFMADDCSHZrb" "\0"
+	"VFMADDCSHZrbk" "\0"
+	"VFMADDCSHZrbkz" "\0"
+	"VFMADDCSHZrk" "\0"
+	"VFMADDCSHZrkz" "\0"
+	"VFMADDPD4Ymr" "\0"
+	"VFMADDPD4Yrm" "\0"
+	"VFMADDPD4Yrr" "\0"
+	"VFMADDPD4Yrr_REV" "\0"
+	"VFMADDPD4mr" "\0"
+	"VFMADDPD4rm" "\0"
+	"VFMADDPD4rr" "\0"
+	"VFMADDPD4rr_REV" "\0"
+	"VFMADDPS4Ymr" "\0"
+	"VFMADDPS4Yrm" "\0"
+	"VFMADDPS4Yrr" "\0"
+	"VFMADDPS4Yrr_REV" "\0"
+	"VFMADDPS4mr" "\0"
+	"VFMADDPS4rm" "\0"
+	"VFMADDPS4rr" "\0"
+	"VFMADDPS4rr_REV" "\0"
+	"VFMADDSD4mr" "\0"
+	"VFMADDSD4mr_Int" "\0"
+	"VFMADDSD4rm" "\0"
+	"VFMADDSD4rm_Int" "\0"
+	"VFMADDSD4rr" "\0"
+	"VFMADDSD4rr_Int" "\0"
+	"VFMADDSD4rr_Int_REV" "\0"
+	"VFMADDSD4rr_REV" "\0"
+	"VFMADDSS4mr" "\0"
+	"VFMADDSS4mr_Int" "\0"
+	"VFMADDSS4rm" "\0"
+	"VFMADDSS4rm_Int" "\0"
+	"VFMADDSS4rr" "\0"
+	"VFMADDSS4rr_Int" "\0"
+	"VFMADDSS4rr_Int_REV" "\0"
+	"VFMADDSS4rr_REV" "\0"
+	"VFMADDSUB132PDYm" "\0"
+	"VFMADDSUB132PDYr" "\0"
+	"VFMADDSUB132PDZ128m" "\0"
+	"VFMADDSUB132PDZ128mb" "\0"
+	"VFMADDSUB132PDZ128mbk" "\0"
+	"VFMADDSUB132PDZ128mbkz" "\0"
+	"VFMADDSUB132PDZ128mk" "\0"
+	"VFMADDSUB132PDZ128mkz" "\0"
+	"VFMADDSUB132PDZ128r" "\0"
+	"VFMADDSUB132PDZ128rk" "\0"
+	"VFMADDSUB132PDZ128rkz" "\0"
+	"VFMADDSUB132PDZ256m" "\0"
+	"VFMADDSUB132PDZ256mb" "\0"
+	"VFMADDSUB132PDZ256mbk" "\0"
+	"VFMADDSUB132PDZ256mbkz" "\0"
+	"VFMADDSUB132PDZ256mk" "\0"
+	"VFMADDSUB132PDZ256mkz" "\0"
+	"VFMADDSUB132PDZ256r" "\0"
+	"VFMADDSUB132PDZ256rk" "\0"
+	"VFMADDSUB132PDZ256rkz" "\0"
+	"VFMADDSUB132PDZm" "\0"
+	"VFMADDSUB132PDZmb" "\0"
+	"VFMADDSUB132PDZmbk" "\0"
+	"VFMADDSUB132PDZmbkz" "\0"
+	"VFMADDSUB132PDZmk" "\0"
+	"VFMADDSUB132PDZmkz" "\0"
+	"VFMADDSUB132PDZr" "\0"
+	"VFMADDSUB132PDZrb" "\0"
+	"VFMADDSUB132PDZrbk" "\0"
+	"VFMADDSUB132PDZrbkz" "\0"
+	"VFMADDSUB132PDZrk" "\0"
+	"VFMADDSUB132PDZrkz" "\0"
+	"VFMADDSUB132PDm" "\0"
+	"VFMADDSUB132PDr" "\0"
+	"VFMADDSUB132PHZ128m" "\0"
+	"VFMADDSUB132PHZ128mb" "\0"
+	"VFMADDSUB132PHZ128mbk" "\0"
+	"VFMADDSUB132PHZ128mbkz" "\0"
+	"VFMADDSUB132PHZ128mk" "\0"
+	"VFMADDSUB132PHZ128mkz" "\0"
+	"VFMADDSUB132PHZ128r" "\0"
+	"VFMADDSUB132PHZ128rk" "\0"
+	"VFMADDSUB132PHZ128rkz" "\0"
+	"VFMADDSUB132PHZ256m" "\0"
+	"VFMADDSUB132PHZ256mb" "\0"
+	"VFMADDSUB132PHZ256mbk" "\0"
+	"VFMADDSUB132PHZ256mbkz" "\0"
+	"VFMADDSUB132PHZ256mk" "\0"
+	"VFMADDSUB132PHZ256mkz" "\0"
+	"VFMADDSUB132PHZ256r" "\0"
+	"VFMADDSUB132PHZ256rk" "\0"
+	"VFMADDSUB132PHZ256rkz" "\0"
+	"VFMADDSUB132PHZm" "\0"
+	"VFMADDSUB132PHZmb" "\0"
+	"VFMADDSUB132PHZmbk" "\0"
+	"VFMADDSUB132PHZmbkz" "\0"
+	"VFMADDSUB132PHZmk" "\0"
+	"VFMADDSUB132PHZmkz" "\0"
+	"VFMADDSUB132PHZr" "\0"
+	"VFMADDSUB132PHZrb" "\0"
+	"VFMADDSUB132PHZrbk" "\0"
+	"VFMADDSUB132PHZrbkz" "\0"
+	"VFMADDSUB132PHZrk" "\0"
+	"VFMADDSUB132PHZrkz" "\0"
+	"VFMADDSUB132PSYm" "\0"
+	"VFMADDSUB132PSYr" "\0"
+	"VFMADDSUB132PSZ128m" "\0"
+	"VFMADDSUB132PSZ128mb" "\0"
+	"VFMADDSUB132PSZ128mbk" "\0"
+	"VFMADDSUB132PSZ128mbkz" "\0"
+	"VFMADDSUB132PSZ128mk" "\0"
+	"VFMADDSUB132PSZ128mkz" "\0"
+	"VFMADDSUB132PSZ128r" "\0"
+	"VFMADDSUB132PSZ128rk" "\0"
+	"VFMADDSUB132PSZ128rkz" "\0"
+	"VFMADDSUB132PSZ256m" "\0"
+	"VFMADDSUB132PSZ256mb" "\0"
+	"VFMADDSUB132PSZ256mbk" "\0"
+	"VFMADDSUB132PSZ256mbkz" "\0"
+	"VFMADDSUB132PSZ256mk" "\0"
+	"VFMADDSUB132PSZ256mkz" "\0"
+	"VFMADDSUB132PSZ256r" "\0"
+	"VFMADDSUB132PSZ256rk" "\0"
+	"VFMADDSUB132PSZ256rkz" "\0"
+	"VFMADDSUB132PSZm" "\0"
+	"VFMADDSUB132PSZmb" "\0"
+	"VFMADDSUB132PSZmbk" "\0"
+	"VFMADDSUB132PSZmbkz" "\0"
+	"VFMADDSUB132PSZmk" "\0"
+	"VFMADDSUB132PSZmkz" "\0"
+	"VFMADDSUB132PSZr" "\0"
+	"VFMADDSUB132PSZrb" "\0"
+	"VFMADDSUB132PSZrbk" "\0"
+	"VFMADDSUB132PSZrbkz" "\0"
+	"VFMADDSUB132PSZrk" "\0"
+	"VFMADDSUB132PSZrkz" "\0"
+	"VFMADDSUB132PSm" "\0"
+	"VFMADDSUB132PSr" "\0"
+	"VFMADDSUB213PDYm" "\0"
+	"VFMADDSUB213PDYr" "\0"
+	"VFMADDSUB213PDZ128m" "\0"
+	"VFMADDSUB213PDZ128mb" "\0"
+	"VFMADDSUB213PDZ128mbk" "\0"
+	"VFMADDSUB213PDZ128mbkz" "\0"
+	"VFMADDSUB213PDZ128mk" "\0"
+	"VFMADDSUB213PDZ128mkz" "\0"
+	"VFMADDSUB213PDZ128r" "\0"
+	"VFMADDSUB213PDZ128rk" "\0"
+	"VFMADDSUB213PDZ128rkz" "\0"
+	"VFMADDSUB213PDZ256m" "\0"
+	"VFMADDSUB213PDZ256mb" "\0"
+	"VFMADDSUB213PDZ256mbk" "\0"
+	"VFMADDSUB213PDZ256mbkz" "\0"
+	"VFMADDSUB213PDZ256mk" "\0"
+	"VFMADDSUB213PDZ256mkz" "\0"
+	"VFMADDSUB213PDZ256r" "\0"
+	"VFMADDSUB213PDZ256rk" "\0"
+	"VFMADDSUB213PDZ256rkz" "\0"
+	"VFMADDSUB213PDZm" "\0"
+	"VFMADDSUB213PDZmb" "\0"
+	"VFMADDSUB213PDZmbk" "\0"
+	"VFMADDSUB213PDZmbkz" "\0"
+	"VFMADDSUB213PDZmk" "\0"
+	"VFMADDSUB213PDZmkz" "\0"
+	"VFMADDSUB213PDZr" "\0"
+	"VFMADDSUB213PDZrb" "\0"
+	"VFMADDSUB213PDZrbk" "\0"
+	"VFMADDSUB213PDZrbkz" "\0"
+	"VFMADDSUB213PDZrk" "\0"
+	"VFMADDSUB213PDZrkz" "\0"
+	"VFMADDSUB213PDm" "\0"
+	"VFMADDSUB213PDr" "\0"
+	"VFMADDSUB213PHZ128m" "\0"
+	"VFMADDSUB213PHZ128mb" "\0"
+	"VFMADDSUB213PHZ128mbk" "\0"
+	"VFMADDSUB213PHZ128mbkz" "\0"
+	"VFMADDSUB213PHZ128mk" "\0"
+	"VFMADDSUB213PHZ128mkz" "\0"
+	"VFMADDSUB213PHZ128r" "\0"
+	"VFMADDSUB213PHZ128rk" "\0"
+	"VFMADDSUB213PHZ128rkz" "\0"
+	"VFMADDSUB213PHZ256m" "\0"
+	"VFMADDSUB213PHZ256mb" "\0"
+	"VFMADDSUB213PHZ256mbk" "\0"
+	"VFMADDSUB213PHZ256mbkz" "\0"
+	"VFMADDSUB213PHZ256mk" "\0"
+	"VFMADDSUB213PHZ256mkz" "\0"
+	"VFMADDSUB213PHZ256r" "\0"
+	"VFMADDSUB213PHZ256rk" "\0"
+	"VFMADDSUB213PHZ256rkz" "\0"
+	"VFMADDSUB213PHZm" "\0"
+	"VFMADDSUB213PHZmb" "\0"
+	"VFMADDSUB213PHZmbk" "\0"
+	"VFMADDSUB213PHZmbkz" "\0"
+	"VFMADDSUB213PHZmk" "\0"
+	"VFMADDSUB213PHZmkz" "\0"
+	"VFMADDSUB213PHZr" "\0"
+	"VFMADDSUB213PHZrb" "\0"
+	"VFMADDSUB213PHZrbk" "\0"
+	"VFMADDSUB213PHZrbkz" "\0"
+	"VFMADDSUB213PHZrk" "\0"
+	"VFMADDSUB213PHZrkz" "\0"
+	"VFMADDSUB213PSYm" "\0"
+	"VFMADDSUB213PSYr" "\0"
+	"VFMADDSUB213PSZ128m" "\0"
+	"VFMADDSUB213PSZ128mb" "\0"
+	"VFMADDSUB213PSZ128mbk" "\0"
+	"VFMADDSUB213PSZ128mbkz" "\0"
+	"VFMADDSUB213PSZ128mk" "\0"
+	"VFMADDSUB213PSZ128mkz" "\0"
+	"VFMADDSUB213PSZ128r" "\0"
+	"VFMADDSUB213PSZ128rk" "\0"
+	"VFMADDSUB213PSZ128rkz" "\0"
+	"VFMADDSUB213PSZ256m" "\0"
+	"VFMADDSUB213PSZ256mb" "\0"
+	"VFMADDSUB213PSZ256mbk" "\0"
+	"VFMADDSUB213PSZ256mbkz" "\0"
+	"VFMADDSUB213PSZ256mk" "\0"
+	"VFMADDSUB213PSZ256mkz" "\0"
+	"VFMADDSUB213PSZ256r" "\0"
+	"VFMADDSUB213PSZ256rk" "\0"
+	"VFMADDSUB213PSZ256rkz" "\0"
+	"VFMADDSUB213PSZm" "\0"
+	"VFMADDSUB213PSZmb" "\0"
+	"VFMADDSUB213PSZmbk" "\0"
+	"VFMADDSUB213PSZmbkz" "\0"
+	"VFMADDSUB213PSZmk" "\0"
+	"VFMADDSUB213PSZmkz" "\0"
+	"VFMADDSUB213PSZr" "\0"
+	"VFMADDSUB213PSZrb" "\0"
+	"VFMADDSUB213PSZrbk" "\0"
+	"VFMADDSUB213PSZrbkz" "\0"
+	"VFMADDSUB213PSZrk" "\0"
+	"VFMADDSUB213PSZrkz" "\0"
+	"VFMADDSUB213PSm" "\0"
+	"VFMADDSUB213PSr" "\0"
+	"VFMADDSUB231PDYm" "\0"
+	"VFMADDSUB231PDYr" "\0"
+	"VFMADDSUB231PDZ128m" "\0"
+	"VFMADDSUB231PDZ128mb" "\0"
+	"VFMADDSUB231PDZ128mbk" "\0"
+	"VFMADDSUB231PDZ128mbkz" "\0"
+	"VFMADDSUB231PDZ128mk" "\0"
+	"VFMADDSUB231PDZ128mkz" "\0"
+	"VFMADDSUB231PDZ128r" "\0"
+	"VFMADDSUB231PDZ128rk" "\0"
+	"VFMADDSUB231PDZ128rkz" "\0"
+	"VFMADDSUB231PDZ256m" "\0"
+	"VFMADDSUB231PDZ256mb" "\0"
+	"VFMADDSUB231PDZ256mbk" "\0"
+	"VFMADDSUB231PDZ256mbkz" "\0"
+	"VFMADDSUB231PDZ256mk" "\0"
+	"VFMADDSUB231PDZ256mkz" "\0"
+	"VFMADDSUB231PDZ256r" "\0"
+	"VFMADDSUB231PDZ256rk" "\0"
+	"VFMADDSUB231PDZ256rkz" "\0"
+	"VFMADDSUB231PDZm" "\0"
+	"VFMADDSUB231PDZmb" "\0"
+	"VFMADDSUB231PDZmbk" "\0"
+	"VFMADDSUB231PDZmbkz" "\0"
+	"VFMADDSUB231PDZmk" "\0"
+	"VFMADDSUB231PDZmkz" "\0"
+	"VFMADDSUB231PDZr" "\0"
+	"VFMADDSUB231PDZrb" "\0"
+	"VFMADDSUB231PDZrbk" "\0"
+	"VFMADDSUB231PDZrbkz" "\0"
+	"VFMADDSUB231PDZrk" "\0"
+	"VFMADDSUB231PDZrkz" "\0"
+	"VFMADDSUB231PDm" "\0"
+	"VFMADDSUB231PDr" "\0"
+	"VFMADDSUB231PHZ128m" "\0"
+	"VFMADDSUB231PHZ128mb" "\0"
+	"VFMADDSUB231PHZ128mbk" "\0"
+	"VFMADDSUB231PHZ128mbkz" "\0"
+	"VFMADDSUB231PHZ128mk" "\0"
+	"VFMADDSUB231PHZ128mkz" "\0"
+	"VFMADDSUB231PHZ128r" "\0"
+	"VFMADDSUB231PHZ128rk" "\0"
+	"VFMADDSUB231PHZ128rkz" "\0"
+	"VFMADDSUB231PHZ256m" "\0"
+	"VFMADDSUB231PHZ256mb" "\0"
+	"VFMADDSUB231PHZ256mbk" "\0"
+	"VFMADDSUB231PHZ256mbkz" "\0"
+	"VFMADDSUB231PHZ256mk" "\0"
+	"VFMADDSUB231PHZ256mkz" "\0"
+	"VFMADDSUB231PHZ256r" "\0"
+	"VFMADDSUB231PHZ256rk" "\0"
+	"VFMADDSUB231PHZ256rkz" "\0"
+	"VFMADDSUB231PHZm" "\0"
+	"VFMADDSUB231PHZmb" "\0"
+	"VFMADDSUB231PHZmbk" "\0"
+	"VFMADDSUB231PHZmbkz" "\0"
+	"VFMADDSUB231PHZmk" "\0"
+	"VFMADDSUB231PHZmkz" "\0"
+	"VFMADDSUB231PHZr" "\0"
+	"VFMADDSUB231PHZrb" "\0"
+	"VFMADDSUB231PHZrbk" "\0"
+	"VFMADDSUB231PHZrbkz" "\0"
+	"VFMADDSUB231PHZrk" "\0"
+	"VFMADDSUB231PHZrkz" "\0"
+	"VFMADDSUB231PSYm" "\0"
+	"VFMADDSUB231PSYr" "\0"
+	"VFMADDSUB231PSZ128m" "\0"
+	"VFMADDSUB231PSZ128mb" "\0"
+	"VFMADDSUB231PSZ128mbk" "\0"
+	"VFMADDSUB231PSZ128mbkz" "\0"
+	"VFMADDSUB231PSZ128mk" "\0"
+	"VFMADDSUB231PSZ128mkz" "\0"
+	"VFMADDSUB231PSZ128r" "\0"
+	"VFMADDSUB231PSZ128rk" "\0"
+	"VFMADDSUB231PSZ128rkz" "\0"
+	"VFMADDSUB231PSZ256m" "\0"
+	"VFMADDSUB231PSZ256mb" "\0"
+	"VFMADDSUB231PSZ256mbk" "\0"
+	"VFMADDSUB231PSZ256mbkz" "\0"
+	"VFMADDSUB231PSZ256mk" "\0"
+	"VFMADDSUB231PSZ256mkz" "\0"
+	"VFMADDSUB231PSZ256r" "\0"
+	"VFMADDSUB231PSZ256rk" "\0"
+	"VFMADDSUB231PSZ256rkz" "\0"
+	"VFMADDSUB231PSZm" "\0"
+	"VFMADDSUB231PSZmb" "\0"
+	"VFMADDSUB231PSZmbk" "\0"
+	"VFMADDSUB231PSZmbkz" "\0"
+	"VFMADDSUB231PSZmk" "\0"
+	"VFMADDSUB231PSZmkz" "\0"
+	"VFMADDSUB231PSZr" "\0"
+	"VFMADDSUB231PSZrb" "\0"
+	"VFMADDSUB231PSZrbk" "\0"
+	"VFMADDSUB231PSZrbkz" "\0"
+	"VFMADDSUB231PSZrk" "\0"
+	"VFMADDSUB231PSZrkz" "\0"
+	"VFMADDSUB231PSm" "\0"
+	"VFMADDSUB231PSr" "\0"
+	"VFMADDSUBPD4Ymr" "\0"
+	"VFMADDSUBPD4Yrm" "\0"
+	"VFMADDSUBPD4Yrr" "\0"
+	"VFMADDSUBPD4Yrr_REV" "\0"
+	"VFMADDSUBPD4mr" "\0"
+	"VFMADDSUBPD4rm" "\0"
+	"VFMADDSUBPD4rr" "\0"
+	"VFMADDSUBPD4rr_REV" "\0"
+	"VFMADDSUBPS4Ymr" "\0"
+	"VFMADDSUBPS4Yrm" "\0"
+	"VFMADDSUBPS4Yrr" "\0"
+	"VFMADDSUBPS4Yrr_REV" "\0"
+	"VFMADDSUBPS4mr" "\0"
+	"VFMADDSUBPS4rm" "\0"
+	"VFMADDSUBPS4rr" "\0"
+	"VFMADDSUBPS4rr_REV" "\0"
+	"VFMSUB132PDYm" "\0"
+	"VFMSUB132PDYr" "\0"
+	"VFMSUB132PDZ128m" "\0"
+	"VFMSUB132PDZ128mb" "\0"
+	"VFMSUB132PDZ128mbk" "\0"
+	"VFMSUB132PDZ128mbkz" "\0"
+	"VFMSUB132PDZ128mk" "\0"
+	"VFMSUB132PDZ128mkz" "\0"
+	"VFMSUB132PDZ128r" "\0"
+	"VFMSUB132PDZ128rk" "\0"
+	"VFMSUB132PDZ128rkz" "\0"
+	"VFMSUB132PDZ256m" "\0"
+	"VFMSUB132PDZ256mb" "\0"
+	"VFMSUB132PDZ256mbk" "\0"
+	"VFMSUB132PDZ256mbkz" "\0"
+	"VFMSUB132PDZ256mk" "\0"
+	"VFMSUB132PDZ256mkz" "\0"
+	"VFMSUB132PDZ256r" "\0"
+	"VFMSUB132PDZ256rk" "\0"
+	"VFMSUB132PDZ256rkz" "\0"
+	"VFMSUB132PDZm" "\0"
+	"VFMSUB132PDZmb" "\0"
+	"VFMSUB132PDZmbk" "\0"
+	"VFMSUB132PDZmbkz" "\0"
+	"VFMSUB132PDZmk" "\0"
+	"VFMSUB132PDZmkz" "\0"
+	"VFMSUB132PDZr" "\0"
+	"VFMSUB132PDZrb" "\0"
+	"VFMSUB132PDZrbk" "\0"
+	"VFMSUB132PDZrbkz" "\0"
+	"VFMSUB132PDZrk" "\0"
+	"VFMSUB132PDZrkz" "\0"
+	"VFMSUB132PDm" "\0"
+	"VFMSUB132PDr" "\0"
+	"VFMSUB132PHZ128m" "\0"
+	"VFMSUB132PHZ128mb" "\0"
+	"VFMSUB132PHZ128mbk" "\0"
+	"VFMSUB132PHZ128mbkz" "\0"
+	"VFMSUB132PHZ128mk" "\0"
+	"VFMSUB132PHZ128mkz" "\0"
+	"VFMSUB132PHZ128r" "\0"
+	"VFMSUB132PHZ128rk" "\0"
+	"VFMSUB132PHZ128rkz" "\0"
+	"VFMSUB132PHZ256m" "\0"
+	"VFMSUB132PHZ256mb" "\0"
+	"VFMSUB132PHZ256mbk" "\0"
+	"VFMSUB132PHZ256mbkz" "\0"
+	"VFMSUB132PHZ256mk" "\0"
+	"VFMSUB132PHZ256mkz" "\0"
+	"VFMSUB132PHZ256r" "\0"
+	"VFMSUB132PHZ256rk" "\0"
+	"VFMSUB132PHZ256rkz" "\0"
+	"VFMSUB132PHZm" "\0"
+	"VFMSUB132PHZmb" "\0"
+	"VFMSUB132PHZmbk" "\0"
+	"VFMSUB132PHZmbkz" "\0"
+	"VFMSUB132PHZmk" "\0"
+	"VFMSUB132PHZmkz" "\0"
+	"VFMSUB132PHZr" "\0"
+	"VFMSUB132PHZrb" "\0"
+	"VFMSUB132PHZrbk" "\0"
+	"VFMSUB132PHZrbkz" "\0"
+	"VFMSUB132PHZrk" "\0"
+	"VFMSUB132PHZrkz" "\0"
+	"VFMSUB132PSYm" "\0"
+	"VFMSUB132PSYr" "\0"
+	"VFMSUB132PSZ128m" "\0"
+	"VFMSUB132PSZ128mb" "\0"
+	"VFMSUB132PSZ128mbk" "\0"
+	"VFMSUB132PSZ128mbkz" "\0"
+	"VFMSUB132PSZ128mk" "\0"
+	"VFMSUB132PSZ128mkz" "\0"
+	"VFMSUB132PSZ128r" "\0"
+	"VFMSUB132PSZ128rk" "\0"
+	"VFMSUB132PSZ128rkz" "\0"
+	"VFMSUB132PSZ256m" "\0"
+	"VFMSUB132PSZ256mb" "\0"
+	"VFMSUB132PSZ256mbk" "\0"
+	"VFMSUB132PSZ256mbkz" "\0"
+	"VFMSUB132PSZ256mk" "\0"
+	"VFMSUB132PSZ256mkz" "\0"
+	"VFMSUB132PSZ256r" "\0"
+	"VFMSUB132PSZ256rk" "\0"
+	"VFMSUB132PSZ256rkz" "\0"
+	"VFMSUB132PSZm" "\0"
+	"VFMSUB132PSZmb" "\0"
+	"VFMSUB132PSZmbk" "\0"
+	"VFMSUB132PSZmbkz" "\0"
+	"VFMSUB132PSZmk" "\0"
+	"VFMSUB132PSZmkz" "\0"
+	"VFMSUB132PSZr" "\0"
+	"VFMSUB132PSZrb" "\0"
+	"VFMSUB132PSZrbk" "\0"
+	"VFMSUB132PSZrbkz" "\0"
+	"VFMSUB132PSZrk" "\0"
+	"VFMSUB132PSZrkz" "\0"
+	"VFMSUB132PSm" "\0"
+	"VFMSUB132PSr" "\0"
+	"VFMSUB132SDZm" "\0"
+	"VFMSUB132SDZm_Int" "\0"
+	"VFMSUB132SDZm_Intk" "\0"
+	"VFMSUB132SDZm_Intkz" "\0"
+	"VFMSUB132SDZr" "\0"
+	"VFMSUB132SDZr_Int" "\0"
+	"VFMSUB132SDZr_Intk" "\0"
+	"VFMSUB132SDZr_Intkz" "\0"
+	"VFMSUB132SDZrb" "\0"
+	"VFMSUB132SDZrb_Int" "\0"
+	"VFMSUB132SDZrb_Intk" "\0"
+	"VFMSUB132SDZrb_Intkz" "\0"
+	"VFMSUB132SDm" "\0"
+	"VFMSUB132SDm_Int" "\0"
+	"VFMSUB132SDr" "\0"
+	"VFMSUB132SDr_Int" "\0"
+	"VFMSUB132SHZm" "\0"
+	"VFMSUB132SHZm_Int" "\0"
+	"VFMSUB132SHZm_Intk" "\0"
+	"VFMSUB132SHZm_Intkz" "\0"
+	"VFMSUB132SHZr" "\0"
+	"VFMSUB132SHZr_Int" "\0"
+	"VFMSUB132SHZr_Intk" "\0"
+	"VFMSUB132SHZr_Intkz" "\0"
+	"VFMSUB132SHZrb" "\0"
+	"VFMSUB132SHZrb_Int" "\0"
+	"VFMSUB132SHZrb_Intk" "\0"
+	"VFMSUB132SHZrb_Intkz" "\0"
+	"VFMSUB132SSZm" "\0"
+	"VFMSUB132SSZm_Int" "\0"
+	"VFMSUB132SSZm_Intk" "\0"
+	"VFMSUB132SSZm_Intkz" "\0"
+	"VFMSUB132SSZr" "\0"
+	"VFMSUB132SSZr_Int" "\0"
+	"VFMSUB132SSZr_Intk" "\0"
+	"VFMSUB132SSZr_Intkz" "\0"
+	"VFMSUB132SSZrb" "\0"
+	"VFMSUB132SSZrb_Int" "\0"
+	"VFMSUB132SSZrb_Intk" "\0"
+	"VFMSUB132SSZrb_Intkz" "\0"
+	"VFMSUB132SSm" "\0"
+	"VFMSUB132SSm_Int" "\0"
+	"VFMSUB132SSr" "\0"
+	"VFMSUB132SSr_Int" "\0"
+	"VFMSUB213PDYm" "\0"
+	"VFMSUB213PDYr" "\0"
+	"VFMSUB213PDZ128m" "\0"
+	"VFMSUB213PDZ128mb" "\0"
+	"VFMSUB213PDZ128mbk" "\0"
+	"VFMSUB213PDZ128mbkz" "\0"
+	"VFMSUB213PDZ128mk" "\0"
+	"VFMSUB213PDZ128mkz" "\0"
+	"VFMSUB213PDZ128r" "\0"
+	"VFMSUB213PDZ128rk" "\0"
+	"VFMSUB213PDZ128rkz" "\0"
+	"VFMSUB213PDZ256m" "\0"
+	"VFMSUB213PDZ256mb" "\0"
+	"VFMSUB213PDZ256mbk" "\0"
+	"VFMSUB213PDZ256mbkz" "\0"
+	"VFMSUB213PDZ256mk" "\0"
+	"VFMSUB213PDZ256mkz" "\0"
+	"VFMSUB213PDZ256r" "\0"
+	"VFMSUB213PDZ256rk" "\0"
+	"VFMSUB213PDZ256rkz" "\0"
+	"VFMSUB213PDZm" "\0"
+	"VFMSUB213PDZmb" "\0"
+	"VFMSUB213PDZmbk" "\0"
+	"VFMSUB213PDZmbkz" "\0"
+	"VFMSUB213PDZmk" "\0"
+	"VFMSUB213PDZmkz" "\0"
+	"VFMSUB213PDZr" "\0"
+	"VFMSUB213PDZrb" "\0"
+	"VFMSUB213PDZrbk" "\0"
+	"VFMSUB213PDZrbkz" "\0"
+	"VFMSUB213PDZrk" "\0"
+	"VFMSUB213PDZrkz" "\0"
+	"VFMSUB213PDm" "\0"
+	"VFMSUB213PDr" "\0"
+	"VFMSUB213PHZ128m" "\0"
+	"VFMSUB213PHZ128mb" "\0"
+	"VFMSUB213PHZ128mbk" "\0"
+	"VFMSUB213PHZ128mbkz" "\0"
+	"VFMSUB213PHZ128mk" "\0"
+	"VFMSUB213PHZ128mkz" "\0"
+	"VFMSUB213PHZ128r" "\0"
+	"VFMSUB213PHZ128rk" "\0"
+	"VFMSUB213PHZ128rkz" "\0"
+	"VFMSUB213PHZ256m" "\0"
+	"VFMSUB213PHZ256mb" "\0"
+	"VFMSUB213PHZ256mbk" "\0"
+	"VFMSUB213PHZ256mbkz" "\0"
+	"VFMSUB213PHZ256mk" "\0"
+	"VFMSUB213PHZ256mkz" "\0"
+	"VFMSUB213PHZ256r" "\0"
+	"VFMSUB213PHZ256rk" "\0"
+	"VFMSUB213PHZ256rkz" "\0"
+	"VFMSUB213PHZm" "\0"
+	"VFMSUB213PHZmb" "\0"
+	"VFMSUB213PHZmbk" "\0"
+	"VFMSUB213PHZmbkz" "\0"
+	"VFMSUB213PHZmk" "\0"
+	"VFMSUB213PHZmkz" "\0"
+	"VFMSUB213PHZr" "\0"
+	"VFMSUB213PHZrb" "\0"
+	"VFMSUB213PHZrbk" "\0"
+	"VFMSUB213PHZrbkz" "\0"
+	"VFMSUB213PHZrk" "\0"
+	"VFMSUB213PHZrkz" "\0"
+	"VFMSUB213PSYm" "\0"
+	"VFMSUB213PSYr" "\0"
+	"VFMSUB213PSZ128m" "\0"
+	"VFMSUB213PSZ128mb" "\0"
+	"VFMSUB213PSZ128mbk" "\0"
+	"VFMSUB213PSZ128mbkz" "\0"
+	"VFMSUB213PSZ128mk" "\0"
+	"VFMSUB213PSZ128mkz" "\0"
+	"VFMSUB213PSZ128r" "\0"
+	"VFMSUB213PSZ128rk" "\0"
+	"VFMSUB213PSZ128rkz" "\0"
+	"VFMSUB213PSZ256m" "\0"
+	"VFMSUB213PSZ256mb" "\0"
+	"VFMSUB213PSZ256mbk" "\0"
+	"VFMSUB213PSZ256mbkz" "\0"
+	"VFMSUB213PSZ256mk" "\0"
+	"VFMSUB213PSZ256mkz" "\0"
+	"VFMSUB213PSZ256r" "\0"
+	"VFMSUB213PSZ256rk" "\0"
+	"VFMSUB213PSZ256rkz" "\0"
+	"VFMSUB213PSZm" "\0"
+	"VFMSUB213PSZmb" "\0"
+	"VFMSUB213PSZmbk" "\0"
+	"VFMSUB213PSZmbkz" "\0"
+	"VFMSUB213PSZmk" "\0"
+	"VFMSUB213PSZmkz" "\0"
+	"VFMSUB213PSZr" "\0"
+	"VFMSUB213PSZrb" "\0"
+	"VFMSUB213PSZrbk" "\0"
+	"VFMSUB213PSZrbkz" "\0"
+	"VFMSUB213PSZrk" "\0"
+	"VFMSUB213PSZrkz" "\0"
+	"VFMSUB213PSm" "\0"
+	"VFMSUB213PSr" "\0"
+	"VFMSUB213SDZm" "\0"
+	"VFMSUB213SDZm_Int" "\0"
+	"VFMSUB213SDZm_Intk" "\0"
+	"VFMSUB213SDZm_Intkz" "\0"
+	"VFMSUB213SDZr" "\0"
+	"VFMSUB213SDZr_Int" "\0"
+	"VFMSUB213SDZr_Intk" "\0"
+	"VFMSUB213SDZr_Intkz" "\0"
+	"VFMSUB213SDZrb" "\0"
+	"VFMSUB213SDZrb_Int" "\0"
+	"VFMSUB213SDZrb_Intk" "\0"
+	"VFMSUB213SDZrb_Intkz" "\0"
+	"VFMSUB213SDm" "\0"
+	"VFMSUB213SDm_Int" "\0"
+	"VFMSUB213SDr" "\0"
+	"VFMSUB213SDr_Int" "\0"
+	"VFMSUB213SHZm" "\0"
+	"VFMSUB213SHZm_Int" "\0"
+	"VFMSUB213SHZm_Intk" "\0"
+	"VFMSUB213SHZm_Intkz" "\0"
+	"VFMSUB213SHZr" "\0"
+	"VFMSUB213SHZr_Int" "\0"
+	"VFMSUB213SHZr_Intk" "\0"
+	"VFMSUB213SHZr_Intkz" "\0"
+	"VFMSUB213SHZrb" "\0"
+	"VFMSUB213SHZrb_Int" "\0"
+	"VFMSUB213SHZrb_Intk" "\0"
+	"VFMSUB213SHZrb_Intkz" "\0"
+	"VFMSUB213SSZm" "\0"
+	"VFMSUB213SSZm_Int" "\0"
+	"VFMSUB213SSZm_Intk" "\0"
+	"VFMSUB213SSZm_Intkz" "\0"
+	"VFMSUB213SSZr" "\0"
+	"VFMSUB213SSZr_Int" "\0"
+	"VFMSUB213SSZr_Intk" "\0"
+	"VFMSUB213SSZr_Intkz" "\0"
+	"VFMSUB213SSZrb" "\0"
+	"VFMSUB213SSZrb_Int" "\0"
+	"VFMSUB213SSZrb_Intk" "\0"
+	"VFMSUB213SSZrb_Intkz" "\0"
+	"VFMSUB213SSm" "\0"
+	"VFMSUB213SSm_Int" "\0"
+	"VFMSUB213SSr" "\0"
+	"VFMSUB213SSr_Int" "\0"
+	"VFMSUB231PDYm" "\0"
+	"VFMSUB231PDYr" "\0"
+	"VFMSUB231PDZ128m" "\0"
+	"VFMSUB231PDZ128mb" "\0"
+	"VFMSUB231PDZ128mbk" "\0"
+	"VFMSUB231PDZ128mbkz" "\0"
+	"VFMSUB231PDZ128mk" "\0"
+	"VFMSUB231PDZ128mkz" "\0"
+	"VFMSUB231PDZ128r" "\0"
+	"VFMSUB231PDZ128rk" "\0"
+	"VFMSUB231PDZ128rkz" "\0"
+	"VFMSUB231PDZ256m" "\0"
+	"VFMSUB231PDZ256mb" "\0"
+	"VFMSUB231PDZ256mbk" "\0"
+	"VFMSUB231PDZ256mbkz" "\0"
+	"VFMSUB231PDZ256mk" "\0"
+	"VFMSUB231PDZ256mkz" "\0"
+	"VFMSUB231PDZ256r" "\0"
+	"VFMSUB231PDZ256rk" "\0"
+	"VFMSUB231PDZ256rkz" "\0"
+	"VFMSUB231PDZm" "\0"
+	"VFMSUB231PDZmb" "\0"
+	"VFMSUB231PDZmbk" "\0"
+	"VFMSUB231PDZmbkz" "\0"
+	"VFMSUB231PDZmk" "\0"
+	"VFMSUB231PDZmkz" "\0"
+	"VFMSUB231PDZr" "\0"
+	"VFMSUB231PDZrb" "\0"
+	"VFMSUB231PDZrbk" "\0"
+	"VFMSUB231PDZrbkz" "\0"
+	"VFMSUB231PDZrk" "\0"
+	"VFMSUB231PDZrkz" "\0"
+	"VFMSUB231PDm" "\0"
+	"VFMSUB231PDr" "\0"
+	"VFMSUB231PHZ128m" "\0"
+	"VFMSUB231PHZ128mb" "\0"
+	"VFMSUB231PHZ128mbk" "\0"
+	"VFMSUB231PHZ128mbkz" "\0"
+	"VFMSUB231PHZ128mk" "\0"
+	"VFMSUB231PHZ128mkz" "\0"
+	"VFMSUB231PHZ128r" "\0"
+	"VFMSUB231PHZ128rk" "\0"
+	"VFMSUB231PHZ128rkz" "\0"
+	"VFMSUB231PHZ256m" "\0"
+	"VFMSUB231PHZ256mb" "\0"
+	"VFMSUB231PHZ256mbk" "\0"
+	"VFMSUB231PHZ256mbkz" "\0"
+	"VFMSUB231PHZ256mk" "\0"
+	"VFMSUB231PHZ256mkz" "\0"
+	"VFMSUB231PHZ256r" "\0"
+	"VFMSUB231PHZ256rk" "\0"
+	"VFMSUB231PHZ256rkz" "\0"
+	"VFMSUB231PHZm" "\0"
+	"VFMSUB231PHZmb" "\0"
+	"VFMSUB231PHZmbk" "\0"
+	"VFMSUB231PHZmbkz" "\0"
+	"VFMSUB231PHZmk" "\0"
+	"VFMSUB231PHZmkz" "\0"
+	"VFMSUB231PHZr" "\0"
+	"VFMSUB231PHZrb" "\0"
+	"VFMSUB231PHZrbk" "\0"
+	"VFMSUB231PHZrbkz" "\0"
+	"VFMSUB231PHZrk" "\0"
+	"VFMSUB231PHZrkz" "\0"
+	"VFMSUB231PSYm" "\0"
+	"VFMSUB231PSYr" "\0"
+	"VFMSUB231PSZ128m" "\0"
+	"VFMSUB231PSZ128mb" "\0"
+	"VFMSUB231PSZ128mbk" "\0"
+	"VFMSUB231PSZ128mbkz" "\0"
+	"VFMSUB231PSZ128mk" "\0"
+	"VFMSUB231PSZ128mkz" "\0"
+	"VFMSUB231PSZ128r" "\0"
+	"VFMSUB231PSZ128rk" "\0"
+	"VFMSUB231PSZ128rkz" "\0"
+	"VFMSUB231PSZ256m" "\0"
+	"VFMSUB231PSZ256mb" "\0"
+	"VFMSUB231PSZ256mbk" "\0"
+	"VFMSUB231PSZ256mbkz" "\0"
+	"VFMSUB231PSZ256mk" "\0"
+	"VFMSUB231PSZ256mkz" "\0"
+	"VFMSUB231PSZ256r" "\0"
+	"VFMSUB231PSZ256rk" "\0"
+	"VFMSUB231PSZ256rkz" "\0"
+	"VFMSUB231PSZm" "\0"
+	"VFMSUB231PSZmb" "\0"
+	"VFMSUB231PSZmbk" "\0"
+	"VFMSUB231PSZmbkz" "\0"
+	"VFMSUB231PSZmk" "\0"
+	"VFMSUB231PSZmkz" "\0"
+	"VFMSUB231PSZr" "\0"
+	"VFMSUB231PSZrb" "\0"
+	"VFMSUB231PSZrbk" "\0"
+	"VFMSUB231PSZrbkz" "\0"
+	"VFMSUB231PSZrk" "\0"
+	"VFMSUB231PSZrkz" "\0"
+	"VFMSUB231PSm" "\0"
+	"VFMSUB231PSr" "\0"
+	"VFMSUB231SDZm" "\0"
+	"VFMSUB231SDZm_Int" "\0"
+	"VFMSUB231SDZm_Intk" "\0"
+	"VFMSUB231SDZm_Intkz" "\0"
+	"VFMSUB231SDZr" "\0"
+	"VFMSUB231SDZr_Int" "\0"
+	"VFMSUB231SDZr_Intk" "\0"
+	"VFMSUB231SDZr_Intkz" "\0"
+	"VFMSUB231SDZrb" "\0"
+	"VFMSUB231SDZrb_Int" "\0"
+	"VFMSUB231SDZrb_Intk" "\0"
+	"VFMSUB231SDZrb_Intkz" "\0"
+	"VFMSUB231SDm" "\0"
+	"VFMSUB231SDm_Int" "\0"
+	"VFMSUB231SDr" "\0"
+	"VFMSUB231SDr_Int" "\0"
+	"VFMSUB231SHZm" "\0"
+	"VFMSUB231SHZm_Int" "\0"
+	"VFMSUB231SHZm_Intk" "\0"
+	"VFMSUB231SHZm_Intkz" "\0"
+	"VFMSUB231SHZr" "\0"
+	"VFMSUB231SHZr_Int" "\0"
+	"VFMSUB231SHZr_Intk" "\0"
+	"VFMSUB231SHZr_Intkz" "\0"
+	"VFMSUB231SHZrb" "\0"
+	"VFMSUB231SHZrb_Int" "\0"
+	"VFMSUB231SHZrb_Intk" "\0"
+	"VFMSUB231SHZrb_Intkz" "\0"
+	"VFMSUB231SSZm" "\0"
+	"VFMSUB231SSZm_Int" "\0"
+	"VFMSUB231SSZm_Intk" "\0"
+	"VFMSUB231SSZm_Intkz" "\0"
+	"VFMSUB231SSZr" "\0"
+	"VFMSUB231SSZr_Int" "\0"
+	"VFMSUB231SSZr_Intk" "\0"
+	"VFMSUB231SSZr_Intkz" "\0"
+	"VFMSUB231SSZrb" "\0"
+	"VFMSUB231SSZrb_Int" "\0"
+	"VFMSUB231SSZrb_Intk" "\0"
+	"VFMSUB231SSZrb_Intkz" "\0"
+	"VFMSUB231SSm" "\0"
+	"VFMSUB231SSm_Int" "\0"
+	"VFMSUB231SSr" "\0"
+	"VFMSUB231SSr_Int" "\0"
+	"VFMSUBADD132PDYm" "\0"
+	"VFMSUBADD132PDYr" "\0"
+	"VFMSUBADD132PDZ128m" "\0"
+	"VFMSUBADD132PDZ128mb" "\0"
+	"VFMSUBADD132PDZ128mbk" "\0"
+	"VFMSUBADD132PDZ128mbkz" "\0"
+	"VFMSUBADD132PDZ128mk" "\0"
+	"VFMSUBADD132PDZ128mkz" "\0"
+	"VFMSUBADD132PDZ128r" "\0"
+	"VFMSUBADD132PDZ128rk" "\0"
+	"VFMSUBADD132PDZ128rkz" "\0"
+	"VFMSUBADD132PDZ256m" "\0"
+	"VFMSUBADD132PDZ256mb" "\0"
+	"VFMSUBADD132PDZ256mbk" "\0"
+	"VFMSUBADD132PDZ256mbkz" "\0"
+	"VFMSUBADD132PDZ256mk" "\0"
+	"VFMSUBADD132PDZ256mkz" "\0"
+	"VFMSUBADD132PDZ256r" "\0"
+	"VFMSUBADD132PDZ256rk" "\0"
+	"VFMSUBADD132PDZ256rkz" "\0"
+	"VFMSUBADD132PDZm" "\0"
+	"VFMSUBADD132PDZmb" "\0"
+	"VFMSUBADD132PDZmbk" "\0"
+	"VFMSUBADD132PDZmbkz" "\0"
+	"VFMSUBADD132PDZmk" "\0"
+	"VFMSUBADD132PDZmkz" "\0"
+	"VFMSUBADD132PDZr" "\0"
+	"VFMSUBADD132PDZrb" "\0"
+	"VFMSUBADD132PDZrbk" "\0"
+	"VFMSUBADD132PDZrbkz" "\0"
+	"VFMSUBADD132PDZrk" "\0"
+	"VFMSUBADD132PDZrkz" "\0"
+	"VFMSUBADD132PDm" "\0"
+	"VFMSUBADD132PDr" "\0"
+	"VFMSUBADD132PHZ128m" "\0"
+	"VFMSUBADD132PHZ128mb" "\0"
+	"VFMSUBADD132PHZ128mbk" "\0"
+	"VFMSUBADD132PHZ128mbkz" "\0"
+	"VFMSUBADD132PHZ128mk" "\0"
+	"VFMSUBADD132PHZ128mkz" "\0"
+	"VFMSUBADD132PHZ128r" "\0"
+	"VFMSUBADD132PHZ128rk" "\0"
+	"VFMSUBADD132PHZ128rkz" "\0"
+	"VFMSUBADD132PHZ256m" "\0"
+	"VFMSUBADD132PHZ256mb" "\0"
+	"VFMSUBADD132PHZ256mbk" "\0"
+	"VFMSUBADD132PHZ256mbkz" "\0"
+	"VFMSUBADD132PHZ256mk" "\0"
+	"VFMSUBADD132PHZ256mkz" "\0"
+	"VFMSUBADD132PHZ256r" "\0"
+	"VFMSUBADD132PHZ256rk" "\0"
+	"VFMSUBADD132PHZ256rkz" "\0"
+	"VFMSUBADD132PHZm" "\0"
+	"VFMSUBADD132PHZmb" "\0"
+	"VFMSUBADD132PHZmbk" "\0"
+	"VFMSUBADD132PHZmbkz" "\0"
+	"VFMSUBADD132PHZmk" "\0"
+	"VFMSUBADD132PHZmkz" "\0"
+	"VFMSUBADD132PHZr" "\0"
+	"VFMSUBADD132PHZrb" "\0"
+	"VFMSUBADD132PHZrbk" "\0"
+	"VFMSUBADD132PHZrbkz" "\0"
+	"VFMSUBADD132PHZrk" "\0"
+	"VFMSUBADD132PHZrkz" "\0"
+	"VFMSUBADD132PSYm" "\0"
+	"VFMSUBADD132PSYr" "\0"
+	"VFMSUBADD132PSZ128m" "\0"
+	"VFMSUBADD132PSZ128mb" "\0"
+	"VFMSUBADD132PSZ128mbk" "\0"
+	"VFMSUBADD132PSZ128mbkz" "\0"
+	"VFMSUBADD132PSZ128mk" "\0"
+	"VFMSUBADD132PSZ128mkz" "\0"
+	"VFMSUBADD132PSZ128r" "\0"
+	"VFMSUBADD132PSZ128rk" "\0"
+	"VFMSUBADD132PSZ128rkz" "\0"
+	"VFMSUBADD132PSZ256m" "\0"
+	"VFMSUBADD132PSZ256mb" "\0"
+	"VFMSUBADD132PSZ256mbk" "\0"
+	"VFMSUBADD132PSZ256mbkz" "\0"
+	"VFMSUBADD132PSZ256mk" "\0"
+	"VFMSUBADD132PSZ256mkz" "\0"
+	"VFMSUBADD132PSZ256r" "\0"
+	"VFMSUBADD132PSZ256rk" "\0"
+	"VFMSUBADD132PSZ256rkz" "\0"
+	"VFMSUBADD132PSZm" "\0"
+	"VFMSUBADD132PSZmb" "\0"
+	"VFMSUBADD132PSZmbk" "\0"
+	"VFMSUBADD132PSZmbkz" "\0"
+	"VFMSUBADD132PSZmk" "\0"
+	"VFMSUBADD132PSZmkz" "\0"
+	"VFMSUBADD132PSZr" "\0"
+	"VFMSUBADD132PSZrb" "\0"
+	"VFMSUBADD132PSZrbk" "\0"
+	"VFMSUBADD132PSZrbkz" "\0"
+	"VFMSUBADD132PSZrk" "\0"
+	"VFMSUBADD132PSZrkz" "\0"
+	"VFMSUBADD132PSm" "\0"
+	"VFMSUBADD132PSr" "\0"
+	"VFMSUBADD213PDYm" "\0"
+	"VFMSUBADD213PDYr" "\0"
+	"VFMSUBADD213PDZ128m" "\0"
+	"VFMSUBADD213PDZ128mb" "\0"
+	"VFMSUBADD213PDZ128mbk" "\0"
+	"VFMSUBADD213PDZ128mbkz" "\0"
+	"VFMSUBADD213PDZ128mk" "\0"
+	"VFMSUBADD213PDZ128mkz" "\0"
+	"VFMSUBADD213PDZ128r" "\0"
+	"VFMSUBADD213PDZ128rk" "\0"
+	"VFMSUBADD213PDZ128rkz" "\0"
+	"VFMSUBADD213PDZ256m" "\0"
+	"VFMSUBADD213PDZ256mb" "\0"
+	"VFMSUBADD213PDZ256mbk" "\0"
+	"VFMSUBADD213PDZ256mbkz" "\0"
+	"VFMSUBADD213PDZ256mk" "\0"
+	"VFMSUBADD213PDZ256mkz" "\0"
+	"VFMSUBADD213PDZ256r" "\0"
+	"VFMSUBADD213PDZ256rk" "\0"
+	"VFMSUBADD213PDZ256rkz" "\0"
+	"VFMSUBADD213PDZm" "\0"
+	"VFMSUBADD213PDZmb" "\0"
+	"VFMSUBADD213PDZmbk" "\0"
+	"VFMSUBADD213PDZmbkz" "\0"
+	"VFMSUBADD213PDZmk" "\0"
+	"VFMSUBADD213PDZmkz" "\0"
+	"VFMSUBADD213PDZr" "\0"
+	"VFMSUBADD213PDZrb" "\0"
+	"VFMSUBADD213PDZrbk" "\0"
+	"VFMSUBADD213PDZrbkz" "\0"
+	"VFMSUBADD213PDZrk" "\0"
+	"VFMSUBADD213PDZrkz" "\0"
+	"VFMSUBADD213PDm" "\0"
+	"VFMSUBADD213PDr" "\0"
+	"VFMSUBADD213PHZ128m" "\0"
+	"VFMSUBADD213PHZ128mb" "\0"
+	"VFMSUBADD213PHZ128mbk" "\0"
+	"VFMSUBADD213PHZ128mbkz" "\0"
+	"VFMSUBADD213PHZ128mk" "\0"
+	"VFMSUBADD213PHZ128mkz" "\0"
+	"VFMSUBADD213PHZ128r" "\0"
+	"VFMSUBADD213PHZ128rk" "\0"
+	"VFMSUBADD213PHZ128rkz" "\0"
+	"VFMSUBADD213PHZ256m" "\0"
+	"VFMSUBADD213PHZ256mb" "\0"
+	"VFMSUBADD213PHZ256mbk" "\0"
+	"VFMSUBADD213PHZ256mbkz" "\0"
+	"VFMSUBADD213PHZ256mk" "\0"
+	"VFMSUBADD213PHZ256mkz" "\0"
+	"VFMSUBADD213PHZ256r" "\0"
+	"VFMSUBADD213PHZ256rk" "\0"
+	"VFMSUBADD213PHZ256rkz" "\0"
+	"VFMSUBADD213PHZm" "\0"
+	"VFMSUBADD213PHZmb" "\0"
+	"VFMSUBADD213PHZmbk" "\0"
+	"VFMSUBADD213PHZmbkz" "\0"
+	"VFMSUBADD213PHZmk" "\0"
+	"VFMSUBADD213PHZmkz" "\0"
+	"VFMSUBADD213PHZr" "\0"
+	"VFMSUBADD213PHZrb" "\0"
+	"VFMSUBADD213PHZrbk" "\0"
+	"VFMSUBADD213PHZrbkz" "\0"
+	"VFMSUBADD213PHZrk" "\0"
+	"VFMSUBADD213PHZrkz" "\0"
+	"VFMSUBADD213PSYm" "\0"
+	"VFMSUBADD213PSYr" "\0"
+	"VFMSUBADD213PSZ128m" "\0"
+	"VFMSUBADD213PSZ128mb" "\0"
+	"VFMSUBADD213PSZ128mbk" "\0"
+	"VFMSUBADD213PSZ128mbkz" "\0"
+	"VFMSUBADD213PSZ128mk" "\0"
+	"VFMSUBADD213PSZ128mkz" "\0"
+	"VFMSUBADD213PSZ128r" "\0"
+	"VFMSUBADD213PSZ128rk" "\0"
+	"VFMSUBADD213PSZ128rkz" "\0"
+	"VFMSUBADD213PSZ256m" "\0"
+	"VFMSUBADD213PSZ256mb" "\0"
+	"VFMSUBADD213PSZ256mbk" "\0"
+	"VFMSUBADD213PSZ256mbkz" "\0"
+	"VFMSUBADD213PSZ256mk" "\0"
+	"VFMSUBADD213PSZ256mkz" "\0"
+	"VFMSUBADD213PSZ256r" "\0"
+	"VFMSUBADD213PSZ256rk" "\0"
+	"VFMSUBADD213PSZ256rkz" "\0"
+	"VFMSUBADD213PSZm" "\0"
+	"VFMSUBADD213PSZmb" "\0"
+	"VFMSUBADD213PSZmbk" "\0"
+	"VFMSUBADD213PSZmbkz" "\0"
+	"VFMSUBADD213PSZmk" "\0"
+	"VFMSUBADD213PSZmkz" "\0"
+	"VFMSUBADD213PSZr" "\0"
+	"VFMSUBADD213PSZrb" "\0"
+	"VFMSUBADD213PSZrbk" "\0"
+	"VFMSUBADD213PSZrbkz" "\0"
+	"VFMSUBADD213PSZrk" "\0"
+	"VFMSUBADD213PSZrkz" "\0"
+	"VFMSUBADD213PSm" "\0"
+	"VFMSUBADD213PSr" "\0"
+	"VFMSUBADD231PDYm" "\0"
+	"VFMSUBADD231PDYr" "\0"
+	"VFMSUBADD231PDZ128m" "\0"
+	"VFMSUBADD231PDZ128mb" "\0"
+	"VFMSUBADD231PDZ128mbk" "\0"
+	"VFMSUBADD231PDZ128mbkz" "\0"
+	"VFMSUBADD231PDZ128mk" "\0"
+	"VFMSUBADD231PDZ128mkz" "\0"
+	"VFMSUBADD231PDZ128r" "\0"
+	"VFMSUBADD231PDZ128rk" "\0"
+	"VFMSUBADD231PDZ128rkz" "\0"
+	"VFMSUBADD231PDZ256m" "\0"
+	"VFMSUBADD231PDZ256mb" "\0"
+	"VFMSUBADD231PDZ256mbk" "\0"
+	"VFMSUBADD231PDZ256mbkz" "\0"
+	"VFMSUBADD231PDZ256mk" "\0"
+	"VFMSUBADD231PDZ256mkz" "\0"
+	"VFMSUBADD231PDZ256r" "\0"
+	"VFMSUBADD231PDZ256rk" "\0"
+	"VFMSUBADD231PDZ256rkz" "\0"
+	"VFMSUBADD231PDZm" "\0"
+	"VFMSUBADD231PDZmb" "\0"
+	"VFMSUBADD231PDZmbk" "\0"
+	"VFMSUBADD231PDZmbkz" "\0"
+	"VFMSUBADD231PDZmk" "\0"
+	"VFMSUBADD231PDZmkz" "\0"
+	"VFMSUBADD231PDZr" "\0"
+	"VFMSUBADD231PDZrb" "\0"
+	"VFMSUBADD231PDZrbk" "\0"
+	"VFMSUBADD231PDZrbkz" "\0"
+	"VFMSUBADD231PDZrk" "\0"
+	"VFMSUBADD231PDZrkz" "\0"
+	"VFMSUBADD231PDm" "\0"
+	"VFMSUBADD231PDr" "\0"
+	"VFMSUBADD231PHZ128m" "\0"
+	"VFMSUBADD231PHZ128mb" "\0"
+	"VFMSUBADD231PHZ128mbk" "\0"
+	"VFMSUBADD231PHZ128mbkz" "\0"
+	"VFMSUBADD231PHZ128mk" "\0"
+	"VFMSUBADD231PHZ128mkz" "\0"
+	"VFMSUBADD231PHZ128r" "\0"
+	"VFMSUBADD231PHZ128rk" "\0"
+	"VFMSUBADD231PHZ128rkz" "\0"
+	"VFMSUBADD231PHZ256m" "\0"
+	"VFMSUBADD231PHZ256mb" "\0"
+	"VFMSUBADD231PHZ256mbk" "\0"
+	"VFMSUBADD231PHZ256mbkz" "\0"
+	"VFMSUBADD231PHZ256mk" "\0"
+	"VFMSUBADD231PHZ256mkz" "\0"
+	"VFMSUBADD231PHZ256r" "\0"
+	"VFMSUBADD231PHZ256rk" "\0"
+	"VFMSUBADD231PHZ256rkz" "\0"
+	"VFMSUBADD231PHZm" "\0"
+	"VFMSUBADD231PHZmb" "\0"
+	"VFMSUBADD231PHZmbk" "\0"
+	"VFMSUBADD231PHZmbkz" "\0"
+	"VFMSUBADD231PHZmk" "\0"
+	"VFMSUBADD231PHZmkz" "\0"
+	"VFMSUBADD231PHZr" "\0"
+	"VFMSUBADD231PHZrb" "\0"
+	"VFMSUBADD231PHZrbk" "\0"
+	"VFMSUBADD231PHZrbkz" "\0"
+	"VFMSUBADD231PHZrk" "\0"
+	"VFMSUBADD231PHZrkz" "\0"
+	"VFMSUBADD231PSYm" "\0"
+	"VFMSUBADD231PSYr" "\0"
+	"VFMSUBADD231PSZ128m" "\0"
+	"VFMSUBADD231PSZ128mb" "\0"
+	"VFMSUBADD231PSZ128mbk" "\0"
+	"VFMSUBADD231PSZ128mbkz" "\0"
+	"VFMSUBADD231PSZ128mk" "\0"
+	"VFMSUBADD231PSZ128mkz" "\0"
+	"VFMSUBADD231PSZ128r" "\0"
+	"VFMSUBADD231PSZ128rk" "\0"
+	"VFMSUBADD231PSZ128rkz" "\0"
+	"VFMSUBADD231PSZ256m" "\0"
+	"VFMSUBADD231PSZ256mb" "\0"
+	"VFMSUBADD231PSZ256mbk" "\0"
+	"VFMSUBADD231PSZ256mbkz" "\0"
+	"VFMSUBADD231PSZ256mk" "\0"
+	"VFMSUBADD231PSZ256mkz" "\0"
+	"VFMSUBADD231PSZ256r" "\0"
+	"VFMSUBADD231PSZ256rk" "\0"
+	"VFMSUBADD231PSZ256rkz" "\0"
+	"VFMSUBADD231PSZm" "\0"
+	"VFMSUBADD231PSZmb" "\0"
+	"VFMSUBADD231PSZmbk" "\0"
+	"VFMSUBADD231PSZmbkz" "\0"
+	"VFMSUBADD231PSZmk" "\0"
+	"VFMSUBADD231PSZmkz" "\0"
+	"VFMSUBADD231PSZr" "\0"
+	"VFMSUBADD231PSZrb" "\0"
+	"VFMSUBADD231PSZrbk" "\0"
+	"VFMSUBADD231PSZrbkz" "\0"
+	"VFMSUBADD231PSZrk" "\0"
+	"VFMSUBADD231PSZrkz" "\0"
+	"VFMSUBADD231PSm" "\0"
+	"VFMSUBADD231PSr" "\0"
+	"VFMSUBADDPD4Ymr" "\0"
+	"VFMSUBADDPD4Yrm" "\0"
+	"VFMSUBADDPD4Yrr" "\0"
+	"VFMSUBADDPD4Yrr_REV" "\0"
+	"VFMSUBADDPD4mr" "\0"
+	"VFMSUBADDPD4rm" "\0"
+	"VFMSUBADDPD4rr" "\0"
+	"VFMSUBADDPD4rr_REV" "\0"
+	"VFMSUBADDPS4Ymr" "\0"
+	"VFMSUBADDPS4Yrm" "\0"
+	"VFMSUBADDPS4Yrr" "\0"
+	"VFMSUBADDPS4Yrr_REV" "\0"
+	"VFMSUBADDPS4mr" "\0"
+	"VFMSUBADDPS4rm" "\0"
+	"VFMSUBADDPS4rr" "\0"
+	"VFMSUBADDPS4rr_REV" "\0"
+	"VFMSUBPD4Ymr" "\0"
+	"VFMSUBPD4Yrm" "\0"
+	"VFMSUBPD4Yrr" "\0"
+	"VFMSUBPD4Yrr_REV" "\0"
+	"VFMSUBPD4mr" "\0"
+	"VFMSUBPD4rm" "\0"
+	"VFMSUBPD4rr" "\0"
+	"VFMSUBPD4rr_REV" "\0"
+	"VFMSUBPS4Ymr" "\0"
+	"VFMSUBPS4Yrm" "\0"
+	"VFMSUBPS4Yrr" "\0"
+	"VFMSUBPS4Yrr_REV" "\0"
+	"VFMSUBPS4mr" "\0"
+	"VFMSUBPS4rm" "\0"
+	"VFMSUBPS4rr" "\0"
+	"VFMSUBPS4rr_REV" "\0"
+	"VFMSUBSD4mr" "\0"
+	"VFMSUBSD4mr_Int" "\0"
+	"VFMSUBSD4rm" "\0"
+	"VFMSUBSD4rm_Int" "\0"
+	"VFMSUBSD4rr" "\0"
+	"VFMSUBSD4rr_Int" "\0"
+	"VFMSUBSD4rr_Int_REV" "\0"
+	"VFMSUBSD4rr_REV" "\0"
+	"VFMSUBSS4mr" "\0"
+	"VFMSUBSS4mr_Int" "\0"
+	"VFMSUBSS4rm" "\0"
+	"VFMSUBSS4rm_Int" "\0"
+	"VFMSUBSS4rr" "\0"
+	"VFMSUBSS4rr_Int" "\0"
+	"VFMSUBSS4rr_Int_REV" "\0"
+	"VFMSUBSS4rr_REV" "\0"
+	"VFMULCPHZ128rm" "\0"
+	"VFMULCPHZ128rmb" "\0"
+	"VFMULCPHZ128rmbk" "\0"
+	"VFMULCPHZ128rmbkz" "\0"
+	"VFMULCPHZ128rmk" "\0"
+	"VFMULCPHZ128rmkz" "\0"
+	"VFMULCPHZ128rr" "\0"
+	"VFMULCPHZ128rrk" "\0"
+	"VFMULCPHZ128rrkz" "\0"
+	"VFMULCPHZ256rm" "\0"
+	"VFMULCPHZ256rmb" "\0"
+	"VFMULCPHZ256rmbk" "\0"
+	"VFMULCPHZ256rmbkz" "\0"
+	"VFMULCPHZ256rmk" "\0"
+	"VFMULCPHZ256rmkz" "\0"
+	"VFMULCPHZ256rr" "\0"
+	"VFMULCPHZ256rrk" "\0"
+	"VFMULCPHZ256rrkz" "\0"
+	"VFMULCPHZrm" "\0"
+	"VFMULCPHZrmb" "\0"
+	"VFMULCPHZrmbk" "\0"
+	"VFMULCPHZrmbkz" "\0"
+	"VFMULCPHZrmk" "\0"
+	"VFMULCPHZrmkz" "\0"
+	"VFMULCPHZrr" "\0"
+	"VFMULCPHZrrb" "\0"
+	"VFMULCPHZrrbk" "\0"
+	"VFMULCPHZrrbkz" "\0"
+	"VFMULCPHZrrk" "\0"
+	"VFMULCPHZrrkz" "\0"
+	"VFMULCSHZrm" "\0"
+	"VFMULCSHZrmk" "\0"
+	"VFMULCSHZrmkz" "\0"
+	"VFMULCSHZrr" "\0"
+	"VFMULCSHZrrb" "\0"
+	"VFMULCSHZrrbk" "\0"
+	"VFMULCSHZrrbkz" "\0"
+	"VFMULCSHZrrk" "\0"
+	"VFMULCSHZrrkz" "\0"
+	"VFNMADD132PDYm" "\0"
+	"VFNMADD132PDYr" "\0"
+	"VFNMADD132PDZ128m" "\0"
+	"VFNMADD132PDZ128mb" "\0"
+	"VFNMADD132PDZ128mbk" "\0"
+	"VFNMADD132PDZ128mbkz" "\0"
+	"VFNMADD132PDZ128mk" "\0"
+	"VFNMADD132PDZ128mkz" "\0"
+	"VFNMADD132PDZ128r" "\0"
+	"VFNMADD132PDZ128rk" "\0"
+	"VFNMADD132PDZ128rkz" "\0"
+	"VFNMADD132PDZ256m" "\0"
+	"VFNMADD132PDZ256mb" "\0"
+	"VFNMADD132PDZ256mbk" "\0"
+	"VFNMADD132PDZ256mbkz" "\0"
+	"VFNMADD132PDZ256mk" "\0"
+	"VFNMADD132PDZ256mkz" "\0"
+	"VFNMADD132PDZ256r" "\0"
+	"VFNMADD132PDZ256rk" "\0"
+	"VFNMADD132PDZ256rkz" "\0"
+	"VFNMADD132PDZm" "\0"
+	"VFNMADD132PDZmb" "\0"
+	"VFNMADD132PDZmbk" "\0"
+	"VFNMADD132PDZmbkz" "\0"
+	"VFNMADD132PDZmk" "\0"
+	"VFNMADD132PDZmkz" "\0"
+	"VFNMADD132PDZr" "\0"
+	"VFNMADD132PDZrb" "\0"
+	"VFNMADD132PDZrbk" "\0"
+	"VFNMADD132PDZrbkz" "\0"
+	"VFNMADD132PDZrk" "\0"
+	"VFNMADD132PDZrkz" "\0"
+	"VFNMADD132PDm" "\0"
+	"VFNMADD132PDr" "\0"
+	"VFNMADD132PHZ128m" "\0"
+	"VFNMADD132PHZ128mb" "\0"
+	"VFNMADD132PHZ128mbk" "\0"
+	"VFNMADD132PHZ128mbkz" "\0"
+	"VFNMADD132PHZ128mk" "\0"
+	"VFNMADD132PHZ128mkz" "\0"
+	"VFNMADD132PHZ128r" "\0"
+	"VFNMADD132PHZ128rk" "\0"
+	"VFNMADD132PHZ128rkz" "\0"
+	"VFNMADD132PHZ256m" "\0"
+	"VFNMADD132PHZ256mb" "\0"
+	"VFNMADD132PHZ256mbk" "\0"
+	"VFNMADD132PHZ256mbkz" "\0"
+	"VFNMADD132PHZ256mk" "\0"
+	"VFNMADD132PHZ256mkz" "\0"
+	"VFNMADD132PHZ256r" "\0"
+	"VFNMADD132PHZ256rk" "\0"
+	"VFNMADD132PHZ256rkz" "\0"
+	"VFNMADD132PHZm" "\0"
+	"VFNMADD132PHZmb" "\0"
+	"VFNMADD132PHZmbk" "\0"
+	"VFNMADD132PHZmbkz" "\0"
+	"VFNMADD132PHZmk" "\0"
+	"VFNMADD132PHZmkz" "\0"
+	"VFNMADD132PHZr" "\0"
+	"VFNMADD132PHZrb" "\0"
+	"VFNMADD132PHZrbk" "\0"
+	"VFNMADD132PHZrbkz" "\0"
+	"VFNMADD132PHZrk" "\0"
+	"VFNMADD132PHZrkz" "\0"
+	"VFNMADD132PSYm" "\0"
+	"VFNMADD132PSYr" "\0"
+	"VFNMADD132PSZ128m" "\0"
+	"VFNMADD132PSZ128mb" "\0"
+	"VFNMADD132PSZ128mbk" "\0"
+	"VFNMADD132PSZ128mbkz" "\0"
+	"VFNMADD132PSZ128mk" "\0"
+	"VFNMADD132PSZ128mkz" "\0"
+	"VFNMADD132PSZ128r" "\0"
+	"VFNMADD132PSZ128rk" "\0"
+	"VFNMADD132PSZ128rkz" "\0"
+	"VFNMADD132PSZ256m" "\0"
+	"VFNMADD132PSZ256mb" "\0"
+	"VFNMADD132PSZ256mbk" "\0"
+	"VFNMADD132PSZ256mbkz" "\0"
+	"VFNMADD132PSZ256mk" "\0"
+	"VFNMADD132PSZ256mkz" "\0"
+	"VFNMADD132PSZ256r" "\0"
+	"VFNMADD132PSZ256rk" "\0"
+	"VFNMADD132PSZ256rkz" "\0"
+	"VFNMADD132PSZm" "\0"
+	"VFNMADD132PSZmb" "\0"
+	"VFNMADD132PSZmbk" "\0"
+	"VFNMADD132PSZmbkz" "\0"
+	"VFNMADD132PSZmk" "\0"
+	"VFNMADD132PSZmkz" "\0"
+	"VFNMADD132PSZr" "\0"
+	"VFNMADD132PSZrb" "\0"
+	"VFNMADD132PSZrbk" "\0"
+	"VFNMADD132PSZrbkz" "\0"
+	"VFNMADD132PSZrk" "\0"
+	"VFNMADD132PSZrkz" "\0"
+	"VFNMADD132PSm" "\0"
+	"VFNMADD132PSr" "\0"
+	"VFNMADD132SDZm" "\0"
+	"VFNMADD132SDZm_Int" "\0"
+	"VFNMADD132SDZm_Intk" "\0"
+	"VFNMADD132SDZm_Intkz" "\0"
+	"VFNMADD132SDZr" "\0"
+	"VFNMADD132SDZr_Int" "\0"
+	"VFNMADD132SDZr_Intk" "\0"
+	"VFNMADD132SDZr_Intkz" "\0"
+	"VFNMADD132SDZrb" "\0"
+	"VFNMADD132SDZrb_Int" "\0"
+	"VFNMADD132SDZrb_Intk" "\0"
+	"VFNMADD132SDZrb_Intkz" "\0"
+	"VFNMADD132SDm" "\0"
+	"VFNMADD132SDm_Int" "\0"
+	"VFNMADD132SDr" "\0"
+	"VFNMADD132SDr_Int" "\0"
+	"VFNMADD132SHZm" "\0"
+	"VFNMADD132SHZm_Int" "\0"
+	"VFNMADD132SHZm_Intk" "\0"
+	"VFNMADD132SHZm_Intkz" "\0"
+	"VFNMADD132SHZr" "\0"
+	"VFNMADD132SHZr_Int" "\0"
+	"VFNMADD132SHZr_Intk" "\0"
+	"VFNMADD132SHZr_Intkz" "\0"
+	"VFNMADD132SHZrb" "\0"
+	"VFNMADD132SHZrb_Int" "\0"
+	"VFNMADD132SHZrb_Intk" "\0"
+	"VFNMADD132SHZrb_Intkz" "\0"
+	"VFNMADD132SSZm" "\0"
+	"VFNMADD132SSZm_Int" "\0"
+	"VFNMADD132SSZm_Intk" "\0"
+	"VFNMADD132SSZm_Intkz" "\0"
+	"VFNMADD132SSZr" "\0"
+	"VFNMADD132SSZr_Int" "\0"
+	"VFNMADD132SSZr_Intk" "\0"
+	"VFNMADD132SSZr_Intkz" "\0"
+	"VFNMADD132SSZrb" "\0"
+	"VFNMADD132SSZrb_Int" "\0"
+	"VFNMADD132SSZrb_Intk" "\0"
+	"VFNMADD132SSZrb_Intkz" "\0"
+	"VFNMADD132SSm" "\0"
+	"VFNMADD132SSm_Int" "\0"
+	"VFNMADD132SSr" "\0"
+	"VFNMADD132SSr_Int" "\0"
+	"VFNMADD213PDYm" "\0"
+	"VFNMADD213PDYr" "\0"
+	"VFNMADD213PDZ128m" "\0"
+	"VFNMADD213PDZ128mb" "\0"
+	"VFNMADD213PDZ128mbk" "\0"
+	"VFNMADD213PDZ128mbkz" "\0"
+	"VFNMADD213PDZ128mk" "\0"
+	"VFNMADD213PDZ128mkz" "\0"
+	"VFNMADD213PDZ128r" "\0"
+	"VFNMADD213PDZ128rk" "\0"
+	"VFNMADD213PDZ128rkz" "\0"
+	"VFNMADD213PDZ256m" "\0"
+	"VFNMADD213PDZ256mb" "\0"
+	"VFNMADD213PDZ256mbk" "\0"
+	"VFNMADD213PDZ256mbkz" "\0"
+	"VFNMADD213PDZ256mk" "\0"
+	"VFNMADD213PDZ256mkz" "\0"
+	"VFNMADD213PDZ256r" "\0"
+	"VFNMADD213PDZ256rk" "\0"
+	"VFNMADD213PDZ256rkz" "\0"
+	"VFNMADD213PDZm" "\0"
+	"VFNMADD213PDZmb" "\0"
+	"VFNMADD213PDZmbk" "\0"
+	"VFNMADD213PDZmbkz" "\0"
+	"VFNMADD213PDZmk" "\0"
+	"VFNMADD213PDZmkz" "\0"
+	"VFNMADD213PDZr" "\0"
+	"VFNMADD213PDZrb" "\0"
+	"VFNMADD213PDZrbk" "\0"
+	"VFNMADD213PDZrbkz" "\0"
+	"VFNMADD213PDZrk" "\0"
+	"VFNMADD213PDZrkz" "\0"
+	"VFNMADD213PDm" "\0"
+	"VFNMADD213PDr" "\0"
+	"VFNMADD213PHZ128m" "\0"
+	"VFNMADD213PHZ128mb" "\0"
+	"VFNMADD213PHZ128mbk" "\0"
+	"VFNMADD213PHZ128mbkz" "\0"
+	"VFNMADD213PHZ128mk" "\0"
+	"VFNMADD213PHZ128mkz" "\0"
+	"VFNMADD213PHZ128r" "\0"
+	"VFNMADD213PHZ128rk" "\0"
+	"VFNMADD213PHZ128rkz" "\0"
+	"VFNMADD213PHZ256m" "\0"
+	"VFNMADD213PHZ256mb" "\0"
+	"VFNMADD213PHZ256mbk" "\0"
+	"VFNMADD213PHZ256mbkz" "\0"
+	"VFNMADD213PHZ256mk" "\0"
+	"VFNMADD213PHZ256mkz" "\0"
+	"VFNMADD213PHZ256r" "\0"
+	"VFNMADD213PHZ256rk" "\0"
+	"VFNMADD213PHZ256rkz" "\0"
+	"VFNMADD213PHZm" "\0"
+	"VFNMADD213PHZmb" "\0"
+	"VFNMADD213PHZmbk" "\0"
+	"VFNMADD213PHZmbkz" "\0"
+	"VFNMADD213PHZmk" "\0"
+	"VFNMADD213PHZmkz" "\0"
+	"VFNMADD213PHZr" "\0"
+	"VFNMADD213PHZrb" "\0"
+	"VFNMADD213PHZrbk" "\0"
+	"VFNMADD213PHZrbkz" "\0"
+	"VFNMADD213PHZrk" "\0"
+	"VFNMADD213PHZrkz" "\0"
+	"VFNMADD213PSYm" "\0"
+	"VFNMADD213PSYr" "\0"
+	"VFNMADD213PSZ128m" "\0"
+	"VFNMADD213PSZ128mb" "\0"
+	"VFNMADD213PSZ128mbk" "\0"
+	"VFNMADD213PSZ128mbkz" "\0"
+	"VFNMADD213PSZ128mk" "\0"
+	"VFNMADD213PSZ128mkz" "\0"
+	"VFNMADD213PSZ128r" "\0"
+	"VFNMADD213PSZ128rk" "\0"
+	"VFNMADD213PSZ128rkz" "\0"
+	"VFNMADD213PSZ256m" "\0"
+	"VFNMADD213PSZ256mb" "\0"
+	"VFNMADD213PSZ256mbk" "\0"
+	"VFNMADD213PSZ256mbkz" "\0"
+	"VFNMADD213PSZ256mk" "\0"
+	"VFNMADD213PSZ256mkz" "\0"
+	"VFNMADD213PSZ256r" "\0"
+	"VFNMADD213PSZ256rk" "\0"
+	"VFNMADD213PSZ256rkz" "\0"
+	"VFNMADD213PSZm" "\0"
+	"VFNMADD213PSZmb" "\0"
+	"VFNMADD213PSZmbk" "\0"
+	"VFNMADD213PSZmbkz" "\0"
+	"VFNMADD213PSZmk" "\0"
+	"VFNMADD213PSZmkz" "\0"
+	"VFNMADD213PSZr" "\0"
+	"VFNMADD213PSZrb" "\0"
+	"VFNMADD213PSZrbk" "\0"
+	"VFNMADD213PSZrbkz" "\0"
+	"VFNMADD213PSZrk" "\0"
+	"VFNMADD213PSZrkz" "\0"
+	"VFNMADD213PSm" "\0"
+	"VFNMADD213PSr" "\0"
+	"VFNMADD213SDZm" "\0"
+	"VFNMADD213SDZm_Int" "\0"
+	"VFNMADD213SDZm_Intk" "\0"
+	"VFNMADD213SDZm_Intkz" "\0"
+	"VFNMADD213SDZr" "\0"
+	"VFNMADD213SDZr_Int" "\0"
+	"VFNMADD213SDZr_Intk" "\0"
+	"VFNMADD213SDZr_Intkz" "\0"
+	"VFNMADD213SDZrb" "\0"
+	"VFNMADD213SDZrb_Int" "\0"
+	"VFNMADD213SDZrb_Intk" "\0"
+	"VFNMADD213SDZrb_Intkz" "\0"
+	"VFNMADD213SDm" "\0"
+	"VFNMADD213SDm_Int" "\0"
+	"VFNMADD213SDr" "\0"
+	"VFNMADD213SDr_Int" "\0"
+	"VFNMADD213SHZm" "\0"
+	"VFNMADD213SHZm_Int" "\0"
+	"VFNMADD213SHZm_Intk" "\0"
+	"VFNMADD213SHZm_Intkz" "\0"
+	"VFNMADD213SHZr" "\0"
+	"VFNMADD213SHZr_Int" "\0"
+	"VFNMADD213SHZr_Intk" "\0"
+	"VFNMADD213SHZr_Intkz" "\0"
+	"VFNMADD213SHZrb" "\0"
+	"VFNMADD213SHZrb_Int" "\0"
+	"VFNMADD213SHZrb_Intk" "\0"
+	"VFNMADD213SHZrb_Intkz" "\0"
+	"VFNMADD213SSZm" "\0"
+	"VFNMADD213SSZm_Int" "\0"
+	"VFNMADD213SSZm_Intk" "\0"
+	"VFNMADD213SSZm_Intkz" "\0"
+	"VFNMADD213SSZr" "\0"
+	"VFNMADD213SSZr_Int" "\0"
+	"VFNMADD213SSZr_Intk" "\0"
+	"VFNMADD213SSZr_Intkz" "\0"
+	"VFNMADD213SSZrb" "\0"
+	"VFNMADD213SSZrb_Int" "\0"
+	"VFNMADD213SSZrb_Intk" "\0"
+	"VFNMADD213SSZrb_Intkz" "\0"
+	"VFNMADD213SSm" "\0"
+	"VFNMADD213SSm_Int" "\0"
+	"VFNMADD213SSr" "\0"
+	"VFNMADD213SSr_Int" "\0"
+	"VFNMADD231PDYm" "\0"
+	"VFNMADD231PDYr" "\0"
+	"VFNMADD231PDZ128m" "\0"
+	"VFNMADD231PDZ128mb" "\0"
+	"VFNMADD231PDZ128mbk" "\0"
+	"VFNMADD231PDZ128mbkz" "\0"
+	"VFNMADD231PDZ128mk" "\0"
+	"VFNMADD231PDZ128mkz" "\0"
+	"VFNMADD231PDZ128r" "\0"
+	"VFNMADD231PDZ128rk" "\0"
+	"VFNMADD231PDZ128rkz" "\0"
+	"VFNMADD231PDZ256m" "\0"
+	"VFNMADD231PDZ256mb" "\0"
+	"VFNMADD231PDZ256mbk" "\0"
+	"VFNMADD231PDZ256mbkz" "\0"
+	"VFNMADD231PDZ256mk" "\0"
+	"VFNMADD231PDZ256mkz" "\0"
+	"VFNMADD231PDZ256r" "\0"
+	"VFNMADD231PDZ256rk" "\0"
+	"VFNMADD231PDZ256rkz" "\0"
+	"VFNMADD231PDZm" "\0"
+	"VFNMADD231PDZmb" "\0"
+	"VFNMADD231PDZmbk" "\0"
+	"VFNMADD231PDZmbkz" "\0"
+	"VFNMADD231PDZmk" "\0"
+	"VFNMADD231PDZmkz" "\0"
+	"VFNMADD231PDZr" "\0"
+	"VFNMADD231PDZrb" "\0"
+	"VFNMADD231PDZrbk" "\0"
+	"VFNMADD231PDZrbkz" "\0"
+	"VFNMADD231PDZrk" "\0"
+	"VFNMADD231PDZrkz" "\0"
+	"VFNMADD231PDm" "\0"
+	"VFNMADD231PDr" "\0"
+	"VFNMADD231PHZ128m" "\0"
+	"VFNMADD231PHZ128mb" "\0"
+	"VFNMADD231PHZ128mbk" "\0"
+	"VFNMADD231PHZ128mbkz" "\0"
+	"VFNMADD231PHZ128mk" "\0"
+	"VFNMADD231PHZ128mkz" "\0"
+	"VFNMADD231PHZ128r" "\0"
+	"VFNMADD231PHZ128rk" "\0"
+	"VFNMADD231PHZ128rkz" "\0"
+	"VFNMADD231PHZ256m" "\0"
+	"VFNMADD231PHZ256mb" "\0"
+	"VFNMADD231PHZ256mbk" "\0"
+	"VFNMADD231PHZ256mbkz" "\0"
+	"VFNMADD231PHZ256mk" "\0"
+	"VFNMADD231PHZ256mkz" "\0"
+	"VFNMADD231PHZ256r" "\0"
+	"VFNMADD231PHZ256rk" "\0"
+	"VFNMADD231PHZ256rkz" "\0"
+	"VFNMADD231PHZm" "\0"
+	"VFNMADD231PHZmb" "\0"
+	"VFNMADD231PHZmbk" "\0"
+	"VFNMADD231PHZmbkz" "\0"
+	"VFNMADD231PHZmk" "\0"
+	"VFNMADD231PHZmkz" "\0"
+	"VFNMADD231PHZr" "\0"
+	"VFNMADD231PHZrb" "\0"
+	"VFNMADD231PHZrbk" "\0"
+	"VFNMADD231PHZrbkz" "\0"
+	"VFNMADD231PHZrk" "\0"
+	"VFNMADD231PHZrkz" "\0"
+	"VFNMADD231PSYm" "\0"
+	"VFNMADD231PSYr" "\0"
+	"VFNMADD231PSZ128m" "\0"
+	"VFNMADD231PSZ128mb" "\0"
+	"VFNMADD231PSZ128mbk" "\0"
+	"VFNMADD231PSZ128mbkz" "\0"
+	"VFNMADD231PSZ128mk" "\0"
+	"VFNMADD231PSZ128mkz" "\0"
+	"VFNMADD231PSZ128r" "\0"
+	"VFNMADD231PSZ128rk" "\0"
+	"VFNMADD231PSZ128rkz" "\0"
+	"VFNMADD231PSZ256m" "\0"
+	"VFNMADD231PSZ256mb" "\0"
+	"VFNMADD231PSZ256mbk" "\0"
+	"VFNMADD231PSZ256mbkz" "\0"
+	"VFNMADD231PSZ256mk" "\0"
+	"VFNMADD231PSZ256mkz" "\0"
+	"VFNMADD231PSZ256r" "\0"
+	"VFNMADD231PSZ256rk" "\0"
+	"VFNMADD231PSZ256rkz" "\0"
+	"VFNMADD231PSZm" "\0"
+	"VFNMADD231PSZmb" "\0"
+	"VFNMADD231PSZmbk" "\0"
+	"VFNMADD231PSZmbkz" "\0"
+	"VFNMADD231PSZmk" "\0"
+	"VFNMADD231PSZmkz" "\0"
+	"VFNMADD231PSZr" "\0"
+	"VFNMADD231PSZrb" "\0"
+	"VFNMADD231PSZrbk" "\0"
+	"VFNMADD231PSZrbkz" "\0"
+	"VFNMADD231PSZrk" "\0"
+	"VFNMADD231PSZrkz" "\0"
+	"VFNMADD231PSm" "\0"
+	"VFNMADD231PSr" "\0"
+	"VFNMADD231SDZm" "\0"
+	"VFNMADD231SDZm_Int" "\0"
+	"VFNMADD231SDZm_Intk" "\0"
+	"VFNMADD231SDZm_Intkz" "\0"
+	"VFNMADD231SDZr" "\0"
+	"VFNMADD231SDZr_Int" "\0"
+	"VFNMADD231SDZr_Intk" "\0"
+	"VFNMADD231SDZr_Intkz" "\0"
+	"VFNMADD231SDZrb" "\0"
+	"VFNMADD231SDZrb_Int" "\0"
+	"VFNMADD231SDZrb_Intk" "\0"
+	"VFNMADD231SDZrb_Intkz" "\0"
+	"VFNMADD231SDm" "\0"
+	"VFNMADD231SDm_Int" "\0"
+	"VFNMADD231SDr" "\0"
+	"VFNMADD231SDr_Int" "\0"
+	"VFNMADD231SHZm" "\0"
+	"VFNMADD231SHZm_Int" "\0"
+	"VFNMADD231SHZm_Intk" "\0"
+	"VFNMADD231SHZm_Intkz" "\0"
+	"VFNMADD231SHZr" "\0"
+	"VFNMADD231SHZr_Int" "\0"
+	"VFNMADD231SHZr_Intk" "\0"
+	"VFNMADD231SHZr_Intkz" "\0"
+	"VFNMADD231SHZrb" "\0"
+	"VFNMADD231SHZrb_Int" "\0"
+	"VFNMADD231SHZrb_Intk" "\0"
+	"VFNMADD231SHZrb_Intkz" "\0"
+	"VFNMADD231SSZm" "\0"
+	"VFNMADD231SSZm_Int" "\0"
+	"VFNMADD231SSZm_Intk" "\0"
+	"VFNMADD231SSZm_Intkz" "\0"
+	"VFNMADD231SSZr" "\0"
+	"VFNMADD231SSZr_Int" "\0"
+	"VFNMADD231SSZr_Intk" "\0"
+	"VFNMADD231SSZr_Intkz" "\0"
+	"VFNMADD231SSZrb" "\0"
+	"VFNMADD231SSZrb_Int" "\0"
+	"VFNMADD231SSZrb_Intk" "\0"
+	"VFNMADD231SSZrb_Intkz" "\0"
+	"VFNMADD231SSm" "\0"
+	"VFNMADD231SSm_Int" "\0"
+	"VFNMADD231SSr" "\0"
+	"VFNMADD231SSr_Int" "\0"
+	"VFNMADDPD4Ymr" "\0"
+	"VFNMADDPD4Yrm" "\0"
+	"VFNMADDPD4Yrr" "\0"
+	"VFNMADDPD4Yrr_REV" "\0"
+	"VFNMADDPD4mr" "\0"
+	"VFNMADDPD4rm" "\0"
+	"VFNMADDPD4rr" "\0"
+	"VFNMADDPD4rr_REV" "\0"
+	"VFNMADDPS4Ymr" "\0"
+	"VFNMADDPS4Yrm" "\0"
+	"VFNMADDPS4Yrr" "\0"
+	"VFNMADDPS4Yrr_REV" "\0"
+	"VFNMADDPS4mr" "\0"
+	"VFNMADDPS4rm" "\0"
+	"VFNMADDPS4rr" "\0"
+	"VFNMADDPS4rr_REV" "\0"
+	"VFNMADDSD4mr" "\0"
+	"VFNMADDSD4mr_Int" "\0"
+	"VFNMADDSD4rm" "\0"
+	"VFNMADDSD4rm_Int" "\0"
+	"VFNMADDSD4rr" "\0"
+	"VFNMADDSD4rr_Int" "\0"
+	"VFNMADDSD4rr_Int_REV" "\0"
+	"VFNMADDSD4rr_REV" "\0"
+	"VFNMADDSS4mr" "\0"
+	"VFNMADDSS4mr_Int" "\0"
+	"VFNMADDSS4rm" "\0"
+	"VFNMADDSS4rm_Int" "\0"
+	"VFNMADDSS4rr" "\0"
+	"VFNMADDSS4rr_Int" "\0"
+	"VFNMADDSS4rr_Int_REV" "\0"
+	"VFNMADDSS4rr_REV" "\0"
+	"VFNMSUB132PDYm" "\0"
+	"VFNMSUB132PDYr" "\0"
+	"VFNMSUB132PDZ128m" "\0"
+	"VFNMSUB132PDZ128mb" "\0"
+	"VFNMSUB132PDZ128mbk" "\0"
+	"VFNMSUB132PDZ128mbkz" "\0"
+	"VFNMSUB132PDZ128mk" "\0"
+	"VFNMSUB132PDZ128mkz" "\0"
+	"VFNMSUB132PDZ128r" "\0"
+	"VFNMSUB132PDZ128rk" "\0"
+	"VFNMSUB132PDZ128rkz" "\0"
+	"VFNMSUB132PDZ256m" "\0"
+	"VFNMSUB132PDZ256mb" "\0"
+	"VFNMSUB132PDZ256mbk" "\0"
+	"VFNMSUB132PDZ256mbkz" "\0"
+	"VFNMSUB132PDZ256mk" "\0"
+	"VFNMSUB132PDZ256mkz" "\0"
+	"VFNMSUB132PDZ256r" "\0"
+	"VFNMSUB132PDZ256rk" "\0"
+	"VFNMSUB132PDZ256rkz" "\0"
+	"VFNMSUB132PDZm" "\0"
+	"VFNMSUB132PDZmb" "\0"
+	"VFNMSUB132PDZmbk" "\0"
+	"VFNMSUB132PDZmbkz" "\0"
+	"VFNMSUB132PDZmk" "\0"
+	"VFNMSUB132PDZmkz" "\0"
+	"VFNMSUB132PDZr" "\0"
+	"VFNMSUB132PDZrb" "\0"
+	"VFNMSUB132PDZrbk" "\0"
+	"VFNMSUB132PDZrbkz" "\0"
+	"VFNMSUB132PDZrk" "\0"
+	"VFNMSUB132PDZrkz" "\0"
+	"VFNMSUB132PDm" "\0"
+	"VFNMSUB132PDr" "\0"
+	"VFNMSUB132PHZ128m" "\0"
+	"VFNMSUB132PHZ128mb" "\0"
+	"VFNMSUB132PHZ128mbk" "\0"
+	"VFNMSUB132PHZ128mbkz" "\0"
+	"VFNMSUB132PHZ128mk" "\0"
+	"VFNMSUB132PHZ128mkz" "\0"
+	"VFNMSUB132PHZ128r" "\0"
+	"VFNMSUB132PHZ128rk" "\0"
+	"VFNMSUB132PHZ128rkz" "\0"
+	"VFNMSUB132PHZ256m" "\0"
+	"VFNMSUB132PHZ256mb" "\0"
+	"VFNMSUB132PHZ256mbk" "\0"
+	"VFNMSUB132PHZ256mbkz" "\0"
+	"VFNMSUB132PHZ256mk" "\0"
+	"VFNMSUB132PHZ256mkz" "\0"
+	"VFNMSUB132PHZ256r" "\0"
+	"VFNMSUB132PHZ256rk" "\0"
+	"VFNMSUB132PHZ256rkz" "\0"
+	"VFNMSUB132PHZm" "\0"
+	"VFNMSUB132PHZmb" "\0"
+	"VFNMSUB132PHZmbk" "\0"
+	"VFNMSUB132PHZmbkz" "\0"
+	"VFNMSUB132PHZmk" "\0"
+	"VFNMSUB132PHZmkz" "\0"
+	"VFNMSUB132PHZr" "\0"
+	"VFNMSUB132PHZrb" "\0"
+	"VFNMSUB132PHZrbk" "\0"
+	"VFNMSUB132PHZrbkz" "\0"
+	"VFNMSUB132PHZrk" "\0"
+	"VFNMSUB132PHZrkz" "\0"
+	"VFNMSUB132PSYm" "\0"
+	"VFNMSUB132PSYr" "\0"
+	"VFNMSUB132PSZ128m" "\0"
+	"VFNMSUB132PSZ128mb" "\0"
+	"VFNMSUB132PSZ128mbk" "\0"
+	"VFNMSUB132PSZ128mbkz" "\0"
+	"VFNMSUB132PSZ128mk" "\0"
+	"VFNMSUB132PSZ128mkz" "\0"
+	"VFNMSUB132PSZ128r" "\0"
+	"VFNMSUB132PSZ128rk" "\0"
+	"VFNMSUB132PSZ128rkz" "\0"
+	"VFNMSUB132PSZ256m" "\0"
+	"VFNMSUB132PSZ256mb" "\0"
+	"VFNMSUB132PSZ256mbk" "\0"
+	"VFNMSUB132PSZ256mbkz" "\0"
+	"VFNMSUB132PSZ256mk" "\0"
+	"VFNMSUB132PSZ256mkz" "\0"
+	"VFNMSUB132PSZ256r" "\0"
+	"VFNMSUB132PSZ256rk" "\0"
+	"VFNMSUB132PSZ256rkz" "\0"
+	"VFNMSUB132PSZm" "\0"
+	"VFNMSUB132PSZmb" "\0"
+	"VFNMSUB132PSZmbk" "\0"
+	"VFNMSUB132PSZmbkz" "\0"
+	"VFNMSUB132PSZmk" "\0"
+	"VFNMSUB132PSZmkz" "\0"
+	"VFNMSUB132PSZr" "\0"
+	"VFNMSUB132PSZrb" "\0"
+	"VFNMSUB132PSZrbk" "\0"
+	"VFNMSUB132PSZrbkz" "\0"
+	"VFNMSUB132PSZrk" "\0"
+	"VFNMSUB132PSZrkz" "\0"
+	"VFNMSUB132PSm" "\0"
+	"VFNMSUB132PSr" "\0"
+	"VFNMSUB132SDZm" "\0"
+	"VFNMSUB132SDZm_Int" "\0"
+	"VFNMSUB132SDZm_Intk" "\0"
+	"VFNMSUB132SDZm_Intkz" "\0"
+	"VFNMSUB132SDZr" "\0"
+	"VFNMSUB132SDZr_Int" "\0"
+	"VFNMSUB132SDZr_Intk" "\0"
+	"VFNMSUB132SDZr_Intkz" "\0"
+	"VFNMSUB132SDZrb" "\0"
+	"VFNMSUB132SDZrb_Int" "\0"
+	"VFNMSUB132SDZrb_Intk" "\0"
+	"VFNMSUB132SDZrb_Intkz" "\0"
+	"VFNMSUB132SDm" "\0"
+	"VFNMSUB132SDm_Int" "\0"
+	"VFNMSUB132SDr" "\0"
+	"VFNMSUB132SDr_Int" "\0"
+	"VFNMSUB132SHZm" "\0"
+	"VFNMSUB132SHZm_Int" "\0"
+	"VFNMSUB132SHZm_Intk" "\0"
+	"VFNMSUB132SHZm_Intkz" "\0"
+	"VFNMSUB132SHZr" "\0"
+	"VFNMSUB132SHZr_Int" "\0"
+	"VFNMSUB132SHZr_Intk" "\0"
+	"VFNMSUB132SHZr_Intkz" "\0"
+	"VFNMSUB132SHZrb" "\0"
+	"VFNMSUB132SHZrb_Int" "\0"
+	"VFNMSUB132SHZrb_Intk" "\0"
+	"VFNMSUB132SHZrb_Intkz" "\0"
+	"VFNMSUB132SSZm" "\0"
+	"VFNMSUB132SSZm_Int" "\0"
+	"VFNMSUB132SSZm_Intk" "\0"
+	"VFNMSUB132SSZm_Intkz" "\0"
+	"VFNMSUB132SSZr" "\0"
+	"VFNMSUB132SSZr_Int" "\0"
+	"VFNMSUB132SSZr_Intk" "\0"
+	"VFNMSUB132SSZr_Intkz" "\0"
+	"VFNMSUB132SSZrb" "\0"
+	"VFNMSUB132SSZrb_Int" "\0"
+	"VFNMSUB132SSZrb_Intk" "\0"
+	"VFNMSUB132SSZrb_Intkz" "\0"
+	"VFNMSUB132SSm" "\0"
+	"VFNMSUB132SSm_Int" "\0"
+	"VFNMSUB132SSr" "\0"
+	"VFNMSUB132SSr_Int" "\0"
+	"VFNMSUB213PDYm" "\0"
+	"VFNMSUB213PDYr" "\0"
+	"VFNMSUB213PDZ128m" "\0"
+	"VFNMSUB213PDZ128mb" "\0"
+	"VFNMSUB213PDZ128mbk" "\0"
+	"VFNMSUB213PDZ128mbkz" "\0"
+	"VFNMSUB213PDZ128mk" "\0"
+	"VFNMSUB213PDZ128mkz" "\0"
+	"VFNMSUB213PDZ128r" "\0"
+	"VFNMSUB213PDZ128rk" "\0"
+	"VFNMSUB213PDZ128rkz" "\0"
+	"VFNMSUB213PDZ256m" "\0"
+	"VFNMSUB213PDZ256mb" "\0"
+	"VFNMSUB213PDZ256mbk" "\0"
+	"VFNMSUB213PDZ256mbkz" "\0"
+	"VFNMSUB213PDZ256mk" "\0"
+	"VFNMSUB213PDZ256mkz" "\0"
+	"VFNMSUB213PDZ256r" "\0"
+	"VFNMSUB213PDZ256rk" "\0"
+	"VFNMSUB213PDZ256rkz" "\0"
+	"VFNMSUB213PDZm" "\0"
+	"VFNMSUB213PDZmb" "\0"
+	"VFNMSUB213PDZmbk" "\0"
+	"VFNMSUB213PDZmbkz" "\0"
+	"VFNMSUB213PDZmk" "\0"
+	"VFNMSUB213PDZmkz" "\0"
+	"VFNMSUB213PDZr" "\0"
+	"VFNMSUB213PDZrb" "\0"
+	"VFNMSUB213PDZrbk" "\0"
+	"VFNMSUB213PDZrbkz" "\0"
+	"VFNMSUB213PDZrk" "\0"
+	"VFNMSUB213PDZrkz" "\0"
+	"VFNMSUB213PDm" "\0"
+	"VFNMSUB213PDr" "\0"
+	"VFNMSUB213PHZ128m" "\0"
+	"VFNMSUB213PHZ128mb" "\0"
+	"VFNMSUB213PHZ128mbk" "\0"
+	"VFNMSUB213PHZ128mbkz" "\0"
+	"VFNMSUB213PHZ128mk" "\0"
+	"VFNMSUB213PHZ128mkz" "\0"
+	"VFNMSUB213PHZ128r" "\0"
+	"VFNMSUB213PHZ128rk" "\0"
+	"VFNMSUB213PHZ128rkz" "\0"
+	"VFNMSUB213PHZ256m" "\0"
+	"VFNMSUB213PHZ256mb" "\0"
+	"VFNMSUB213PHZ256mbk" "\0"
+	"VFNMSUB213PHZ256mbkz" "\0"
+	"VFNMSUB213PHZ256mk" "\0"
+	"VFNMSUB213PHZ256mkz" "\0"
+	"VFNMSUB213PHZ256r" "\0"
+	"VFNMSUB213PHZ256rk" "\0"
+	"VFNMSUB213PHZ256rkz" "\0"
+	"VFNMSUB213PHZm" "\0"
+	"VFNMSUB213PHZmb" "\0"
+	"VFNMSUB213PHZmbk" "\0"
+	"VFNMSUB213PHZmbkz" "\0"
+	"VFNMSUB213PHZmk" "\0"
+	"VFNMSUB213PHZmkz" "\0"
+	"VFNMSUB213PHZr" "\0"
+	"VFNMSUB213PHZrb" "\0"
+	"VFNMSUB213PHZrbk" "\0"
+	"VFNMSUB213PHZrbkz" "\0"
+	"VFNMSUB213PHZrk" "\0"
+	"VFNMSUB213PHZrkz" "\0"
+	"VFNMSUB213PSYm" "\0"
+	"VFNMSUB213PSYr" "\0"
+	"VFNMSUB213PSZ128m" "\0"
+	"VFNMSUB213PSZ128mb" "\0"
+	"VFNMSUB213PSZ128mbk" "\0"
+	"VFNMSUB213PSZ128mbkz" "\0"
+	"VFNMSUB213PSZ128mk" "\0"
+	"VFNMSUB213PSZ128mkz" "\0"
+	"VFNMSUB213PSZ128r" "\0"
+	"VFNMSUB213PSZ128rk" "\0"
+	"VFNMSUB213PSZ128rkz" "\0"
+	"VFNMSUB213PSZ256m" "\0"
+	"VFNMSUB213PSZ256mb" "\0"
+	"VFNMSUB213PSZ256mbk" "\0"
+	"VFNMSUB213PSZ256mbkz" "\0"
+	"VFNMSUB213PSZ256mk" "\0"
+	"VFNMSUB213PSZ256mkz" "\0"
+	"VFNMSUB213PSZ256r" "\0"
+	"VFNMSUB213PSZ256rk" "\0"
+	"VFNMSUB213PSZ256rkz" "\0"
+	"VFNMSUB213PSZm" "\0"
+	"VFNMSUB213PSZmb" "\0"
+	"VFNMSUB213PSZmbk" "\0"
+	"VFNMSUB213PSZmbkz" "\0"
+	"VFNMSUB213PSZmk" "\0"
+	"VFNMSUB213PSZmkz" "\0"
+	"VFNMSUB213PSZr" "\0"
+	"VFNMSUB213PSZrb" "\0"
+	"VFNMSUB213PSZrbk" "\0"
+	"VFNMSUB213PSZrbkz" "\0"
+	"VFNMSUB213PSZrk" "\0"
+	"VFNMSUB213PSZrkz" "\0"
+	"VFNMSUB213PSm" "\0"
+	"VFNMSUB213PSr" "\0"
+	"VFNMSUB213SDZm" "\0"
+	"VFNMSUB213SDZm_Int" "\0"
+	"VFNMSUB213SDZm_Intk" "\0"
+	"VFNMSUB213SDZm_Intkz" "\0"
+	"VFNMSUB213SDZr" "\0"
+	"VFNMSUB213SDZr_Int" "\0"
+	"VFNMSUB213SDZr_Intk" "\0"
+	"VFNMSUB213SDZr_Intkz" "\0"
+	"VFNMSUB213SDZrb" "\0"
+	"VFNMSUB213SDZrb_Int" "\0"
+	"VFNMSUB213SDZrb_Intk" "\0"
+	"VFNMSUB213SDZrb_Intkz" "\0"
+	"VFNMSUB213SDm" "\0"
+	"VFNMSUB213SDm_Int" "\0"
+	"VFNMSUB213SDr" "\0"
+	"VFNMSUB213SDr_Int" "\0"
+	"VFNMSUB213SHZm" "\0"
+	"VFNMSUB213SHZm_Int" "\0"
+	"VFNMSUB213SHZm_Intk" "\0"
+	"VFNMSUB213SHZm_Intkz" "\0"
+	"VFNMSUB213SHZr" "\0"
+	"VFNMSUB213SHZr_Int" "\0"
+	"VFNMSUB213SHZr_Intk" "\0"
+	"VFNMSUB213SHZr_Intkz" "\0"
+	"VFNMSUB213SHZrb" "\0"
+	"VFNMSUB213SHZrb_Int" "\0"
+	"VFNMSUB213SHZrb_Intk" "\0"
+	"VFNMSUB213SHZrb_Intkz" "\0"
+	"VFNMSUB213SSZm" "\0"
+	"VFNMSUB213SSZm_Int" "\0"
+	"VFNMSUB213SSZm_Intk" "\0"
+	"VFNMSUB213SSZm_Intkz" "\0"
+	"VFNMSUB213SSZr" "\0"
+	"VFNMSUB213SSZr_Int" "\0"
+	"VFNMSUB213SSZr_Intk" "\0"
+	"VFNMSUB213SSZr_Intkz" "\0"
+	"VFNMSUB213SSZrb" "\0"
+	"VFNMSUB213SSZrb_Int" "\0"
+	"VFNMSUB213SSZrb_Intk" "\0"
+	"VFNMSUB213SSZrb_Intkz" "\0"
+	"VFNMSUB213SSm" "\0"
+	"VFNMSUB213SSm_Int" "\0"
+	"VFNMSUB213SSr" "\0"
+	"VFNMSUB213SSr_Int" "\0"
+	"VFNMSUB231PDYm" "\0"
+	"VFNMSUB231PDYr" "\0"
+	"VFNMSUB231PDZ128m" "\0"
+	"VFNMSUB231PDZ128mb" "\0"
+	"VFNMSUB231PDZ128mbk" "\0"
+	"VFNMSUB231PDZ128mbkz" "\0"
+	"VFNMSUB231PDZ128mk" "\0"
+	"VFNMSUB231PDZ128mkz" "\0"
+	"VFNMSUB231PDZ128r" "\0"
+	"VFNMSUB231PDZ128rk" "\0"
+	"VFNMSUB231PDZ128rkz" "\0"
+	"VFNMSUB231PDZ256m" "\0"
+	"VFNMSUB231PDZ256mb" "\0"
+	"VFNMSUB231PDZ256mbk" "\0"
+	"VFNMSUB231PDZ256mbkz" "\0"
+	"VFNMSUB231PDZ256mk" "\0"
+	"VFNMSUB231PDZ256mkz" "\0"
+	"VFNMSUB231PDZ256r" "\0"
+	"VFNMSUB231PDZ256rk" "\0"
+	"VFNMSUB231PDZ256rkz" "\0"
+	"VFNMSUB231PDZm" "\0"
+	"VFNMSUB231PDZmb" "\0"
+	"VFNMSUB231PDZmbk" "\0"
+	"VFNMSUB231PDZmbkz" "\0"
+	"VFNMSUB231PDZmk" "\0"
+	"VFNMSUB231PDZmkz" "\0"
+	"VFNMSUB231PDZr" "\0"
+	"VFNMSUB231PDZrb" "\0"
+	"VFNMSUB231PDZrbk" "\0"
+	"VFNMSUB231PDZrbkz" "\0"
+	"VFNMSUB231PDZrk" "\0"
+	"VFNMSUB231PDZrkz" "\0"
+	"VFNMSUB231PDm" "\0"
+	"VFNMSUB231PDr" "\0"
+	"VFNMSUB231PHZ128m" "\0"
+	"VFNMSUB231PHZ128mb" "\0"
+	"VFNMSUB231PHZ128mbk" "\0"
+	"VFNMSUB231PHZ128mbkz" "\0"
+	"VFNMSUB231PHZ128mk" "\0"
+	"VFNMSUB231PHZ128mkz" "\0"
+	"VFNMSUB231PHZ128r" "\0"
+	"VFNMSUB231PHZ128rk" "\0"
+	"VFNMSUB231PHZ128rkz" "\0"
+	"VFNMSUB231PHZ256m" "\0"
+	"VFNMSUB231PHZ256mb" "\0"
+	"VFNMSUB231PHZ256mbk" "\0"
+	"VFNMSUB231PHZ256mbkz" "\0"
+	"VFNMSUB231PHZ256mk" "\0"
+	"VFNMSUB231PHZ256mkz" "\0"
+	"VFNMSUB231PHZ256r" "\0"
+	"VFNMSUB231PHZ256rk" "\0"
+	"VFNMSUB231PHZ256rkz" "\0"
+	"VFNMSUB231PHZm" "\0"
+	"VFNMSUB231PHZmb" "\0"
+	"VFNMSUB231PHZmbk" "\0"
+	"VFNMSUB231PHZmbkz" "\0"
+	"VFNMSUB231PHZmk" "\0"
+	"VFNMSUB231PHZmkz" "\0"
+	"VFNMSUB231PHZr" "\0"
+	"VFNMSUB231PHZrb" "\0"
+	"VFNMSUB231PHZrbk" "\0"
+	"VFNMSUB231PHZrbkz" "\0"
+	"VFNMSUB231PHZrk" "\0"
+	"VFNMSUB231PHZrkz" "\0"
+	"VFNMSUB231PSYm" "\0"
+	"VFNMSUB231PSYr" "\0"
+	"VFNMSUB231PSZ128m" "\0"
+	"VFNMSUB231PSZ128mb" "\0"
+	"VFNMSUB231PSZ128mbk" "\0"
+	"VFNMSUB231PSZ128mbkz" "\0"
+	"VFNMSUB231PSZ128mk" "\0"
+	"VFNMSUB231PSZ128mkz" "\0"
+	"VFNMSUB231PSZ128r" "\0"
+	"VFNMSUB231PSZ128rk" "\0"
+	"VFNMSUB231PSZ128rkz" "\0"
+	"VFNMSUB231PSZ256m" "\0"
+	"VFNMSUB231PSZ256mb" "\0"
+	"VFNMSUB231PSZ256mbk" "\0"
+	"VFNMSUB231PSZ256mbkz" "\0"
+	"VFNMSUB231PSZ256mk" "\0"
+	"VFNMSUB231PSZ256mkz" "\0"
+	"VFNMSUB231PSZ256r" "\0"
+	"VFNMSUB231PSZ256rk" "\0"
+	"VFNMSUB231PSZ256rkz" "\0"
+	"VFNMSUB231PSZm" "\0"
+	"VFNMSUB231PSZmb" "\0"
+	"VFNMSUB231PSZmbk" "\0"
+	"VFNMSUB231PSZmbkz" "\0"
+	"VFNMSUB231PSZmk" "\0"
+	"VFNMSUB231PSZmkz" "\0"
+	"VFNMSUB231PSZr" "\0"
+	"VFNMSUB231PSZrb" "\0"
+	"VFNMSUB231PSZrbk" "\0"
+	"VFNMSUB231PSZrbkz" "\0"
+	"VFNMSUB231PSZrk" "\0"
+	"VFNMSUB231PSZrkz" "\0"
+	"VFNMSUB231PSm" "\0"
+	"VFNMSUB231PSr" "\0"
+	"VFNMSUB231SDZm" "\0"
+	"VFNMSUB231SDZm_Int" "\0"
+	"VFNMSUB231SDZm_Intk" "\0"
+	"VFNMSUB231SDZm_Intkz" "\0"
+	"VFNMSUB231SDZr" "\0"
+	"VFNMSUB231SDZr_Int" "\0"
+	"VFNMSUB231SDZr_Intk" "\0"
+	"VFNMSUB231SDZr_Intkz" "\0"
+	"VFNMSUB231SDZrb" "\0"
+	"VFNMSUB231SDZrb_Int" "\0"
+	"VFNMSUB231SDZrb_Intk" "\0"
+	"VFNMSUB231SDZrb_Intkz" "\0"
+	"VFNMSUB231SDm" "\0"
+	"VFNMSUB231SDm_Int" "\0"
+	"VFNMSUB231SDr" "\0"
+	"VFNMSUB231SDr_Int" "\0"
+	"VFNMSUB231SHZm" "\0"
+	"VFNMSUB231SHZm_Int" "\0"
+	"VFNMSUB231SHZm_Intk" "\0"
+	"VFNMSUB231SHZm_Intkz" "\0"
+	"VFNMSUB231SHZr" "\0"
+	"VFNMSUB231SHZr_Int" "\0"
+	"VFNMSUB231SHZr_Intk" "\0"
+	"VFNMSUB231SHZr_Intkz" "\0"
+	"VFNMSUB231SHZrb" "\0"
+	"VFNMSUB231SHZrb_Int" "\0"
+	"VFNMSUB231SHZrb_Intk" "\0"
+	"VFNMSUB231SHZrb_Intkz" "\0"
+	"VFNMSUB231SSZm" "\0"
+	"VFNMSUB231SSZm_Int" "\0"
+	"VFNMSUB231SSZm_Intk" "\0"
+	"VFNMSUB231SSZm_Intkz" "\0"
+	"VFNMSUB231SSZr" "\0"
+	"VFNMSUB231SSZr_Int" "\0"
+	"VFNMSUB231SSZr_Intk" "\0"
+	"VFNMSUB231SSZr_Intkz" "\0"
+	"VFNMSUB231SSZrb" "\0"
+	"VFNMSUB231SSZrb_Int" "\0"
+	"VFNMSUB231SSZrb_Intk" "\0"
+	"VFNMSUB231SSZrb_Intkz" "\0"
+	"VFNMSUB231SSm" "\0"
+	"VFNMSUB231SSm_Int" "\0"
+	"VFNMSUB231SSr" "\0"
+	"VFNMSUB231SSr_Int" "\0"
+	"VFNMSUBPD4Ymr" "\0"
+	"VFNMSUBPD4Yrm" "\0"
+	"VFNMSUBPD4Yrr" "\0"
+	"VFNMSUBPD4Yrr_REV" "\0"
+	"VFNMSUBPD4mr" "\0"
+	"VFNMSUBPD4rm" "\0"
+	"VFNMSUBPD4rr" "\0"
+	"VFNMSUBPD4rr_REV" "\0"
+	"VFNMSUBPS4Ymr" "\0"
+	"VFNMSUBPS4Yrm" "\0"
+	"VFNMSUBPS4Yrr" "\0"
+	"VFNMSUBPS4Yrr_REV" "\0"
+	"VFNMSUBPS4mr" "\0"
+	"VFNMSUBPS4rm" "\0"
+	"VFNMSUBPS4rr" "\0"
+	"VFNMSUBPS4rr_REV" "\0"
+	"VFNMSUBSD4mr" "\0"
+	"VFNMSUBSD4mr_Int" "\0"
+	"VFNMSUBSD4rm" "\0"
+	"VFNMSUBSD4rm_Int" "\0"
+	"VFNMSUBSD4rr" "\0"
+	"VFNMSUBSD4rr_Int" "\0"
+	"VFNMSUBSD4rr_Int_REV" "\0"
+	"VFNMSUBSD4rr_REV" "\0"
+	"VFNMSUBSS4mr" "\0"
+	"VFNMSUBSS4mr_Int" "\0"
+	"VFNMSUBSS4rm" "\0"
+	"VFNMSUBSS4rm_Int" "\0"
+	"VFNMSUBSS4rr" "\0"
+	"VFNMSUBSS4rr_Int" "\0"
+	"VFNMSUBSS4rr_Int_REV" "\0"
+	"VFNMSUBSS4rr_REV" "\0"
+	"VFPCLASSPDZ128rm" "\0"
+	"VFPCLASSPDZ128rmb" "\0"
+	"VFPCLASSPDZ128rmbk" "\0"
+	"VFPCLASSPDZ128rmk" "\0"
+	"VFPCLASSPDZ128rr" "\0"
+	"VFPCLASSPDZ128rrk" "\0"
+	"VFPCLASSPDZ256rm" "\0"
+	"VFPCLASSPDZ256rmb" "\0"
+	"VFPCLASSPDZ256rmbk" "\0"
+	"VFPCLASSPDZ256rmk" "\0"
+	"VFPCLASSPDZ256rr" "\0"
+	"VFPCLASSPDZ256rrk" "\0"
+	"VFPCLASSPDZrm" "\0"
+	"VFPCLASSPDZrmb" "\0"
+	"VFPCLASSPDZrmbk" "\0"
+	"VFPCLASSPDZrmk" "\0"
+	"VFPCLASSPDZrr" "\0"
+	"VFPCLASSPDZrrk" "\0"
+	"VFPCLASSPHZ128rm" "\0"
+	"VFPCLASSPHZ128rmb" "\0"
+	"VFPCLASSPHZ128rmbk" "\0"
+	"VFPCLASSPHZ128rmk" "\0"
+	"VFPCLASSPHZ128rr" "\0"
+	"VFPCLASSPHZ128rrk" "\0"
+	"VFPCLASSPHZ256rm" "\0"
+	"VFPCLASSPHZ256rmb" "\0"
+	"VFPCLASSPHZ256rmbk" "\0"
+	"VFPCLASSPHZ256rmk" "\0"
+	"VFPCLASSPHZ256rr" "\0"
+	"VFPCLASSPHZ256rrk" "\0"
+	"VFPCLASSPHZrm" "\0"
+	"VFPCLASSPHZrmb" "\0"
+	"VFPCLASSPHZrmbk" "\0"
+	"VFPCLASSPHZrmk" "\0"
+	"VFPCLASSPHZrr" "\0"
+	"VFPCLASSPHZrrk" "\0"
+	"VFPCLASSPSZ128rm" "\0"
+	"VFPCLASSPSZ128rmb" "\0"
+	"VFPCLASSPSZ128rmbk" "\0"
+	"VFPCLASSPSZ128rmk" "\0"
+	"VFPCLASSPSZ128rr" "\0"
+	"VFPCLASSPSZ128rrk" "\0"
+	"VFPCLASSPSZ256rm" "\0"
+	"VFPCLASSPSZ256rmb" "\0"
+	"VFPCLASSPSZ256rmbk" "\0"
+	"VFPCLASSPSZ256rmk" "\0"
+	"VFPCLASSPSZ256rr" "\0"
+	"VFPCLASSPSZ256rrk" "\0"
+	"VFPCLASSPSZrm" "\0"
+	"VFPCLASSPSZrmb" "\0"
+	"VFPCLASSPSZrmbk" "\0"
+	"VFPCLASSPSZrmk" "\0"
+	"VFPCLASSPSZrr" "\0"
+	"VFPCLASSPSZrrk" "\0"
+	"VFPCLASSSDZrm" "\0"
+	"VFPCLASSSDZrmk" "\0"
+	"VFPCLASSSDZrr" "\0"
+	"VFPCLASSSDZrrk" "\0"
+	"VFPCLASSSHZrm" "\0"
+	"VFPCLASSSHZrmk" "\0"
+	"VFPCLASSSHZrr" "\0"
+	"VFPCLASSSHZrrk" "\0"
+	"VFPCLASSSSZrm" "\0"
+	"VFPCLASSSSZrmk" "\0"
+	"VFPCLASSSSZrr" "\0"
+	"VFPCLASSSSZrrk" "\0"
+	"VFRCZPDYrm" "\0"
+	"VFRCZPDYrr" "\0"
+	"VFRCZPDrm" "\0"
+	"VFRCZPDrr" "\0"
+	"VFRCZPSYrm" "\0"
+	"VFRCZPSYrr" "\0"
+	"VFRCZPSrm" "\0"
+	"VFRCZPSrr" "\0"
+	"VFRCZSDrm" "\0"
+	"VFRCZSDrr" "\0"
+	"VFRCZSSrm" "\0"
+	"VFRCZSSrr" "\0"
+	"VGATHERDPDYrm" "\0"
+	"VGATHERDPDZ128rm" "\0"
+	"VGATHERDPDZ256rm" "\0"
+	"VGATHERDPDZrm" "\0"
+	"VGATHERDPDrm" "\0"
+	"VGATHERDPSYrm" "\0"
+	"VGATHERDPSZ128rm" "\0"
+	"VGATHERDPSZ256rm" "\0"
+	"VGATHERDPSZrm" "\0"
+	"VGATHERDPSrm" "\0"
+	"VGATHERPF0DPDm" "\0"
+	"VGATHERPF0DPSm" "\0"
+	"VGATHERPF0QPDm" "\0"
+	"VGATHERPF0QPSm" "\0"
+	"VGATHERPF1DPDm" "\0"
+	"VGATHERPF1DPSm" "\0"
+	"VGATHERPF1QPDm" "\0"
+	"VGATHERPF1QPSm" "\0"
+	"VGATHERQPDYrm" "\0"
+	"VGATHERQPDZ128rm" "\0"
+	"VGATHERQPDZ256rm" "\0"
+	"VGATHERQPDZrm" "\0"
+	"VGATHERQPDrm" "\0"
+	"VGATHERQPSYrm" "\0"
+	"VGATHERQPSZ128rm" "\0"
+	"VGATHERQPSZ256rm" "\0"
+	"VGATHERQPSZrm" "\0"
+	"VGATHERQPSrm" "\0"
+	"VGETEXPPDZ128m" "\0"
+	"VGETEXPPDZ128mb" "\0"
+	"VGETEXPPDZ128mbk" "\0"
+	"VGETEXPPDZ128mbkz" "\0"
+	"VGETEXPPDZ128mk" "\0"
+	"VGETEXPPDZ128mkz" "\0"
+	"VGETEXPPDZ128r" "\0"
+	"VGETEXPPDZ128rk" "\0"
+	"VGETEXPPDZ128rkz" "\0"
+	"VGETEXPPDZ256m" "\0"
+	"VGETEXPPDZ256mb" "\0"
+	"VGETEXPPDZ256mbk" "\0"
+	"VGETEXPPDZ256mbkz" "\0"
+	"VGETEXPPDZ256mk" "\0"
+	"VGETEXPPDZ256mkz" "\0"
+	"VGETEXPPDZ256r" "\0"
+	"VGETEXPPDZ256rk" "\0"
+	"VGETEXPPDZ256rkz" "\0"
+	"VGETEXPPDZm" "\0"
+	"VGETEXPPDZmb" "\0"
+	"VGETEXPPDZmbk" "\0"
+	"VGETEXPPDZmbkz" "\0"
+	"VGETEXPPDZmk" "\0"
+	"VGETEXPPDZmkz" "\0"
+	"VGETEXPPDZr" "\0"
+	"VGETEXPPDZrb" "\0"
+	"VGETEXPPDZrbk" "\0"
+	"VGETEXPPDZrbkz" "\0"
+	"VGETEXPPDZrk" "\0"
+	"VGETEXPPDZrkz" "\0"
+	"VGETEXPPHZ128m" "\0"
+	"VGETEXPPHZ128mb" "\0"
+	"VGETEXPPHZ128mbk" "\0"
+	"VGETEXPPHZ128mbkz" "\0"
+	"VGETEXPPHZ128mk" "\0"
+	"VGETEXPPHZ128mkz" "\0"
+	"VGETEXPPHZ128r" "\0"
+	"VGETEXPPHZ128rk" "\0"
+	"VGETEXPPHZ128rkz" "\0"
+	"VGETEXPPHZ256m" "\0"
+	"VGETEXPPHZ256mb" "\0"
+	"VGETEXPPHZ256mbk" "\0"
+	"VGETEXPPHZ256mbkz" "\0"
+	"VGETEXPPHZ256mk" "\0"
+	"VGETEXPPHZ256mkz" "\0"
+	"VGETEXPPHZ256r" "\0"
+	"VGETEXPPHZ256rk" "\0"
+	"VGETEXPPHZ256rkz" "\0"
+	"VGETEXPPHZm" "\0"
+	"VGETEXPPHZmb" "\0"
+	"VGETEXPPHZmbk" "\0"
+	"VGETEXPPHZmbkz" "\0"
+	"VGETEXPPHZmk" "\0"
+	"VGETEXPPHZmkz" "\0"
+	"VGETEXPPHZr" "\0"
+	"VGETEXPPHZrb" "\0"
+	"VGETEXPPHZrbk" "\0"
+	"VGETEXPPHZrbkz" "\0"
+	"VGETEXPPHZrk" "\0"
+	"VGETEXPPHZrkz" "\0"
+	"VGETEXPPSZ128m" "\0"
+	"VGETEXPPSZ128mb" "\0"
+	"VGETEXPPSZ128mbk" "\0"
+	"VGETEXPPSZ128mbkz" "\0"
+	"VGETEXPPSZ128mk" "\0"
+	"VGETEXPPSZ128mkz" "\0"
+	"VGETEXPPSZ128r" "\0"
+	"VGETEXPPSZ128rk" "\0"
+	"VGETEXPPSZ128rkz" "\0"
+	"VGETEXPPSZ256m" "\0"
+	"VGETEXPPSZ256mb" "\0"
+	"VGETEXPPSZ256mbk" "\0"
+	"VGETEXPPSZ256mbkz" "\0"
+	"VGETEXPPSZ256mk" "\0"
+	"VGETEXPPSZ256mkz" "\0"
+	"VGETEXPPSZ256r" "\0"
+	"VGETEXPPSZ256rk" "\0"
+	"VGETEXPPSZ256rkz" "\0"
+	"VGETEXPPSZm" "\0"
+	"VGETEXPPSZmb" "\0"
+	"VGETEXPPSZmbk" "\0"
+	"VGETEXPPSZmbkz" "\0"
+	"VGETEXPPSZmk" "\0"
+	"VGETEXPPSZmkz" "\0"
+	"VGETEXPPSZr" "\0"
+	"VGETEXPPSZrb" "\0"
+	"VGETEXPPSZrbk" "\0"
+	"VGETEXPPSZrbkz" "\0"
+	"VGETEXPPSZrk" "\0"
+	"VGETEXPPSZrkz" "\0"
+	"VGETEXPSDZm" "\0"
+	"VGETEXPSDZmk" "\0"
+	"VGETEXPSDZmkz" "\0"
+	"VGETEXPSDZr" "\0"
+	"VGETEXPSDZrb" "\0"
+	"VGETEXPSDZrbk" "\0"
+	"VGETEXPSDZrbkz" "\0"
+	"VGETEXPSDZrk" "\0"
+	"VGETEXPSDZrkz" "\0"
+	"VGETEXPSHZm" "\0"
+	"VGETEXPSHZmk" "\0"
+	"VGETEXPSHZmkz" "\0"
+	"VGETEXPSHZr" "\0"
+	"VGETEXPSHZrb" "\0"
+	"VGETEXPSHZrbk" "\0"
+	"VGETEXPSHZrbkz" "\0"
+	"VGETEXPSHZrk" "\0"
+	"VGETEXPSHZrkz" "\0"
+	"VGETEXPSSZm" "\0"
+	"VGETEXPSSZmk" "\0"
+	"VGETEXPSSZmkz" "\0"
+	"VGETEXPSSZr" "\0"
+	"VGETEXPSSZrb" "\0"
+	"VGETEXPSSZrbk" "\0"
+	"VGETEXPSSZrbkz" "\0"
+	"VGETEXPSSZrk" "\0"
+	"VGETEXPSSZrkz" "\0"
+	"VGETMANTPDZ128rmbi" "\0"
+	"VGETMANTPDZ128rmbik" "\0"
+	"VGETMANTPDZ128rmbikz" "\0"
+	"VGETMANTPDZ128rmi" "\0"
+	"VGETMANTPDZ128rmik" "\0"
+	"VGETMANTPDZ128rmikz" "\0"
+	"VGETMANTPDZ128rri" "\0"
+	"VGETMANTPDZ128rrik" "\0"
+	"VGETMANTPDZ128rrikz" "\0"
+	"VGETMANTPDZ256rmbi" "\0"
+	"VGETMANTPDZ256rmbik" "\0"
+	"VGETMANTPDZ256rmbikz" "\0"
+	"VGETMANTPDZ256rmi" "\0"
+	"VGETMANTPDZ256rmik" "\0"
+	"VGETMANTPDZ256rmikz" "\0"
+	"VGETMANTPDZ256rri" "\0"
+	"VGETMANTPDZ256rrik" "\0"
+	"VGETMANTPDZ256rrikz" "\0"
+	"VGETMANTPDZrmbi" "\0"
+	"VGETMANTPDZrmbik" "\0"
+	"VGETMANTPDZrmbikz" "\0"
+	"VGETMANTPDZrmi" "\0"
+	"VGETMANTPDZrmik" "\0"
+	"VGETMANTPDZrmikz" "\0"
+	"VGETMANTPDZrri" "\0"
+	"VGETMANTPDZrrib" "\0"
+	"VGETMANTPDZrribk" "\0"
+	"VGETMANTPDZrribkz" "\0"
+	"VGETMANTPDZrrik" "\0"
+	"VGETMANTPDZrrikz" "\0"
+	"VGETMANTPHZ128rmbi" "\0"
+	"VGETMANTPHZ128rmbik" "\0"
+	"VGETMANTPHZ128rmbikz" "\0"
+	"VGETMANTPHZ128rmi" "\0"
+	"VGETMANTPHZ128rmik" "\0"
+	"VGETMANTPHZ128rmikz" "\0"
+	"VGETMANTPHZ128rri" "\0"
+	"VGETMANTPHZ128rrik" "\0"
+	"VGETMANTPHZ128rrikz" "\0"
+	"VGETMANTPHZ256rmbi" "\0"
+	"VGETMANTPHZ256rmbik" "\0"
+	"VGETMANTPHZ256rmbikz" "\0"
+	"VGETMANTPHZ256rmi" "\0"
+	"VGETMANTPHZ256rmik" "\0"
+	"VGETMANTPHZ256rmikz" "\0"
+	"VGETMANTPHZ256rri" "\0"
+	"VGETMANTPHZ256rrik" "\0"
+	"VGETMANTPHZ256rrikz" "\0"
+	"VGETMANTPHZrmbi" "\0"
+	"VGETMANTPHZrmbik" "\0"
+	"VGETMANTPHZrmbikz" "\0"
+	"VGETMANTPHZrmi" "\0"
+	"VGETMANTPHZrmik" "\0"
+	"VGETMANTPHZrmikz" "\0"
+	"VGETMANTPHZrri" "\0"
+	"VGETMANTPHZrrib" "\0"
+	"VGETMANTPHZrribk" "\0"
+	"VGETMANTPHZrribkz" "\0"
+	"VGETMANTPHZrrik" "\0"
+	"VGETMANTPHZrrikz" "\0"
+	"VGETMANTPSZ128rmbi" "\0"
+	"VGETMANTPSZ128rmbik" "\0"
+	"VGETMANTPSZ128rmbikz" "\0"
+	"VGETMANTPSZ128rmi" "\0"
+	"VGETMANTPSZ128rmik" "\0"
+	"VGETMANTPSZ128rmikz" "\0"
+	"VGETMANTPSZ128rri" "\0"
+	"VGETMANTPSZ128rrik" "\0"
+	"VGETMANTPSZ128rrikz" "\0"
+	"VGETMANTPSZ256rmbi" "\0"
+	"VGETMANTPSZ256rmbik" "\0"
+	"VGETMANTPSZ256rmbikz" "\0"
+	"VGETMANTPSZ256rmi" "\0"
+	"VGETMANTPSZ256rmik" "\0"
+	"VGETMANTPSZ256rmikz" "\0"
+	"VGETMANTPSZ256rri" "\0"
+	"VGETMANTPSZ256rrik" "\0"
+	"VGETMANTPSZ256rrikz" "\0"
+	"VGETMANTPSZrmbi" "\0"
+	"VGETMANTPSZrmbik" "\0"
+	"VGETMANTPSZrmbikz" "\0"
+	"VGETMANTPSZrmi" "\0"
+	"VGETMANTPSZrmik" "\0"
+	"VGETMANTPSZrmikz" "\0"
+	"VGETMANTPSZrri" "\0"
+	"VGETMANTPSZrrib" "\0"
+	"VGETMANTPSZrribk" "\0"
+	"VGETMANTPSZrribkz" "\0"
+	"VGETMANTPSZrrik" "\0"
+	"VGETMANTPSZrrikz" "\0"
+	"VGETMANTSDZrmi" "\0"
+	"VGETMANTSDZrmik" "\0"
+	"VGETMANTSDZrmikz" "\0"
+	"VGETMANTSDZrri" "\0"
+	"VGETMANTSDZrrib" "\0"
+	"VGETMANTSDZrribk" "\0"
+	"VGETMANTSDZrribkz" "\0"
+	"VGETMANTSDZrrik" "\0"
+	"VGETMANTSDZrrikz" "\0"
+	"VGETMANTSHZrmi" "\0"
+	"VGETMANTSHZrmik" "\0"
+	"VGETMANTSHZrmikz" "\0"
+	"VGETMANTSHZrri" "\0"
+	"VGETMANTSHZrrib" "\0"
+	"VGETMANTSHZrribk" "\0"
+	"VGETMANTSHZrribkz" "\0"
+	"VGETMANTSHZrrik" "\0"
+	"VGETMANTSHZrrikz" "\0"
+	"VGETMANTSSZrmi" "\0"
+	"VGETMANTSSZrmik" "\0"
+	"VGETMANTSSZrmikz" "\0"
+	"VGETMANTSSZrri" "\0"
+	"VGETMANTSSZrrib" "\0"
+	"VGETMANTSSZrribk" "\0"
+	"VGETMANTSSZrribkz" "\0"
+	"VGETMANTSSZrrik" "\0"
+	"VGETMANTSSZrrikz" "\0"
+	"VGF2P8AFFINEINVQBYrmi" "\0"
+	"VGF2P8AFFINEINVQBYrri" "\0"
+	"VGF2P8AFFINEINVQBZ128rmbi" "\0"
+	"VGF2P8AFFINEINVQBZ128rmbik" "\0"
+	"VGF2P8AFFINEINVQBZ128rmbikz" "\0"
+	"VGF2P8AFFINEINVQBZ128rmi" "\0"
+	"VGF2P8AFFINEINVQBZ128rmik" "\0"
+	"VGF2P8AFFINEINVQBZ128rmikz" "\0"
+	"VGF2P8AFFINEINVQBZ128rri" "\0"
+	"VGF2P8AFFINEINVQBZ128rrik" "\0"
+	"VGF2P8AFFINEINVQBZ128rrikz" "\0"
+	"VGF2P8AFFINEINVQBZ256rmbi" "\0"
+	"VGF2P8AFFINEINVQBZ256rmbik" "\0"
+	"VGF2P8AFFINEINVQBZ256rmbikz" "\0"
+	"VGF2P8AFFINEINVQBZ256rmi" "\0"
+	"VGF2P8AFFINEINVQBZ256rmik" "\0"
+	"VGF2P8AFFINEINVQBZ256rmikz" "\0"
+	"VGF2P8AFFINEINVQBZ256rri" "\0"
+	"VGF2P8AFFINEINVQBZ256rrik" "\0"
+	"VGF2P8AFFINEINVQBZ256rrikz" "\0"
+	"VGF2P8AFFINEINVQBZrmbi" "\0"
+	"VGF2P8AFFINEINVQBZrmbik" "\0"
+	"VGF2P8AFFINEINVQBZrmbikz" "\0"
+	"VGF2P8AFFINEINVQBZrmi" "\0"
+	"VGF2P8AFFINEINVQBZrmik" "\0"
+	"VGF2P8AFFINEINVQBZrmikz" "\0"
+	"VGF2P8AFFINEINVQBZrri" "\0"
+	"VGF2P8AFFINEINVQBZrrik" "\0"
+	"VGF2P8AFFINEINVQBZrrikz" "\0"
+	"VGF2P8AFFINEINVQBrmi" "\0"
+	"VGF2P8AFFINEINVQBrri" "\0"
+	"VGF2P8AFFINEQBYrmi" "\0"
+	"VGF2P8AFFINEQBYrri" "\0"
+	"VGF2P8AFFINEQBZ128rmbi" "\0"
+	"VGF2P8AFFINEQBZ128rmbik" "\0"
+	"VGF2P8AFFINEQBZ128rmbikz" "\0"
+	"VGF2P8AFFINEQBZ128rmi" "\0"
+	"VGF2P8AFFINEQBZ128rmik" "\0"
+	"VGF2P8AFFINEQBZ128rmikz" "\0"
+	"VGF2P8AFFINEQBZ128rri" "\0"
+	"VGF2P8AFFINEQBZ128rrik" "\0"
+	"VGF2P8AFFINEQBZ128rrikz" "\0"
+	"VGF2P8AFFINEQBZ256rmbi" "\0"
+	"VGF2P8AFFINEQBZ256rmbik" "\0"
+	"VGF2P8AFFINEQBZ256rmbikz" "\0"
+	"VGF2P8AFFINEQBZ256rmi" "\0"
+	"VGF2P8AFFINEQBZ256rmik" "\0"
+	"VGF2P8AFFINEQBZ256rmikz" "\0"
+	"VGF2P8AFFINEQBZ256rri" "\0"
+	"VGF2P8AFFINEQBZ256rrik" "\0"
+	"VGF2P8AFFINEQBZ256rrikz" "\0"
+	"VGF2P8AFFINEQBZrmbi" "\0"
+	"VGF2P8AFFINEQBZrmbik" "\0"
+	"VGF2P8AFFINEQBZrmbikz" "\0"
+	"VGF2P8AFFINEQBZrmi" "\0"
+	"VGF2P8AFFINEQBZrmik" "\0"
+	"VGF2P8AFFINEQBZrmikz" "\0"
+	"VGF2P8AFFINEQBZrri" "\0"
+	"VGF2P8AFFINEQBZrrik" "\0"
+	"VGF2P8AFFINEQBZrrikz" "\0"
+	"VGF2P8AFFINEQBrmi" "\0"
+	"VGF2P8AFFINEQBrri" "\0"
+	"VGF2P8MULBYrm" "\0"
+	"VGF2P8MULBYrr" "\0"
+	"VGF2P8MULBZ128rm" "\0"
+	"VGF2P8MULBZ128rmk" "\0"
+	"VGF2P8MULBZ128rmkz" "\0"
+	"VGF2P8MULBZ128rr" "\0"
+	"VGF2P8MULBZ128rrk" "\0"
+	"VGF2P8MULBZ128rrkz" "\0"
+	"VGF2P8MULBZ256rm" "\0"
+	"VGF2P8MULBZ256rmk" "\0"
+	"VGF2P8MULBZ256rmkz" "\0"
+	"VGF2P8MULBZ256rr" "\0"
+	"VGF2P8MULBZ256rrk" "\0"
+	"VGF2P8MULBZ256rrkz" "\0"
+	"VGF2P8MULBZrm" "\0"
+	"VGF2P8MULBZrmk" "\0"
+	"VGF2P8MULBZrmkz" "\0"
+	"VGF2P8MULBZrr" "\0"
+	"VGF2P8MULBZrrk" "\0"
+	"VGF2P8MULBZrrkz" "\0"
+	"VGF2P8MULBrm" "\0"
+	"VGF2P8MULBrr" "\0"
+	"VHADDPDYrm" "\0"
+	"VHADDPDYrr" "\0"
+	"VHADDPDrm" "\0"
+	"VHADDPDrr" "\0"
+	"VHADDPSYrm" "\0"
+	"VHADDPSYrr" "\0"
+	"VHADDPSrm" "\0"
+	"VHADDPSrr" "\0"
+	"VHSUBPDYrm" "\0"
+	"VHSUBPDYrr" "\0"
+	"VHSUBPDrm" "\0"
+	"VHSUBPDrr" "\0"
+	"VHSUBPSYrm" "\0"
+	"VHSUBPSYrr" "\0"
+	"VHSUBPSrm" "\0"
+	"VHSUBPSrr" "\0"
+	"VINSERTF128rm" "\0"
+	"VINSERTF128rr" "\0"
+	"VINSERTF32x4Z256rm" "\0"
+	"VINSERTF32x4Z256rmk" "\0"
+	"VINSERTF32x4Z256rmkz" "\0"
+	"VINSERTF32x4Z256rr" "\0"
+	"VINSERTF32x4Z256rrk" "\0"
+	"VINSERTF32x4Z256rrkz" "\0"
+	"VINSERTF32x4Zrm" "\0"
+	"VINSERTF32x4Zrmk" "\0"
+	"VINSERTF32x4Zrmkz" "\0"
+	"VINSERTF32x4Zrr" "\0"
+	"VINSERTF32x4Zrrk" "\0"
+	"VINSERTF32x4Zrrkz" "\0"
+	"VINSERTF32x8Zrm" "\0"
+	"VINSERTF32x8Zrmk" "\0"
+	"VINSERTF32x8Zrmkz" "\0"
+	"VINSERTF32x8Zrr" "\0"
+	"VINSERTF32x8Zrrk" "\0"
+	"VINSERTF32x8Zrrkz" "\0"
+	"VINSERTF64x2Z256rm" "\0"
+	"VINSERTF64x2Z256rmk" "\0"
+	"VINSERTF64x2Z256rmkz" "\0"
+	"VINSERTF64x2Z256rr" "\0"
+	"VINSERTF64x2Z256rrk" "\0"
+	"VINSERTF64x2Z256rrkz" "\0"
+	"VINSERTF64x2Zrm" "\0"
+	"VINSERTF64x2Zrmk" "\0"
+	"VINSERTF64x2Zrmkz" "\0"
+	"VINSERTF64x2Zrr" "\0"
+	"VINSERTF64x2Zrrk" "\0"
+	"VINSERTF64x2Zrrkz" "\0"
+	"VINSERTF64x4Zrm" "\0"
+	"VINSERTF64x4Zrmk" "\0"
+	"VINSERTF64x4Zrmkz" "\0"
+	"VINSERTF64x4Zrr" "\0"
+	"VINSERTF64x4Zrrk" "\0"
+	"VINSERTF64x4Zrrkz" "\0"
+	"VINSERTI128rm" "\0"
+	"VINSERTI128rr" "\0"
+	"VINSERTI32x4Z256rm" "\0"
+	"VINSERTI32x4Z256rmk" "\0"
+	"VINSERTI32x4Z256rmkz" "\0"
+	"VINSERTI32x4Z256rr" "\0"
+	"VINSERTI32x4Z256rrk" "\0"
+	"VINSERTI32x4Z256rrkz" "\0"
+	"VINSERTI32x4Zrm" "\0"
+	"VINSERTI32x4Zrmk" "\0"
+	"VINSERTI32x4Zrmkz" "\0"
+	"VINSERTI32x4Zrr" "\0"
+	"VINSERTI32x4Zrrk" "\0"
+	"VINSERTI32x4Zrrkz" "\0"
+	"VINSERTI32x8Zrm" "\0"
+	"VINSERTI32x8Zrmk" "\0"
+	"VINSERTI32x8Zrmkz" "\0"
+	"VINSERTI32x8Zrr" "\0"
+	"VINSERTI32x8Zrrk" "\0"
+	"VINSERTI32x8Zrrkz" "\0"
+	"VINSERTI64x2Z256rm" "\0"
+	"VINSERTI64x2Z256rmk" "\0"
+	"VINSERTI64x2Z256rmkz" "\0"
+	"VINSERTI64x2Z256rr" "\0"
+	"VINSERTI64x2Z256rrk" "\0"
+	"VINSERTI64x2Z256rrkz" "\0"
+	"VINSERTI64x2Zrm" "\0"
+	"VINSERTI64x2Zrmk" "\0"
+	"VINSERTI64x2Zrmkz" "\0"
+	"VINSERTI64x2Zrr" "\0"
+	"VINSERTI64x2Zrrk" "\0"
+	"VINSERTI64x2Zrrkz" "\0"
+	"VINSERTI64x4Zrm" "\0"
+	"VINSERTI64x4Zrmk" "\0"
+	"VINSERTI64x4Zrmkz" "\0"
+	"VINSERTI64x4Zrr" "\0"
+	"VINSERTI64x4Zrrk" "\0"
+	"VINSERTI64x4Zrrkz" "\0"
+	"VINSERTPSZrm" "\0"
+	"VINSERTPSZrr" "\0"
+	"VINSERTPSrm" "\0"
+	"VINSERTPSrr" "\0"
+	"VLDDQUYrm" "\0"
+	"VLDDQUrm" "\0"
+	"VLDMXCSR" "\0"
+	"VMASKMOVDQU" "\0"
+	"VMASKMOVDQU64" "\0"
+	"VMASKMOVPDYmr" "\0"
+	"VMASKMOVPDYrm" "\0"
+	"VMASKMOVPDmr" "\0"
+	"VMASKMOVPDrm" "\0"
+	"VMASKMOVPSYmr" "\0"
+	"VMASKMOVPSYrm" "\0"
+	"VMASKMOVPSmr" "\0"
+	"VMASKMOVPSrm" "\0"
+	"VMAXCPDYrm" "\0"
+	"VMAXCPDYrr" "\0"
+	"VMAXCPDZ128rm" "\0"
+	"VMAXCPDZ128rmb" "\0"
+	"VMAXCPDZ128rmbk" "\0"
+	"VMAXCPDZ128rmbkz" "\0"
+	"VMAXCPDZ128rmk" "\0"
+	"VMAXCPDZ128rmkz" "\0"
+	"VMAXCPDZ128rr" "\0"
+	"VMAXCPDZ128rrk" "\0"
+	"VMAXCPDZ128rrkz" "\0"
+	"VMAXCPDZ256rm" "\0"
+	"VMAXCPDZ256rmb" "\0"
+	"VMAXCPDZ256rmbk" "\0"
+	"VMAXCPDZ256rmbkz" "\0"
+	"VMAXCPDZ256rmk" "\0"
+	"VMAXCPDZ256rmkz" "\0"
+	"VMAXCPDZ256rr" "\0"
+	"VMAXCPDZ256rrk" "\0"
+	"VMAXCPDZ256rrkz" "\0"
+	"VMAXCPDZrm" "\0"
+	"VMAXCPDZrmb" "\0"
+	"VMAXCPDZrmbk" "\0"
+	"VMAXCPDZrmbkz" "\0"
+	"VMAXCPDZrmk" "\0"
+	"VMAXCPDZrmkz" "\0"
+	"VMAXCPDZrr" "\0"
+	"VMAXCPDZrrk" "\0"
+	"VMAXCPDZrrkz" "\0"
+	"VMAXCPDrm" "\0"
+	"VMAXCPDrr" "\0"
+	"VMAXCPHZ128rm" "\0"
+	"VMAXCPHZ128rmb" "\0"
+	"VMAXCPHZ128rmbk" "\0"
+	"VMAXCPHZ128rmbkz" "\0"
+	"VMAXCPHZ128rmk" "\0"
+	"VMAXCPHZ128rmkz" "\0"
+	"VMAXCPHZ128rr" "\0"
+	"VMAXCPHZ128rrk" "\0"
+	"VMAXCPHZ128rrkz" "\0"
+	"VMAXCPHZ256rm" "\0"
+	"VMAXCPHZ256rmb" "\0"
+	"VMAXCPHZ256rmbk" "\0"
+	"VMAXCPHZ256rmbkz" "\0"
+	"VMAXCPHZ256rmk" "\0"
+	"VMAXCPHZ256rmkz" "\0"
+	"VMAXCPHZ256rr" "\0"
+	"VMAXCPHZ256rrk" "\0"
+	"VMAXCPHZ256rrkz" "\0"
+	"VMAXCPHZrm" "\0"
+	"VMAXCPHZrmb" "\0"
+	"VMAXCPHZrmbk" "\0"
+	"VMAXCPHZrmbkz" "\0"
+	"VMAXCPHZrmk" "\0"
+	"VMAXCPHZrmkz" "\0"
+	"VMAXCPHZrr" "\0"
+	"VMAXCPHZrrk" "\0"
+	"VMAXCPHZrrkz" "\0"
+	"VMAXCPSYrm" "\0"
+	"VMAXCPSYrr" "\0"
+	"VMAXCPSZ128rm" "\0"
+	"VMAXCPSZ128rmb" "\0"
+	"VMAXCPSZ128rmbk" "\0"
+	"VMAXCPSZ128rmbkz" "\0"
+	"VMAXCPSZ128rmk" "\0"
+	"VMAXCPSZ128rmkz" "\0"
+	"VMAXCPSZ128rr" "\0"
+	"VMAXCPSZ128rrk" "\0"
+	"VMAXCPSZ128rrkz" "\0"
+	"VMAXCPSZ256rm" "\0"
+	"VMAXCPSZ256rmb" "\0"
+	"VMAXCPSZ256rmbk" "\0"
+	"VMAXCPSZ256rmbkz" "\0"
+	"VMAXCPSZ256rmk" "\0"
+	"VMAXCPSZ256rmkz" "\0"
+	"VMAXCPSZ256rr" "\0"
+	"VMAXCPSZ256rrk" "\0"
+	"VMAXCPSZ256rrkz" "\0"
+	"VMAXCPSZrm" "\0"
+	"VMAXCPSZrmb" "\0"
+	"VMAXCPSZrmbk" "\0"
+	"VMAXCPSZrmbkz" "\0"
+	"VMAXCPSZrmk" "\0"
+	"VMAXCPSZrmkz" "\0"
+	"VMAXCPSZrr" "\0"
+	"VMAXCPSZrrk" "\0"
+	"VMAXCPSZrrkz" "\0"
+	"VMAXCPSrm" "\0"
+	"VMAXCPSrr" "\0"
+	"VMAXCSDZrm" "\0"
+	"VMAXCSDZrr" "\0"
+	"VMAXCSDrm" "\0"
+	"VMAXCSDrr" "\0"
+	"VMAXCSHZrm" "\0"
+	"VMAXCSHZrr" "\0"
+	"VMAXCSSZrm" "\0"
+	"VMAXCSSZrr" "\0"
+	"VMAXCSSrm" "\0"
+	"VMAXCSSrr" "\0"
+	"VMAXPDYrm" "\0"
+	"VMAXPDYrr" "\0"
+	"VMAXPDZ128rm" "\0"
+	"VMAXPDZ128rmb" "\0"
+	"VMAXPDZ128rmbk" "\0"
+	"VMAXPDZ128rmbkz" "\0"
+	"VMAXPDZ128rmk" "\0"
+	"VMAXPDZ128rmkz" "\0"
+	"VMAXPDZ128rr" "\0"
+	"VMAXPDZ128rrk" "\0"
+	"VMAXPDZ128rrkz" "\0"
+	"VMAXPDZ256rm" "\0"
+	"VMAXPDZ256rmb" "\0"
+	"VMAXPDZ256rmbk" "\0"
+	"VMAXPDZ256rmbkz" "\0"
+	"VMAXPDZ256rmk" "\0"
+	"VMAXPDZ256rmkz" "\0"
+	"VMAXPDZ256rr" "\0"
+	"VMAXPDZ256rrk" "\0"
+	"VMAXPDZ256rrkz" "\0"
+	"VMAXPDZrm" "\0"
+	"VMAXPDZrmb" "\0"
+	"VMAXPDZrmbk" "\0"
+	"VMAXPDZrmbkz" "\0"
+	"VMAXPDZrmk" "\0"
+	"VMAXPDZrmkz" "\0"
+	"VMAXPDZrr" "\0"
+	"VMAXPDZrrb" "\0"
+	"VMAXPDZrrbk" "\0"
+	"VMAXPDZrrbkz" "\0"
+	"VMAXPDZrrk" "\0"
+	"VMAXPDZrrkz" "\0"
+	"VMAXPDrm" "\0"
+	"VMAXPDrr" "\0"
+	"VMAXPHZ128rm" "\0"
+	"VMAXPHZ128rmb" "\0"
+	"VMAXPHZ128rmbk" "\0"
+	"VMAXPHZ128rmbkz" "\0"
+	"VMAXPHZ128rmk" "\0"
+	"VMAXPHZ128rmkz" "\0"
+	"VMAXPHZ128rr" "\0"
+	"VMAXPHZ128rrk" "\0"
+	"VMAXPHZ128rrkz" "\0"
+	"VMAXPHZ256rm" "\0"
+	"VMAXPHZ256rmb" "\0"
+	"VMAXPHZ256rmbk" "\0"
+	"VMAXPHZ256rmbkz" "\0"
+	"VMAXPHZ256rmk" "\0"
+	"VMAXPHZ256rmkz" "\0"
+	"VMAXPHZ256rr" "\0"
+	"VMAXPHZ256rrk" "\0"
+	"VMAXPHZ256rrkz" "\0"
+	"VMAXPHZrm" "\0"
+	"VMAXPHZrmb" "\0"
+	"VMAXPHZrmbk" "\0"
+	"VMAXPHZrmbkz" "\0"
+	"VMAXPHZrmk" "\0"
+	"VMAXPHZrmkz" "\0"
+	"VMAXPHZrr" "\0"
+	"VMAXPHZrrb" "\0"
+	"VMAXPHZrrbk" "\0"
+	"VMAXPHZrrbkz" "\0"
+	"VMAXPHZrrk" "\0"
+	"VMAXPHZrrkz" "\0"
+	"VMAXPSYrm" "\0"
+	"VMAXPSYrr" "\0"
+	"VMAXPSZ128rm" "\0"
+	"VMAXPSZ128rmb" "\0"
+	"VMAXPSZ128rmbk" "\0"
+	"VMAXPSZ128rmbkz" "\0"
+	"VMAXPSZ128rmk" "\0"
+	"VMAXPSZ128rmkz" "\0"
+	"VMAXPSZ128rr" "\0"
+	"VMAXPSZ128rrk" "\0"
+	"VMAXPSZ128rrkz" "\0"
+	"VMAXPSZ256rm" "\0"
+	"VMAXPSZ256rmb" "\0"
+	"VMAXPSZ256rmbk" "\0"
+	"VMAXPSZ256rmbkz" "\0"
+	"VMAXPSZ256rmk" "\0"
+	"VMAXPSZ256rmkz" "\0"
+	"VMAXPSZ256rr" "\0"
+	"VMAXPSZ256rrk" "\0"
+	"VMAXPSZ256rrkz" "\0"
+	"VMAXPSZrm" "\0"
+	"VMAXPSZrmb" "\0"
+	"VMAXPSZrmbk" "\0"
+	"VMAXPSZrmbkz" "\0"
+	"VMAXPSZrmk" "\0"
+	"VMAXPSZrmkz" "\0"
+	"VMAXPSZrr" "\0"
+	"VMAXPSZrrb" "\0"
+	"VMAXPSZrrbk" "\0"
+	"VMAXPSZrrbkz" "\0"
+	"VMAXPSZrrk" "\0"
+	"VMAXPSZrrkz" "\0"
+	"VMAXPSrm" "\0"
+	"VMAXPSrr" "\0"
+	"VMAXSDZrm" "\0"
+	"VMAXSDZrm_Int" "\0"
+	"VMAXSDZrm_Intk" "\0"
+	"VMAXSDZrm_Intkz" "\0"
+	"VMAXSDZrr" "\0"
+	"VMAXSDZrr_Int" "\0"
+	"VMAXSDZrr_Intk" "\0"
+	"VMAXSDZrr_Intkz" "\0"
+	"VMAXSDZrrb_Int" "\0"
+	"VMAXSDZrrb_Intk" "\0"
+	"VMAXSDZrrb_Intkz" "\0"
+	"VMAXSDrm" "\0"
+	"VMAXSDrm_Int" "\0"
+	"VMAXSDrr" "\0"
+	"VMAXSDrr_Int" "\0"
+	"VMAXSHZrm" "\0"
+	"VMAXSHZrm_Int" "\0"
+	"VMAXSHZrm_Intk" "\0"
+	"VMAXSHZrm_Intkz" "\0"
+	"VMAXSHZrr" "\0"
+	"VMAXSHZrr_Int" "\0"
+	"VMAXSHZrr_Intk" "\0"
+	"VMAXSHZrr_Intkz" "\0"
+	"VMAXSHZrrb_Int" "\0"
+	"VMAXSHZrrb_Intk" "\0"
+	"VMAXSHZrrb_Intkz" "\0"
+	"VMAXSSZrm" "\0"
+	"VMAXSSZrm_Int" "\0"
+	"VMAXSSZrm_Intk" "\0"
+	"VMAXSSZrm_Intkz" "\0"
+	"VMAXSSZrr" "\0"
+	"VMAXSSZrr_Int" "\0"
+	"VMAXSSZrr_Intk" "\0"
+	"VMAXSSZrr_Intkz" "\0"
+	"VMAXSSZrrb_Int" "\0"
+	"VMAXSSZrrb_Intk" "\0"
+	"VMAXSSZrrb_Intkz" "\0"
+	"VMAXSSrm" "\0"
+	"VMAXSSrm_Int" "\0"
+	"VMAXSSrr" "\0"
+	"VMAXSSrr_Int" "\0"
+	"VMCALL" "\0"
+	"VMCLEARm" "\0"
+	"VMFUNC" "\0"
+	"VMINCPDYrm" "\0"
+	"VMINCPDYrr" "\0"
+	"VMINCPDZ128rm" "\0"
+	"VMINCPDZ128rmb" "\0"
+	"VMINCPDZ128rmbk" "\0"
+	"VMINCPDZ128rmbkz" "\0"
+	"VMINCPDZ128rmk" "\0"
+	"VMINCPDZ128rmkz" "\0"
+	"VMINCPDZ128rr" "\0"
+	"VMINCPDZ128rrk" "\0"
+	"VMINCPDZ128rrkz" "\0"
+	"VMINCPDZ256rm" "\0"
+	"VMINCPDZ256rmb" "\0"
+	"VMINCPDZ256rmbk" "\0"
+	"VMINCPDZ256rmbkz" "\0"
+	"VMINCPDZ256rmk" "\0"
+	"VMINCPDZ256rmkz" "\0"
+	"VMINCPDZ256rr" "\0"
+	"VMINCPDZ256rrk" "\0"
+	"VMINCPDZ256rrkz" "\0"
+	"VMINCPDZrm" "\0"
+	"VMINCPDZrmb" "\0"
+	"VMINCPDZrmbk" "\0"
+	"VMINCPDZrmbkz" "\0"
+	"VMINCPDZrmk" "\0"
+	"VMINCPDZrmkz" "\0"
+	"VMINCPDZrr" "\0"
+	"VMINCPDZrrk" "\0"
+	"VMINCPDZrrkz" "\0"
+	"VMINCPDrm" "\0"
+	"VMINCPDrr" "\0"
+	"VMINCPHZ128rm" "\0"
+	"VMINCPHZ128rmb" "\0"
+	"VMINCPHZ128rmbk" "\0"
+	"VMINCPHZ128rmbkz" "\0"
+	"VMINCPHZ128rmk" "\0"
+	"VMINCPHZ128rmkz" "\0"
+	"VMINCPHZ128rr" "\0"
+	"VMINCPHZ128rrk" "\0"
+	"VMINCPHZ128rrkz" "\0"
+	"VMINCPHZ256rm" "\0"
+	"VMINCPHZ256rmb" "\0"
+	"VMINCPHZ256rmbk" "\0"
+	"VMINCPHZ256rmbkz" "\0"
+	"VMINCPHZ256rmk" "\0"
+	"VMINCPHZ256rmkz" "\0"
+	"VMINCPHZ256rr" "\0"
+	"VMINCPHZ256rrk" "\0"
+	"VMINCPHZ256rrkz" "\0"
+	"VMINCPHZrm" "\0"
+	"VMINCPHZrmb" "\0"
+	"VMINCPHZrmbk" "\0"
+	"VMINCPHZrmbkz" "\0"
+	"VMINCPHZrmk" "\0"
+	"VMINCPHZrmkz" "\0"
+	"VMINCPHZrr" "\0"
+	"VMINCPHZrrk" "\0"
+	"VMINCPHZrrkz" "\0"
+	"VMINCPSYrm" "\0"
+	"VMINCPSYrr" "\0"
+	"VMINCPSZ128rm" "\0"
+	"VMINCPSZ128rmb" "\0"
+	"VMINCPSZ128rmbk" "\0"
+	"VMINCPSZ128rmbkz" "\0"
+	"VMINCPSZ128rmk" "\0"
+	"VMINCPSZ128rmkz" "\0"
+	"VMINCPSZ128rr" "\0"
+	"VMINCPSZ128rrk" "\0"
+	"VMINCPSZ128rrkz" "\0"
+	"VMINCPSZ256rm" "\0"
+	"VMINCPSZ256rmb" "\0"
+	"VMINCPSZ256rmbk" "\0"
+	"VMINCPSZ256rmbkz" "\0"
+	"VMINCPSZ256rmk" "\0"
+	"VMINCPSZ256rmkz" "\0"
+	"VMINCPSZ256rr" "\0"
+	"VMINCPSZ256rrk" "\0"
+	"VMINCPSZ256rrkz" "\0"
+	"VMINCPSZrm" "\0"
+	"VMINCPSZrmb" "\0"
+	"VMINCPSZrmbk" "\0"
+	"VMINCPSZrmbkz" "\0"
+	"VMINCPSZrmk" "\0"
+	"VMINCPSZrmkz" "\0"
+	"VMINCPSZrr" "\0"
+	"VMINCPSZrrk" "\0"
+	"VMINCPSZrrkz" "\0"
+	"VMINCPSrm" "\0"
+	"VMINCPSrr" "\0"
+	"VMINCSDZrm" "\0"
+	"VMINCSDZrr" "\0"
+	"VMINCSDrm" "\0"
+	"VMINCSDrr" "\0"
+	"VMINCSHZrm" "\0"
+	"VMINCSHZrr" "\0"
+	"VMINCSSZrm" "\0"
+	"VMINCSSZrr" "\0"
+	"VMINCSSrm" "\0"
+	"VMINCSSrr" "\0"
+	"VMINPDYrm" "\0"
+	"VMINPDYrr" "\0"
+	"VMINPDZ128rm" "\0"
+	"VMINPDZ128rmb" "\0"
+	"VMINPDZ128rmbk" "\0"
+	"VMINPDZ128rmbkz" "\0"
+	"VMINPDZ128rmk" "\0"
+	"VMINPDZ128rmkz" "\0"
+	"VMINPDZ128rr" "\0"
+	"VMINPDZ128rrk" "\0"
+	"VMINPDZ128rrkz" "\0"
+	"VMINPDZ256rm" "\0"
+	"VMINPDZ256rmb" "\0"
+	"VMINPDZ256rmbk" "\0"
+	"VMINPDZ256rmbkz" "\0"
+	"VMINPDZ256rmk" "\0"
+	"VMINPDZ256rmkz" "\0"
+	"VMINPDZ256rr" "\0"
+	"VMINPDZ256rrk" "\0"
+	"VMINPDZ256rrkz" "\0"
+	"VMINPDZrm" "\0"
+	"VMINPDZrmb" "\0"
+	"VMINPDZrmbk" "\0"
+	"VMINPDZrmbkz" "\0"
+	"VMINPDZrmk" "\0"
+	"VMINPDZrmkz" "\0"
+	"VMINPDZrr" "\0"
+	"VMINPDZrrb" "\0"
+	"VMINPDZrrbk" "\0"
+	"VMINPDZrrbkz" "\0"
+	"VMINPDZrrk" "\0"
+	"VMINPDZrrkz" "\0"
+	"VMINPDrm" "\0"
+	"VMINPDrr" "\0"
+	"VMINPHZ128rm" "\0"
+	"VMINPHZ128rmb" "\0"
+	"VMINPHZ128rmbk" "\0"
+	"VMINPHZ128rmbkz" "\0"
+	"VMINPHZ128rmk" "\0"
+	"VMINPHZ128rmkz" "\0"
+	"VMINPHZ128rr" "\0"
+	"VMINPHZ128rrk" "\0"
+	"VMINPHZ128rrkz" "\0"
+	"VMINPHZ256rm" "\0"
+	"VMINPHZ256rmb" "\0"
+	"VMINPHZ256rmbk" "\0"
+	"VMINPHZ256rmbkz" "\0"
+	"VMINPHZ256rmk" "\0"
+	"VMINPHZ256rmkz" "\0"
+	"VMINPHZ256rr" "\0"
+	"VMINPHZ256rrk" "\0"
+	"VMINPHZ256rrkz" "\0"
+	"VMINPHZrm" "\0"
+	"VMINPHZrmb" "\0"
+	"VMINPHZrmbk" "\0"
+	"VMINPHZrmbkz" "\0"
+	"VMINPHZrmk" "\0"
+	"VMINPHZrmkz" "\0"
+	"VMINPHZrr" "\0"
+	"VMINPHZrrb" "\0"
+	"VMINPHZrrbk" "\0"
+	"VMINPHZrrbkz" "\0"
+	"VMINPHZrrk" "\0"
+	"VMINPHZrrkz" "\0"
+	"VMINPSYrm" "\0"
+	"VMINPSYrr" "\0"
+	"VMINPSZ128rm" "\0"
+	"VMINPSZ128rmb" "\0"
+	"VMINPSZ128rmbk" "\0"
+	"VMINPSZ128rmbkz" "\0"
+	"VMINPSZ128rmk" "\0"
+	"VMINPSZ128rmkz" "\0"
+	"VMINPSZ128rr" "\0"
+	"VMINPSZ128rrk" "\0"
+	"VMINPSZ128rrkz" "\0"
+	"VMINPSZ256rm" "\0"
+	"VMINPSZ256rmb" "\0"
+	"VMINPSZ256rmbk" "\0"
+	"VMINPSZ256rmbkz" "\0"
+	"VMINPSZ256rmk" "\0"
+	"VMINPSZ256rmkz" "\0"
+	"VMINPSZ256rr" "\0"
+	"VMINPSZ256rrk" "\0"
+	"VMINPSZ256rrkz" "\0"
+	"VMINPSZrm" "\0"
+	"VMINPSZrmb" "\0"
+	"VMINPSZrmbk" "\0"
+	"VMINPSZrmbkz" "\0"
+	"VMINPSZrmk" "\0"
+	"VMINPSZrmkz" "\0"
+	"VMINPSZrr" "\0"
+	"VMINPSZrrb" "\0"
+	"VMINPSZrrbk" "\0"
+	"VMINPSZrrbkz" "\0"
+	"VMINPSZrrk" "\0"
+	"VMINPSZrrkz" "\0"
+	"VMINPSrm" "\0"
+	"VMINPSrr" "\0"
+	"VMINSDZrm" "\0"
+	"VMINSDZrm_Int" "\0"
+	"VMINSDZrm_Intk" "\0"
+	"VMINSDZrm_Intkz" "\0"
+	"VMINSDZrr" "\0"
+	"VMINSDZrr_Int" "\0"
+	"VMINSDZrr_Intk" "\0"
+	"VMINSDZrr_Intkz" "\0"
+	"VMINSDZrrb_Int" "\0"
+	"VMINSDZrrb_Intk" "\0"
+	"VMINSDZrrb_Intkz" "\0"
+	"VMINSDrm" "\0"
+	"VMINSDrm_Int" "\0"
+	"VMINSDrr" "\0"
+	"VMINSDrr_Int" "\0"
+	"VMINSHZrm" "\0"
+	"VMINSHZrm_Int" "\0"
+	"VMINSHZrm_Intk" "\0"
+	"VMINSHZrm_Intkz" "\0"
+	"VMINSHZrr" "\0"
+	"VMINSHZrr_Int" "\0"
+	"VMINSHZrr_Intk" "\0"
+	"VMINSHZrr_Intkz" "\0"
+	"VMINSHZrrb_Int" "\0"
+	"VMINSHZrrb_Intk" "\0"
+	"VMINSHZrrb_Intkz" "\0"
+	"VMINSSZrm" "\0"
+	"VMINSSZrm_Int" "\0"
+	"VMINSSZrm_Intk" "\0"
+	"VMINSSZrm_Intkz" "\0"
+	"VMINSSZrr" "\0"
+	"VMINSSZrr_Int" "\0"
+	"VMINSSZrr_Intk" "\0"
+	"VMINSSZrr_Intkz" "\0"
+	"VMINSSZrrb_Int" "\0"
+	"VMINSSZrrb_Intk" "\0"
+	"VMINSSZrrb_Intkz" "\0"
+	"VMINSSrm" "\0"
+	"VMINSSrm_Int" "\0"
+	"VMINSSrr" "\0"
+	"VMINSSrr_Int" "\0"
+	"VMLAUNCH" "\0"
+	"VMLOAD32" "\0"
+	"VMLOAD64" "\0"
+	"VMMCALL" "\0"
+	"VMOV64toPQIZrm" "\0"
+	"VMOV64toPQIZrr" "\0"
+	"VMOV64toPQIrm" "\0"
+	"VMOV64toPQIrr" "\0"
+	"VMOV64toSDZrr" "\0"
+	"VMOV64toSDrr" "\0"
+	"VMOVAPDYmr" "\0"
+	"VMOVAPDYrm" "\0"
+	"VMOVAPDYrr" "\0"
+	"VMOVAPDYrr_REV" "\0"
+	"VMOVAPDZ128mr" "\0"
+	"VMOVAPDZ128mrk" "\0"
+	"VMOVAPDZ128rm" "\0"
+	"VMOVAPDZ128rmk" "\0"
+	"VMOVAPDZ128rmkz" "\0"
+	"VMOVAPDZ128rr" "\0"
+	"VMOVAPDZ128rr_REV" "\0"
+	"VMOVAPDZ128rrk" "\0"
+	"VMOVAPDZ128rrk_REV" "\0"
+	"VMOVAPDZ128rrkz" "\0"
+	"VMOVAPDZ128rrkz_REV" "\0"
+	"VMOVAPDZ256mr" "\0"
+	"VMOVAPDZ256mrk" "\0"
+	"VMOVAPDZ256rm" "\0"
+	"VMOVAPDZ256rmk" "\0"
+	"VMOVAPDZ256rmkz" "\0"
+	"VMOVAPDZ256rr" "\0"
+	"VMOVAPDZ256rr_REV" "\0"
+	"VMOVAPDZ256rrk" "\0"
+	"VMOVAPDZ256rrk_REV" "\0"
+	"VMOVAPDZ256rrkz" "\0"
+	"VMOVAPDZ256rrkz_REV" "\0"
+	"VMOVAPDZmr" "\0"
+	"VMOVAPDZmrk" "\0"
+	"VMOVAPDZrm" "\0"
+	"VMOVAPDZrmk" "\0"
+	"VMOVAPDZrmkz" "\0"
+	"VMOVAPDZrr" "\0"
+	"VMOVAPDZrr_REV" "\0"
+	"VMOVAPDZrrk" "\0"
+	"VMOVAPDZrrk_REV" "\0"
+	"VMOVAPDZrrkz" "\0"
+	"VMOVAPDZrrkz_REV" "\0"
+	"VMOVAPDmr" "\0"
+	"VMOVAPDrm" "\0"
+	"VMOVAPDrr" "\0"
+	"VMOVAPDrr_REV" "\0"
+	"VMOVAPSYmr" "\0"
+	"VMOVAPSYrm" "\0"
+	"VMOVAPSYrr" "\0"
+	"VMOVAPSYrr_REV" "\0"
+	"VMOVAPSZ128mr" "\0"
+	"VMOVAPSZ128mrk" "\0"
+	"VMOVAPSZ128rm" "\0"
+	"VMOVAPSZ128rmk" "\0"
+	"VMOVAPSZ128rmkz" "\0"
+	"VMOVAPSZ128rr" "\0"
+	"VMOVAPSZ128rr_REV" "\0"
+	"VMOVAPSZ128rrk" "\0"
+	"VMOVAPSZ128rrk_REV" "\0"
+	"VMOVAPSZ128rrkz" "\0"
+	"VMOVAPSZ128rrkz_REV" "\0"
+	"VMOVAPSZ256mr" "\0"
+	"VMOVAPSZ256mrk" "\0"
+	"VMOVAPSZ256rm" "\0"
+	"VMOVAPSZ256rmk" "\0"
+	"VMOVAPSZ256rmkz" "\0"
+	"VMOVAPSZ256rr" "\0"
+	"VMOVAPSZ256rr_REV" "\0"
+	"VMOVAPSZ256rrk" "\0"
+	"VMOVAPSZ256rrk_REV" "\0"
+	"VMOVAPSZ256rrkz" "\0"
+	"VMOVAPSZ256rrkz_REV" "\0"
+	"VMOVAPSZmr" "\0"
+	"VMOVAPSZmrk" "\0"
+	"VMOVAPSZrm" "\0"
+	"VMOVAPSZrmk" "\0"
+	"VMOVAPSZrmkz" "\0"
+	"VMOVAPSZrr" "\0"
+	"VMOVAPSZrr_REV" "\0"
+	"VMOVAPSZrrk" "\0"
+	"VMOVAPSZrrk_REV" "\0"
+	"VMOVAPSZrrkz" "\0"
+	"VMOVAPSZrrkz_REV" "\0"
+	"VMOVAPSmr" "\0"
+	"VMOVAPSrm" "\0"
+	"VMOVAPSrr" "\0"
+	"VMOVAPSrr_REV" "\0"
+	"VMOVDDUPYrm" "\0"
+	"VMOVDDUPYrr" "\0"
+	"VMOVDDUPZ128rm" "\0"
+	"VMOVDDUPZ128rmk" "\0"
+	"VMOVDDUPZ128rmkz" "\0"
+	"VMOVDDUPZ128rr" "\0"
+	"VMOVDDUPZ128rrk" "\0"
+	"VMOVDDUPZ128rrkz" "\0"
+	"VMOVDDUPZ256rm" "\0"
+	"VMOVDDUPZ256rmk" "\0"
+	"VMOVDDUPZ256rmkz" "\0"
+	"VMOVDDUPZ256rr" "\0"
+	"VMOVDDUPZ256rrk" "\0"
+	"VMOVDDUPZ256rrkz" "\0"
+	"VMOVDDUPZrm" "\0"
+	"VMOVDDUPZrmk" "\0"
+	"VMOVDDUPZrmkz" "\0"
+	"VMOVDDUPZrr" "\0"
+	"VMOVDDUPZrrk" "\0"
+	"VMOVDDUPZrrkz" "\0"
+	"VMOVDDUPrm" "\0"
+	"VMOVDDUPrr" "\0"
+	"VMOVDI2PDIZrm" "\0"
+	"VMOVDI2PDIZrr" "\0"
+	"VMOVDI2PDIrm" "\0"
+	"VMOVDI2PDIrr" "\0"
+	"VMOVDI2SSZrr" "\0"
+	"VMOVDI2SSrr" "\0"
+	"VMOVDQA32Z128mr" "\0"
+	"VMOVDQA32Z128mrk" "\0"
+	"VMOVDQA32Z128rm" "\0"
+	"VMOVDQA32Z128rmk" "\0"
+	"VMOVDQA32Z128rmkz" "\0"
+	"VMOVDQA32Z128rr" "\0"
+	"VMOVDQA32Z128rr_REV" "\0"
+	"VMOVDQA32Z128rrk" "\0"
+	"VMOVDQA32Z128rrk_REV" "\0"
+	"VMOVDQA32Z128rrkz" "\0"
+	"VMOVDQA32Z128rrkz_REV" "\0"
+	"VMOVDQA32Z256mr" "\0"
+	"VMOVDQA32Z256mrk" "\0"
+	"VMOVDQA32Z256rm" "\0"
+	"VMOVDQA32Z256rmk" "\0"
+	"VMOVDQA32Z256rmkz" "\0"
+	"VMOVDQA32Z256rr" "\0"
+	"VMOVDQA32Z256rr_REV" "\0"
+	"VMOVDQA32Z256rrk" "\0"
+	"VMOVDQA32Z256rrk_REV" "\0"
+	"VMOVDQA32Z256rrkz" "\0"
+	"VMOVDQA32Z256rrkz_REV" "\0"
+	"VMOVDQA32Zmr" "\0"
+	"VMOVDQA32Zmrk" "\0"
+	"VMOVDQA32Zrm" "\0"
+	"VMOVDQA32Zrmk" "\0"
+	"VMOVDQA32Zrmkz" "\0"
+	"VMOVDQA32Zrr" "\0"
+	"VMOVDQA32Zrr_REV" "\0"
+	"VMOVDQA32Zrrk" "\0"
+	"VMOVDQA32Zrrk_REV" "\0"
+	"VMOVDQA32Zrrkz" "\0"
+	"VMOVDQA32Zrrkz_REV" "\0"
+	"VMOVDQA64Z128mr" "\0"
+	"VMOVDQA64Z128mrk" "\0"
+	"VMOVDQA64Z128rm" "\0"
+	"VMOVDQA64Z128rmk" "\0"
+	"VMOVDQA64Z128rmkz" "\0"
+	"VMOVDQA64Z128rr" "\0"
+	"VMOVDQA64Z128rr_REV" "\0"
+	"VMOVDQA64Z128rrk" "\0"
+	"VMOVDQA64Z128rrk_REV" "\0"
+	"VMOVDQA64Z128rrkz" "\0"
+	"VMOVDQA64Z128rrkz_REV" "\0"
+	"VMOVDQA64Z256mr" "\0"
+	"VMOVDQA64Z256mrk" "\0"
+	"VMOVDQA64Z256rm" "\0"
+	"VMOVDQA64Z256rmk" "\0"
+	"VMOVDQA64Z256rmkz" "\0"
+	"VMOVDQA64Z256rr" "\0"
+	"VMOVDQA64Z256rr_REV" "\0"
+	"VMOVDQA64Z256rrk" "\0"
+	"VMOVDQA64Z256rrk_REV" "\0"
+	"VMOVDQA64Z256rrkz" "\0"
+	"VMOVDQA64Z256rrkz_REV" "\0"
+	"VMOVDQA64Zmr" "\0"
+	"VMOVDQA64Zmrk" "\0"
+	"VMOVDQA64Zrm" "\0"
+	"VMOVDQA64Zrmk" "\0"
+	"VMOVDQA64Zrmkz" "\0"
+	"VMOVDQA64Zrr" "\0"
+	"VMOVDQA64Zrr_REV" "\0"
+	"VMOVDQA64Zrrk" "\0"
+	"VMOVDQA64Zrrk_REV" "\0"
+	"VMOVDQA64Zrrkz" "\0"
+	"VMOVDQA64Zrrkz_REV" "\0"
+	"VMOVDQAYmr" "\0"
+	"VMOVDQAYrm" "\0"
+	"VMOVDQAYrr" "\0"
+	"VMOVDQAYrr_REV" "\0"
+	"VMOVDQAmr" "\0"
+	"VMOVDQArm" "\0"
+	"VMOVDQArr" "\0"
+	"VMOVDQArr_REV" "\0"
+	"VMOVDQU16Z128mr" "\0"
+	"VMOVDQU16Z128mrk" "\0"
+	"VMOVDQU16Z128rm" "\0"
+	"VMOVDQU16Z128rmk" "\0"
+	"VMOVDQU16Z128rmkz" "\0"
+	"VMOVDQU16Z128rr" "\0"
+	"VMOVDQU16Z128rr_REV" "\0"
+	"VMOVDQU16Z128rrk" "\0"
+	"VMOVDQU16Z128rrk_REV" "\0"
+	"VMOVDQU16Z128rrkz" "\0"
+	"VMOVDQU16Z128rrkz_REV" "\0"
+	"VMOVDQU16Z256mr" "\0"
+	"VMOVDQU16Z256mrk" "\0"
+	"VMOVDQU16Z256rm" "\0"
+	"VMOVDQU16Z256rmk" "\0"
+	"VMOVDQU16Z256rmkz" "\0"
+	"VMOVDQU16Z256rr" "\0"
+	"VMOVDQU16Z256rr_REV" "\0"
+	"VMOVDQU16Z256rrk" "\0"
+	"VMOVDQU16Z256rrk_REV" "\0"
+	"VMOVDQU16Z256rrkz" "\0"
+	"VMOVDQU16Z256rrkz_REV" "\0"
+	"VMOVDQU16Zmr" "\0"
+	"VMOVDQU16Zmrk" "\0"
+	"VMOVDQU16Zrm" "\0"
+	"VMOVDQU16Zrmk" "\0"
+	"VMOVDQU16Zrmkz" "\0"
+	"VMOVDQU16Zrr" "\0"
+	"VMOVDQU16Zrr_REV" "\0"
+	"VMOVDQU16Zrrk" "\0"
+	"VMOVDQU16Zrrk_REV" "\0"
+	"VMOVDQU16Zrrkz" "\0"
+	"VMOVDQU16Zrrkz_REV" "\0"
+	"VMOVDQU32Z128mr" "\0"
+	"VMOVDQU32Z128mrk" "\0"
+	"VMOVDQU32Z128rm" "\0"
+	"VMOVDQU32Z128rmk" "\0"
+	"VMOVDQU32Z128rmkz" "\0"
+	"VMOVDQU32Z128rr" "\0"
+	"VMOVDQU32Z128rr_REV" "\0"
+	"VMOVDQU32Z128rrk" "\0"
+	"VMOVDQU32Z128rrk_REV" "\0"
+	"VMOVDQU32Z128rrkz" "\0"
+	"VMOVDQU32Z128rrkz_REV" "\0"
+	"VMOVDQU32Z256mr" "\0"
+	"VMOVDQU32Z256mrk" "\0"
+	"VMOVDQU32Z256rm" "\0"
+	"VMOVDQU32Z256rmk" "\0"
+	"VMOVDQU32Z256rmkz" "\0"
+	"VMOVDQU32Z256rr" "\0"
+	"VMOVDQU32Z256rr_REV" "\0"
+	"VMOVDQU32Z256rrk" "\0"
+	"VMOVDQU32Z256rrk_REV" "\0"
+	"VMOVDQU32Z256rrkz" "\0"
+	"VMOVDQU32Z256rrkz_REV" "\0"
+	"VMOVDQU32Zmr" "\0"
+	"VMOVDQU32Zmrk" "\0"
+	"VMOVDQU32Zrm" "\0"
+	"VMOVDQU32Zrmk" "\0"
+	"VMOVDQU32Zrmkz" "\0"
+	"VMOVDQU32Zrr" "\0"
+	"VMOVDQU32Zrr_REV" "\0"
+	"VMOVDQU32Zrrk" "\0"
+	"VMOVDQU32Zrrk_REV" "\0"
+	"VMOVDQU32Zrrkz" "\0"
+	"VMOVDQU32Zrrkz_REV" "\0"
+	"VMOVDQU64Z128mr" "\0"
+	"VMOVDQU64Z128mrk" "\0"
+	"VMOVDQU64Z128rm" "\0"
+	"VMOVDQU64Z128rmk" "\0"
+	"VMOVDQU64Z128rmkz" "\0"
+	"VMOVDQU64Z128rr" "\0"
+	"VMOVDQU64Z128rr_REV" "\0"
+	"VMOVDQU64Z128rrk" "\0"
+	"VMOVDQU64Z128rrk_REV" "\0"
+	"VMOVDQU64Z128rrkz" "\0"
+	"VMOVDQU64Z128rrkz_REV" "\0"
+	"VMOVDQU64Z256mr" "\0"
+	"VMOVDQU64Z256mrk" "\0"
+	"VMOVDQU64Z256rm" "\0"
+	"VMOVDQU64Z256rmk" "\0"
+	"VMOVDQU64Z256rmkz" "\0"
+	"VMOVDQU64Z256rr" "\0"
+	"VMOVDQU64Z256rr_REV" "\0"
+	"VMOVDQU64Z256rrk" "\0"
+	"VMOVDQU64Z256rrk_REV" "\0"
+	"VMOVDQU64Z256rrkz" "\0"
+	"VMOVDQU64Z256rrkz_REV" "\0"
+	"VMOVDQU64Zmr" "\0"
+	"VMOVDQU64Zmrk" "\0"
+	"VMOVDQU64Zrm" "\0"
+	"VMOVDQU64Zrmk" "\0"
+	"VMOVDQU64Zrmkz" "\0"
+	"VMOVDQU64Zrr" "\0"
+	"VMOVDQU64Zrr_REV" "\0"
+	"VMOVDQU64Zrrk" "\0"
+	"VMOVDQU64Zrrk_REV" "\0"
+	"VMOVDQU64Zrrkz" "\0"
+	"VMOVDQU64Zrrkz_REV" "\0"
+	"VMOVDQU8Z128mr" "\0"
+	"VMOVDQU8Z128mrk" "\0"
+	"VMOVDQU8Z128rm" "\0"
+	"VMOVDQU8Z128rmk" "\0"
+	"VMOVDQU8Z128rmkz" "\0"
+	"VMOVDQU8Z128rr" "\0"
+	"VMOVDQU8Z128rr_REV" "\0"
+	"VMOVDQU8Z128rrk" "\0"
+	"VMOVDQU8Z128rrk_REV" "\0"
+	"VMOVDQU8Z128rrkz" "\0"
+	"VMOVDQU8Z128rrkz_REV" "\0"
+	"VMOVDQU8Z256mr" "\0"
+	"VMOVDQU8Z256mrk" "\0"
+	"VMOVDQU8Z256rm" "\0"
+	"VMOVDQU8Z256rmk" "\0"
+	"VMOVDQU8Z256rmkz" "\0"
+	"VMOVDQU8Z256rr" "\0"
+	"VMOVDQU8Z256rr_REV" "\0"
+	"VMOVDQU8Z256rrk" "\0"
+	"VMOVDQU8Z256rrk_REV" "\0"
+	"VMOVDQU8Z256rrkz" "\0"
+	"VMOVDQU8Z256rrkz_REV" "\0"
+	"VMOVDQU8Zmr" "\0"
+	"VMOVDQU8Zmrk" "\0"
+	"VMOVDQU8Zrm" "\0"
+	"VMOVDQU8Zrmk" "\0"
+	"VMOVDQU8Zrmkz" "\0"
+	"VMOVDQU8Zrr" "\0"
+	"VMOVDQU8Zrr_REV" "\0"
+	"VMOVDQU8Zrrk" "\0"
+	"VMOVDQU8Zrrk_REV" "\0"
+	"VMOVDQU8Zrrkz" "\0"
+	"VMOVDQU8Zrrkz_REV" "\0"
+	"VMOVDQUYmr" "\0"
+	"VMOVDQUYrm" "\0"
+	"VMOVDQUYrr" "\0"
+	"VMOVDQUYrr_REV" "\0"
+	"VMOVDQUmr" "\0"
+	"VMOVDQUrm" "\0"
+	"VMOVDQUrr" "\0"
+	"VMOVDQUrr_REV" "\0"
+	"VMOVHLPSZrr" "\0"
+	"VMOVHLPSrr" "\0"
+	"VMOVHPDZ128mr" "\0"
+	"VMOVHPDZ128rm" "\0"
+	"VMOVHPDmr" "\0"
+	"VMOVHPDrm" "\0"
+	"VMOVHPSZ128mr" "\0"
+	"VMOVHPSZ128rm" "\0"
+	"VMOVHPSmr" "\0"
+	"VMOVHPSrm" "\0"
+	"VMOVLHPSZrr" "\0"
+	"VMOVLHPSrr" "\0"
+	"VMOVLPDZ128mr" "\0"
+	"VMOVLPDZ128rm" "\0"
+	"VMOVLPDmr" "\0"
+	"VMOVLPDrm" "\0"
+	"VMOVLPSZ128mr" "\0"
+	"VMOVLPSZ128rm" "\0"
+	"VMOVLPSmr" "\0"
+	"VMOVLPSrm" "\0"
+	"VMOVMSKPDYrr" "\0"
+	"VMOVMSKPDrr" "\0"
+	"VMOVMSKPSYrr" "\0"
+	"VMOVMSKPSrr" "\0"
+	"VMOVNTDQAYrm" "\0"
+	"VMOVNTDQAZ128rm" "\0"
+	"VMOVNTDQAZ256rm" "\0"
+	"VMOVNTDQAZrm" "\0"
+	"VMOVNTDQArm" "\0"
+	"VMOVNTDQYmr" "\0"
+	"VMOVNTDQZ128mr" "\0"
+	"VMOVNTDQZ256mr" "\0"
+	"VMOVNTDQZmr" "\0"
+	"VMOVNTDQmr" "\0"
+	"VMOVNTPDYmr" "\0"
+	"VMOVNTPDZ128mr" "\0"
+	"VMOVNTPDZ256mr" "\0"
+	"VMOVNTPDZmr" "\0"
+	"VMOVNTPDmr" "\0"
+	"VMOVNTPSYmr" "\0"
+	"VMOVNTPSZ128mr" "\0"
+	"VMOVNTPSZ256mr" "\0"
+	"VMOVNTPSZmr" "\0"
+	"VMOVNTPSmr" "\0"
+	"VMOVPDI2DIZmr" "\0"
+	"VMOVPDI2DIZrr" "\0"
+	"VMOVPDI2DImr" "\0"
+	"VMOVPDI2DIrr" "\0"
+	"VMOVPQI2QIZmr" "\0"
+	"VMOVPQI2QIZrr" "\0"
+	"VMOVPQI2QImr" "\0"
+	"VMOVPQI2QIrr" "\0"
+	"VMOVPQIto64Zmr" "\0"
+	"VMOVPQIto64Zrr" "\0"
+	"VMOVPQIto64mr" "\0"
+	"VMOVPQIto64rr" "\0"
+	"VMOVQI2PQIZrm" "\0"
+	"VMOVQI2PQIrm" "\0"
+	"VMOVSDZmr" "\0"
+	"VMOVSDZmrk" "\0"
+	"VMOVSDZrm" "\0"
+	"VMOVSDZrm_alt" "\0"
+	"VMOVSDZrmk" "\0"
+	"VMOVSDZrmkz" "\0"
+	"VMOVSDZrr" "\0"
+	"VMOVSDZrr_REV" "\0"
+	"VMOVSDZrrk" "\0"
+	"VMOVSDZrrk_REV" "\0"
+	"VMOVSDZrrkz" "\0"
+	"VMOVSDZrrkz_REV" "\0"
+	"VMOVSDmr" "\0"
+	"VMOVSDrm" "\0"
+	"VMOVSDrm_alt" "\0"
+	"VMOVSDrr" "\0"
+	"VMOVSDrr_REV" "\0"
+	"VMOVSDto64Zrr" "\0"
+	"VMOVSDto64rr" "\0"
+	"VMOVSH2Wrr" "\0"
+	"VMOVSHDUPYrm" "\0"
+	"VMOVSHDUPYrr" "\0"
+	"VMOVSHDUPZ128rm" "\0"
+	"VMOVSHDUPZ128rmk" "\0"
+	"VMOVSHDUPZ128rmkz" "\0"
+	"VMOVSHDUPZ128rr" "\0"
+	"VMOVSHDUPZ128rrk" "\0"
+	"VMOVSHDUPZ128rrkz" "\0"
+	"VMOVSHDUPZ256rm" "\0"
+	"VMOVSHDUPZ256rmk" "\0"
+	"VMOVSHDUPZ256rmkz" "\0"
+	"VMOVSHDUPZ256rr" "\0"
+	"VMOVSHDUPZ256rrk" "\0"
+	"VMOVSHDUPZ256rrkz" "\0"
+	"VMOVSHDUPZrm" "\0"
+	"VMOVSHDUPZrmk" "\0"
+	"VMOVSHDUPZrmkz" "\0"
+	"VMOVSHDUPZrr" "\0"
+	"VMOVSHDUPZrrk" "\0"
+	"VMOVSHDUPZrrkz" "\0"
+	"VMOVSHDUPrm" "\0"
+	"VMOVSHDUPrr" "\0"
+	"VMOVSHZmr" "\0"
+	"VMOVSHZmrk" "\0"
+	"VMOVSHZrm" "\0"
+	"VMOVSHZrm_alt" "\0"
+	"VMOVSHZrmk" "\0"
+	"VMOVSHZrmkz" "\0"
+	"VMOVSHZrr" "\0"
+	"VMOVSHZrr_REV" "\0"
+	"VMOVSHZrrk" "\0"
+	"VMOVSHZrrk_REV" "\0"
+	"VMOVSHZrrkz" "\0"
+	"VMOVSHZrrkz_REV" "\0"
+	"VMOVSHtoW64rr" "\0"
+	"VMOVSLDUPYrm" "\0"
+	"VMOVSLDUPYrr" "\0"
+	"VMOVSLDUPZ128rm" "\0"
+	"VMOVSLDUPZ128rmk" "\0"
+	"VMOVSLDUPZ128rmkz" "\0"
+	"VMOVSLDUPZ128rr" "\0"
+	"VMOVSLDUPZ128rrk" "\0"
+	"VMOVSLDUPZ128rrkz" "\0"
+	"VMOVSLDUPZ256rm" "\0"
+	"VMOVSLDUPZ256rmk" "\0"
+	"VMOVSLDUPZ256rmkz" "\0"
+	"VMOVSLDUPZ256rr" "\0"
+	"VMOVSLDUPZ256rrk" "\0"
+	"VMOVSLDUPZ256rrkz" "\0"
+	"VMOVSLDUPZrm" "\0"
+	"VMOVSLDUPZrmk" "\0"
+	"VMOVSLDUPZrmkz" "\0"
+	"VMOVSLDUPZrr" "\0"
+	"VMOVSLDUPZrrk" "\0"
+	"VMOVSLDUPZrrkz" "\0"
+	"VMOVSLDUPrm" "\0"
+	"VMOVSLDUPrr" "\0"
+	"VMOVSS2DIZrr" "\0"
+	"VMOVSS2DIrr" "\0"
+	"VMOVSSZmr" "\0"
+	"VMOVSSZmrk" "\0"
+	"VMOVSSZrm" "\0"
+	"VMOVSSZrm_alt" "\0"
+	"VMOVSSZrmk" "\0"
+	"VMOVSSZrmkz" "\0"
+	"VMOVSSZrr" "\0"
+	"VMOVSSZrr_REV" "\0"
+	"VMOVSSZrrk" "\0"
+	"VMOVSSZrrk_REV" "\0"
+	"VMOVSSZrrkz" "\0"
+	"VMOVSSZrrkz_REV" "\0"
+	"VMOVSSmr" "\0"
+	"VMOVSSrm" "\0"
+	"VMOVSSrm_alt" "\0"
+	"VMOVSSrr" "\0"
+	"VMOVSSrr_REV" "\0"
+	"VMOVUPDYmr" "\0"
+	"VMOVUPDYrm" "\0"
+	"VMOVUPDYrr" "\0"
+	"VMOVUPDYrr_REV" "\0"
+	"VMOVUPDZ128mr" "\0"
+	"VMOVUPDZ128mrk" "\0"
+	"VMOVUPDZ128rm" "\0"
+	"VMOVUPDZ128rmk" "\0"
+	"VMOVUPDZ128rmkz" "\0"
+	"VMOVUPDZ128rr" "\0"
+	"VMOVUPDZ128rr_REV" "\0"
+	"VMOVUPDZ128rrk" "\0"
+	"VMOVUPDZ128rrk_REV" "\0"
+	"VMOVUPDZ128rrkz" "\0"
+	"VMOVUPDZ128rrkz_REV" "\0"
+	"VMOVUPDZ256mr" "\0"
+	"VMOVUPDZ256mrk" "\0"
+	"VMOVUPDZ256rm" "\0"
+	"VMOVUPDZ256rmk" "\0"
+	"VMOVUPDZ256rmkz" "\0"
+	"VMOVUPDZ256rr" "\0"
+	"VMOVUPDZ256rr_REV" "\0"
+	"VMOVUPDZ256rrk" "\0"
+	"VMOVUPDZ256rrk_REV" "\0"
+	"VMOVUPDZ256rrkz" "\0"
+	"VMOVUPDZ256rrkz_REV" "\0"
+	"VMOVUPDZmr" "\0"
+	"VMOVUPDZmrk" "\0"
+	"VMOVUPDZrm" "\0"
+	"VMOVUPDZrmk" "\0"
+	"VMOVUPDZrmkz" "\0"
+	"VMOVUPDZrr" "\0"
+	"VMOVUPDZrr_REV" "\0"
+	"VMOVUPDZrrk" "\0"
+	"VMOVUPDZrrk_REV" "\0"
+	"VMOVUPDZrrkz" "\0"
+	"VMOVUPDZrrkz_REV" "\0"
+	"VMOVUPDmr" "\0"
+	"VMOVUPDrm" "\0"
+	"VMOVUPDrr" "\0"
+	"VMOVUPDrr_REV" "\0"
+	"VMOVUPSYmr" "\0"
+	"VMOVUPSYrm" "\0"
+	"VMOVUPSYrr" "\0"
+	"VMOVUPSYrr_REV" "\0"
+	"VMOVUPSZ128mr" "\0"
+	"VMOVUPSZ128mrk" "\0"
+	"VMOVUPSZ128rm" "\0"
+	"VMOVUPSZ128rmk" "\0"
+	"VMOVUPSZ128rmkz" "\0"
+	"VMOVUPSZ128rr" "\0"
+	"VMOVUPSZ128rr_REV" "\0"
+	"VMOVUPSZ128rrk" "\0"
+	"VMOVUPSZ128rrk_REV" "\0"
+	"VMOVUPSZ128rrkz" "\0"
+	"VMOVUPSZ128rrkz_REV" "\0"
+	"VMOVUPSZ256mr" "\0"
+	"VMOVUPSZ256mrk" "\0"
+	"VMOVUPSZ256rm" "\0"
+	"VMOVUPSZ256rmk" "\0"
+	"VMOVUPSZ256rmkz" "\0"
+	"VMOVUPSZ256rr" "\0"
+	"VMOVUPSZ256rr_REV" "\0"
+	"VMOVUPSZ256rrk" "\0"
+	"VMOVUPSZ256rrk_REV" "\0"
+	"VMOVUPSZ256rrkz" "\0"
+	"VMOVUPSZ256rrkz_REV" "\0"
+	"VMOVUPSZmr" "\0"
+	"VMOVUPSZmrk" "\0"
+	"VMOVUPSZrm" "\0"
+	"VMOVUPSZrmk" "\0"
+	"VMOVUPSZrmkz" "\0"
+	"VMOVUPSZrr" "\0"
+	"VMOVUPSZrr_REV" "\0"
+	"VMOVUPSZrrk" "\0"
+	"VMOVUPSZrrk_REV" "\0"
+	"VMOVUPSZrrkz" "\0"
+	"VMOVUPSZrrkz_REV" "\0"
+	"VMOVUPSmr" "\0"
+	"VMOVUPSrm" "\0"
+	"VMOVUPSrr" "\0"
+	"VMOVUPSrr_REV" "\0"
+	"VMOVW2SHrr" "\0"
+	"VMOVW64toSHrr" "\0"
+	"VMOVWmr" "\0"
+	"VMOVWrm" "\0"
+	"VMOVZPQILo2PQIZrr" "\0"
+	"VMOVZPQILo2PQIrr" "\0"
+	"VMPSADBWYrmi" "\0"
+	"VMPSADBWYrri" "\0"
+	"VMPSADBWrmi" "\0"
+	"VMPSADBWrri" "\0"
+	"VMPTRLDm" "\0"
+	"VMPTRSTm" "\0"
+	"VMREAD32mr" "\0"
+	"VMREAD32rr" "\0"
+	"VMREAD64mr" "\0"
+	"VMREAD64rr" "\0"
+	"VMRESUME" "\0"
+	"VMRUN32" "\0"
+	"VMRUN64" "\0"
+	"VMSAVE32" "\0"
+	"VMSAVE64" "\0"
+	"VMULPDYrm" "\0"
+	"VMULPDYrr" "\0"
+	"VMULPDZ128rm" "\0"
+	"VMULPDZ128rmb" "\0"
+	"VMULPDZ128rmbk" "\0"
+	"VMULPDZ128rmbkz" "\0"
+	"VMULPDZ128rmk" "\0"
+	"VMULPDZ128rmkz" "\0"
+	"VMULPDZ128rr" "\0"
+	"VMULPDZ128rrk" "\0"
+	"VMULPDZ128rrkz" "\0"
+	"VMULPDZ256rm" "\0"
+	"VMULPDZ256rmb" "\0"
+	"VMULPDZ256rmbk" "\0"
+	"VMULPDZ256rmbkz" "\0"
+	"VMULPDZ256rmk" "\0"
+	"VMULPDZ256rmkz" "\0"
+	"VMULPDZ256rr" "\0"
+	"VMULPDZ256rrk" "\0"
+	"VMULPDZ256rrkz" "\0"
+	"VMULPDZrm" "\0"
+	"VMULPDZrmb" "\0"
+	"VMULPDZrmbk" "\0"
+	"VMULPDZrmbkz" "\0"
+	"VMULPDZrmk" "\0"
+	"VMULPDZrmkz" "\0"
+	"VMULPDZrr" "\0"
+	"VMULPDZrrb" "\0"
+	"VMULPDZrrbk" "\0"
+	"VMULPDZrrbkz" "\0"
+	"VMULPDZrrk" "\0"
+	"VMULPDZrrkz" "\0"
+	"VMULPDrm" "\0"
+	"VMULPDrr" "\0"
+	"VMULPHZ128rm" "\0"
+	"VMULPHZ128rmb" "\0"
+	"VMULPHZ128rmbk" "\0"
+	"VMULPHZ128rmbkz" "\0"
+	"VMULPHZ128rmk" "\0"
+	"VMULPHZ128rmkz" "\0"
+	"VMULPHZ128rr" "\0"
+	"VMULPHZ128rrk" "\0"
+	"VMULPHZ128rrkz" "\0"
+	"VMULPHZ256rm" "\0"
+	"VMULPHZ256rmb" "\0"
+	"VMULPHZ256rmbk" "\0"
+	"VMULPHZ256rmbkz" "\0"
+	"VMULPHZ256rmk" "\0"
+	"VMULPHZ256rmkz" "\0"
+	"VMULPHZ256rr" "\0"
+	"VMULPHZ256rrk" "\0"
+	"VMULPHZ256rrkz" "\0"
+	"VMULPHZrm" "\0"
+	"VMULPHZrmb" "\0"
+	"VMULPHZrmbk" "\0"
+	"VMULPHZrmbkz" "\0"
+	"VMULPHZrmk" "\0"
+	"VMULPHZrmkz" "\0"
+	"VMULPHZrr" "\0"
+	"VMULPHZrrb" "\0"
+	"VMULPHZrrbk" "\0"
+	"VMULPHZrrbkz" "\0"
+	"VMULPHZrrk" "\0"
+	"VMULPHZrrkz" "\0"
+	"VMULPSYrm" "\0"
+	"VMULPSYrr" "\0"
+	"VMULPSZ128rm" "\0"
+	"VMULPSZ128rmb" "\0"
+	"VMULPSZ128rmbk" "\0"
+	"VMULPSZ128rmbkz" "\0"
+	"VMULPSZ128rmk" "\0"
+	"VMULPSZ128rmkz" "\0"
+	"VMULPSZ128rr" "\0"
+	"VMULPSZ128rrk" "\0"
+	"VMULPSZ128rrkz" "\0"
+	"VMULPSZ256rm" "\0"
+	"VMULPSZ256rmb" "\0"
+	"VMULPSZ256rmbk" "\0"
+	"VMULPSZ256rmbkz" "\0"
+	"VMULPSZ256rmk" "\0"
+	"VMULPSZ256rmkz" "\0"
+	"VMULPSZ256rr" "\0"
+	"VMULPSZ256rrk" "\0"
+	"VMULPSZ256rrkz" "\0"
+	"VMULPSZrm" "\0"
+	"VMULPSZrmb" "\0"
+	"VMULPSZrmbk" "\0"
+	"VMULPSZrmbkz" "\0"
+	"VMULPSZrmk" "\0"
+	"VMULPSZrmkz" "\0"
+	"VMULPSZrr" "\0"
+	"VMULPSZrrb" "\0"
+	"VMULPSZrrbk" "\0"
+	"VMULPSZrrbkz" "\0"
+	"VMULPSZrrk" "\0"
+	"VMULPSZrrkz" "\0"
+	"VMULPSrm" "\0"
+	"VMULPSrr" "\0"
+	"VMULSDZrm" "\0"
+	"VMULSDZrm_Int" "\0"
+	"VMULSDZrm_Intk" "\0"
+	"VMULSDZrm_Intkz" "\0"
+	"VMULSDZrr" "\0"
+	"VMULSDZrr_Int" "\0"
+	"VMULSDZrr_Intk" "\0"
+	"VMULSDZrr_Intkz" "\0"
+	"VMULSDZrrb_Int" "\0"
+	"VMULSDZrrb_Intk" "\0"
+	"VMULSDZrrb_Intkz" "\0"
+	"VMULSDrm" "\0"
+	"VMULSDrm_Int" "\0"
+	"VMULSDrr" "\0"
+	"VMULSDrr_Int" "\0"
+	"VMULSHZrm" "\0"
+	"VMULSHZrm_Int" "\0"
+	"VMULSHZrm_Intk" "\0"
+	"VMULSHZrm_Intkz" "\0"
+	"VMULSHZrr" "\0"
+	"VMULSHZrr_Int" "\0"
+	"VMULSHZrr_Intk" "\0"
+	"VMULSHZrr_Intkz" "\0"
+	"VMULSHZrrb_Int" "\0"
+	"VMULSHZrrb_Intk" "\0"
+	"VMULSHZrrb_Intkz" "\0"
+	"VMULSSZrm" "\0"
+	"VMULSSZrm_Int" "\0"
+	"VMULSSZrm_Intk" "\0"
+	"VMULSSZrm_Intkz" "\0"
+	"VMULSSZrr" "\0"
+	"VMULSSZrr_Int" "\0"
+	"VMULSSZrr_Intk" "\0"
+	"VMULSSZrr_Intkz" "\0"
+	"VMULSSZrrb_Int" "\0"
+	"VMULSSZrrb_Intk" "\0"
+	"VMULSSZrrb_Intkz" "\0"
+	"VMULSSrm" "\0"
+	"VMULSSrm_Int" "\0"
+	"VMULSSrr" "\0"
+	"VMULSSrr_Int" "\0"
+	"VMWRITE32rm" "\0"
+	"VMWRITE32rr" "\0"
+	"VMWRITE64rm" "\0"
+	"VMWRITE64rr" "\0"
+	"VMXOFF" "\0"
+	"VMXON" "\0"
+	"VORPDYrm" "\0"
+	"VORPDYrr" "\0"
+	"VORPDZ128rm" "\0"
+	"VORPDZ128rmb" "\0"
+	"VORPDZ128rmbk" "\0"
+	"VORPDZ128rmbkz" "\0"
+	"VORPDZ128rmk" "\0"
+	"VORPDZ128rmkz" "\0"
+	"VORPDZ128rr" "\0"
+	"VORPDZ128rrk" "\0"
+	"VORPDZ128rrkz" "\0"
+	"VORPDZ256rm" "\0"
+	"VORPDZ256rmb" "\0"
+	"VORPDZ256rmbk" "\0"
+	"VORPDZ256rmbkz" "\0"
+	"VORPDZ256rmk" "\0"
+	"VORPDZ256rmkz" "\0"
+	"VORPDZ256rr" "\0"
+	"VORPDZ256rrk" "\0"
+	"VORPDZ256rrkz" "\0"
+	"VORPDZrm" "\0"
+	"VORPDZrmb" "\0"
+	"VORPDZrmbk" "\0"
+	"VORPDZrmbkz" "\0"
+	"VORPDZrmk" "\0"
+	"VORPDZrmkz" "\0"
+	"VORPDZrr" "\0"
+	"VORPDZrrk" "\0"
+	"VORPDZrrkz" "\0"
+	"VORPDrm" "\0"
+	"VORPDrr" "\0"
+	"VORPSYrm" "\0"
+	"VORPSYrr" "\0"
+	"VORPSZ128rm" "\0"
+	"VORPSZ128rmb" "\0"
+	"VORPSZ128rmbk" "\0"
+	"VORPSZ128rmbkz" "\0"
+	"VORPSZ128rmk" "\0"
+	"VORPSZ128rmkz" "\0"
+	"VORPSZ128rr" "\0"
+	"VORPSZ128rrk" "\0"
+	"VORPSZ128rrkz" "\0"
+	"VORPSZ256rm" "\0"
+	"VORPSZ256rmb" "\0"
+	"VORPSZ256rmbk" "\0"
+	"VORPSZ256rmbkz" "\0"
+	"VORPSZ256rmk" "\0"
+	"VORPSZ256rmkz" "\0"
+	"VORPSZ256rr" "\0"
+	"VORPSZ256rrk" "\0"
+	"VORPSZ256rrkz" "\0"
+	"VORPSZrm" "\0"
+	"VORPSZrmb" "\0"
+	"VORPSZrmbk" "\0"
+	"VORPSZrmbkz" "\0"
+	"VORPSZrmk" "\0"
+	"VORPSZrmkz" "\0"
+	"VORPSZrr" "\0"
+	"VORPSZrrk" "\0"
+	"VORPSZrrkz" "\0"
+	"VORPSrm" "\0"
+	"VORPSrr" "\0"
+	"VP2INTERSECTDZ128rm" "\0"
+	"VP2INTERSECTDZ128rmb" "\0"
+	"VP2INTERSECTDZ128rr" "\0"
+	"VP2INTERSECTDZ256rm" "\0"
+	"VP2INTERSECTDZ256rmb" "\0"
+	"VP2INTERSECTDZ256rr" "\0"
+	"VP2INTERSECTDZrm" "\0"
+	"VP2INTERSECTDZrmb" "\0"
+	"VP2INTERSECTDZrr" "\0"
+	"VP2INTERSECTQZ128rm" "\0"
+	"VP2INTERSECTQZ128rmb" "\0"
+	"VP2INTERSECTQZ128rr" "\0"
+	"VP2INTERSECTQZ256rm" "\0"
+	"VP2INTERSECTQZ256rmb" "\0"
+	"VP2INTERSECTQZ256rr" "\0"
+	"VP2INTERSECTQZrm" "\0"
+	"VP2INTERSECTQZrmb" "\0"
+	"VP2INTERSECTQZrr" "\0"
+	"VP4DPWSSDSrm" "\0"
+	"VP4DPWSSDSrmk" "\0"
+	"VP4DPWSSDSrmkz" "\0"
+	"VP4DPWSSDrm" "\0"
+	"VP4DPWSSDrmk" "\0"
+	"VP4DPWSSDrmkz" "\0"
+	"VPABSBYrm" "\0"
+	"VPABSBYrr" "\0"
+	"VPABSBZ128rm" "\0"
+	"VPABSBZ128rmk" "\0"
+	"VPABSBZ128rmkz" "\0"
+	"VPABSBZ128rr" "\0"
+	"VPABSBZ128rrk" "\0"
+	"VPABSBZ128rrkz" "\0"
+	"VPABSBZ256rm" "\0"
+	"VPABSBZ256rmk" "\0"
+	"VPABSBZ256rmkz" "\0"
+	"VPABSBZ256rr" "\0"
+	"VPABSBZ256rrk" "\0"
+	"VPABSBZ256rrkz" "\0"
+	"VPABSBZrm" "\0"
+	"VPABSBZrmk" "\0"
+	"VPABSBZrmkz" "\0"
+	"VPABSBZrr" "\0"
+	"VPABSBZrrk" "\0"
+	"VPABSBZrrkz" "\0"
+	"VPABSBrm" "\0"
+	"VPABSBrr" "\0"
+	"VPABSDYrm" "\0"
+	"VPABSDYrr" "\0"
+	"VPABSDZ128rm" "\0"
+	"VPABSDZ128rmb" "\0"
+	"VPABSDZ128rmbk" "\0"
+	"VPABSDZ128rmbkz" "\0"
+	"VPABSDZ128rmk" "\0"
+	"VPABSDZ128rmkz" "\0"
+	"VPABSDZ128rr" "\0"
+	"VPABSDZ128rrk" "\0"
+	"VPABSDZ128rrkz" "\0"
+	"VPABSDZ256rm" "\0"
+	"VPABSDZ256rmb" "\0"
+	"VPABSDZ256rmbk" "\0"
+	"VPABSDZ256rmbkz" "\0"
+	"VPABSDZ256rmk" "\0"
+	"VPABSDZ256rmkz" "\0"
+	"VPABSDZ256rr" "\0"
+	"VPABSDZ256rrk" "\0"
+	"VPABSDZ256rrkz" "\0"
+	"VPABSDZrm" "\0"
+	"VPABSDZrmb" "\0"
+	"VPABSDZrmbk" "\0"
+	"VPABSDZrmbkz" "\0"
+	"VPABSDZrmk" "\0"
+	"VPABSDZrmkz" "\0"
+	"VPABSDZrr" "\0"
+	"VPABSDZrrk" "\0"
+	"VPABSDZrrkz" "\0"
+	"VPABSDrm" "\0"
+	"VPABSDrr" "\0"
+	"VPABSQZ128rm" "\0"
+	"VPABSQZ128rmb" "\0"
+	"VPABSQZ128rmbk" "\0"
+	"VPABSQZ128rmbkz" "\0"
+	"VPABSQZ128rmk" "\0"
+	"VPABSQZ128rmkz" "\0"
+	"VPABSQZ128rr" "\0"
+	"VPABSQZ128rrk" "\0"
+	"VPABSQZ128rrkz" "\0"
+	"VPABSQZ256rm" "\0"
+	"VPABSQZ256rmb" "\0"
+	"VPABSQZ256rmbk" "\0"
+	"VPABSQZ256rmbkz" "\0"
+	"VPABSQZ256rmk" "\0"
+	"VPABSQZ256rmkz" "\0"
+	"VPABSQZ256rr" "\0"
+	"VPABSQZ256rrk" "\0"
+	"VPABSQZ256rrkz" "\0"
+	"VPABSQZrm" "\0"
+	"VPABSQZrmb" "\0"
+	"VPABSQZrmbk" "\0"
+	"VPABSQZrmbkz" "\0"
+	"VPABSQZrmk" "\0"
+	"VPABSQZrmkz" "\0"
+	"VPABSQZrr" "\0"
+	"VPABSQZrrk" "\0"
+	"VPABSQZrrkz" "\0"
+	"VPABSWYrm" "\0"
+	"VPABSWYrr" "\0"
+	"VPABSWZ128rm" "\0"
+	"VPABSWZ128rmk" "\0"
+	"VPABSWZ128rmkz" "\0"
+	"VPABSWZ128rr" "\0"
+	"VPABSWZ128rrk" "\0"
+	"VPABSWZ128rrkz" "\0"
+	"VPABSWZ256rm" "\0"
+	"VPABSWZ256rmk" "\0"
+	"VPABSWZ256rmkz" "\0"
+	"VPABSWZ256rr" "\0"
+	"VPABSWZ256rrk" "\0"
+	"VPABSWZ256rrkz" "\0"
+	"VPABSWZrm" "\0"
+	"VPABSWZrmk" "\0"
+	"VPABSWZrmkz" "\0"
+	"VPABSWZrr" "\0"
+	"VPABSWZrrk" "\0"
+	"VPABSWZrrkz" "\0"
+	"VPABSWrm" "\0"
+	"VPABSWrr" "\0"
+	"VPACKSSDWYrm" "\0"
+	"VPACKSSDWYrr" "\0"
+	"VPACKSSDWZ128rm" "\0"
+	"VPACKSSDWZ128rmb" "\0"
+	"VPACKSSDWZ128rmbk" "\0"
+	"VPACKSSDWZ128rmbkz" "\0"
+	"VPACKSSDWZ128rmk" "\0"
+	"VPACKSSDWZ128rmkz" "\0"
+	"VPACKSSDWZ128rr" "\0"
+	"VPACKSSDWZ128rrk" "\0"
+	"VPACKSSDWZ128rrkz" "\0"
+	"VPACKSSDWZ256rm" "\0"
+	"VPACKSSDWZ256rmb" "\0"
+	"VPACKSSDWZ256rmbk" "\0"
+	"VPACKSSDWZ256rmbkz" "\0"
+	"VPACKSSDWZ256rmk" "\0"
+	"VPACKSSDWZ256rmkz" "\0"
+	"VPACKSSDWZ256rr" "\0"
+	"VPACKSSDWZ256rrk" "\0"
+	"VPACKSSDWZ256rrkz" "\0"
+	"VPACKSSDWZrm" "\0"
+	"VPACKSSDWZrmb" "\0"
+	"VPACKSSDWZrmbk" "\0"
+	"VPACKSSDWZrmbkz" "\0"
+	"VPACKSSDWZrmk" "\0"
+	"VPACKSSDWZrmkz" "\0"
+	"VPACKSSDWZrr" "\0"
+	"VPACKSSDWZrrk" "\0"
+	"VPACKSSDWZrrkz" "\0"
+	"VPACKSSDWrm" "\0"
+	"VPACKSSDWrr" "\0"
+	"VPACKSSWBYrm" "\0"
+	"VPACKSSWBYrr" "\0"
+	"VPACKSSWBZ128rm" "\0"
+	"VPACKSSWBZ128rmk" "\0"
+	"VPACKSSWBZ128rmkz" "\0"
+	"VPACKSSWBZ128rr" "\0"
+	"VPACKSSWBZ128rrk" "\0"
+	"VPACKSSWBZ128rrkz" "\0"
+	"VPACKSSWBZ256rm" "\0"
+	"VPACKSSWBZ256rmk" "\0"
+	"VPACKSSWBZ256rmkz" "\0"
+	"VPACKSSWBZ256rr" "\0"
+	"VPACKSSWBZ256rrk" "\0"
+	"VPACKSSWBZ256rrkz" "\0"
+	"VPACKSSWBZrm" "\0"
+	"VPACKSSWBZrmk" "\0"
+	"VPACKSSWBZrmkz" "\0"
+	"VPACKSSWBZrr" "\0"
+	"VPACKSSWBZrrk" "\0"
+	"VPACKSSWBZrrkz" "\0"
+	"VPACKSSWBrm" "\0"
+	"VPACKSSWBrr" "\0"
+	"VPACKUSDWYrm" "\0"
+	"VPACKUSDWYrr" "\0"
+	"VPACKUSDWZ128rm" "\0"
+	"VPACKUSDWZ128rmb" "\0"
+	"VPACKUSDWZ128rmbk" "\0"
+	"VPACKUSDWZ128rmbkz" "\0"
+	"VPACKUSDWZ128rmk" "\0"
+	"VPACKUSDWZ128rmkz" "\0"
+	"VPACKUSDWZ128rr" "\0"
+	"VPACKUSDWZ128rrk" "\0"
+	"VPACKUSDWZ128rrkz" "\0"
+	"VPACKUSDWZ256rm" "\0"
+	"VPACKUSDWZ256rmb" "\0"
+	"VPACKUSDWZ256rmbk" "\0"
+	"VPACKUSDWZ256rmbkz" "\0"
+	"VPACKUSDWZ256rmk" "\0"
+	"VPACKUSDWZ256rmkz" "\0"
+	"VPACKUSDWZ256rr" "\0"
+	"VPACKUSDWZ256rrk" "\0"
+	"VPACKUSDWZ256rrkz" "\0"
+	"VPACKUSDWZrm" "\0"
+	"VPACKUSDWZrmb" "\0"
+	"VPACKUSDWZrmbk" "\0"
+	"VPACKUSDWZrmbkz" "\0"
+	"VPACKUSDWZrmk" "\0"
+	"VPACKUSDWZrmkz" "\0"
+	"VPACKUSDWZrr" "\0"
+	"VPACKUSDWZrrk" "\0"
+	"VPACKUSDWZrrkz" "\0"
+	"VPACKUSDWrm" "\0"
+	"VPACKUSDWrr" "\0"
+	"VPACKUSWBYrm" "\0"
+	"VPACKUSWBYrr" "\0"
+	"VPACKUSWBZ128rm" "\0"
+	"VPACKUSWBZ128rmk" "\0"
+	"VPACKUSWBZ128rmkz" "\0"
+	"VPACKUSWBZ128rr" "\0"
+	"VPACKUSWBZ128rrk" "\0"
+	"VPACKUSWBZ128rrkz" "\0"
+	"VPACKUSWBZ256rm" "\0"
+	"VPACKUSWBZ256rmk" "\0"
+	"VPACKUSWBZ256rmkz" "\0"
+	"VPACKUSWBZ256rr" "\0"
+	"VPACKUSWBZ256rrk" "\0"
+	"VPACKUSWBZ256rrkz" "\0"
+	"VPACKUSWBZrm" "\0"
+	"VPACKUSWBZrmk" "\0"
+	"VPACKUSWBZrmkz" "\0"
+	"VPACKUSWBZrr" "\0"
+	"VPACKUSWBZrrk" "\0"
+	"VPACKUSWBZrrkz" "\0"
+	"VPACKUSWBrm" "\0"
+	"VPACKUSWBrr" "\0"
+	"VPADDBYrm" "\0"
+	"VPADDBYrr" "\0"
+	"VPADDBZ128rm" "\0"
+	"VPADDBZ128rmk" "\0"
+	"VPADDBZ128rmkz" "\0"
+	"VPADDBZ128rr" "\0"
+	"VPADDBZ128rrk" "\0"
+	"VPADDBZ128rrkz" "\0"
+	"VPADDBZ256rm" "\0"
+	"VPADDBZ256rmk" "\0"
+	"VPADDBZ256rmkz" "\0"
+	"VPADDBZ256rr" "\0"
+	"VPADDBZ256rrk" "\0"
+	"VPADDBZ256rrkz" "\0"
+	"VPADDBZrm" "\0"
+	"VPADDBZrmk" "\0"
+	"VPADDBZrmkz" "\0"
+	"VPADDBZrr" "\0"
+	"VPADDBZrrk" "\0"
+	"VPADDBZrrkz" "\0"
+	"VPADDBrm" "\0"
+	"VPADDBrr" "\0"
+	"VPADDDYrm" "\0"
+	"VPADDDYrr" "\0"
+	"VPADDDZ128rm" "\0"
+	"VPADDDZ128rmb" "\0"
+	"VPADDDZ128rmbk" "\0"
+	"VPADDDZ128rmbkz" "\0"
+	"VPADDDZ128rmk" "\0"
+	"VPADDDZ128rmkz" "\0"
+	"VPADDDZ128rr" "\0"
+	"VPADDDZ128rrk" "\0"
+	"VPADDDZ128rrkz" "\0"
+	"VPADDDZ256rm" "\0"
+	"VPADDDZ256rmb" "\0"
+	"VPADDDZ256rmbk" "\0"
+	"VPADDDZ256rmbkz" "\0"
+	"VPADDDZ256rmk" "\0"
+	"VPADDDZ256rmkz" "\0"
+	"VPADDDZ256rr" "\0"
+	"VPADDDZ256rrk" "\0"
+	"VPADDDZ256rrkz" "\0"
+	"VPADDDZrm" "\0"
+	"VPADDDZrmb" "\0"
+	"VPADDDZrmbk" "\0"
+	"VPADDDZrmbkz" "\0"
+	"VPADDDZrmk" "\0"
+	"VPADDDZrmkz" "\0"
+	"VPADDDZrr" "\0"
+	"VPADDDZrrk" "\0"
+	"VPADDDZrrkz" "\0"
+	"VPADDDrm" "\0"
+	"VPADDDrr" "\0"
+	"VPADDQYrm" "\0"
+	"VPADDQYrr" "\0"
+	"VPADDQZ128rm" "\0"
+	"VPADDQZ128rmb" "\0"
+	"VPADDQZ128rmbk" "\0"
+	"VPADDQZ128rmbkz" "\0"
+	"VPADDQZ128rmk" "\0"
+	"VPADDQZ128rmkz" "\0"
+	"VPADDQZ128rr" "\0"
+	"VPADDQZ128rrk" "\0"
+	"VPADDQZ128rrkz" "\0"
+	"VPADDQZ256rm" "\0"
+	"VPADDQZ256rmb" "\0"
+	"VPADDQZ256rmbk" "\0"
+	"VPADDQZ256rmbkz" "\0"
+	"VPADDQZ256rmk" "\0"
+	"VPADDQZ256rmkz" "\0"
+	"VPADDQZ256rr" "\0"
+	"VPADDQZ256rrk" "\0"
+	"VPADDQZ256rrkz" "\0"
+	"VPADDQZrm" "\0"
+	"VPADDQZrmb" "\0"
+	"VPADDQZrmbk" "\0"
+	"VPADDQZrmbkz" "\0"
+	"VPADDQZrmk" "\0"
+	"VPADDQZrmkz" "\0"
+	"VPADDQZrr" "\0"
+	"VPADDQZrrk" "\0"
+	"VPADDQZrrkz" "\0"
+	"VPADDQrm" "\0"
+	"VPADDQrr" "\0"
+	"VPADDSBYrm" "\0"
+	"VPADDSBYrr" "\0"
+	"VPADDSBZ128rm" "\0"
+	"VPADDSBZ128rmk" "\0"
+	"VPADDSBZ128rmkz" "\0"
+	"VPADDSBZ128rr" "\0"
+	"VPADDSBZ128rrk" "\0"
+	"VPADDSBZ128rrkz" "\0"
+	"VPADDSBZ256rm" "\0"
+	"VPADDSBZ256rmk" "\0"
+	"VPADDSBZ256rmkz" "\0"
+	"VPADDSBZ256rr" "\0"
+	"VPADDSBZ256rrk" "\0"
+	"VPADDSBZ256rrkz" "\0"
+	"VPADDSBZrm" "\0"
+	"VPADDSBZrmk" "\0"
+	"VPADDSBZrmkz" "\0"
+	"VPADDSBZrr" "\0"
+	"VPADDSBZrrk" "\0"
+	"VPADDSBZrrkz" "\0"
+	"VPADDSBrm" "\0"
+	"VPADDSBrr" "\0"
+	"VPADDSWYrm" "\0"
+	"VPADDSWYrr" "\0"
+	"VPADDSWZ128rm" "\0"
+	"VPADDSWZ128rmk" "\0"
+	"VPADDSWZ128rmkz" "\0"
+	"VPADDSWZ128rr" "\0"
+	"VPADDSWZ128rrk" "\0"
+	"VPADDSWZ128rrkz" "\0"
+	"VPADDSWZ256rm" "\0"
+	"VPADDSWZ256rmk" "\0"
+	"VPADDSWZ256rmkz" "\0"
+	"VPADDSWZ256rr" "\0"
+	"VPADDSWZ256rrk" "\0"
+	"VPADDSWZ256rrkz" "\0"
+	"VPADDSWZrm" "\0"
+	"VPADDSWZrmk" "\0"
+	"VPADDSWZrmkz" "\0"
+	"VPADDSWZrr" "\0"
+	"VPADDSWZrrk" "\0"
+	"VPADDSWZrrkz" "\0"
+	"VPADDSWrm" "\0"
+	"VPADDSWrr" "\0"
+	"VPADDUSBYrm" "\0"
+	"VPADDUSBYrr" "\0"
+	"VPADDUSBZ128rm" "\0"
+	"VPADDUSBZ128rmk" "\0"
+	"VPADDUSBZ128rmkz" "\0"
+	"VPADDUSBZ128rr" "\0"
+	"VPADDUSBZ128rrk" "\0"
+	"VPADDUSBZ128rrkz" "\0"
+	"VPADDUSBZ256rm" "\0"
+	"VPADDUSBZ256rmk" "\0"
+	"VPADDUSBZ256rmkz" "\0"
+	"VPADDUSBZ256rr" "\0"
+	"VPADDUSBZ256rrk" "\0"
+	"VPADDUSBZ256rrkz" "\0"
+	"VPADDUSBZrm" "\0"
+	"VPADDUSBZrmk" "\0"
+	"VPADDUSBZrmkz" "\0"
+	"VPADDUSBZrr" "\0"
+	"VPADDUSBZrrk" "\0"
+	"VPADDUSBZrrkz" "\0"
+	"VPADDUSBrm" "\0"
+	"VPADDUSBrr" "\0"
+	"VPADDUSWYrm" "\0"
+	"VPADDUSWYrr" "\0"
+	"VPADDUSWZ128rm" "\0"
+	"VPADDUSWZ128rmk" "\0"
+	"VPADDUSWZ128rmkz" "\0"
+	"VPADDUSWZ128rr" "\0"
+	"VPADDUSWZ128rrk" "\0"
+	"VPADDUSWZ128rrkz" "\0"
+	"VPADDUSWZ256rm" "\0"
+	"VPADDUSWZ256rmk" "\0"
+	"VPADDUSWZ256rmkz" "\0"
+	"VPADDUSWZ256rr" "\0"
+	"VPADDUSWZ256rrk" "\0"
+	"VPADDUSWZ256rrkz" "\0"
+	"VPADDUSWZrm" "\0"
+	"VPADDUSWZrmk" "\0"
+	"VPADDUSWZrmkz" "\0"
+	"VPADDUSWZrr" "\0"
+	"VPADDUSWZrrk" "\0"
+	"VPADDUSWZrrkz" "\0"
+	"VPADDUSWrm" "\0"
+	"VPADDUSWrr" "\0"
+	"VPADDWYrm" "\0"
+	"VPADDWYrr" "\0"
+	"VPADDWZ128rm" "\0"
+	"VPADDWZ128rmk" "\0"
+	"VPADDWZ128rmkz" "\0"
+	"VPADDWZ128rr" "\0"
+	"VPADDWZ128rrk" "\0"
+	"VPADDWZ128rrkz" "\0"
+	"VPADDWZ256rm" "\0"
+	"VPADDWZ256rmk" "\0"
+	"VPADDWZ256rmkz" "\0"
+	"VPADDWZ256rr" "\0"
+	"VPADDWZ256rrk" "\0"
+	"VPADDWZ256rrkz" "\0"
+	"VPADDWZrm" "\0"
+	"VPADDWZrmk" "\0"
+	"VPADDWZrmkz" "\0"
+	"VPADDWZrr" "\0"
+	"VPADDWZrrk" "\0"
+	"VPADDWZrrkz" "\0"
+	"VPADDWrm" "\0"
+	"VPADDWrr" "\0"
+	"VPALIGNRYrmi" "\0"
+	"VPALIGNRYrri" "\0"
+	"VPALIGNRZ128rmi" "\0"
+	"VPALIGNRZ128rmik" "\0"
+	"VPALIGNRZ128rmikz" "\0"
+	"VPALIGNRZ128rri" "\0"
+	"VPALIGNRZ128rrik" "\0"
+	"VPALIGNRZ128rrikz" "\0"
+	"VPALIGNRZ256rmi" "\0"
+	"VPALIGNRZ256rmik" "\0"
+	"VPALIGNRZ256rmikz" "\0"
+	"VPALIGNRZ256rri" "\0"
+	"VPALIGNRZ256rrik" "\0"
+	"VPALIGNRZ256rrikz" "\0"
+	"VPALIGNRZrmi" "\0"
+	"VPALIGNRZrmik" "\0"
+	"VPALIGNRZrmikz" "\0"
+	"VPALIGNRZrri" "\0"
+	"VPALIGNRZrrik" "\0"
+	"VPALIGNRZrrikz" "\0"
+	"VPALIGNRrmi" "\0"
+	"VPALIGNRrri" "\0"
+	"VPANDDZ128rm" "\0"
+	"VPANDDZ128rmb" "\0"
+	"VPANDDZ128rmbk" "\0"
+	"VPANDDZ128rmbkz" "\0"
+	"VPANDDZ128rmk" "\0"
+	"VPANDDZ128rmkz" "\0"
+	"VPANDDZ128rr" "\0"
+	"VPANDDZ128rrk" "\0"
+	"VPANDDZ128rrkz" "\0"
+	"VPANDDZ256rm" "\0"
+	"VPANDDZ256rmb" "\0"
+	"VPANDDZ256rmbk" "\0"
+	"VPANDDZ256rmbkz" "\0"
+	"VPANDDZ256rmk" "\0"
+	"VPANDDZ256rmkz" "\0"
+	"VPANDDZ256rr" "\0"
+	"VPANDDZ256rrk" "\0"
+	"VPANDDZ256rrkz" "\0"
+	"VPANDDZrm" "\0"
+	"VPANDDZrmb" "\0"
+	"VPANDDZrmbk" "\0"
+	"VPANDDZrmbkz" "\0"
+	"VPANDDZrmk" "\0"
+	"VPANDDZrmkz" "\0"
+	"VPANDDZrr" "\0"
+	"VPANDDZrrk" "\0"
+	"VPANDDZrrkz" "\0"
+	"VPANDNDZ128rm" "\0"
+	"VPANDNDZ128rmb" "\0"
+	"VPANDNDZ128rmbk" "\0"
+	"VPANDNDZ128rmbkz" "\0"
+	"VPANDNDZ128rmk" "\0"
+	"VPANDNDZ128rmkz" "\0"
+	"VPANDNDZ128rr" "\0"
+	"VPANDNDZ128rrk" "\0"
+	"VPANDNDZ128rrkz" "\0"
+	"VPANDNDZ256rm" "\0"
+	"VPANDNDZ256rmb" "\0"
+	"VPANDNDZ256rmbk" "\0"
+	"VPANDNDZ256rmbkz" "\0"
+	"VPANDNDZ256rmk" "\0"
+	"VPANDNDZ256rmkz" "\0"
+	"VPANDNDZ256rr" "\0"
+	"VPANDNDZ256rrk" "\0"
+	"VPANDNDZ256rrkz" "\0"
+	"VPANDNDZrm" "\0"
+	"VPANDNDZrmb" "\0"
+	"VPANDNDZrmbk" "\0"
+	"VPANDNDZrmbkz" "\0"
+	"VPANDNDZrmk" "\0"
+	"VPANDNDZrmkz" "\0"
+	"VPANDNDZrr" "\0"
+	"VPANDNDZrrk" "\0"
+	"VPANDNDZrrkz" "\0"
+	"VPANDNQZ128rm" "\0"
+	"VPANDNQZ128rmb" "\0"
+	"VPANDNQZ128rmbk" "\0"
+	"VPANDNQZ128rmbkz" "\0"
+	"VPANDNQZ128rmk" "\0"
+	"VPANDNQZ128rmkz" "\0"
+	"VPANDNQZ128rr" "\0"
+	"VPANDNQZ128rrk" "\0"
+	"VPANDNQZ128rrkz" "\0"
+	"VPANDNQZ256rm" "\0"
+	"VPANDNQZ256rmb" "\0"
+	"VPANDNQZ256rmbk" "\0"
+	"VPANDNQZ256rmbkz" "\0"
+	"VPANDNQZ256rmk" "\0"
+	"VPANDNQZ256rmkz" "\0"
+	"VPANDNQZ256rr" "\0"
+	"VPANDNQZ256rrk" "\0"
+	"VPANDNQZ256rrkz" "\0"
+	"VPANDNQZrm" "\0"
+	"VPANDNQZrmb" "\0"
+	"VPANDNQZrmbk" "\0"
+	"VPANDNQZrmbkz" "\0"
+	"VPANDNQZrmk" "\0"
+	"VPANDNQZrmkz" "\0"
+	"VPANDNQZrr" "\0"
+	"VPANDNQZrrk" "\0"
+	"VPANDNQZrrkz" "\0"
+	"VPANDNYrm" "\0"
+	"VPANDNYrr" "\0"
+	"VPANDNrm" "\0"
+	"VPANDNrr" "\0"
+	"VPANDQZ128rm" "\0"
+	"VPANDQZ128rmb" "\0"
+	"VPANDQZ128rmbk" "\0"
+	"VPANDQZ128rmbkz" "\0"
+	"VPANDQZ128rmk" "\0"
+	"VPANDQZ128rmkz" "\0"
+	"VPANDQZ128rr" "\0"
+	"VPANDQZ128rrk" "\0"
+	"VPANDQZ128rrkz" "\0"
+	"VPANDQZ256rm" "\0"
+	"VPANDQZ256rmb" "\0"
+	"VPANDQZ256rmbk" "\0"
+	"VPANDQZ256rmbkz" "\0"
+	"VPANDQZ256rmk" "\0"
+	"VPANDQZ256rmkz" "\0"
+	"VPANDQZ256rr" "\0"
+	"VPANDQZ256rrk" "\0"
+	"VPANDQZ256rrkz" "\0"
+	"VPANDQZrm" "\0"
+	"VPANDQZrmb" "\0"
+	"VPANDQZrmbk" "\0"
+	"VPANDQZrmbkz" "\0"
+	"VPANDQZrmk" "\0"
+	"VPANDQZrmkz" "\0"
+	"VPANDQZrr" "\0"
+	"VPANDQZrrk" "\0"
+	"VPANDQZrrkz" "\0"
+	"VPANDYrm" "\0"
+	"VPANDYrr" "\0"
+	"VPANDrm" "\0"
+	"VPANDrr" "\0"
+	"VPAVGBYrm" "\0"
+	"VPAVGBYrr" "\0"
+	"VPAVGBZ128rm" "\0"
+	"VPAVGBZ128rmk" "\0"
+	"VPAVGBZ128rmkz" "\0"
+	"VPAVGBZ128rr" "\0"
+	"VPAVGBZ128rrk" "\0"
+	"VPAVGBZ128rrkz" "\0"
+	"VPAVGBZ256rm" "\0"
+	"VPAVGBZ256rmk" "\0"
+	"VPAVGBZ256rmkz" "\0"
+	"VPAVGBZ256rr" "\0"
+	"VPAVGBZ256rrk" "\0"
+	"VPAVGBZ256rrkz" "\0"
+	"VPAVGBZrm" "\0"
+	"VPAVGBZrmk" "\0"
+	"VPAVGBZrmkz" "\0"
+	"VPAVGBZrr" "\0"
+	"VPAVGBZrrk" "\0"
+	"VPAVGBZrrkz" "\0"
+	"VPAVGBrm" "\0"
+	"VPAVGBrr" "\0"
+	"VPAVGWYrm" "\0"
+	"VPAVGWYrr" "\0"
+	"VPAVGWZ128rm" "\0"
+	"VPAVGWZ128rmk" "\0"
+	"VPAVGWZ128rmkz" "\0"
+	"VPAVGWZ128rr" "\0"
+	"VPAVGWZ128rrk" "\0"
+	"VPAVGWZ128rrkz" "\0"
+	"VPAVGWZ256rm" "\0"
+	"VPAVGWZ256rmk" "\0"
+	"VPAVGWZ256rmkz" "\0"
+	"VPAVGWZ256rr" "\0"
+	"VPAVGWZ256rrk" "\0"
+	"VPAVGWZ256rrkz" "\0"
+	"VPAVGWZrm" "\0"
+	"VPAVGWZrmk" "\0"
+	"VPAVGWZrmkz" "\0"
+	"VPAVGWZrr" "\0"
+	"VPAVGWZrrk" "\0"
+	"VPAVGWZrrkz" "\0"
+	"VPAVGWrm" "\0"
+	"VPAVGWrr" "\0"
+	"VPBLENDDYrmi" "\0"
+	"VPBLENDDYrri" "\0"
+	"VPBLENDDrmi" "\0"
+	"VPBLENDDrri" "\0"
+	"VPBLENDMBZ128rm" "\0"
+	"VPBLENDMBZ128rmk" "\0"
+	"VPBLENDMBZ128rmkz" "\0"
+	"VPBLENDMBZ128rr" "\0"
+	"VPBLENDMBZ128rrk" "\0"
+	"VPBLENDMBZ128rrkz" "\0"
+	"VPBLENDMBZ256rm" "\0"
+	"VPBLENDMBZ256rmk" "\0"
+	"VPBLENDMBZ256rmkz" "\0"
+	"VPBLENDMBZ256rr" "\0"
+	"VPBLENDMBZ256rrk" "\0"
+	"VPBLENDMBZ256rrkz" "\0"
+	"VPBLENDMBZrm" "\0"
+	"VPBLENDMBZrmk" "\0"
+	"VPBLENDMBZrmkz" "\0"
+	"VPBLENDMBZrr" "\0"
+	"VPBLENDMBZrrk" "\0"
+	"VPBLENDMBZrrkz" "\0"
+	"VPBLENDMDZ128rm" "\0"
+	"VPBLENDMDZ128rmb" "\0"
+	"VPBLENDMDZ128rmbk" "\0"
+	"VPBLENDMDZ128rmbkz" "\0"
+	"VPBLENDMDZ128rmk" "\0"
+	"VPBLENDMDZ128rmkz" "\0"
+	"VPBLENDMDZ128rr" "\0"
+	"VPBLENDMDZ128rrk" "\0"
+	"VPBLENDMDZ128rrkz" "\0"
+	"VPBLENDMDZ256rm" "\0"
+	"VPBLENDMDZ256rmb" "\0"
+	"VPBLENDMDZ256rmbk" "\0"
+	"VPBLENDMDZ256rmbkz" "\0"
+	"VPBLENDMDZ256rmk" "\0"
+	"VPBLENDMDZ256rmkz" "\0"
+	"VPBLENDMDZ256rr" "\0"
+	"VPBLENDMDZ256rrk" "\0"
+	"VPBLENDMDZ256rrkz" "\0"
+	"VPBLENDMDZrm" "\0"
+	"VPBLENDMDZrmb" "\0"
+	"VPBLENDMDZrmbk" "\0"
+	"VPBLENDMDZrmbkz" "\0"
+	"VPBLENDMDZrmk" "\0"
+	"VPBLENDMDZrmkz" "\0"
+	"VPBLENDMDZrr" "\0"
+	"VPBLENDMDZrrk" "\0"
+	"VPBLENDMDZrrkz" "\0"
+	"VPBLENDMQZ128rm" "\0"
+	"VPBLENDMQZ128rmb" "\0"
+	"VPBLENDMQZ128rmbk" "\0"
+	"VPBLENDMQZ128rmbkz" "\0"
+	"VPBLENDMQZ128rmk" "\0"
+	"VPBLENDMQZ128rmkz" "\0"
+	"VPBLENDMQZ128rr" "\0"
+	"VPBLENDMQZ128rrk" "\0"
+	"VPBLENDMQZ128rrkz" "\0"
+	"VPBLENDMQZ256rm" "\0"
+	"VPBLENDMQZ256rmb" "\0"
+	"VPBLENDMQZ256rmbk" "\0"
+	"VPBLENDMQZ256rmbkz" "\0"
+	"VPBLENDMQZ256rmk" "\0"
+	"VPBLENDMQZ256rmkz" "\0"
+	"VPBLENDMQZ256rr" "\0"
+	"VPBLENDMQZ256rrk" "\0"
+	"VPBLENDMQZ256rrkz" "\0"
+	"VPBLENDMQZrm" "\0"
+	"VPBLENDMQZrmb" "\0"
+	"VPBLENDMQZrmbk" "\0"
+	"VPBLENDMQZrmbkz" "\0"
+	"VPBLENDMQZrmk" "\0"
+	"VPBLENDMQZrmkz" "\0"
+	"VPBLENDMQZrr" "\0"
+	"VPBLENDMQZrrk" "\0"
+	"VPBLENDMQZrrkz" "\0"
+	"VPBLENDMWZ128rm" "\0"
+	"VPBLENDMWZ128rmk" "\0"
+	"VPBLENDMWZ128rmkz" "\0"
+	"VPBLENDMWZ128rr" "\0"
+	"VPBLENDMWZ128rrk" "\0"
+	"VPBLENDMWZ128rrkz" "\0"
+	"VPBLENDMWZ256rm" "\0"
+	"VPBLENDMWZ256rmk" "\0"
+	"VPBLENDMWZ256rmkz" "\0"
+	"VPBLENDMWZ256rr" "\0"
+	"VPBLENDMWZ256rrk" "\0"
+	"VPBLENDMWZ256rrkz" "\0"
+	"VPBLENDMWZrm" "\0"
+	"VPBLENDMWZrmk" "\0"
+	"VPBLENDMWZrmkz" "\0"
+	"VPBLENDMWZrr" "\0"
+	"VPBLENDMWZrrk" "\0"
+	"VPBLENDMWZrrkz" "\0"
+	"VPBLENDVBYrmr" "\0"
+	"VPBLENDVBYrrr" "\0"
+	"VPBLENDVBrmr" "\0"
+	"VPBLENDVBrrr" "\0"
+	"VPBLENDWYrmi" "\0"
+	"VPBLENDWYrri" "\0"
+	"VPBLENDWrmi" "\0"
+	"VPBLENDWrri" "\0"
+	"VPBROADCASTBYrm" "\0"
+	"VPBROADCASTBYrr" "\0"
+	"VPBROADCASTBZ128rm" "\0"
+	"VPBROADCASTBZ128rmk" "\0"
+	"VPBROADCASTBZ128rmkz" "\0"
+	"VPBROADCASTBZ128rr" "\0"
+	"VPBROADCASTBZ128rrk" "\0"
+	"VPBROADCASTBZ128rrkz" "\0"
+	"VPBROADCASTBZ256rm" "\0"
+	"VPBROADCASTBZ256rmk" "\0"
+	"VPBROADCASTBZ256rmkz" "\0"
+	"VPBROADCASTBZ256rr" "\0"
+	"VPBROADCASTBZ256rrk" "\0"
+	"VPBROADCASTBZ256rrkz" "\0"
+	"VPBROADCASTBZrm" "\0"
+	"VPBROADCASTBZrmk" "\0"
+	"VPBROADCASTBZrmkz" "\0"
+	"VPBROADCASTBZrr" "\0"
+	"VPBROADCASTBZrrk" "\0"
+	"VPBROADCASTBZrrkz" "\0"
+	"VPBROADCASTBrZ128rr" "\0"
+	"VPBROADCASTBrZ128rrk" "\0"
+	"VPBROADCASTBrZ128rrkz" "\0"
+	"VPBROADCASTBrZ256rr" "\0"
+	"VPBROADCASTBrZ256rrk" "\0"
+	"VPBROADCASTBrZ256rrkz" "\0"
+	"VPBROADCASTBrZrr" "\0"
+	"VPBROADCASTBrZrrk" "\0"
+	"VPBROADCASTBrZrrkz" "\0"
+	"VPBROADCASTBrm" "\0"
+	"VPBROADCASTBrr" "\0"
+	"VPBROADCASTDYrm" "\0"
+	"VPBROADCASTDYrr" "\0"
+	"VPBROADCASTDZ128rm" "\0"
+	"VPBROADCASTDZ128rmk" "\0"
+	"VPBROADCASTDZ128rmkz" "\0"
+	"VPBROADCASTDZ128rr" "\0"
+	"VPBROADCASTDZ128rrk" "\0"
+	"VPBROADCASTDZ128rrkz" "\0"
+	"VPBROADCASTDZ256rm" "\0"
+	"VPBROADCASTDZ256rmk" "\0"
+	"VPBROADCASTDZ256rmkz" "\0"
+	"VPBROADCASTDZ256rr" "\0"
+	"VPBROADCASTDZ256rrk" "\0"
+	"VPBROADCASTDZ256rrkz" "\0"
+	"VPBROADCASTDZrm" "\0"
+	"VPBROADCASTDZrmk" "\0"
+	"VPBROADCASTDZrmkz" "\0"
+	"VPBROADCASTDZrr" "\0"
+	"VPBROADCASTDZrrk" "\0"
+	"VPBROADCASTDZrrkz" "\0"
+	"VPBROADCASTDrZ128rr" "\0"
+	"VPBROADCASTDrZ128rrk" "\0"
+	"VPBROADCASTDrZ128rrkz" "\0"
+	"VPBROADCASTDrZ256rr" "\0"
+	"VPBROADCASTDrZ256rrk" "\0"
+	"VPBROADCASTDrZ256rrkz" "\0"
+	"VPBROADCASTDrZrr" "\0"
+	"VPBROADCASTDrZrrk" "\0"
+	"VPBROADCASTDrZrrkz" "\0"
+	"VPBROADCASTDrm" "\0"
+	"VPBROADCASTDrr" "\0"
+	"VPBROADCASTMB2QZ128rr" "\0"
+	"VPBROADCASTMB2QZ256rr" "\0"
+	"VPBROADCASTMB2QZrr" "\0"
+	"VPBROADCASTMW2DZ128rr" "\0"
+	"VPBROADCASTMW2DZ256rr" "\0"
+	"VPBROADCASTMW2DZrr" "\0"
+	"VPBROADCASTQYrm" "\0"
+	"VPBROADCASTQYrr" "\0"
+	"VPBROADCASTQZ128rm" "\0"
+	"VPBROADCASTQZ128rmk" "\0"
+	"VPBROADCASTQZ128rmkz" "\0"
+	"VPBROADCASTQZ128rr" "\0"
+	"VPBROADCASTQZ128rrk" "\0"
+	"VPBROADCASTQZ128rrkz" "\0"
+	"VPBROADCASTQZ256rm" "\0"
+	"VPBROADCASTQZ256rmk" "\0"
+	"VPBROADCASTQZ256rmkz" "\0"
+	"VPBROADCASTQZ256rr" "\0"
+	"VPBROADCASTQZ256rrk" "\0"
+	"VPBROADCASTQZ256rrkz" "\0"
+	"VPBROADCASTQZrm" "\0"
+	"VPBROADCASTQZrmk" "\0"
+	"VPBROADCASTQZrmkz" "\0"
+	"VPBROADCASTQZrr" "\0"
+	"VPBROADCASTQZrrk" "\0"
+	"VPBROADCASTQZrrkz" "\0"
+	"VPBROADCASTQrZ128rr" "\0"
+	"VPBROADCASTQrZ128rrk" "\0"
+	"VPBROADCASTQrZ128rrkz" "\0"
+	"VPBROADCASTQrZ256rr" "\0"
+	"VPBROADCASTQrZ256rrk" "\0"
+	"VPBROADCASTQrZ256rrkz" "\0"
+	"VPBROADCASTQrZrr" "\0"
+	"VPBROADCASTQrZrrk" "\0"
+	"VPBROADCASTQrZrrkz" "\0"
+	"VPBROADCASTQrm" "\0"
+	"VPBROADCASTQrr" "\0"
+	"VPBROADCASTWYrm" "\0"
+	"VPBROADCASTWYrr" "\0"
+	"VPBROADCASTWZ128rm" "\0"
+	"VPBROADCASTWZ128rmk" "\0"
+	"VPBROADCASTWZ128rmkz" "\0"
+	"VPBROADCASTWZ128rr" "\0"
+	"VPBROADCASTWZ128rrk" "\0"
+	"VPBROADCASTWZ128rrkz" "\0"
+	"VPBROADCASTWZ256rm" "\0"
+	"VPBROADCASTWZ256rmk" "\0"
+	"VPBROADCASTWZ256rmkz" "\0"
+	"VPBROADCASTWZ256rr" "\0"
+	"VPBROADCASTWZ256rrk" "\0"
+	"VPBROADCASTWZ256rrkz" "\0"
+	"VPBROADCASTWZrm" "\0"
+	"VPBROADCASTWZrmk" "\0"
+	"VPBROADCASTWZrmkz" "\0"
+	"VPBROADCASTWZrr" "\0"
+	"VPBROADCASTWZrrk" "\0"
+	"VPBROADCASTWZrrkz" "\0"
+	"VPBROADCASTWrZ128rr" "\0"
+	"VPBROADCASTWrZ128rrk" "\0"
+	"VPBROADCASTWrZ128rrkz" "\0"
+	"VPBROADCASTWrZ256rr" "\0"
+	"VPBROADCASTWrZ256rrk" "\0"
+	"VPBROADCASTWrZ256rrkz" "\0"
+	"VPBROADCASTWrZrr" "\0"
+	"VPBROADCASTWrZrrk" "\0"
+	"VPBROADCASTWrZrrkz" "\0"
+	"VPBROADCASTWrm" "\0"
+	"VPBROADCASTWrr" "\0"
+	"VPCLMULQDQYrmi" "\0"
+	"VPCLMULQDQYrri" "\0"
+	"VPCLMULQDQZ128rmi" "\0"
+	"VPCLMULQDQZ128rri" "\0"
+	"VPCLMULQDQZ256rmi" "\0"
+	"VPCLMULQDQZ256rri" "\0"
+	"VPCLMULQDQZrmi" "\0"
+	"VPCLMULQDQZrri" "\0"
+	"VPCLMULQDQrmi" "\0"
+	"VPCLMULQDQrri" "\0"
+	"VPCMOVYrmr" "\0"
+	"VPCMOVYrrm" "\0"
+	"VPCMOVYrrr" "\0"
+	"VPCMOVYrrr_REV" "\0"
+	"VPCMOVrmr" "\0"
+	"VPCMOVrrm" "\0"
+	"VPCMOVrrr" "\0"
+	"VPCMOVrrr_REV" "\0"
+	"VPCMPBZ128rmi" "\0"
+	"VPCMPBZ128rmik" "\0"
+	"VPCMPBZ128rri" "\0"
+	"VPCMPBZ128rrik" "\0"
+	"VPCMPBZ256rmi" "\0"
+	"VPCMPBZ256rmik" "\0"
+	"VPCMPBZ256rri" "\0"
+	"VPCMPBZ256rrik" "\0"
+	"VPCMPBZrmi" "\0"
+	"VPCMPBZrmik" "\0"
+	"VPCMPBZrri" "\0"
+	"VPCMPBZrrik" "\0"
+	"VPCMPDZ128rmi" "\0"
+	"VPCMPDZ128rmib" "\0"
+	"VPCMPDZ128rmibk" "\0"
+	"VPCMPDZ128rmik" "\0"
+	"VPCMPDZ128rri" "\0"
+	"VPCMPDZ128rrik" "\0"
+	"VPCMPDZ256rmi" "\0"
+	"VPCMPDZ256rmib" "\0"
+	"VPCMPDZ256rmibk" "\0"
+	"VPCMPDZ256rmik" "\0"
+	"VPCMPDZ256rri" "\0"
+	"VPCMPDZ256rrik" "\0"
+	"VPCMPDZrmi" "\0"
+	"VPCMPDZrmib" "\0"
+	"VPCMPDZrmibk" "\0"
+	"VPCMPDZrmik" "\0"
+	"VPCMPDZrri" "\0"
+	"VPCMPDZrrik" "\0"
+	"VPCMPEQBYrm" "\0"
+	"VPCMPEQBYrr" "\0"
+	"VPCMPEQBZ128rm" "\0"
+	"VPCMPEQBZ128rmk" "\0"
+	"VPCMPEQBZ128rr" "\0"
+	"VPCMPEQBZ128rrk" "\0"
+	"VPCMPEQBZ256rm" "\0"
+	"VPCMPEQBZ256rmk" "\0"
+	"VPCMPEQBZ256rr" "\0"
+	"VPCMPEQBZ256rrk" "\0"
+	"VPCMPEQBZrm" "\0"
+	"VPCMPEQBZrmk" "\0"
+	"VPCMPEQBZrr" "\0"
+	"VPCMPEQBZrrk" "\0"
+	"VPCMPEQBrm" "\0"
+	"VPCMPEQBrr" "\0"
+	"VPCMPEQDYrm" "\0"
+	"VPCMPEQDYrr" "\0"
+	"VPCMPEQDZ128rm" "\0"
+	"VPCMPEQDZ128rmb" "\0"
+	"VPCMPEQDZ128rmbk" "\0"
+	"VPCMPEQDZ128rmk" "\0"
+	"VPCMPEQDZ128rr" "\0"
+	"VPCMPEQDZ128rrk" "\0"
+	"VPCMPEQDZ256rm" "\0"
+	"VPCMPEQDZ256rmb" "\0"
+	"VPCMPEQDZ256rmbk" "\0"
+	"VPCMPEQDZ256rmk" "\0"
+	"VPCMPEQDZ256rr" "\0"
+	"VPCMPEQDZ256rrk" "\0"
+	"VPCMPEQDZrm" "\0"
+	"VPCMPEQDZrmb" "\0"
+	"VPCMPEQDZrmbk" "\0"
+	"VPCMPEQDZrmk" "\0"
+	"VPCMPEQDZrr" "\0"
+	"VPCMPEQDZrrk" "\0"
+	"VPCMPEQDrm" "\0"
+	"VPCMPEQDrr" "\0"
+	"VPCMPEQQYrm" "\0"
+	"VPCMPEQQYrr" "\0"
+	"VPCMPEQQZ128rm" "\0"
+	"VPCMPEQQZ128rmb" "\0"
+	"VPCMPEQQZ128rmbk" "\0"
+	"VPCMPEQQZ128rmk" "\0"
+	"VPCMPEQQZ128rr" "\0"
+	"VPCMPEQQZ128rrk" "\0"
+	"VPCMPEQQZ256rm" "\0"
+	"VPCMPEQQZ256rmb" "\0"
+	"VPCMPEQQZ256rmbk" "\0"
+	"VPCMPEQQZ256rmk" "\0"
+	"VPCMPEQQZ256rr" "\0"
+	"VPCMPEQQZ256rrk" "\0"
+	"VPCMPEQQZrm" "\0"
+	"VPCMPEQQZrmb" "\0"
+	"VPCMPEQQZrmbk" "\0"
+	"VPCMPEQQZrmk" "\0"
+	"VPCMPEQQZrr" "\0"
+	"VPCMPEQQZrrk" "\0"
+	"VPCMPEQQrm" "\0"
+	"VPCMPEQQrr" "\0"
+	"VPCMPEQWYrm" "\0"
+	"VPCMPEQWYrr" "\0"
+	"VPCMPEQWZ128rm" "\0"
+	"VPCMPEQWZ128rmk" "\0"
+	"VPCMPEQWZ128rr" "\0"
+	"VPCMPEQWZ128rrk" "\0"
+	"VPCMPEQWZ256rm" "\0"
+	"VPCMPEQWZ256rmk" "\0"
+	"VPCMPEQWZ256rr" "\0"
+	"VPCMPEQWZ256rrk" "\0"
+	"VPCMPEQWZrm" "\0"
+	"VPCMPEQWZrmk" "\0"
+	"VPCMPEQWZrr" "\0"
+	"VPCMPEQWZrrk" "\0"
+	"VPCMPEQWrm" "\0"
+	"VPCMPEQWrr" "\0"
+	"VPCMPESTRIrmi" "\0"
+	"VPCMPESTRIrri" "\0"
+	"VPCMPESTRMrmi" "\0"
+	"VPCMPESTRMrri" "\0"
+	"VPCMPGTBYrm" "\0"
+	"VPCMPGTBYrr" "\0"
+	"VPCMPGTBZ128rm" "\0"
+	"VPCMPGTBZ128rmk" "\0"
+	"VPCMPGTBZ128rr" "\0"
+	"VPCMPGTBZ128rrk" "\0"
+	"VPCMPGTBZ256rm" "\0"
+	"VPCMPGTBZ256rmk" "\0"
+	"VPCMPGTBZ256rr" "\0"
+	"VPCMPGTBZ256rrk" "\0"
+	"VPCMPGTBZrm" "\0"
+	"VPCMPGTBZrmk" "\0"
+	"VPCMPGTBZrr" "\0"
+	"VPCMPGTBZrrk" "\0"
+	"VPCMPGTBrm" "\0"
+	"VPCMPGTBrr" "\0"
+	"VPCMPGTDYrm" "\0"
+	"VPCMPGTDYrr" "\0"
+	"VPCMPGTDZ128rm" "\0"
+	"VPCMPGTDZ128rmb" "\0"
+	"VPCMPGTDZ128rmbk" "\0"
+	"VPCMPGTDZ128rmk" "\0"
+	"VPCMPGTDZ128rr" "\0"
+	"VPCMPGTDZ128rrk" "\0"
+	"VPCMPGTDZ256rm" "\0"
+	"VPCMPGTDZ256rmb" "\0"
+	"VPCMPGTDZ256rmbk" "\0"
+	"VPCMPGTDZ256rmk" "\0"
+	"VPCMPGTDZ256rr" "\0"
+	"VPCMPGTDZ256rrk" "\0"
+	"VPCMPGTDZrm" "\0"
+	"VPCMPGTDZrmb" "\0"
+	"VPCMPGTDZrmbk" "\0"
+	"VPCMPGTDZrmk" "\0"
+	"VPCMPGTDZrr" "\0"
+	"VPCMPGTDZrrk" "\0"
+	"VPCMPGTDrm" "\0"
+	"VPCMPGTDrr" "\0"
+	"VPCMPGTQYrm" "\0"
+	"VPCMPGTQYrr" "\0"
+	"VPCMPGTQZ128rm" "\0"
+	"VPCMPGTQZ128rmb" "\0"
+	"VPCMPGTQZ128rmbk" "\0"
+	"VPCMPGTQZ128rmk" "\0"
+	"VPCMPGTQZ128rr" "\0"
+	"VPCMPGTQZ128rrk" "\0"
+	"VPCMPGTQZ256rm" "\0"
+	"VPCMPGTQZ256rmb" "\0"
+	"VPCMPGTQZ256rmbk" "\0"
+	"VPCMPGTQZ256rmk" "\0"
+	"VPCMPGTQZ256rr" "\0"
+	"VPCMPGTQZ256rrk" "\0"
+	"VPCMPGTQZrm" "\0"
+	"VPCMPGTQZrmb" "\0"
+	"VPCMPGTQZrmbk" "\0"
+	"VPCMPGTQZrmk" "\0"
+	"VPCMPGTQZrr" "\0"
+	"VPCMPGTQZrrk" "\0"
+	"VPCMPGTQrm" "\0"
+	"VPCMPGTQrr" "\0"
+	"VPCMPGTWYrm" "\0"
+	"VPCMPGTWYrr" "\0"
+	"VPCMPGTWZ128rm" "\0"
+	"VPCMPGTWZ128rmk" "\0"
+	"VPCMPGTWZ128rr" "\0"
+	"VPCMPGTWZ128rrk" "\0"
+	"VPCMPGTWZ256rm" "\0"
+	"VPCMPGTWZ256rmk" "\0"
+	"VPCMPGTWZ256rr" "\0"
+	"VPCMPGTWZ256rrk" "\0"
+	"VPCMPGTWZrm" "\0"
+	"VPCMPGTWZrmk" "\0"
+	"VPCMPGTWZrr" "\0"
+	"VPCMPGTWZrrk" "\0"
+	"VPCMPGTWrm" "\0"
+	"VPCMPGTWrr" "\0"
+	"VPCMPISTRIrmi" "\0"
+	"VPCMPISTRIrri" "\0"
+	"VPCMPISTRMrmi" "\0"
+	"VPCMPISTRMrri" "\0"
+	"VPCMPQZ128rmi" "\0"
+	"VPCMPQZ128rmib" "\0"
+	"VPCMPQZ128rmibk" "\0"
+	"VPCMPQZ128rmik" "\0"
+	"VPCMPQZ128rri" "\0"
+	"VPCMPQZ128rrik" "\0"
+	"VPCMPQZ256rmi" "\0"
+	"VPCMPQZ256rmib" "\0"
+	"VPCMPQZ256rmibk" "\0"
+	"VPCMPQZ256rmik" "\0"
+	"VPCMPQZ256rri" "\0"
+	"VPCMPQZ256rrik" "\0"
+	"VPCMPQZrmi" "\0"
+	"VPCMPQZrmib" "\0"
+	"VPCMPQZrmibk" "\0"
+	"VPCMPQZrmik" "\0"
+	"VPCMPQZrri" "\0"
+	"VPCMPQZrrik" "\0"
+	"VPCMPUBZ128rmi" "\0"
+	"VPCMPUBZ128rmik" "\0"
+	"VPCMPUBZ128rri" "\0"
+	"VPCMPUBZ128rrik" "\0"
+	"VPCMPUBZ256rmi" "\0"
+	"VPCMPUBZ256rmik" "\0"
+	"VPCMPUBZ256rri" "\0"
+	"VPCMPUBZ256rrik" "\0"
+	"VPCMPUBZrmi" "\0"
+	"VPCMPUBZrmik" "\0"
+	"VPCMPUBZrri" "\0"
+	"VPCMPUBZrrik" "\0"
+	"VPCMPUDZ128rmi" "\0"
+	"VPCMPUDZ128rmib" "\0"
+	"VPCMPUDZ128rmibk" "\0"
+	"VPCMPUDZ128rmik" "\0"
+	"VPCMPUDZ128rri" "\0"
+	"VPCMPUDZ128rrik" "\0"
+	"VPCMPUDZ256rmi" "\0"
+	"VPCMPUDZ256rmib" "\0"
+	"VPCMPUDZ256rmibk" "\0"
+	"VPCMPUDZ256rmik" "\0"
+	"VPCMPUDZ256rri" "\0"
+	"VPCMPUDZ256rrik" "\0"
+	"VPCMPUDZrmi" "\0"
+	"VPCMPUDZrmib" "\0"
+	"VPCMPUDZrmibk" "\0"
+	"VPCMPUDZrmik" "\0"
+	"VPCMPUDZrri" "\0"
+	"VPCMPUDZrrik" "\0"
+	"VPCMPUQZ128rmi" "\0"
+	"VPCMPUQZ128rmib" "\0"
+	"VPCMPUQZ128rmibk" "\0"
+	"VPCMPUQZ128rmik" "\0"
+	"VPCMPUQZ128rri" "\0"
+	"VPCMPUQZ128rrik" "\0"
+	"VPCMPUQZ256rmi" "\0"
+	"VPCMPUQZ256rmib" "\0"
+	"VPCMPUQZ256rmibk" "\0"
+	"VPCMPUQZ256rmik" "\0"
+	"VPCMPUQZ256rri" "\0"
+	"VPCMPUQZ256rrik" "\0"
+	"VPCMPUQZrmi" "\0"
+	"VPCMPUQZrmib" "\0"
+	"VPCMPUQZrmibk" "\0"
+	"VPCMPUQZrmik" "\0"
+	"VPCMPUQZrri" "\0"
+	"VPCMPUQZrrik" "\0"
+	"VPCMPUWZ128rmi" "\0"
+	"VPCMPUWZ128rmik" "\0"
+	"VPCMPUWZ128rri" "\0"
+	"VPCMPUWZ128rrik" "\0"
+	"VPCMPUWZ256rmi" "\0"
+	"VPCMPUWZ256rmik" "\0"
+	"VPCMPUWZ256rri" "\0"
+	"VPCMPUWZ256rrik" "\0"
+	"VPCMPUWZrmi" "\0"
+	"VPCMPUWZrmik" "\0"
+	"VPCMPUWZrri" "\0"
+	"VPCMPUWZrrik" "\0"
+	"VPCMPWZ128rmi" "\0"
+	"VPCMPWZ128rmik" "\0"
+	"VPCMPWZ128rri" "\0"
+	"VPCMPWZ128rrik" "\0"
+	"VPCMPWZ256rmi" "\0"
+	"VPCMPWZ256rmik" "\0"
+	"VPCMPWZ256rri" "\0"
+	"VPCMPWZ256rrik" "\0"
+	"VPCMPWZrmi" "\0"
+	"VPCMPWZrmik" "\0"
+	"VPCMPWZrri" "\0"
+	"VPCMPWZrrik" "\0"
+	"VPCOMBmi" "\0"
+	"VPCOMBri" "\0"
+	"VPCOMDmi" "\0"
+	"VPCOMDri" "\0"
+	"VPCOMPRESSBZ128mr" "\0"
+	"VPCOMPRESSBZ128mrk" "\0"
+	"VPCOMPRESSBZ128rr" "\0"
+	"VPCOMPRESSBZ128rrk" "\0"
+	"VPCOMPRESSBZ128rrkz" "\0"
+	"VPCOMPRESSBZ256mr" "\0"
+	"VPCOMPRESSBZ256mrk" "\0"
+	"VPCOMPRESSBZ256rr" "\0"
+	"VPCOMPRESSBZ256rrk" "\0"
+	"VPCOMPRESSBZ256rrkz" "\0"
+	"VPCOMPRESSBZmr" "\0"
+	"VPCOMPRESSBZmrk" "\0"
+	"VPCOMPRESSBZrr" "\0"
+	"VPCOMPRESSBZrrk" "\0"
+	"VPCOMPRESSBZrrkz" "\0"
+	"VPCOMPRESSDZ128mr" "\0"
+	"VPCOMPRESSDZ128mrk" "\0"
+	"VPCOMPRESSDZ128rr" "\0"
+	"VPCOMPRESSDZ128rrk" "\0"
+	"VPCOMPRESSDZ128rrkz" "\0"
+	"VPCOMPRESSDZ256mr" "\0"
+	"VPCOMPRESSDZ256mrk" "\0"
+	"VPCOMPRESSDZ256rr" "\0"
+	"VPCOMPRESSDZ256rrk" "\0"
+	"VPCOMPRESSDZ256rrkz" "\0"
+	"VPCOMPRESSDZmr" "\0"
+	"VPCOMPRESSDZmrk" "\0"
+	"VPCOMPRESSDZrr" "\0"
+	"VPCOMPRESSDZrrk" "\0"
+	"VPCOMPRESSDZrrkz" "\0"
+	"VPCOMPRESSQZ128mr" "\0"
+	"VPCOMPRESSQZ128mrk" "\0"
+	"VPCOMPRESSQZ128rr" "\0"
+	"VPCOMPRESSQZ128rrk" "\0"
+	"VPCOMPRESSQZ128rrkz" "\0"
+	"VPCOMPRESSQZ256mr" "\0"
+	"VPCOMPRESSQZ256mrk" "\0"
+	"VPCOMPRESSQZ256rr" "\0"
+	"VPCOMPRESSQZ256rrk" "\0"
+	"VPCOMPRESSQZ256rrkz" "\0"
+	"VPCOMPRESSQZmr" "\0"
+	"VPCOMPRESSQZmrk" "\0"
+	"VPCOMPRESSQZrr" "\0"
+	"VPCOMPRESSQZrrk" "\0"
+	"VPCOMPRESSQZrrkz" "\0"
+	"VPCOMPRESSWZ128mr" "\0"
+	"VPCOMPRESSWZ128mrk" "\0"
+	"VPCOMPRESSWZ128rr" "\0"
+	"VPCOMPRESSWZ128rrk" "\0"
+	"VPCOMPRESSWZ128rrkz" "\0"
+	"VPCOMPRESSWZ256mr" "\0"
+	"VPCOMPRESSWZ256mrk" "\0"
+	"VPCOMPRESSWZ256rr" "\0"
+	"VPCOMPRESSWZ256rrk" "\0"
+	"VPCOMPRESSWZ256rrkz" "\0"
+	"VPCOMPRESSWZmr" "\0"
+	"VPCOMPRESSWZmrk" "\0"
+	"VPCOMPRESSWZrr" "\0"
+	"VPCOMPRESSWZrrk" "\0"
+	"VPCOMPRESSWZrrkz" "\0"
+	"VPCOMQmi" "\0"
+	"VPCOMQri" "\0"
+	"VPCOMUBmi" "\0"
+	"VPCOMUBri" "\0"
+	"VPCOMUDmi" "\0"
+	"VPCOMUDri" "\0"
+	"VPCOMUQmi" "\0"
+	"VPCOMUQri" "\0"
+	"VPCOMUWmi" "\0"
+	"VPCOMUWri" "\0"
+	"VPCOMWmi" "\0"
+	"VPCOMWri" "\0"
+	"VPCONFLICTDZ128rm" "\0"
+	"VPCONFLICTDZ128rmb" "\0"
+	"VPCONFLICTDZ128rmbk" "\0"
+	"VPCONFLICTDZ128rmbkz" "\0"
+	"VPCONFLICTDZ128rmk" "\0"
+	"VPCONFLICTDZ128rmkz" "\0"
+	"VPCONFLICTDZ128rr" "\0"
+	"VPCONFLICTDZ128rrk" "\0"
+	"VPCONFLICTDZ128rrkz" "\0"
+	"VPCONFLICTDZ256rm" "\0"
+	"VPCONFLICTDZ256rmb" "\0"
+	"VPCONFLICTDZ256rmbk" "\0"
+	"VPCONFLICTDZ256rmbkz" "\0"
+	"VPCONFLICTDZ256rmk" "\0"
+	"VPCONFLICTDZ256rmkz" "\0"
+	"VPCONFLICTDZ256rr" "\0"
+	"VPCONFLICTDZ256rrk" "\0"
+	"VPCONFLICTDZ256rrkz" "\0"
+	"VPCONFLICTDZrm" "\0"
+	"VPCONFLICTDZrmb" "\0"
+	"VPCONFLICTDZrmbk" "\0"
+	"VPCONFLICTDZrmbkz" "\0"
+	"VPCONFLICTDZrmk" "\0"
+	"VPCONFLICTDZrmkz" "\0"
+	"VPCONFLICTDZrr" "\0"
+	"VPCONFLICTDZrrk" "\0"
+	"VPCONFLICTDZrrkz" "\0"
+	"VPCONFLICTQZ128rm" "\0"
+	"VPCONFLICTQZ128rmb" "\0"
+	"VPCONFLICTQZ128rmbk" "\0"
+	"VPCONFLICTQZ128rmbkz" "\0"
+	"VPCONFLICTQZ128rmk" "\0"
+	"VPCONFLICTQZ128rmkz" "\0"
+	"VPCONFLICTQZ128rr" "\0"
+	"VPCONFLICTQZ128rrk" "\0"
+	"VPCONFLICTQZ128rrkz" "\0"
+	"VPCONFLICTQZ256rm" "\0"
+	"VPCONFLICTQZ256rmb" "\0"
+	"VPCONFLICTQZ256rmbk" "\0"
+	"VPCONFLICTQZ256rmbkz" "\0"
+	"VPCONFLICTQZ256rmk" "\0"
+	"VPCONFLICTQZ256rmkz" "\0"
+	"VPCONFLICTQZ256rr" "\0"
+	"VPCONFLICTQZ256rrk" "\0"
+	"VPCONFLICTQZ256rrkz" "\0"
+	"VPCONFLICTQZrm" "\0"
+	"VPCONFLICTQZrmb" "\0"
+	"VPCONFLICTQZrmbk" "\0"
+	"VPCONFLICTQZrmbkz" "\0"
+	"VPCONFLICTQZrmk" "\0"
+	"VPCONFLICTQZrmkz" "\0"
+	"VPCONFLICTQZrr" "\0"
+	"VPCONFLICTQZrrk" "\0"
+	"VPCONFLICTQZrrkz" "\0"
+	"VPDPBSSDSYrm" "\0"
+	"VPDPBSSDSYrr" "\0"
+	"VPDPBSSDSrm" "\0"
+	"VPDPBSSDSrr" "\0"
+	"VPDPBSSDYrm" "\0"
+	"VPDPBSSDYrr" "\0"
+	"VPDPBSSDrm" "\0"
+	"VPDPBSSDrr" "\0"
+	"VPDPBSUDSYrm" "\0"
+	"VPDPBSUDSYrr" "\0"
+	"VPDPBSUDSrm" "\0"
+	"VPDPBSUDSrr" "\0"
+	"VPDPBSUDYrm" "\0"
+	"VPDPBSUDYrr" "\0"
+	"VPDPBSUDrm" "\0"
+	"VPDPBSUDrr" "\0"
+	"VPDPBUSDSYrm" "\0"
+	"VPDPBUSDSYrr" "\0"
+	"VPDPBUSDSZ128m" "\0"
+	"VPDPBUSDSZ128mb" "\0"
+	"VPDPBUSDSZ128mbk" "\0"
+	"VPDPBUSDSZ128mbkz" "\0"
+	"VPDPBUSDSZ128mk" "\0"
+	"VPDPBUSDSZ128mkz" "\0"
+	"VPDPBUSDSZ128r" "\0"
+	"VPDPBUSDSZ128rk" "\0"
+	"VPDPBUSDSZ128rkz" "\0"
+	"VPDPBUSDSZ256m" "\0"
+	"VPDPBUSDSZ256mb" "\0"
+	"VPDPBUSDSZ256mbk" "\0"
+	"VPDPBUSDSZ256mbkz" "\0"
+	"VPDPBUSDSZ256mk" "\0"
+	"VPDPBUSDSZ256mkz" "\0"
+	"VPDPBUSDSZ256r" "\0"
+	"VPDPBUSDSZ256rk" "\0"
+	"VPDPBUSDSZ256rkz" "\0"
+	"VPDPBUSDSZm" "\0"
+	"VPDPBUSDSZmb" "\0"
+	"VPDPBUSDSZmbk" "\0"
+	"VPDPBUSDSZmbkz" "\0"
+	"VPDPBUSDSZmk" "\0"
+	"VPDPBUSDSZmkz" "\0"
+	"VPDPBUSDSZr" "\0"
+	"VPDPBUSDSZrk" "\0"
+	"VPDPBUSDSZrkz" "\0"
+	"VPDPBUSDSrm" "\0"
+	"VPDPBUSDSrr" "\0"
+	"VPDPBUSDYrm" "\0"
+	"VPDPBUSDYrr" "\0"
+	"VPDPBUSDZ128m" "\0"
+	"VPDPBUSDZ128mb" "\0"
+	"VPDPBUSDZ128mbk" "\0"
+	"VPDPBUSDZ128mbkz" "\0"
+	"VPDPBUSDZ128mk" "\0"
+	"VPDPBUSDZ128mkz" "\0"
+	"VPDPBUSDZ128r" "\0"
+	"VPDPBUSDZ128rk" "\0"
+	"VPDPBUSDZ128rkz" "\0"
+	"VPDPBUSDZ256m" "\0"
+	"VPDPBUSDZ256mb" "\0"
+	"VPDPBUSDZ256mbk" "\0"
+	"VPDPBUSDZ256mbkz" "\0"
+	"VPDPBUSDZ256mk" "\0"
+	"VPDPBUSDZ256mkz" "\0"
+	"VPDPBUSDZ256r" "\0"
+	"VPDPBUSDZ256rk" "\0"
+	"VPDPBUSDZ256rkz" "\0"
+	"VPDPBUSDZm" "\0"
+	"VPDPBUSDZmb" "\0"
+	"VPDPBUSDZmbk" "\0"
+	"VPDPBUSDZmbkz" "\0"
+	"VPDPBUSDZmk" "\0"
+	"VPDPBUSDZmkz" "\0"
+	"VPDPBUSDZr" "\0"
+	"VPDPBUSDZrk" "\0"
+	"VPDPBUSDZrkz" "\0"
+	"VPDPBUSDrm" "\0"
+	"VPDPBUSDrr" "\0"
+	"VPDPBUUDSYrm" "\0"
+	"VPDPBUUDSYrr" "\0"
+	"VPDPBUUDSrm" "\0"
+	"VPDPBUUDSrr" "\0"
+	"VPDPBUUDYrm" "\0"
+	"VPDPBUUDYrr" "\0"
+	"VPDPBUUDrm" "\0"
+	"VPDPBUUDrr" "\0"
+	"VPDPWSSDSYrm" "\0"
+	"VPDPWSSDSYrr" "\0"
+	"VPDPWSSDSZ128m" "\0"
+	"VPDPWSSDSZ128mb" "\0"
+	"VPDPWSSDSZ128mbk" "\0"
+	"VPDPWSSDSZ128mbkz" "\0"
+	"VPDPWSSDSZ128mk" "\0"
+	"VPDPWSSDSZ128mkz" "\0"
+	"VPDPWSSDSZ128r" "\0"
+	"VPDPWSSDSZ128rk" "\0"
+	"VPDPWSSDSZ128rkz" "\0"
+	"VPDPWSSDSZ256m" "\0"
+	"VPDPWSSDSZ256mb" "\0"
+	"VPDPWSSDSZ256mbk" "\0"
+	"VPDPWSSDSZ256mbkz" "\0"
+	"VPDPWSSDSZ256mk" "\0"
+	"VPDPWSSDSZ256mkz" "\0"
+	"VPDPWSSDSZ256r" "\0"
+	"VPDPWSSDSZ256rk" "\0"
+	"VPDPWSSDSZ256rkz" "\0"
+	"VPDPWSSDSZm" "\0"
+	"VPDPWSSDSZmb" "\0"
+	"VPDPWSSDSZmbk" "\0"
+	"VPDPWSSDSZmbkz" "\0"
+	"VPDPWSSDSZmk" "\0"
+	"VPDPWSSDSZmkz" "\0"
+	"VPDPWSSDSZr" "\0"
+	"VPDPWSSDSZrk" "\0"
+	"VPDPWSSDSZrkz" "\0"
+	"VPDPWSSDSrm" "\0"
+	"VPDPWSSDSrr" "\0"
+	"VPDPWSSDYrm" "\0"
+	"VPDPWSSDYrr" "\0"
+	"VPDPWSSDZ128m" "\0"
+	"VPDPWSSDZ128mb" "\0"
+	"VPDPWSSDZ128mbk" "\0"
+	"VPDPWSSDZ128mbkz" "\0"
+	"VPDPWSSDZ128mk" "\0"
+	"VPDPWSSDZ128mkz" "\0"
+	"VPDPWSSDZ128r" "\0"
+	"VPDPWSSDZ128rk" "\0"
+	"VPDPWSSDZ128rkz" "\0"
+	"VPDPWSSDZ256m" "\0"
+	"VPDPWSSDZ256mb" "\0"
+	"VPDPWSSDZ256mbk" "\0"
+	"VPDPWSSDZ256mbkz" "\0"
+	"VPDPWSSDZ256mk" "\0"
+	"VPDPWSSDZ256mkz" "\0"
+	"VPDPWSSDZ256r" "\0"
+	"VPDPWSSDZ256rk" "\0"
+	"VPDPWSSDZ256rkz" "\0"
+	"VPDPWSSDZm" "\0"
+	"VPDPWSSDZmb" "\0"
+	"VPDPWSSDZmbk" "\0"
+	"VPDPWSSDZmbkz" "\0"
+	"VPDPWSSDZmk" "\0"
+	"VPDPWSSDZmkz" "\0"
+	"VPDPWSSDZr" "\0"
+	"VPDPWSSDZrk" "\0"
+	"VPDPWSSDZrkz" "\0"
+	"VPDPWSSDrm" "\0"
+	"VPDPWSSDrr" "\0"
+	"VPDPWSUDSYrm" "\0"
+	"VPDPWSUDSYrr" "\0"
+	"VPDPWSUDSrm" "\0"
+	"VPDPWSUDSrr" "\0"
+	"VPDPWSUDYrm" "\0"
+	"VPDPWSUDYrr" "\0"
+	"VPDPWSUDrm" "\0"
+	"VPDPWSUDrr" "\0"
+	"VPDPWUSDSYrm" "\0"
+	"VPDPWUSDSYrr" "\0"
+	"VPDPWUSDSrm" "\0"
+	"VPDPWUSDSrr" "\0"
+	"VPDPWUSDYrm" "\0"
+	"VPDPWUSDYrr" "\0"
+	"VPDPWUSDrm" "\0"
+	"VPDPWUSDrr" "\0"
+	"VPDPWUUDSYrm" "\0"
+	"VPDPWUUDSYrr" "\0"
+	"VPDPWUUDSrm" "\0"
+	"VPDPWUUDSrr" "\0"
+	"VPDPWUUDYrm" "\0"
+	"VPDPWUUDYrr" "\0"
+	"VPDPWUUDrm" "\0"
+	"VPDPWUUDrr" "\0"
+	"VPERM2F128rm" "\0"
+	"VPERM2F128rr" "\0"
+	"VPERM2I128rm" "\0"
+	"VPERM2I128rr" "\0"
+	"VPERMBZ128rm" "\0"
+	"VPERMBZ128rmk" "\0"
+	"VPERMBZ128rmkz" "\0"
+	"VPERMBZ128rr" "\0"
+	"VPERMBZ128rrk" "\0"
+	"VPERMBZ128rrkz" "\0"
+	"VPERMBZ256rm" "\0"
+	"VPERMBZ256rmk" "\0"
+	"VPERMBZ256rmkz" "\0"
+	"VPERMBZ256rr" "\0"
+	"VPERMBZ256rrk" "\0"
+	"VPERMBZ256rrkz" "\0"
+	"VPERMBZrm" "\0"
+	"VPERMBZrmk" "\0"
+	"VPERMBZrmkz" "\0"
+	"VPERMBZrr" "\0"
+	"VPERMBZrrk" "\0"
+	"VPERMBZrrkz" "\0"
+	"VPERMDYrm" "\0"
+	"VPERMDYrr" "\0"
+	"VPERMDZ256rm" "\0"
+	"VPERMDZ256rmb" "\0"
+	"VPERMDZ256rmbk" "\0"
+	"VPERMDZ256rmbkz" "\0"
+	"VPERMDZ256rmk" "\0"
+	"VPERMDZ256rmkz" "\0"
+	"VPERMDZ256rr" "\0"
+	"VPERMDZ256rrk" "\0"
+	"VPERMDZ256rrkz" "\0"
+	"VPERMDZrm" "\0"
+	"VPERMDZrmb" "\0"
+	"VPERMDZrmbk" "\0"
+	"VPERMDZrmbkz" "\0"
+	"VPERMDZrmk" "\0"
+	"VPERMDZrmkz" "\0"
+	"VPERMDZrr" "\0"
+	"VPERMDZrrk" "\0"
+	"VPERMDZrrkz" "\0"
+	"VPERMI2BZ128rm" "\0"
+	"VPERMI2BZ128rmk" "\0"
+	"VPERMI2BZ128rmkz" "\0"
+	"VPERMI2BZ128rr" "\0"
+	"VPERMI2BZ128rrk" "\0"
+	"VPERMI2BZ128rrkz" "\0"
+	"VPERMI2BZ256rm" "\0"
+	"VPERMI2BZ256rmk" "\0"
+	"VPERMI2BZ256rmkz" "\0"
+	"VPERMI2BZ256rr" "\0"
+	"VPERMI2BZ256rrk" "\0"
+	"VPERMI2BZ256rrkz" "\0"
+	"VPERMI2BZrm" "\0"
+	"VPERMI2BZrmk" "\0"
+	"VPERMI2BZrmkz" "\0"
+	"VPERMI2BZrr" "\0"
+	"VPERMI2BZrrk" "\0"
+	"VPERMI2BZrrkz" "\0"
+	"VPERMI2DZ128rm" "\0"
+	"VPERMI2DZ128rmb" "\0"
+	"VPERMI2DZ128rmbk" "\0"
+	"VPERMI2DZ128rmbkz" "\0"
+	"VPERMI2DZ128rmk" "\0"
+	"VPERMI2DZ128rmkz" "\0"
+	"VPERMI2DZ128rr" "\0"
+	"VPERMI2DZ128rrk" "\0"
+	"VPERMI2DZ128rrkz" "\0"
+	"VPERMI2DZ256rm" "\0"
+	"VPERMI2DZ256rmb" "\0"
+	"VPERMI2DZ256rmbk" "\0"
+	"VPERMI2DZ256rmbkz" "\0"
+	"VPERMI2DZ256rmk" "\0"
+	"VPERMI2DZ256rmkz" "\0"
+	"VPERMI2DZ256rr" "\0"
+	"VPERMI2DZ256rrk" "\0"
+	"VPERMI2DZ256rrkz" "\0"
+	"VPERMI2DZrm" "\0"
+	"VPERMI2DZrmb" "\0"
+	"VPERMI2DZrmbk" "\0"
+	"VPERMI2DZrmbkz" "\0"
+	"VPERMI2DZrmk" "\0"
+	"VPERMI2DZrmkz" "\0"
+	"VPERMI2DZrr" "\0"
+	"VPERMI2DZrrk" "\0"
+	"VPERMI2DZrrkz" "\0"
+	"VPERMI2PDZ128rm" "\0"
+	"VPERMI2PDZ128rmb" "\0"
+	"VPERMI2PDZ128rmbk" "\0"
+	"VPERMI2PDZ128rmbkz" "\0"
+	"VPERMI2PDZ128rmk" "\0"
+	"VPERMI2PDZ128rmkz" "\0"
+	"VPERMI2PDZ128rr" "\0"
+	"VPERMI2PDZ128rrk" "\0"
+	"VPERMI2PDZ128rrkz" "\0"
+	"VPERMI2PDZ256rm" "\0"
+	"VPERMI2PDZ256rmb" "\0"
+	"VPERMI2PDZ256rmbk" "\0"
+	"VPERMI2PDZ256rmbkz" "\0"
+	"VPERMI2PDZ256rmk" "\0"
+	"VPERMI2PDZ256rmkz" "\0"
+	"VPERMI2PDZ256rr" "\0"
+	"VPERMI2PDZ256rrk" "\0"
+	"VPERMI2PDZ256rrkz" "\0"
+	"VPERMI2PDZrm" "\0"
+	"VPERMI2PDZrmb" "\0"
+	"VPERMI2PDZrmbk" "\0"
+	"VPERMI2PDZrmbkz" "\0"
+	"VPERMI2PDZrmk" "\0"
+	"VPERMI2PDZrmkz" "\0"
+	"VPERMI2PDZrr" "\0"
+	"VPERMI2PDZrrk" "\0"
+	"VPERMI2PDZrrkz" "\0"
+	"VPERMI2PSZ128rm" "\0"
+	"VPERMI2PSZ128rmb" "\0"
+	"VPERMI2PSZ128rmbk" "\0"
+	"VPERMI2PSZ128rmbkz" "\0"
+	"VPERMI2PSZ128rmk" "\0"
+	"VPERMI2PSZ128rmkz" "\0"
+	"VPERMI2PSZ128rr" "\0"
+	"VPERMI2PSZ128rrk" "\0"
+	"VPERMI2PSZ128rrkz" "\0"
+	"VPERMI2PSZ256rm" "\0"
+	"VPERMI2PSZ256rmb" "\0"
+	"VPERMI2PSZ256rmbk" "\0"
+	"VPERMI2PSZ256rmbkz" "\0"
+	"VPERMI2PSZ256rmk" "\0"
+	"VPERMI2PSZ256rmkz" "\0"
+	"VPERMI2PSZ256rr" "\0"
+	"VPERMI2PSZ256rrk" "\0"
+	"VPERMI2PSZ256rrkz" "\0"
+	"VPERMI2PSZrm" "\0"
+	"VPERMI2PSZrmb" "\0"
+	"VPERMI2PSZrmbk" "\0"
+	"VPERMI2PSZrmbkz" "\0"
+	"VPERMI2PSZrmk" "\0"
+	"VPERMI2PSZrmkz" "\0"
+	"VPERMI2PSZrr" "\0"
+	"VPERMI2PSZrrk" "\0"
+	"VPERMI2PSZrrkz" "\0"
+	"VPERMI2QZ128rm" "\0"
+	"VPERMI2QZ128rmb" "\0"
+	"VPERMI2QZ128rmbk" "\0"
+	"VPERMI2QZ128rmbkz" "\0"
+	"VPERMI2QZ128rmk" "\0"
+	"VPERMI2QZ128rmkz" "\0"
+	"VPERMI2QZ128rr" "\0"
+	"VPERMI2QZ128rrk" "\0"
+	"VPERMI2QZ128rrkz" "\0"
+	"VPERMI2QZ256rm" "\0"
+	"VPERMI2QZ256rmb" "\0"
+	"VPERMI2QZ256rmbk" "\0"
+	"VPERMI2QZ256rmbkz" "\0"
+	"VPERMI2QZ256rmk" "\0"
+	"VPERMI2QZ256rmkz" "\0"
+	"VPERMI2QZ256rr" "\0"
+	"VPERMI2QZ256rrk" "\0"
+	"VPERMI2QZ256rrkz" "\0"
+	"VPERMI2QZrm" "\0"
+	"VPERMI2QZrmb" "\0"
+	"VPERMI2QZrmbk" "\0"
+	"VPERMI2QZrmbkz" "\0"
+	"VPERMI2QZrmk" "\0"
+	"VPERMI2QZrmkz" "\0"
+	"VPERMI2QZrr" "\0"
+	"VPERMI2QZrrk" "\0"
+	"VPERMI2QZrrkz" "\0"
+	"VPERMI2WZ128rm" "\0"
+	"VPERMI2WZ128rmk" "\0"
+	"VPERMI2WZ128rmkz" "\0"
+	"VPERMI2WZ128rr" "\0"
+	"VPERMI2WZ128rrk" "\0"
+	"VPERMI2WZ128rrkz" "\0"
+	"VPERMI2WZ256rm" "\0"
+	"VPERMI2WZ256rmk" "\0"
+	"VPERMI2WZ256rmkz" "\0"
+	"VPERMI2WZ256rr" "\0"
+	"VPERMI2WZ256rrk" "\0"
+	"VPERMI2WZ256rrkz" "\0"
+	"VPERMI2WZrm" "\0"
+	"VPERMI2WZrmk" "\0"
+	"VPERMI2WZrmkz" "\0"
+	"VPERMI2WZrr" "\0"
+	"VPERMI2WZrrk" "\0"
+	"VPERMI2WZrrkz" "\0"
+	"VPERMIL2PDYmr" "\0"
+	"VPERMIL2PDYrm" "\0"
+	"VPERMIL2PDYrr" "\0"
+	"VPERMIL2PDYrr_REV" "\0"
+	"VPERMIL2PDmr" "\0"
+	"VPERMIL2PDrm" "\0"
+	"VPERMIL2PDrr" "\0"
+	"VPERMIL2PDrr_REV" "\0"
+	"VPERMIL2PSYmr" "\0"
+	"VPERMIL2PSYrm" "\0"
+	"VPERMIL2PSYrr" "\0"
+	"VPERMIL2PSYrr_REV" "\0"
+	"VPERMIL2PSmr" "\0"
+	"VPERMIL2PSrm" "\0"
+	"VPERMIL2PSrr" "\0"
+	"VPERMIL2PSrr_REV" "\0"
+	"VPERMILPDYmi" "\0"
+	"VPERMILPDYri" "\0"
+	"VPERMILPDYrm" "\0"
+	"VPERMILPDYrr" "\0"
+	"VPERMILPDZ128mbi" "\0"
+	"VPERMILPDZ128mbik" "\0"
+	"VPERMILPDZ128mbikz" "\0"
+	"VPERMILPDZ128mi" "\0"
+	"VPERMILPDZ128mik" "\0"
+	"VPERMILPDZ128mikz" "\0"
+	"VPERMILPDZ128ri" "\0"
+	"VPERMILPDZ128rik" "\0"
+	"VPERMILPDZ128rikz" "\0"
+	"VPERMILPDZ128rm" "\0"
+	"VPERMILPDZ128rmb" "\0"
+	"VPERMILPDZ128rmbk" "\0"
+	"VPERMILPDZ128rmbkz" "\0"
+	"VPERMILPDZ128rmk" "\0"
+	"VPERMILPDZ128rmkz" "\0"
+	"VPERMILPDZ128rr" "\0"
+	"VPERMILPDZ128rrk" "\0"
+	"VPERMILPDZ128rrkz" "\0"
+	"VPERMILPDZ256mbi" "\0"
+	"VPERMILPDZ256mbik" "\0"
+	"VPERMILPDZ256mbikz" "\0"
+	"VPERMILPDZ256mi" "\0"
+	"VPERMILPDZ256mik" "\0"
+	"VPERMILPDZ256mikz" "\0"
+	"VPERMILPDZ256ri" "\0"
+	"VPERMILPDZ256rik" "\0"
+	"VPERMILPDZ256rikz" "\0"
+	"VPERMILPDZ256rm" "\0"
+	"VPERMILPDZ256rmb" "\0"
+	"VPERMILPDZ256rmbk" "\0"
+	"VPERMILPDZ256rmbkz" "\0"
+	"VPERMILPDZ256rmk" "\0"
+	"VPERMILPDZ256rmkz" "\0"
+	"VPERMILPDZ256rr" "\0"
+	"VPERMILPDZ256rrk" "\0"
+	"VPERMILPDZ256rrkz" "\0"
+	"VPERMILPDZmbi" "\0"
+	"VPERMILPDZmbik" "\0"
+	"VPERMILPDZmbikz" "\0"
+	"VPERMILPDZmi" "\0"
+	"VPERMILPDZmik" "\0"
+	"VPERMILPDZmikz" "\0"
+	"VPERMILPDZri" "\0"
+	"VPERMILPDZrik" "\0"
+	"VPERMILPDZrikz" "\0"
+	"VPERMILPDZrm" "\0"
+	"VPERMILPDZrmb" "\0"
+	"VPERMILPDZrmbk" "\0"
+	"VPERMILPDZrmbkz" "\0"
+	"VPERMILPDZrmk" "\0"
+	"VPERMILPDZrmkz" "\0"
+	"VPERMILPDZrr" "\0"
+	"VPERMILPDZrrk" "\0"
+	"VPERMILPDZrrkz" "\0"
+	"VPERMILPDmi" "\0"
+	"VPERMILPDri" "\0"
+	"VPERMILPDrm" "\0"
+	"VPERMILPDrr" "\0"
+	"VPERMILPSYmi" "\0"
+	"VPERMILPSYri" "\0"
+	"VPERMILPSYrm" "\0"
+	"VPERMILPSYrr" "\0"
+	"VPERMILPSZ128mbi" "\0"
+	"VPERMILPSZ128mbik" "\0"
+	"VPERMILPSZ128mbikz" "\0"
+	"VPERMILPSZ128mi" "\0"
+	"VPERMILPSZ128mik" "\0"
+	"VPERMILPSZ128mikz" "\0"
+	"VPERMILPSZ128ri" "\0"
+	"VPERMILPSZ128rik" "\0"
+	"VPERMILPSZ128rikz" "\0"
+	"VPERMILPSZ128rm" "\0"
+	"VPERMILPSZ128rmb" "\0"
+	"VPERMILPSZ128rmbk" "\0"
+	"VPERMILPSZ128rmbkz" "\0"
+	"VPERMILPSZ128rmk" "\0"
+	"VPERMILPSZ128rmkz" "\0"
+	"VPERMILPSZ128rr" "\0"
+	"VPERMILPSZ128rrk" "\0"
+	"VPERMILPSZ128rrkz" "\0"
+	"VPERMILPSZ256mbi" "\0"
+	"VPERMILPSZ256mbik" "\0"
+	"VPERMILPSZ256mbikz" "\0"
+	"VPERMILPSZ256mi" "\0"
+	"VPERMILPSZ256mik" "\0"
+	"VPERMILPSZ256mikz" "\0"
+	"VPERMILPSZ256ri" "\0"
+	"VPERMILPSZ256rik" "\0"
+	"VPERMILPSZ256rikz" "\0"
+	"VPERMILPSZ256rm" "\0"
+	"VPERMILPSZ256rmb" "\0"
+	"VPERMILPSZ256rmbk" "\0"
+	"VPERMILPSZ256rmbkz" "\0"
+	"VPERMILPSZ256rmk" "\0"
+	"VPERMILPSZ256rmkz" "\0"
+	"VPERMILPSZ256rr" "\0"
+	"VPERMILPSZ256rrk" "\0"
+	"VPERMILPSZ256rrkz" "\0"
+	"VPERMILPSZmbi" "\0"
+	"VPERMILPSZmbik" "\0"
+	"VPERMILPSZmbikz" "\0"
+	"VPERMILPSZmi" "\0"
+	"VPERMILPSZmik" "\0"
+	"VPERMILPSZmikz" "\0"
+	"VPERMILPSZri" "\0"
+	"VPERMILPSZrik" "\0"
+	"VPERMILPSZrikz" "\0"
+	"VPERMILPSZrm" "\0"
+	"VPERMILPSZrmb" "\0"
+	"VPERMILPSZrmbk" "\0"
+	"VPERMILPSZrmbkz" "\0"
+	"VPERMILPSZrmk" "\0"
+	"VPERMILPSZrmkz" "\0"
+	"VPERMILPSZrr" "\0"
+	"VPERMILPSZrrk" "\0"
+	"VPERMILPSZrrkz" "\0"
+	"VPERMILPSmi" "\0"
+	"VPERMILPSri" "\0"
+	"VPERMILPSrm" "\0"
+	"VPERMILPSrr" "\0"
+	"VPERMPDYmi" "\0"
+	"VPERMPDYri" "\0"
+	"VPERMPDZ256mbi" "\0"
+	"VPERMPDZ256mbik" "\0"
+	"VPERMPDZ256mbikz" "\0"
+	"VPERMPDZ256mi" "\0"
+	"VPERMPDZ256mik" "\0"
+	"VPERMPDZ256mikz" "\0"
+	"VPERMPDZ256ri" "\0"
+	"VPERMPDZ256rik" "\0"
+	"VPERMPDZ256rikz" "\0"
+	"VPERMPDZ256rm" "\0"
+	"VPERMPDZ256rmb" "\0"
+	"VPERMPDZ256rmbk" "\0"
+	"VPERMPDZ256rmbkz" "\0"
+	"VPERMPDZ256rmk" "\0"
+	"VPERMPDZ256rmkz" "\0"
+	"VPERMPDZ256rr" "\0"
+	"VPERMPDZ256rrk" "\0"
+	"VPERMPDZ256rrkz" "\0"
+	"VPERMPDZmbi" "\0"
+	"VPERMPDZmbik" "\0"
+	"VPERMPDZmbikz" "\0"
+	"VPERMPDZmi" "\0"
+	"VPERMPDZmik" "\0"
+	"VPERMPDZmikz" "\0"
+	"VPERMPDZri" "\0"
+	"VPERMPDZrik" "\0"
+	"VPERMPDZrikz" "\0"
+	"VPERMPDZrm" "\0"
+	"VPERMPDZrmb" "\0"
+	"VPERMPDZrmbk" "\0"
+	"VPERMPDZrmbkz" "\0"
+	"VPERMPDZrmk" "\0"
+	"VPERMPDZrmkz" "\0"
+	"VPERMPDZrr" "\0"
+	"VPERMPDZrrk" "\0"
+	"VPERMPDZrrkz" "\0"
+	"VPERMPSYrm" "\0"
+	"VPERMPSYrr" "\0"
+	"VPERMPSZ256rm" "\0"
+	"VPERMPSZ256rmb" "\0"
+	"VPERMPSZ256rmbk" "\0"
+	"VPERMPSZ256rmbkz" "\0"
+	"VPERMPSZ256rmk" "\0"
+	"VPERMPSZ256rmkz" "\0"
+	"VPERMPSZ256rr" "\0"
+	"VPERMPSZ256rrk" "\0"
+	"VPERMPSZ256rrkz" "\0"
+	"VPERMPSZrm" "\0"
+	"VPERMPSZrmb" "\0"
+	"VPERMPSZrmbk" "\0"
+	"VPERMPSZrmbkz" "\0"
+	"VPERMPSZrmk" "\0"
+	"VPERMPSZrmkz" "\0"
+	"VPERMPSZrr" "\0"
+	"VPERMPSZrrk" "\0"
+	"VPERMPSZrrkz" "\0"
+	"VPERMQYmi" "\0"
+	"VPERMQYri" "\0"
+	"VPERMQZ256mbi" "\0"
+	"VPERMQZ256mbik" "\0"
+	"VPERMQZ256mbikz" "\0"
+	"VPERMQZ256mi" "\0"
+	"VPERMQZ256mik" "\0"
+	"VPERMQZ256mikz" "\0"
+	"VPERMQZ256ri" "\0"
+	"VPERMQZ256rik" "\0"
+	"VPERMQZ256rikz" "\0"
+	"VPERMQZ256rm" "\0"
+	"VPERMQZ256rmb" "\0"
+	"VPERMQZ256rmbk" "\0"
+	"VPERMQZ256rmbkz" "\0"
+	"VPERMQZ256rmk" "\0"
+	"VPERMQZ256rmkz" "\0"
+	"VPERMQZ256rr" "\0"
+	"VPERMQZ256rrk" "\0"
+	"VPERMQZ256rrkz" "\0"
+	"VPERMQZmbi" "\0"
+	"VPERMQZmbik" "\0"
+	"VPERMQZmbikz" "\0"
+	"VPERMQZmi" "\0"
+	"VPERMQZmik" "\0"
+	"VPERMQZmikz" "\0"
+	"VPERMQZri" "\0"
+	"VPERMQZrik" "\0"
+	"VPERMQZrikz" "\0"
+	"VPERMQZrm" "\0"
+	"VPERMQZrmb" "\0"
+	"VPERMQZrmbk" "\0"
+	"VPERMQZrmbkz" "\0"
+	"VPERMQZrmk" "\0"
+	"VPERMQZrmkz" "\0"
+	"VPERMQZrr" "\0"
+	"VPERMQZrrk" "\0"
+	"VPERMQZrrkz" "\0"
+	"VPERMT2BZ128rm" "\0"
+	"VPERMT2BZ128rmk" "\0"
+	"VPERMT2BZ128rmkz" "\0"
+	"VPERMT2BZ128rr" "\0"
+	"VPERMT2BZ128rrk" "\0"
+	"VPERMT2BZ128rrkz" "\0"
+	"VPERMT2BZ256rm" "\0"
+	"VPERMT2BZ256rmk" "\0"
+	"VPERMT2BZ256rmkz" "\0"
+	"VPERMT2BZ256rr" "\0"
+	"VPERMT2BZ256rrk" "\0"
+	"VPERMT2BZ256rrkz" "\0"
+	"VPERMT2BZrm" "\0"
+	"VPERMT2BZrmk" "\0"
+	"VPERMT2BZrmkz" "\0"
+	"VPERMT2BZrr" "\0"
+	"VPERMT2BZrrk" "\0"
+	"VPERMT2BZrrkz" "\0"
+	"VPERMT2DZ128rm" "\0"
+	"VPERMT2DZ128rmb" "\0"
+	"VPERMT2DZ128rmbk" "\0"
+	"VPERMT2DZ128rmbkz" "\0"
+	"VPERMT2DZ128rmk" "\0"
+	"VPERMT2DZ128rmkz" "\0"
+	"VPERMT2DZ128rr" "\0"
+	"VPERMT2DZ128rrk" "\0"
+	"VPERMT2DZ128rrkz" "\0"
+	"VPERMT2DZ256rm" "\0"
+	"VPERMT2DZ256rmb" "\0"
+	"VPERMT2DZ256rmbk" "\0"
+	"VPERMT2DZ256rmbkz" "\0"
+	"VPERMT2DZ256rmk" "\0"
+	"VPERMT2DZ256rmkz" "\0"
+	"VPERMT2DZ256rr" "\0"
+	"VPERMT2DZ256rrk" "\0"
+	"VPERMT2DZ256rrkz" "\0"
+	"VPERMT2DZrm" "\0"
+	"VPERMT2DZrmb" "\0"
+	"VPERMT2DZrmbk" "\0"
+	"VPERMT2DZrmbkz" "\0"
+	"VPERMT2DZrmk" "\0"
+	"VPERMT2DZrmkz" "\0"
+	"VPERMT2DZrr" "\0"
+	"VPERMT2DZrrk" "\0"
+	"VPERMT2DZrrkz" "\0"
+	"VPERMT2PDZ128rm" "\0"
+	"VPERMT2PDZ128rmb" "\0"
+	"VPERMT2PDZ128rmbk" "\0"
+	"VPERMT2PDZ128rmbkz" "\0"
+	"VPERMT2PDZ128rmk" "\0"
+	"VPERMT2PDZ128rmkz" "\0"
+	"VPERMT2PDZ128rr" "\0"
+	"VPERMT2PDZ128rrk" "\0"
+	"VPERMT2PDZ128rrkz" "\0"
+	"VPERMT2PDZ256rm" "\0"
+	"VPERMT2PDZ256rmb" "\0"
+	"VPERMT2PDZ256rmbk" "\0"
+	"VPERMT2PDZ256rmbkz" "\0"
+	"VPERMT2PDZ256rmk" "\0"
+	"VPERMT2PDZ256rmkz" "\0"
+	"VPERMT2PDZ256rr" "\0"
+	"VPERMT2PDZ256rrk" "\0"
+	"VPERMT2PDZ256rrkz" "\0"
+	"VPERMT2PDZrm" "\0"
+	"VPERMT2PDZrmb" "\0"
+	"VPERMT2PDZrmbk" "\0"
+	"VPERMT2PDZrmbkz" "\0"
+	"VPERMT2PDZrmk" "\0"
+	"VPERMT2PDZrmkz" "\0"
+	"VPERMT2PDZrr" "\0"
+	"VPERMT2PDZrrk" "\0"
+	"VPERMT2PDZrrkz" "\0"
+	"VPERMT2PSZ128rm" "\0"
+	"VPERMT2PSZ128rmb" "\0"
+	"VPERMT2PSZ128rmbk" "\0"
+	"VPERMT2PSZ128rmbkz" "\0"
+	"VPERMT2PSZ128rmk" "\0"
+	"VPERMT2PSZ128rmkz" "\0"
+	"VPERMT2PSZ128rr" "\0"
+	"VPERMT2PSZ128rrk" "\0"
+	"VPERMT2PSZ128rrkz" "\0"
+	"VPERMT2PSZ256rm" "\0"
+	"VPERMT2PSZ256rmb" "\0"
+	"VPERMT2PSZ256rmbk" "\0"
+	"VPERMT2PSZ256rmbkz" "\0"
+	"VPERMT2PSZ256rmk" "\0"
+	"VPERMT2PSZ256rmkz" "\0"
+	"VPERMT2PSZ256rr" "\0"
+	"VPERMT2PSZ256rrk" "\0"
+	"VPERMT2PSZ256rrkz" "\0"
+	"VPERMT2PSZrm" "\0"
+	"VPERMT2PSZrmb" "\0"
+	"VPERMT2PSZrmbk" "\0"
+	"VPERMT2PSZrmbkz" "\0"
+	"VPERMT2PSZrmk" "\0"
+	"VPERMT2PSZrmkz" "\0"
+	"VPERMT2PSZrr" "\0"
+	"VPERMT2PSZrrk" "\0"
+	"VPERMT2PSZrrkz" "\0"
+	"VPERMT2QZ128rm" "\0"
+	"VPERMT2QZ128rmb" "\0"
+	"VPERMT2QZ128rmbk" "\0"
+	"VPERMT2QZ128rmbkz" "\0"
+	"VPERMT2QZ128rmk" "\0"
+	"VPERMT2QZ128rmkz" "\0"
+	"VPERMT2QZ128rr" "\0"
+	"VPERMT2QZ128rrk" "\0"
+	"VPERMT2QZ128rrkz" "\0"
+	"VPERMT2QZ256rm" "\0"
+	"VPERMT2QZ256rmb" "\0"
+	"VPERMT2QZ256rmbk" "\0"
+	"VPERMT2QZ256rmbkz" "\0"
+	"VPERMT2QZ256rmk" "\0"
+	"VPERMT2QZ256rmkz" "\0"
+	"VPERMT2QZ256rr" "\0"
+	"VPERMT2QZ256rrk" "\0"
+	"VPERMT2QZ256rrkz" "\0"
+	"VPERMT2QZrm" "\0"
+	"VPERMT2QZrmb" "\0"
+	"VPERMT2QZrmbk" "\0"
+	"VPERMT2QZrmbkz" "\0"
+	"VPERMT2QZrmk" "\0"
+	"VPERMT2QZrmkz" "\0"
+	"VPERMT2QZrr" "\0"
+	"VPERMT2QZrrk" "\0"
+	"VPERMT2QZrrkz" "\0"
+	"VPERMT2WZ128rm" "\0"
+	"VPERMT2WZ128rmk" "\0"
+	"VPERMT2WZ128rmkz" "\0"
+	"VPERMT2WZ128rr" "\0"
+	"VPERMT2WZ128rrk" "\0"
+	"VPERMT2WZ128rrkz" "\0"
+	"VPERMT2WZ256rm" "\0"
+	"VPERMT2WZ256rmk" "\0"
+	"VPERMT2WZ256rmkz" "\0"
+	"VPERMT2WZ256rr" "\0"
+	"VPERMT2WZ256rrk" "\0"
+	"VPERMT2WZ256rrkz" "\0"
+	"VPERMT2WZrm" "\0"
+	"VPERMT2WZrmk" "\0"
+	"VPERMT2WZrmkz" "\0"
+	"VPERMT2WZrr" "\0"
+	"VPERMT2WZrrk" "\0"
+	"VPERMT2WZrrkz" "\0"
+	"VPERMWZ128rm" "\0"
+	"VPERMWZ128rmk" "\0"
+	"VPERMWZ128rmkz" "\0"
+	"VPERMWZ128rr" "\0"
+	"VPERMWZ128rrk" "\0"
+	"VPERMWZ128rrkz" "\0"
+	"VPERMWZ256rm" "\0"
+	"VPERMWZ256rmk" "\0"
+	"VPERMWZ256rmkz" "\0"
+	"VPERMWZ256rr" "\0"
+	"VPERMWZ256rrk" "\0"
+	"VPERMWZ256rrkz" "\0"
+	"VPERMWZrm" "\0"
+	"VPERMWZrmk" "\0"
+	"VPERMWZrmkz" "\0"
+	"VPERMWZrr" "\0"
+	"VPERMWZrrk" "\0"
+	"VPERMWZrrkz" "\0"
+	"VPEXPANDBZ128rm" "\0"
+	"VPEXPANDBZ128rmk" "\0"
+	"VPEXPANDBZ128rmkz" "\0"
+	"VPEXPANDBZ128rr" "\0"
+	"VPEXPANDBZ128rrk" "\0"
+	"VPEXPANDBZ128rrkz" "\0"
+	"VPEXPANDBZ256rm" "\0"
+	"VPEXPANDBZ256rmk" "\0"
+	"VPEXPANDBZ256rmkz" "\0"
+	"VPEXPANDBZ256rr" "\0"
+	"VPEXPANDBZ256rrk" "\0"
+	"VPEXPANDBZ256rrkz" "\0"
+	"VPEXPANDBZrm" "\0"
+	"VPEXPANDBZrmk" "\0"
+	"VPEXPANDBZrmkz" "\0"
+	"VPEXPANDBZrr" "\0"
+	"VPEXPANDBZrrk" "\0"
+	"VPEXPANDBZrrkz" "\0"
+	"VPEXPANDDZ128rm" "\0"
+	"VPEXPANDDZ128rmk" "\0"
+	"VPEXPANDDZ128rmkz" "\0"
+	"VPEXPANDDZ128rr" "\0"
+	"VPEXPANDDZ128rrk" "\0"
+	"VPEXPANDDZ128rrkz" "\0"
+	"VPEXPANDDZ256rm" "\0"
+	"VPEXPANDDZ256rmk" "\0"
+	"VPEXPANDDZ256rmkz" "\0"
+	"VPEXPANDDZ256rr" "\0"
+	"VPEXPANDDZ256rrk" "\0"
+	"VPEXPANDDZ256rrkz" "\0"
+	"VPEXPANDDZrm" "\0"
+	"VPEXPANDDZrmk" "\0"
+	"VPEXPANDDZrmkz" "\0"
+	"VPEXPANDDZrr" "\0"
+	"VPEXPANDDZrrk" "\0"
+	"VPEXPANDDZrrkz" "\0"
+	"VPEXPANDQZ128rm" "\0"
+	"VPEXPANDQZ128rmk" "\0"
+	"VPEXPANDQZ128rmkz" "\0"
+	"VPEXPANDQZ128rr" "\0"
+	"VPEXPANDQZ128rrk" "\0"
+	"VPEXPANDQZ128rrkz" "\0"
+	"VPEXPANDQZ256rm" "\0"
+	"VPEXPANDQZ256rmk" "\0"
+	"VPEXPANDQZ256rmkz" "\0"
+	"VPEXPANDQZ256rr" "\0"
+	"VPEXPANDQZ256rrk" "\0"
+	"VPEXPANDQZ256rrkz" "\0"
+	"VPEXPANDQZrm" "\0"
+	"VPEXPANDQZrmk" "\0"
+	"VPEXPANDQZrmkz" "\0"
+	"VPEXPANDQZrr" "\0"
+	"VPEXPANDQZrrk" "\0"
+	"VPEXPANDQZrrkz" "\0"
+	"VPEXPANDWZ128rm" "\0"
+	"VPEXPANDWZ128rmk" "\0"
+	"VPEXPANDWZ128rmkz" "\0"
+	"VPEXPANDWZ128rr" "\0"
+	"VPEXPANDWZ128rrk" "\0"
+	"VPEXPANDWZ128rrkz" "\0"
+	"VPEXPANDWZ256rm" "\0"
+	"VPEXPANDWZ256rmk" "\0"
+	"VPEXPANDWZ256rmkz" "\0"
+	"VPEXPANDWZ256rr" "\0"
+	"VPEXPANDWZ256rrk" "\0"
+	"VPEXPANDWZ256rrkz" "\0"
+	"VPEXPANDWZrm" "\0"
+	"VPEXPANDWZrmk" "\0"
+	"VPEXPANDWZrmkz" "\0"
+	"VPEXPANDWZrr" "\0"
+	"VPEXPANDWZrrk" "\0"
+	"VPEXPANDWZrrkz" "\0"
+	"VPEXTRBZmr" "\0"
+	"VPEXTRBZrr" "\0"
+	"VPEXTRBmr" "\0"
+	"VPEXTRBrr" "\0"
+	"VPEXTRDZmr" "\0"
+	"VPEXTRDZrr" "\0"
+	"VPEXTRDmr" "\0"
+	"VPEXTRDrr" "\0"
+	"VPEXTRQZmr" "\0"
+	"VPEXTRQZrr" "\0"
+	"VPEXTRQmr" "\0"
+	"VPEXTRQrr" "\0"
+	"VPEXTRWZmr" "\0"
+	"VPEXTRWZrr" "\0"
+	"VPEXTRWZrr_REV" "\0"
+	"VPEXTRWmr" "\0"
+	"VPEXTRWrr" "\0"
+	"VPEXTRWrr_REV" "\0"
+	"VPGATHERDDYrm" "\0"
+	"VPGATHERDDZ128rm" "\0"
+	"VPGATHERDDZ256rm" "\0"
+	"VPGATHERDDZrm" "\0"
+	"VPGATHERDDrm" "\0"
+	"VPGATHERDQYrm" "\0"
+	"VPGATHERDQZ128rm" "\0"
+	"VPGATHERDQZ256rm" "\0"
+	"VPGATHERDQZrm" "\0"
+	"VPGATHERDQrm" "\0"
+	"VPGATHERQDYrm" "\0"
+	"VPGATHERQDZ128rm" "\0"
+	"VPGATHERQDZ256rm" "\0"
+	"VPGATHERQDZrm" "\0"
+	"VPGATHERQDrm" "\0"
+	"VPGATHERQQYrm" "\0"
+	"VPGATHERQQZ128rm" "\0"
+	"VPGATHERQQZ256rm" "\0"
+	"VPGATHERQQZrm" "\0"
+	"VPGATHERQQrm" "\0"
+	"VPHADDBDrm" "\0"
+	"VPHADDBDrr" "\0"
+	"VPHADDBQrm" "\0"
+	"VPHADDBQrr" "\0"
+	"VPHADDBWrm" "\0"
+	"VPHADDBWrr" "\0"
+	"VPHADDDQrm" "\0"
+	"VPHADDDQrr" "\0"
+	"VPHADDDYrm" "\0"
+	"VPHADDDYrr" "\0"
+	"VPHADDDrm" "\0"
+	"VPHADDDrr" "\0"
+	"VPHADDSWYrm" "\0"
+	"VPHADDSWYrr" "\0"
+	"VPHADDSWrm" "\0"
+	"VPHADDSWrr" "\0"
+	"VPHADDUBDrm" "\0"
+	"VPHADDUBDrr" "\0"
+	"VPHADDUBQrm" "\0"
+	"VPHADDUBQrr" "\0"
+	"VPHADDUBWrm" "\0"
+	"VPHADDUBWrr" "\0"
+	"VPHADDUDQrm" "\0"
+	"VPHADDUDQrr" "\0"
+	"VPHADDUWDrm" "\0"
+	"VPHADDUWDrr" "\0"
+	"VPHADDUWQrm" "\0"
+	"VPHADDUWQrr" "\0"
+	"VPHADDWDrm" "\0"
+	"VPHADDWDrr" "\0"
+	"VPHADDWQrm" "\0"
+	"VPHADDWQrr" "\0"
+	"VPHADDWYrm" "\0"
+	"VPHADDWYrr" "\0"
+	"VPHADDWrm" "\0"
+	"VPHADDWrr" "\0"
+	"VPHMINPOSUWrm" "\0"
+	"VPHMINPOSUWrr" "\0"
+	"VPHSUBBWrm" "\0"
+	"VPHSUBBWrr" "\0"
+	"VPHSUBDQrm" "\0"
+	"VPHSUBDQrr" "\0"
+	"VPHSUBDYrm" "\0"
+	"VPHSUBDYrr" "\0"
+	"VPHSUBDrm" "\0"
+	"VPHSUBDrr" "\0"
+	"VPHSUBSWYrm" "\0"
+	"VPHSUBSWYrr" "\0"
+	"VPHSUBSWrm" "\0"
+	"VPHSUBSWrr" "\0"
+	"VPHSUBWDrm" "\0"
+	"VPHSUBWDrr" "\0"
+	"VPHSUBWYrm" "\0"
+	"VPHSUBWYrr" "\0"
+	"VPHSUBWrm" "\0"
+	"VPHSUBWrr" "\0"
+	"VPINSRBZrm" "\0"
+	"VPINSRBZrr" "\0"
+	"VPINSRBrm" "\0"
+	"VPINSRBrr" "\0"
+	"VPINSRDZrm" "\0"
+	"VPINSRDZrr" "\0"
+	"VPINSRDrm" "\0"
+	"VPINSRDrr" "\0"
+	"VPINSRQZrm" "\0"
+	"VPINSRQZrr" "\0"
+	"VPINSRQrm" "\0"
+	"VPINSRQrr" "\0"
+	"VPINSRWZrm" "\0"
+	"VPINSRWZrr" "\0"
+	"VPINSRWrm" "\0"
+	"VPINSRWrr" "\0"
+	"VPLZCNTDZ128rm" "\0"
+	"VPLZCNTDZ128rmb" "\0"
+	"VPLZCNTDZ128rmbk" "\0"
+	"VPLZCNTDZ128rmbkz" "\0"
+	"VPLZCNTDZ128rmk" "\0"
+	"VPLZCNTDZ128rmkz" "\0"
+	"VPLZCNTDZ128rr" "\0"
+	"VPLZCNTDZ128rrk" "\0"
+	"VPLZCNTDZ128rrkz" "\0"
+	"VPLZCNTDZ256rm" "\0"
+	"VPLZCNTDZ256rmb" "\0"
+	"VPLZCNTDZ256rmbk" "\0"
+	"VPLZCNTDZ256rmbkz" "\0"
+	"VPLZCNTDZ256rmk" "\0"
+	"VPLZCNTDZ256rmkz" "\0"
+	"VPLZCNTDZ256rr" "\0"
+	"VPLZCNTDZ256rrk" "\0"
+	"VPLZCNTDZ256rrkz" "\0"
+	"VPLZCNTDZrm" "\0"
+	"VPLZCNTDZrmb" "\0"
+	"VPLZCNTDZrmbk" "\0"
+	"VPLZCNTDZrmbkz" "\0"
+	"VPLZCNTDZrmk" "\0"
+	"VPLZCNTDZrmkz" "\0"
+	"VPLZCNTDZrr" "\0"
+	"VPLZCNTDZrrk" "\0"
+	"VPLZCNTDZrrkz" "\0"
+	"VPLZCNTQZ128rm" "\0"
+	"VPLZCNTQZ128rmb" "\0"
+	"VPLZCNTQZ128rmbk" "\0"
+	"VPLZCNTQZ128rmbkz" "\0"
+	"VPLZCNTQZ128rmk" "\0"
+	"VPLZCNTQZ128rmkz" "\0"
+	"VPLZCNTQZ128rr" "\0"
+	"VPLZCNTQZ128rrk" "\0"
+	"VPLZCNTQZ128rrkz" "\0"
+	"VPLZCNTQZ256rm" "\0"
+	"VPLZCNTQZ256rmb" "\0"
+	"VPLZCNTQZ256rmbk" "\0"
+	"VPLZCNTQZ256rmbkz" "\0"
+	"VPLZCNTQZ256rmk" "\0"
+	"VPLZCNTQZ256rmkz" "\0"
+	"VPLZCNTQZ256rr" "\0"
+	"VPLZCNTQZ256rrk" "\0"
+	"VPLZCNTQZ256rrkz" "\0"
+	"VPLZCNTQZrm" "\0"
+	"VPLZCNTQZrmb" "\0"
+	"VPLZCNTQZrmbk" "\0"
+	"VPLZCNTQZrmbkz" "\0"
+	"VPLZCNTQZrmk" "\0"
+	"VPLZCNTQZrmkz" "\0"
+	"VPLZCNTQZrr" "\0"
+	"VPLZCNTQZrrk" "\0"
+	"VPLZCNTQZrrkz" "\0"
+	"VPMACSDDrm" "\0"
+	"VPMACSDDrr" "\0"
+	"VPMACSDQHrm" "\0"
+	"VPMACSDQHrr" "\0"
+	"VPMACSDQLrm" "\0"
+	"VPMACSDQLrr" "\0"
+	"VPMACSSDDrm" "\0"
+	"VPMACSSDDrr" "\0"
+	"VPMACSSDQHrm" "\0"
+	"VPMACSSDQHrr" "\0"
+	"VPMACSSDQLrm" "\0"
+	"VPMACSSDQLrr" "\0"
+	"VPMACSSWDrm" "\0"
+	"VPMACSSWDrr" "\0"
+	"VPMACSSWWrm" "\0"
+	"VPMACSSWWrr" "\0"
+	"VPMACSWDrm" "\0"
+	"VPMACSWDrr" "\0"
+	"VPMACSWWrm" "\0"
+	"VPMACSWWrr" "\0"
+	"VPMADCSSWDrm" "\0"
+	"VPMADCSSWDrr" "\0"
+	"VPMADCSWDrm" "\0"
+	"VPMADCSWDrr" "\0"
+	"VPMADD52HUQYrm" "\0"
+	"VPMADD52HUQYrr" "\0"
+	"VPMADD52HUQZ128m" "\0"
+	"VPMADD52HUQZ128mb" "\0"
+	"VPMADD52HUQZ128mbk" "\0"
+	"VPMADD52HUQZ128mbkz" "\0"
+	"VPMADD52HUQZ128mk" "\0"
+	"VPMADD52HUQZ128mkz" "\0"
+	"VPMADD52HUQZ128r" "\0"
+	"VPMADD52HUQZ128rk" "\0"
+	"VPMADD52HUQZ128rkz" "\0"
+	"VPMADD52HUQZ256m" "\0"
+	"VPMADD52HUQZ256mb" "\0"
+	"VPMADD52HUQZ256mbk" "\0"
+	"VPMADD52HUQZ256mbkz" "\0"
+	"VPMADD52HUQZ256mk" "\0"
+	"VPMADD52HUQZ256mkz" "\0"
+	"VPMADD52HUQZ256r" "\0"
+	"VPMADD52HUQZ256rk" "\0"
+	"VPMADD52HUQZ256rkz" "\0"
+	"VPMADD52HUQZm" "\0"
+	"VPMADD52HUQZmb" "\0"
+	"VPMADD52HUQZmbk" "\0"
+	"VPMADD52HUQZmbkz" "\0"
+	"VPMADD52HUQZmk" "\0"
+	"VPMADD52HUQZmkz" "\0"
+	"VPMADD52HUQZr" "\0"
+	"VPMADD52HUQZrk" "\0"
+	"VPMADD52HUQZrkz" "\0"
+	"VPMADD52HUQrm" "\0"
+	"VPMADD52HUQrr" "\0"
+	"VPMADD52LUQYrm" "\0"
+	"VPMADD52LUQYrr" "\0"
+	"VPMADD52LUQZ128m" "\0"
+	"VPMADD52LUQZ128mb" "\0"
+	"VPMADD52LUQZ128mbk" "\0"
+	"VPMADD52LUQZ128mbkz" "\0"
+	"VPMADD52LUQZ128mk" "\0"
+	"VPMADD52LUQZ128mkz" "\0"
+	"VPMADD52LUQZ128r" "\0"
+	"VPMADD52LUQZ128rk" "\0"
+	"VPMADD52LUQZ128rkz" "\0"
+	"VPMADD52LUQZ256m" "\0"
+	"VPMADD52LUQZ256mb" "\0"
+	"VPMADD52LUQZ256mbk" "\0"
+	"VPMADD52LUQZ256mbkz" "\0"
+	"VPMADD52LUQZ256mk" "\0"
+	"VPMADD52LUQZ256mkz" "\0"
+	"VPMADD52LUQZ256r" "\0"
+	"VPMADD52LUQZ256rk" "\0"
+	"VPMADD52LUQZ256rkz" "\0"
+	"VPMADD52LUQZm" "\0"
+	"VPMADD52LUQZmb" "\0"
+	"VPMADD52LUQZmbk" "\0"
+	"VPMADD52LUQZmbkz" "\0"
+	"VPMADD52LUQZmk" "\0"
+	"VPMADD52LUQZmkz" "\0"
+	"VPMADD52LUQZr" "\0"
+	"VPMADD52LUQZrk" "\0"
+	"VPMADD52LUQZrkz" "\0"
+	"VPMADD52LUQrm" "\0"
+	"VPMADD52LUQrr" "\0"
+	"VPMADDUBSWYrm" "\0"
+	"VPMADDUBSWYrr" "\0"
+	"VPMADDUBSWZ128rm" "\0"
+	"VPMADDUBSWZ128rmk" "\0"
+	"VPMADDUBSWZ128rmkz" "\0"
+	"VPMADDUBSWZ128rr" "\0"
+	"VPMADDUBSWZ128rrk" "\0"
+	"VPMADDUBSWZ128rrkz" "\0"
+	"VPMADDUBSWZ256rm" "\0"
+	"VPMADDUBSWZ256rmk" "\0"
+	"VPMADDUBSWZ256rmkz" "\0"
+	"VPMADDUBSWZ256rr" "\0"
+	"VPMADDUBSWZ256rrk" "\0"
+	"VPMADDUBSWZ256rrkz" "\0"
+	"VPMADDUBSWZrm" "\0"
+	"VPMADDUBSWZrmk" "\0"
+	"VPMADDUBSWZrmkz" "\0"
+	"VPMADDUBSWZrr" "\0"
+	"VPMADDUBSWZrrk" "\0"
+	"VPMADDUBSWZrrkz" "\0"
+	"VPMADDUBSWrm" "\0"
+	"VPMADDUBSWrr" "\0"
+	"VPMADDWDYrm" "\0"
+	"VPMADDWDYrr" "\0"
+	"VPMADDWDZ128rm" "\0"
+	"VPMADDWDZ128rmk" "\0"
+	"VPMADDWDZ128rmkz" "\0"
+	"VPMADDWDZ128rr" "\0"
+	"VPMADDWDZ128rrk" "\0"
+	"VPMADDWDZ128rrkz" "\0"
+	"VPMADDWDZ256rm" "\0"
+	"VPMADDWDZ256rmk" "\0"
+	"VPMADDWDZ256rmkz" "\0"
+	"VPMADDWDZ256rr" "\0"
+	"VPMADDWDZ256rrk" "\0"
+	"VPMADDWDZ256rrkz" "\0"
+	"VPMADDWDZrm" "\0"
+	"VPMADDWDZrmk" "\0"
+	"VPMADDWDZrmkz" "\0"
+	"VPMADDWDZrr" "\0"
+	"VPMADDWDZrrk" "\0"
+	"VPMADDWDZrrkz" "\0"
+	"VPMADDWDrm" "\0"
+	"VPMADDWDrr" "\0"
+	"VPMASKMOVDYmr" "\0"
+	"VPMASKMOVDYrm" "\0"
+	"VPMASKMOVDmr" "\0"
+	"VPMASKMOVDrm" "\0"
+	"VPMASKMOVQYmr" "\0"
+	"VPMASKMOVQYrm" "\0"
+	"VPMASKMOVQmr" "\0"
+	"VPMASKMOVQrm" "\0"
+	"VPMAXSBYrm" "\0"
+	"VPMAXSBYrr" "\0"
+	"VPMAXSBZ128rm" "\0"
+	"VPMAXSBZ128rmk" "\0"
+	"VPMAXSBZ128rmkz" "\0"
+	"VPMAXSBZ128rr" "\0"
+	"VPMAXSBZ128rrk" "\0"
+	"VPMAXSBZ128rrkz" "\0"
+	"VPMAXSBZ256rm" "\0"
+	"VPMAXSBZ256rmk" "\0"
+	"VPMAXSBZ256rmkz" "\0"
+	"VPMAXSBZ256rr" "\0"
+	"VPMAXSBZ256rrk" "\0"
+	"VPMAXSBZ256rrkz" "\0"
+	"VPMAXSBZrm" "\0"
+	"VPMAXSBZrmk" "\0"
+	"VPMAXSBZrmkz" "\0"
+	"VPMAXSBZrr" "\0"
+	"VPMAXSBZrrk" "\0"
+	"VPMAXSBZrrkz" "\0"
+	"VPMAXSBrm" "\0"
+	"VPMAXSBrr" "\0"
+	"VPMAXSDYrm" "\0"
+	"VPMAXSDYrr" "\0"
+	"VPMAXSDZ128rm" "\0"
+	"VPMAXSDZ128rmb" "\0"
+	"VPMAXSDZ128rmbk" "\0"
+	"VPMAXSDZ128rmbkz" "\0"
+	"VPMAXSDZ128rmk" "\0"
+	"VPMAXSDZ128rmkz" "\0"
+	"VPMAXSDZ128rr" "\0"
+	"VPMAXSDZ128rrk" "\0"
+	"VPMAXSDZ128rrkz" "\0"
+	"VPMAXSDZ256rm" "\0"
+	"VPMAXSDZ256rmb" "\0"
+	"VPMAXSDZ256rmbk" "\0"
+	"VPMAXSDZ256rmbkz" "\0"
+	"VPMAXSDZ256rmk" "\0"
+	"VPMAXSDZ256rmkz" "\0"
+	"VPMAXSDZ256rr" "\0"
+	"VPMAXSDZ256rrk" "\0"
+	"VPMAXSDZ256rrkz" "\0"
+	"VPMAXSDZrm" "\0"
+	"VPMAXSDZrmb" "\0"
+	"VPMAXSDZrmbk" "\0"
+	"VPMAXSDZrmbkz" "\0"
+	"VPMAXSDZrmk" "\0"
+	"VPMAXSDZrmkz" "\0"
+	"VPMAXSDZrr" "\0"
+	"VPMAXSDZrrk" "\0"
+	"VPMAXSDZrrkz" "\0"
+	"VPMAXSDrm" "\0"
+	"VPMAXSDrr" "\0"
+	"VPMAXSQZ128rm" "\0"
+	"VPMAXSQZ128rmb" "\0"
+	"VPMAXSQZ128rmbk" "\0"
+	"VPMAXSQZ128rmbkz" "\0"
+	"VPMAXSQZ128rmk" "\0"
+	"VPMAXSQZ128rmkz" "\0"
+	"VPMAXSQZ128rr" "\0"
+	"VPMAXSQZ128rrk" "\0"
+	"VPMAXSQZ128rrkz" "\0"
+	"VPMAXSQZ256rm" "\0"
+	"VPMAXSQZ256rmb" "\0"
+	"VPMAXSQZ256rmbk" "\0"
+	"VPMAXSQZ256rmbkz" "\0"
+	"VPMAXSQZ256rmk" "\0"
+	"VPMAXSQZ256rmkz" "\0"
+	"VPMAXSQZ256rr" "\0"
+	"VPMAXSQZ256rrk" "\0"
+	"VPMAXSQZ256rrkz" "\0"
+	"VPMAXSQZrm" "\0"
+	"VPMAXSQZrmb" "\0"
+	"VPMAXSQZrmbk" "\0"
+	"VPMAXSQZrmbkz" "\0"
+	"VPMAXSQZrmk" "\0"
+	"VPMAXSQZrmkz" "\0"
+	"VPMAXSQZrr" "\0"
+	"VPMAXSQZrrk" "\0"
+	"VPMAXSQZrrkz" "\0"
+	"VPMAXSWYrm" "\0"
+	"VPMAXSWYrr" "\0"
+	"VPMAXSWZ128rm" "\0"
+	"VPMAXSWZ128rmk" "\0"
+	"VPMAXSWZ128rmkz" "\0"
+	"VPMAXSWZ128rr" "\0"
+	"VPMAXSWZ128rrk" "\0"
+	"VPMAXSWZ128rrkz" "\0"
+	"VPMAXSWZ256rm" "\0"
+	"VPMAXSWZ256rmk" "\0"
+	"VPMAXSWZ256rmkz" "\0"
+	"VPMAXSWZ256rr" "\0"
+	"VPMAXSWZ256rrk" "\0"
+	"VPMAXSWZ256rrkz" "\0"
+	"VPMAXSWZrm" "\0"
+	"VPMAXSWZrmk" "\0"
+	"VPMAXSWZrmkz" "\0"
+	"VPMAXSWZrr" "\0"
+	"VPMAXSWZrrk" "\0"
+	"VPMAXSWZrrkz" "\0"
+	"VPMAXSWrm" "\0"
+	"VPMAXSWrr" "\0"
+	"VPMAXUBYrm" "\0"
+	"VPMAXUBYrr" "\0"
+	"VPMAXUBZ128rm" "\0"
+	"VPMAXUBZ128rmk" "\0"
+	"VPMAXUBZ128rmkz" "\0"
+	"VPMAXUBZ128rr" "\0"
+	"VPMAXUBZ128rrk" "\0"
+	"VPMAXUBZ128rrkz" "\0"
+	"VPMAXUBZ256rm" "\0"
+	"VPMAXUBZ256rmk" "\0"
+	"VPMAXUBZ256rmkz" "\0"
+	"VPMAXUBZ256rr" "\0"
+	"VPMAXUBZ256rrk" "\0"
+	"VPMAXUBZ256rrkz" "\0"
+	"VPMAXUBZrm" "\0"
+	"VPMAXUBZrmk" "\0"
+	"VPMAXUBZrmkz" "\0"
+	"VPMAXUBZrr" "\0"
+	"VPMAXUBZrrk" "\0"
+	"VPMAXUBZrrkz" "\0"
+	"VPMAXUBrm" "\0"
+	"VPMAXUBrr" "\0"
+	"VPMAXUDYrm" "\0"
+	"VPMAXUDYrr" "\0"
+	"VPMAXUDZ128rm" "\0"
+	"VPMAXUDZ128rmb" "\0"
+	"VPMAXUDZ128rmbk" "\0"
+	"VPMAXUDZ128rmbkz" "\0"
+	"VPMAXUDZ128rmk" "\0"
+	"VPMAXUDZ128rmkz" "\0"
+	"VPMAXUDZ128rr" "\0"
+	"VPMAXUDZ128rrk" "\0"
+	"VPMAXUDZ128rrkz" "\0"
+	"VPMAXUDZ256rm" "\0"
+	"VPMAXUDZ256rmb" "\0"
+	"VPMAXUDZ256rmbk" "\0"
+	"VPMAXUDZ256rmbkz" "\0"
+	"VPMAXUDZ256rmk" "\0"
+	"VPMAXUDZ256rmkz" "\0"
+	"VPMAXUDZ256rr" "\0"
+	"VPMAXUDZ256rrk" "\0"
+	"VPMAXUDZ256rrkz" "\0"
+	"VPMAXUDZrm" "\0"
+	"VPMAXUDZrmb" "\0"
+	"VPMAXUDZrmbk" "\0"
+	"VPMAXUDZrmbkz" "\0"
+	"VPMAXUDZrmk" "\0"
+	"VPMAXUDZrmkz" "\0"
+	"VPMAXUDZrr" "\0"
+	"VPMAXUDZrrk" "\0"
+	"VPMAXUDZrrkz" "\0"
+	"VPMAXUDrm" "\0"
+	"VPMAXUDrr" "\0"
+	"VPMAXUQZ128rm" "\0"
+	"VPMAXUQZ128rmb" "\0"
+	"VPMAXUQZ128rmbk" "\0"
+	"VPMAXUQZ128rmbkz" "\0"
+	"VPMAXUQZ128rmk" "\0"
+	"VPMAXUQZ128rmkz" "\0"
+	"VPMAXUQZ128rr" "\0"
+	"VPMAXUQZ128rrk" "\0"
+	"VPMAXUQZ128rrkz" "\0"
+	"VPMAXUQZ256rm" "\0"
+	"VPMAXUQZ256rmb" "\0"
+	"VPMAXUQZ256rmbk" "\0"
+	"VPMAXUQZ256rmbkz" "\0"
+	"VPMAXUQZ256rmk" "\0"
+	"VPMAXUQZ256rmkz" "\0"
+	"VPMAXUQZ256rr" "\0"
+	"VPMAXUQZ256rrk" "\0"
+	"VPMAXUQZ256rrkz" "\0"
+	"VPMAXUQZrm" "\0"
+	"VPMAXUQZrmb" "\0"
+	"VPMAXUQZrmbk" "\0"
+	"VPMAXUQZrmbkz" "\0"
+	"VPMAXUQZrmk" "\0"
+	"VPMAXUQZrmkz" "\0"
+	"VPMAXUQZrr" "\0"
+	"VPMAXUQZrrk" "\0"
+	"VPMAXUQZrrkz" "\0"
+	"VPMAXUWYrm" "\0"
+	"VPMAXUWYrr" "\0"
+	"VPMAXUWZ128rm" "\0"
+	"VPMAXUWZ128rmk" "\0"
+	"VPMAXUWZ128rmkz" "\0"
+	"VPMAXUWZ128rr" "\0"
+	"VPMAXUWZ128rrk" "\0"
+	"VPMAXUWZ128rrkz" "\0"
+	"VPMAXUWZ256rm" "\0"
+	"VPMAXUWZ256rmk" "\0"
+	"VPMAXUWZ256rmkz" "\0"
+	"VPMAXUWZ256rr" "\0"
+	"VPMAXUWZ256rrk" "\0"
+	"VPMAXUWZ256rrkz" "\0"
+	"VPMAXUWZrm" "\0"
+	"VPMAXUWZrmk" "\0"
+	"VPMAXUWZrmkz" "\0"
+	"VPMAXUWZrr" "\0"
+	"VPMAXUWZrrk" "\0"
+	"VPMAXUWZrrkz" "\0"
+	"VPMAXUWrm" "\0"
+	"VPMAXUWrr" "\0"
+	"VPMINSBYrm" "\0"
+	"VPMINSBYrr" "\0"
+	"VPMINSBZ128rm" "\0"
+	"VPMINSBZ128rmk" "\0"
+	"VPMINSBZ128rmkz" "\0"
+	"VPMINSBZ128rr" "\0"
+	"VPMINSBZ128rrk" "\0"
+	"VPMINSBZ128rrkz" "\0"
+	"VPMINSBZ256rm" "\0"
+	"VPMINSBZ256rmk" "\0"
+	"VPMINSBZ256rmkz" "\0"
+	"VPMINSBZ256rr" "\0"
+	"VPMINSBZ256rrk" "\0"
+	"VPMINSBZ256rrkz" "\0"
+	"VPMINSBZrm" "\0"
+	"VPMINSBZrmk" "\0"
+	"VPMINSBZrmkz" "\0"
+	"VPMINSBZrr" "\0"
+	"VPMINSBZrrk" "\0"
+	"VPMINSBZrrkz" "\0"
+	"VPMINSBrm" "\0"
+	"VPMINSBrr" "\0"
+	"VPMINSDYrm" "\0"
+	"VPMINSDYrr" "\0"
+	"VPMINSDZ128rm" "\0"
+	"VPMINSDZ128rmb" "\0"
+	"VPMINSDZ128rmbk" "\0"
+	"VPMINSDZ128rmbkz" "\0"
+	"VPMINSDZ128rmk" "\0"
+	"VPMINSDZ128rmkz" "\0"
+	"VPMINSDZ128rr" "\0"
+	"VPMINSDZ128rrk" "\0"
+	"VPMINSDZ128rrkz" "\0"
+	"VPMINSDZ256rm" "\0"
+	"VPMINSDZ256rmb" "\0"
+	"VPMINSDZ256rmbk" "\0"
+	"VPMINSDZ256rmbkz" "\0"
+	"VPMINSDZ256rmk" "\0"
+	"VPMINSDZ256rmkz" "\0"
+	"VPMINSDZ256rr" "\0"
+	"VPMINSDZ256rrk" "\0"
+	"VPMINSDZ256rrkz" "\0"
+	"VPMINSDZrm" "\0"
+	"VPMINSDZrmb" "\0"
+	"VPMINSDZrmbk" "\0"
+	"VPMINSDZrmbkz" "\0"
+	"VPMINSDZrmk" "\0"
+	"VPMINSDZrmkz" "\0"
+	"VPMINSDZrr" "\0"
+	"VPMINSDZrrk" "\0"
+	"VPMINSDZrrkz" "\0"
+	"VPMINSDrm" "\0"
+	"VPMINSDrr" "\0"
+	"VPMINSQZ128rm" "\0"
+	"VPMINSQZ128rmb" "\0"
+	"VPMINSQZ128rmbk" "\0"
+	"VPMINSQZ128rmbkz" "\0"
+	"VPMINSQZ128rmk" "\0"
+	"VPMINSQZ128rmkz" "\0"
+	"VPMINSQZ128rr" "\0"
+	"VPMINSQZ128rrk" "\0"
+	"VPMINSQZ128rrkz" "\0"
+	"VPMINSQZ256rm" "\0"
+	"VPMINSQZ256rmb" "\0"
+	"VPMINSQZ256rmbk" "\0"
+	"VPMINSQZ256rmbkz" "\0"
+	"VPMINSQZ256rmk" "\0"
+	"VPMINSQZ256rmkz" "\0"
+	"VPMINSQZ256rr" "\0"
+	"VPMINSQZ256rrk" "\0"
+	"VPMINSQZ256rrkz" "\0"
+	"VPMINSQZrm" "\0"
+	"VPMINSQZrmb" "\0"
+	"VPMINSQZrmbk" "\0"
+	"VPMINSQZrmbkz" "\0"
+	"VPMINSQZrmk" "\0"
+	"VPMINSQZrmkz" "\0"
+	"VPMINSQZrr" "\0"
+	"VPMINSQZrrk" "\0"
+	"VPMINSQZrrkz" "\0"
+	"VPMINSWYrm" "\0"
+	"VPMINSWYrr" "\0"
+	"VPMINSWZ128rm" "\0"
+	"VPMINSWZ128rmk" "\0"
+	"VPMINSWZ128rmkz" "\0"
+	"VPMINSWZ128rr" "\0"
+	"VPMINSWZ128rrk" "\0"
+	"VPMINSWZ128rrkz" "\0"
+	"VPMINSWZ256rm" "\0"
+	"VPMINSWZ256rmk" "\0"
+	"VPMINSWZ256rmkz" "\0"
+	"VPMINSWZ256rr" "\0"
+	"VPMINSWZ256rrk" "\0"
+	"VPMINSWZ256rrkz" "\0"
+	"VPMINSWZrm" "\0"
+	"VPMINSWZrmk" "\0"
+	"VPMINSWZrmkz" "\0"
+	"VPMINSWZrr" "\0"
+	"VPMINSWZrrk" "\0"
+	"VPMINSWZrrkz" "\0"
+	"VPMINSWrm" "\0"
+	"VPMINSWrr" "\0"
+	"VPMINUBYrm" "\0"
+	"VPMINUBYrr" "\0"
+	"VPMINUBZ128rm" "\0"
+	"VPMINUBZ128rmk" "\0"
+	"VPMINUBZ128rmkz" "\0"
+	"VPMINUBZ128rr" "\0"
+	"VPMINUBZ128rrk" "\0"
+	"VPMINUBZ128rrkz" "\0"
+	"VPMINUBZ256rm" "\0"
+	"VPMINUBZ256rmk" "\0"
+	"VPMINUBZ256rmkz" "\0"
+	"VPMINUBZ256rr" "\0"
+	"VPMINUBZ256rrk" "\0"
+	"VPMINUBZ256rrkz" "\0"
+	"VPMINUBZrm" "\0"
+	"VPMINUBZrmk" "\0"
+	"VPMINUBZrmkz" "\0"
+	"VPMINUBZrr" "\0"
+	"VPMINUBZrrk" "\0"
+	"VPMINUBZrrkz" "\0"
+	"VPMINUBrm" "\0"
+	"VPMINUBrr" "\0"
+	"VPMINUDYrm" "\0"
+	"VPMINUDYrr" "\0"
+	"VPMINUDZ128rm" "\0"
+	"VPMINUDZ128rmb" "\0"
+	"VPMINUDZ128rmbk" "\0"
+	"VPMINUDZ128rmbkz" "\0"
+	"VPMINUDZ128rmk" "\0"
+	"VPMINUDZ128rmkz" "\0"
+	"VPMINUDZ128rr" "\0"
+	"VPMINUDZ128rrk" "\0"
+	"VPMINUDZ128rrkz" "\0"
+	"VPMINUDZ256rm" "\0"
+	"VPMINUDZ256rmb" "\0"
+	"VPMINUDZ256rmbk" "\0"
+	"VPMINUDZ256rmbkz" "\0"
+	"VPMINUDZ256rmk" "\0"
+	"VPMINUDZ256rmkz" "\0"
+	"VPMINUDZ256rr" "\0"
+	"VPMINUDZ256rrk" "\0"
+	"VPMINUDZ256rrkz" "\0"
+	"VPMINUDZrm" "\0"
+	"VPMINUDZrmb" "\0"
+	"VPMINUDZrmbk" "\0"
+	"VPMINUDZrmbkz" "\0"
+	"VPMINUDZrmk" "\0"
+	"VPMINUDZrmkz" "\0"
+	"VPMINUDZrr" "\0"
+	"VPMINUDZrrk" "\0"
+	"VPMINUDZrrkz" "\0"
+	"VPMINUDrm" "\0"
+	"VPMINUDrr" "\0"
+	"VPMINUQZ128rm" "\0"
+	"VPMINUQZ128rmb" "\0"
+	"VPMINUQZ128rmbk" "\0"
+	"VPMINUQZ128rmbkz" "\0"
+	"VPMINUQZ128rmk" "\0"
+	"VPMINUQZ128rmkz" "\0"
+	"VPMINUQZ128rr" "\0"
+	"VPMINUQZ128rrk" "\0"
+	"VPMINUQZ128rrkz" "\0"
+	"VPMINUQZ256rm" "\0"
+	"VPMINUQZ256rmb" "\0"
+	"VPMINUQZ256rmbk" "\0"
+	"VPMINUQZ256rmbkz" "\0"
+	"VPMINUQZ256rmk" "\0"
+	"VPMINUQZ256rmkz" "\0"
+	"VPMINUQZ256rr" "\0"
+	"VPMINUQZ256rrk" "\0"
+	"VPMINUQZ256rrkz" "\0"
+	"VPMINUQZrm" "\0"
+	"VPMINUQZrmb" "\0"
+	"VPMINUQZrmbk" "\0"
+	"VPMINUQZrmbkz" "\0"
+	"VPMINUQZrmk" "\0"
+	"VPMINUQZrmkz" "\0"
+	"VPMINUQZrr" "\0"
+	"VPMINUQZrrk" "\0"
+	"VPMINUQZrrkz" "\0"
+	"VPMINUWYrm" "\0"
+	"VPMINUWYrr" "\0"
+	"VPMINUWZ128rm" "\0"
+	"VPMINUWZ128rmk" "\0"
+	"VPMINUWZ128rmkz" "\0"
+	"VPMINUWZ128rr" "\0"
+	"VPMINUWZ128rrk" "\0"
+	"VPMINUWZ128rrkz" "\0"
+	"VPMINUWZ256rm" "\0"
+	"VPMINUWZ256rmk" "\0"
+	"VPMINUWZ256rmkz" "\0"
+	"VPMINUWZ256rr" "\0"
+	"VPMINUWZ256rrk" "\0"
+	"VPMINUWZ256rrkz" "\0"
+	"VPMINUWZrm" "\0"
+	"VPMINUWZrmk" "\0"
+	"VPMINUWZrmkz" "\0"
+	"VPMINUWZrr" "\0"
+	"VPMINUWZrrk" "\0"
+	"VPMINUWZrrkz" "\0"
+	"VPMINUWrm" "\0"
+	"VPMINUWrr" "\0"
+	"VPMOVB2MZ128rr" "\0"
+	"VPMOVB2MZ256rr" "\0"
+	"VPMOVB2MZrr" "\0"
+	"VPMOVD2MZ128rr" "\0"
+	"VPMOVD2MZ256rr" "\0"
+	"VPMOVD2MZrr" "\0"
+	"VPMOVDBZ128mr" "\0"
+	"VPMOVDBZ128mrk" "\0"
+	"VPMOVDBZ128rr" "\0"
+	"VPMOVDBZ128rrk" "\0"
+	"VPMOVDBZ128rrkz" "\0"
+	"VPMOVDBZ256mr" "\0"
+	"VPMOVDBZ256mrk" "\0"
+	"VPMOVDBZ256rr" "\0"
+	"VPMOVDBZ256rrk" "\0"
+	"VPMOVDBZ256rrkz" "\0"
+	"VPMOVDBZmr" "\0"
+	"VPMOVDBZmrk" "\0"
+	"VPMOVDBZrr" "\0"
+	"VPMOVDBZrrk" "\0"
+	"VPMOVDBZrrkz" "\0"
+	"VPMOVDWZ128mr" "\0"
+	"VPMOVDWZ128mrk" "\0"
+	"VPMOVDWZ128rr" "\0"
+	"VPMOVDWZ128rrk" "\0"
+	"VPMOVDWZ128rrkz" "\0"
+	"VPMOVDWZ256mr" "\0"
+	"VPMOVDWZ256mrk" "\0"
+	"VPMOVDWZ256rr" "\0"
+	"VPMOVDWZ256rrk" "\0"
+	"VPMOVDWZ256rrkz" "\0"
+	"VPMOVDWZmr" "\0"
+	"VPMOVDWZmrk" "\0"
+	"VPMOVDWZrr" "\0"
+	"VPMOVDWZrrk" "\0"
+	"VPMOVDWZrrkz" "\0"
+	"VPMOVM2BZ128rr" "\0"
+	"VPMOVM2BZ256rr" "\0"
+	"VPMOVM2BZrr" "\0"
+	"VPMOVM2DZ128rr" "\0"
+	"VPMOVM2DZ256rr" "\0"
+	"VPMOVM2DZrr" "\0"
+	"VPMOVM2QZ128rr" "\0"
+	"VPMOVM2QZ256rr" "\0"
+	"VPMOVM2QZrr" "\0"
+	"VPMOVM2WZ128rr" "\0"
+	"VPMOVM2WZ256rr" "\0"
+	"VPMOVM2WZrr" "\0"
+	"VPMOVMSKBYrr" "\0"
+	"VPMOVMSKBrr" "\0"
+	"VPMOVQ2MZ128rr" "\0"
+	"VPMOVQ2MZ256rr" "\0"
+	"VPMOVQ2MZrr" "\0"
+	"VPMOVQBZ128mr" "\0"
+	"VPMOVQBZ128mrk" "\0"
+	"VPMOVQBZ128rr" "\0"
+	"VPMOVQBZ128rrk" "\0"
+	"VPMOVQBZ128rrkz" "\0"
+	"VPMOVQBZ256mr" "\0"
+	"VPMOVQBZ256mrk" "\0"
+	"VPMOVQBZ256rr" "\0"
+	"VPMOVQBZ256rrk" "\0"
+	"VPMOVQBZ256rrkz" "\0"
+	"VPMOVQBZmr" "\0"
+	"VPMOVQBZmrk" "\0"
+	"VPMOVQBZrr" "\0"
+	"VPMOVQBZrrk" "\0"
+	"VPMOVQBZrrkz" "\0"
+	"VPMOVQDZ128mr" "\0"
+	"VPMOVQDZ128mrk" "\0"
+	"VPMOVQDZ128rr" "\0"
+	"VPMOVQDZ128rrk" "\0"
+	"VPMOVQDZ128rrkz" "\0"
+	"VPMOVQDZ256mr" "\0"
+	"VPMOVQDZ256mrk" "\0"
+	"VPMOVQDZ256rr" "\0"
+	"VPMOVQDZ256rrk" "\0"
+	"VPMOVQDZ256rrkz" "\0"
+	"VPMOVQDZmr" "\0"
+	"VPMOVQDZmrk" "\0"
+	"VPMOVQDZrr" "\0"
+	"VPMOVQDZrrk" "\0"
+	"VPMOVQDZrrkz" "\0"
+	"VPMOVQWZ128mr" "\0"
+	"VPMOVQWZ128mrk" "\0"
+	"VPMOVQWZ128rr" "\0"
+	"VPMOVQWZ128rrk" "\0"
+	"VPMOVQWZ128rrkz" "\0"
+	"VPMOVQWZ256mr" "\0"
+	"VPMOVQWZ256mrk" "\0"
+	"VPMOVQWZ256rr" "\0"
+	"VPMOVQWZ256rrk" "\0"
+	"VPMOVQWZ256rrkz" "\0"
+	"VPMOVQWZmr" "\0"
+	"VPMOVQWZmrk" "\0"
+	"VPMOVQWZrr" "\0"
+	"VPMOVQWZrrk" "\0"
+	"VPMOVQWZrrkz" "\0"
+	"VPMOVSDBZ128mr" "\0"
+	"VPMOVSDBZ128mrk" "\0"
+	"VPMOVSDBZ128rr" "\0"
+	"VPMOVSDBZ128rrk" "\0"
+	"VPMOVSDBZ128rrkz" "\0"
+	"VPMOVSDBZ256mr" "\0"
+	"VPMOVSDBZ256mrk" "\0"
+	"VPMOVSDBZ256rr" "\0"
+	"VPMOVSDBZ256rrk" "\0"
+	"VPMOVSDBZ256rrkz" "\0"
+	"VPMOVSDBZmr" "\0"
+	"VPMOVSDBZmrk" "\0"
+	"VPMOVSDBZrr" "\0"
+	"VPMOVSDBZrrk" "\0"
+	"VPMOVSDBZrrkz" "\0"
+	"VPMOVSDWZ128mr" "\0"
+	"VPMOVSDWZ128mrk" "\0"
+	"VPMOVSDWZ128rr" "\0"
+	"VPMOVSDWZ128rrk" "\0"
+	"VPMOVSDWZ128rrkz" "\0"
+	"VPMOVSDWZ256mr" "\0"
+	"VPMOVSDWZ256mrk" "\0"
+	"VPMOVSDWZ256rr" "\0"
+	"VPMOVSDWZ256rrk" "\0"
+	"VPMOVSDWZ256rrkz" "\0"
+	"VPMOVSDWZmr" "\0"
+	"VPMOVSDWZmrk" "\0"
+	"VPMOVSDWZrr" "\0"
+	"VPMOVSDWZrrk" "\0"
+	"VPMOVSDWZrrkz" "\0"
+	"VPMOVSQBZ128mr" "\0"
+	"VPMOVSQBZ128mrk" "\0"
+	"VPMOVSQBZ128rr" "\0"
+	"VPMOVSQBZ128rrk" "\0"
+	"VPMOVSQBZ128rrkz" "\0"
+	"VPMOVSQBZ256mr" "\0"
+	"VPMOVSQBZ256mrk" "\0"
+	"VPMOVSQBZ256rr" "\0"
+	"VPMOVSQBZ256rrk" "\0"
+	"VPMOVSQBZ256rrkz" "\0"
+	"VPMOVSQBZmr" "\0"
+	"VPMOVSQBZmrk" "\0"
+	"VPMOVSQBZrr" "\0"
+	"VPMOVSQBZrrk" "\0"
+	"VPMOVSQBZrrkz" "\0"
+	"VPMOVSQDZ128mr" "\0"
+	"VPMOVSQDZ128mrk" "\0"
+	"VPMOVSQDZ128rr" "\0"
+	"VPMOVSQDZ128rrk" "\0"
+	"VPMOVSQDZ128rrkz" "\0"
+	"VPMOVSQDZ256mr" "\0"
+	"VPMOVSQDZ256mrk" "\0"
+	"VPMOVSQDZ256rr" "\0"
+	"VPMOVSQDZ256rrk" "\0"
+	"VPMOVSQDZ256rrkz" "\0"
+	"VPMOVSQDZmr" "\0"
+	"VPMOVSQDZmrk" "\0"
+	"VPMOVSQDZrr" "\0"
+	"VPMOVSQDZrrk" "\0"
+	"VPMOVSQDZrrkz" "\0"
+	"VPMOVSQWZ128mr" "\0"
+	"VPMOVSQWZ128mrk" "\0"
+	"VPMOVSQWZ128rr" "\0"
+	"VPMOVSQWZ128rrk" "\0"
+	"VPMOVSQWZ128rrkz" "\0"
+	"VPMOVSQWZ256mr" "\0"
+	"VPMOVSQWZ256mrk" "\0"
+	"VPMOVSQWZ256rr" "\0"
+	"VPMOVSQWZ256rrk" "\0"
+	"VPMOVSQWZ256rrkz" "\0"
+	"VPMOVSQWZmr" "\0"
+	"VPMOVSQWZmrk" "\0"
+	"VPMOVSQWZrr" "\0"
+	"VPMOVSQWZrrk" "\0"
+	"VPMOVSQWZrrkz" "\0"
+	"VPMOVSWBZ128mr" "\0"
+	"VPMOVSWBZ128mrk" "\0"
+	"VPMOVSWBZ128rr" "\0"
+	"VPMOVSWBZ128rrk" "\0"
+	"VPMOVSWBZ128rrkz" "\0"
+	"VPMOVSWBZ256mr" "\0"
+	"VPMOVSWBZ256mrk" "\0"
+	"VPMOVSWBZ256rr" "\0"
+	"VPMOVSWBZ256rrk" "\0"
+	"VPMOVSWBZ256rrkz" "\0"
+	"VPMOVSWBZmr" "\0"
+	"VPMOVSWBZmrk" "\0"
+	"VPMOVSWBZrr" "\0"
+	"VPMOVSWBZrrk" "\0"
+	"VPMOVSWBZrrkz" "\0"
+	"VPMOVSXBDYrm" "\0"
+	"VPMOVSXBDYrr" "\0"
+	"VPMOVSXBDZ128rm" "\0"
+	"VPMOVSXBDZ128rmk" "\0"
+	"VPMOVSXBDZ128rmkz" "\0"
+	"VPMOVSXBDZ128rr" "\0"
+	"VPMOVSXBDZ128rrk" "\0"
+	"VPMOVSXBDZ128rrkz" "\0"
+	"VPMOVSXBDZ256rm" "\0"
+	"VPMOVSXBDZ256rmk" "\0"
+	"VPMOVSXBDZ256rmkz" "\0"
+	"VPMOVSXBDZ256rr" "\0"
+	"VPMOVSXBDZ256rrk" "\0"
+	"VPMOVSXBDZ256rrkz" "\0"
+	"VPMOVSXBDZrm" "\0"
+	"VPMOVSXBDZrmk" "\0"
+	"VPMOVSXBDZrmkz" "\0"
+	"VPMOVSXBDZrr" "\0"
+	"VPMOVSXBDZrrk" "\0"
+	"VPMOVSXBDZrrkz" "\0"
+	"VPMOVSXBDrm" "\0"
+	"VPMOVSXBDrr" "\0"
+	"VPMOVSXBQYrm" "\0"
+	"VPMOVSXBQYrr" "\0"
+	"VPMOVSXBQZ128rm" "\0"
+	"VPMOVSXBQZ128rmk" "\0"
+	"VPMOVSXBQZ128rmkz" "\0"
+	"VPMOVSXBQZ128rr" "\0"
+	"VPMOVSXBQZ128rrk" "\0"
+	"VPMOVSXBQZ128rrkz" "\0"
+	"VPMOVSXBQZ256rm" "\0"
+	"VPMOVSXBQZ256rmk" "\0"
+	"VPMOVSXBQZ256rmkz" "\0"
+	"VPMOVSXBQZ256rr" "\0"
+	"VPMOVSXBQZ256rrk" "\0"
+	"VPMOVSXBQZ256rrkz" "\0"
+	"VPMOVSXBQZrm" "\0"
+	"VPMOVSXBQZrmk" "\0"
+	"VPMOVSXBQZrmkz" "\0"
+	"VPMOVSXBQZrr" "\0"
+	"VPMOVSXBQZrrk" "\0"
+	"VPMOVSXBQZrrkz" "\0"
+	"VPMOVSXBQrm" "\0"
+	"VPMOVSXBQrr" "\0"
+	"VPMOVSXBWYrm" "\0"
+	"VPMOVSXBWYrr" "\0"
+	"VPMOVSXBWZ128rm" "\0"
+	"VPMOVSXBWZ128rmk" "\0"
+	"VPMOVSXBWZ128rmkz" "\0"
+	"VPMOVSXBWZ128rr" "\0"
+	"VPMOVSXBWZ128rrk" "\0"
+	"VPMOVSXBWZ128rrkz" "\0"
+	"VPMOVSXBWZ256rm" "\0"
+	"VPMOVSXBWZ256rmk" "\0"
+	"VPMOVSXBWZ256rmkz" "\0"
+	"VPMOVSXBWZ256rr" "\0"
+	"VPMOVSXBWZ256rrk" "\0"
+	"VPMOVSXBWZ256rrkz" "\0"
+	"VPMOVSXBWZrm" "\0"
+	"VPMOVSXBWZrmk" "\0"
+	"VPMOVSXBWZrmkz" "\0"
+	"VPMOVSXBWZrr" "\0"
+	"VPMOVSXBWZrrk" "\0"
+	"VPMOVSXBWZrrkz" "\0"
+	"VPMOVSXBWrm" "\0"
+	"VPMOVSXBWrr" "\0"
+	"VPMOVSXDQYrm" "\0"
+	"VPMOVSXDQYrr" "\0"
+	"VPMOVSXDQZ128rm" "\0"
+	"VPMOVSXDQZ128rmk" "\0"
+	"VPMOVSXDQZ128rmkz" "\0"
+	"VPMOVSXDQZ128rr" "\0"
+	"VPMOVSXDQZ128rrk" "\0"
+	"VPMOVSXDQZ128rrkz" "\0"
+	"VPMOVSXDQZ256rm" "\0"
+	"VPMOVSXDQZ256rmk" "\0"
+	"VPMOVSXDQZ256rmkz" "\0"
+	"VPMOVSXDQZ256rr" "\0"
+	"VPMOVSXDQZ256rrk" "\0"
+	"VPMOVSXDQZ256rrkz" "\0"
+	"VPMOVSXDQZrm" "\0"
+	"VPMOVSXDQZrmk" "\0"
+	"VPMOVSXDQZrmkz" "\0"
+	"VPMOVSXDQZrr" "\0"
+	"VPMOVSXDQZrrk" "\0"
+	"VPMOVSXDQZrrkz" "\0"
+	"VPMOVSXDQrm" "\0"
+	"VPMOVSXDQrr" "\0"
+	"VPMOVSXWDYrm" "\0"
+	"VPMOVSXWDYrr" "\0"
+	"VPMOVSXWDZ128rm" "\0"
+	"VPMOVSXWDZ128rmk" "\0"
+	"VPMOVSXWDZ128rmkz" "\0"
+	"VPMOVSXWDZ128rr" "\0"
+	"VPMOVSXWDZ128rrk" "\0"
+	"VPMOVSXWDZ128rrkz" "\0"
+	"VPMOVSXWDZ256rm" "\0"
+	"VPMOVSXWDZ256rmk" "\0"
+	"VPMOVSXWDZ256rmkz" "\0"
+	"VPMOVSXWDZ256rr" "\0"
+	"VPMOVSXWDZ256rrk" "\0"
+	"VPMOVSXWDZ256rrkz" "\0"
+	"VPMOVSXWDZrm" "\0"
+	"VPMOVSXWDZrmk" "\0"
+	"VPMOVSXWDZrmkz" "\0"
+	"VPMOVSXWDZrr" "\0"
+	"VPMOVSXWDZrrk" "\0"
+	"VPMOVSXWDZrrkz" "\0"
+	"VPMOVSXWDrm" "\0"
+	"VPMOVSXWDrr" "\0"
+	"VPMOVSXWQYrm" "\0"
+	"VPMOVSXWQYrr" "\0"
+	"VPMOVSXWQZ128rm" "\0"
+	"VPMOVSXWQZ128rmk" "\0"
+	"VPMOVSXWQZ128rmkz" "\0"
+	"VPMOVSXWQZ128rr" "\0"
+	"VPMOVSXWQZ128rrk" "\0"
+	"VPMOVSXWQZ128rrkz" "\0"
+	"VPMOVSXWQZ256rm" "\0"
+	"VPMOVSXWQZ256rmk" "\0"
+	"VPMOVSXWQZ256rmkz" "\0"
+	"VPMOVSXWQZ256rr" "\0"
+	"VPMOVSXWQZ256rrk" "\0"
+	"VPMOVSXWQZ256rrkz" "\0"
+	"VPMOVSXWQZrm" "\0"
+	"VPMOVSXWQZrmk" "\0"
+	"VPMOVSXWQZrmkz" "\0"
+	"VPMOVSXWQZrr" "\0"
+	"VPMOVSXWQZrrk" "\0"
+	"VPMOVSXWQZrrkz" "\0"
+	"VPMOVSXWQrm" "\0"
+	"VPMOVSXWQrr" "\0"
+	"VPMOVUSDBZ128mr" "\0"
+	"VPMOVUSDBZ128mrk" "\0"
+	"VPMOVUSDBZ128rr" "\0"
+	"VPMOVUSDBZ128rrk" "\0"
+	"VPMOVUSDBZ128rrkz" "\0"
+	"VPMOVUSDBZ256mr" "\0"
+	"VPMOVUSDBZ256mrk" "\0"
+	"VPMOVUSDBZ256rr" "\0"
+	"VPMOVUSDBZ256rrk" "\0"
+	"VPMOVUSDBZ256rrkz" "\0"
+	"VPMOVUSDBZmr" "\0"
+	"VPMOVUSDBZmrk" "\0"
+	"VPMOVUSDBZrr" "\0"
+	"VPMOVUSDBZrrk" "\0"
+	"VPMOVUSDBZrrkz" "\0"
+	"VPMOVUSDWZ128mr" "\0"
+	"VPMOVUSDWZ128mrk" "\0"
+	"VPMOVUSDWZ128rr" "\0"
+	"VPMOVUSDWZ128rrk" "\0"
+	"VPMOVUSDWZ128rrkz" "\0"
+	"VPMOVUSDWZ256mr" "\0"
+	"VPMOVUSDWZ256mrk" "\0"
+	"VPMOVUSDWZ256rr" "\0"
+	"VPMOVUSDWZ256rrk" "\0"
+	"VPMOVUSDWZ256rrkz" "\0"
+	"VPMOVUSDWZmr" "\0"
+	"VPMOVUSDWZmrk" "\0"
+	"VPMOVUSDWZrr" "\0"
+	"VPMOVUSDWZrrk" "\0"
+	"VPMOVUSDWZrrkz" "\0"
+	"VPMOVUSQBZ128mr" "\0"
+	"VPMOVUSQBZ128mrk" "\0"
+	"VPMOVUSQBZ128rr" "\0"
+	"VPMOVUSQBZ128rrk" "\0"
+	"VPMOVUSQBZ128rrkz" "\0"
+	"VPMOVUSQBZ256mr" "\0"
+	"VPMOVUSQBZ256mrk" "\0"
+	"VPMOVUSQBZ256rr" "\0"
+	"VPMOVUSQBZ256rrk" "\0"
+	"VPMOVUSQBZ256rrkz" "\0"
+	"VPMOVUSQBZmr" "\0"
+	"VPMOVUSQBZmrk" "\0"
+	"VPMOVUSQBZrr" "\0"
+	"VPMOVUSQBZrrk" "\0"
+	"VPMOVUSQBZrrkz" "\0"
+	"VPMOVUSQDZ128mr" "\0"
+	"VPMOVUSQDZ128mrk" "\0"
+	"VPMOVUSQDZ128rr" "\0"
+	"VPMOVUSQDZ128rrk" "\0"
+	"VPMOVUSQDZ128rrkz" "\0"
+	"VPMOVUSQDZ256mr" "\0"
+	"VPMOVUSQDZ256mrk" "\0"
+	"VPMOVUSQDZ256rr" "\0"
+	"VPMOVUSQDZ256rrk" "\0"
+	"VPMOVUSQDZ256rrkz" "\0"
+	"VPMOVUSQDZmr" "\0"
+	"VPMOVUSQDZmrk" "\0"
+	"VPMOVUSQDZrr" "\0"
+	"VPMOVUSQDZrrk" "\0"
+	"VPMOVUSQDZrrkz" "\0"
+	"VPMOVUSQWZ128mr" "\0"
+	"VPMOVUSQWZ128mrk" "\0"
+	"VPMOVUSQWZ128rr" "\0"
+	"VPMOVUSQWZ128rrk" "\0"
+	"VPMOVUSQWZ128rrkz" "\0"
+	"VPMOVUSQWZ256mr" "\0"
+	"VPMOVUSQWZ256mrk" "\0"
+	"VPMOVUSQWZ256rr" "\0"
+	"VPMOVUSQWZ256rrk" "\0"
+	"VPMOVUSQWZ256rrkz" "\0"
+	"VPMOVUSQWZmr" "\0"
+	"VPMOVUSQWZmrk" "\0"
+	"VPMOVUSQWZrr" "\0"
+	"VPMOVUSQWZrrk" "\0"
+	"VPMOVUSQWZrrkz" "\0"
+	"VPMOVUSWBZ128mr" "\0"
+	"VPMOVUSWBZ128mrk" "\0"
+	"VPMOVUSWBZ128rr" "\0"
+	"VPMOVUSWBZ128rrk" "\0"
+	"VPMOVUSWBZ128rrkz" "\0"
+	"VPMOVUSWBZ256mr" "\0"
+	"VPMOVUSWBZ256mrk" "\0"
+	"VPMOVUSWBZ256rr" "\0"
+	"VPMOVUSWBZ256rrk" "\0"
+	"VPMOVUSWBZ256rrkz" "\0"
+	"VPMOVUSWBZmr" "\0"
+	"VPMOVUSWBZmrk" "\0"
+	"VPMOVUSWBZrr" "\0"
+	"VPMOVUSWBZrrk" "\0"
+	"VPMOVUSWBZrrkz" "\0"
+	"VPMOVW2MZ128rr" "\0"
+	"VPMOVW2MZ256rr" "\0"
+	"VPMOVW2MZrr" "\0"
+	"VPMOVWBZ128mr" "\0"
+	"VPMOVWBZ128mrk" "\0"
+	"VPMOVWBZ128rr" "\0"
+	"VPMOVWBZ128rrk" "\0"
+	"VPMOVWBZ128rrkz" "\0"
+	"VPMOVWBZ256mr" "\0"
+	"VPMOVWBZ256mrk" "\0"
+	"VPMOVWBZ256rr" "\0"
+	"VPMOVWBZ256rrk" "\0"
+	"VPMOVWBZ256rrkz" "\0"
+	"VPMOVWBZmr" "\0"
+	"VPMOVWBZmrk" "\0"
+	"VPMOVWBZrr" "\0"
+	"VPMOVWBZrrk" "\0"
+	"VPMOVWBZrrkz" "\0"
+	"VPMOVZXBDYrm" "\0"
+	"VPMOVZXBDYrr" "\0"
+	"VPMOVZXBDZ128rm" "\0"
+	"VPMOVZXBDZ128rmk" "\0"
+	"VPMOVZXBDZ128rmkz" "\0"
+	"VPMOVZXBDZ128rr" "\0"
+	"VPMOVZXBDZ128rrk" "\0"
+	"VPMOVZXBDZ128rrkz" "\0"
+	"VPMOVZXBDZ256rm" "\0"
+	"VPMOVZXBDZ256rmk" "\0"
+	"VPMOVZXBDZ256rmkz" "\0"
+	"VPMOVZXBDZ256rr" "\0"
+	"VPMOVZXBDZ256rrk" "\0"
+	"VPMOVZXBDZ256rrkz" "\0"
+	"VPMOVZXBDZrm" "\0"
+	"VPMOVZXBDZrmk" "\0"
+	"VPMOVZXBDZrmkz" "\0"
+	"VPMOVZXBDZrr" "\0"
+	"VPMOVZXBDZrrk" "\0"
+	"VPMOVZXBDZrrkz" "\0"
+	"VPMOVZXBDrm" "\0"
+	"VPMOVZXBDrr" "\0"
+	"VPMOVZXBQYrm" "\0"
+	"VPMOVZXBQYrr" "\0"
+	"VPMOVZXBQZ128rm" "\0"
+	"VPMOVZXBQZ128rmk" "\0"
+	"VPMOVZXBQZ128rmkz" "\0"
+	"VPMOVZXBQZ128rr" "\0"
+	"VPMOVZXBQZ128rrk" "\0"
+	"VPMOVZXBQZ128rrkz" "\0"
+	"VPMOVZXBQZ256rm" "\0"
+	"VPMOVZXBQZ256rmk" "\0"
+	"VPMOVZXBQZ256rmkz" "\0"
+	"VPMOVZXBQZ256rr" "\0"
+	"VPMOVZXBQZ256rrk" "\0"
+	"VPMOVZXBQZ256rrkz" "\0"
+	"VPMOVZXBQZrm" "\0"
+	"VPMOVZXBQZrmk" "\0"
+	"VPMOVZXBQZrmkz" "\0"
+	"VPMOVZXBQZrr" "\0"
+	"VPMOVZXBQZrrk" "\0"
+	"VPMOVZXBQZrrkz" "\0"
+	"VPMOVZXBQrm" "\0"
+	"VPMOVZXBQrr" "\0"
+	"VPMOVZXBWYrm" "\0"
+	"VPMOVZXBWYrr" "\0"
+	"VPMOVZXBWZ128rm" "\0"
+	"VPMOVZXBWZ128rmk" "\0"
+	"VPMOVZXBWZ128rmkz" "\0"
+	"VPMOVZXBWZ128rr" "\0"
+	"VPMOVZXBWZ128rrk" "\0"
+	"VPMOVZXBWZ128rrkz" "\0"
+	"VPMOVZXBWZ256rm" "\0"
+	"VPMOVZXBWZ256rmk" "\0"
+	"VPMOVZXBWZ256rmkz" "\0"
+	"VPMOVZXBWZ256rr" "\0"
+	"VPMOVZXBWZ256rrk" "\0"
+	"VPMOVZXBWZ256rrkz" "\0"
+	"VPMOVZXBWZrm" "\0"
+	"VPMOVZXBWZrmk" "\0"
+	"VPMOVZXBWZrmkz" "\0"
+	"VPMOVZXBWZrr" "\0"
+	"VPMOVZXBWZrrk" "\0"
+	"VPMOVZXBWZrrkz" "\0"
+	"VPMOVZXBWrm" "\0"
+	"VPMOVZXBWrr" "\0"
+	"VPMOVZXDQYrm" "\0"
+	"VPMOVZXDQYrr" "\0"
+	"VPMOVZXDQZ128rm" "\0"
+	"VPMOVZXDQZ128rmk" "\0"
+	"VPMOVZXDQZ128rmkz" "\0"
+	"VPMOVZXDQZ128rr" "\0"
+	"VPMOVZXDQZ128rrk" "\0"
+	"VPMOVZXDQZ128rrkz" "\0"
+	"VPMOVZXDQZ256rm" "\0"
+	"VPMOVZXDQZ256rmk" "\0"
+	"VPMOVZXDQZ256rmkz" "\0"
+	"VPMOVZXDQZ256rr" "\0"
+	"VPMOVZXDQZ256rrk" "\0"
+	"VPMOVZXDQZ256rrkz" "\0"
+	"VPMOVZXDQZrm" "\0"
+	"VPMOVZXDQZrmk" "\0"
+	"VPMOVZXDQZrmkz" "\0"
+	"VPMOVZXDQZrr" "\0"
+	"VPMOVZXDQZrrk" "\0"
+	"VPMOVZXDQZrrkz" "\0"
+	"VPMOVZXDQrm" "\0"
+	"VPMOVZXDQrr" "\0"
+	"VPMOVZXWDYrm" "\0"
+	"VPMOVZXWDYrr" "\0"
+	"VPMOVZXWDZ128rm" "\0"
+	"VPMOVZXWDZ128rmk" "\0"
+	"VPMOVZXWDZ128rmkz" "\0"
+	"VPMOVZXWDZ128rr" "\0"
+	"VPMOVZXWDZ128rrk" "\0"
+	"VPMOVZXWDZ128rrkz" "\0"
+	"VPMOVZXWDZ256rm" "\0"
+	"VPMOVZXWDZ256rmk" "\0"
+	"VPMOVZXWDZ256rmkz" "\0"
+	"VPMOVZXWDZ256rr" "\0"
+	"VPMOVZXWDZ256rrk" "\0"
+	"VPMOVZXWDZ256rrkz" "\0"
+	"VPMOVZXWDZrm" "\0"
+	"VPMOVZXWDZrmk" "\0"
+	"VPMOVZXWDZrmkz" "\0"
+	"VPMOVZXWDZrr" "\0"
+	"VPMOVZXWDZrrk" "\0"
+	"VPMOVZXWDZrrkz" "\0"
+	"VPMOVZXWDrm" "\0"
+	"VPMOVZXWDrr" "\0"
+	"VPMOVZXWQYrm" "\0"
+	"VPMOVZXWQYrr" "\0"
+	"VPMOVZXWQZ128rm" "\0"
+	"VPMOVZXWQZ128rmk" "\0"
+	"VPMOVZXWQZ128rmkz" "\0"
+	"VPMOVZXWQZ128rr" "\0"
+	"VPMOVZXWQZ128rrk" "\0"
+	"VPMOVZXWQZ128rrkz" "\0"
+	"VPMOVZXWQZ256rm" "\0"
+	"VPMOVZXWQZ256rmk" "\0"
+	"VPMOVZXWQZ256rmkz" "\0"
+	"VPMOVZXWQZ256rr" "\0"
+	"VPMOVZXWQZ256rrk" "\0"
+	"VPMOVZXWQZ256rrkz" "\0"
+	"VPMOVZXWQZrm" "\0"
+	"VPMOVZXWQZrmk" "\0"
+	"VPMOVZXWQZrmkz" "\0"
+	"VPMOVZXWQZrr" "\0"
+	"VPMOVZXWQZrrk" "\0"
+	"VPMOVZXWQZrrkz" "\0"
+	"VPMOVZXWQrm" "\0"
+	"VPMOVZXWQrr" "\0"
+	"VPMULDQYrm" "\0"
+	"VPMULDQYrr" "\0"
+	"VPMULDQZ128rm" "\0"
+	"VPMULDQZ128rmb" "\0"
+	"VPMULDQZ128rmbk" "\0"
+	"VPMULDQZ128rmbkz" "\0"
+	"VPMULDQZ128rmk" "\0"
+	"VPMULDQZ128rmkz" "\0"
+	"VPMULDQZ128rr" "\0"
+	"VPMULDQZ128rrk" "\0"
+	"VPMULDQZ128rrkz" "\0"
+	"VPMULDQZ256rm" "\0"
+	"VPMULDQZ256rmb" "\0"
+	"VPMULDQZ256rmbk" "\0"
+	"VPMULDQZ256rmbkz" "\0"
+	"VPMULDQZ256rmk" "\0"
+	"VPMULDQZ256rmkz" "\0"
+	"VPMULDQZ256rr" "\0"
+	"VPMULDQZ256rrk" "\0"
+	"VPMULDQZ256rrkz" "\0"
+	"VPMULDQZrm" "\0"
+	"VPMULDQZrmb" "\0"
+	"VPMULDQZrmbk" "\0"
+	"VPMULDQZrmbkz" "\0"
+	"VPMULDQZrmk" "\0"
+	"VPMULDQZrmkz" "\0"
+	"VPMULDQZrr" "\0"
+	"VPMULDQZrrk" "\0"
+	"VPMULDQZrrkz" "\0"
+	"VPMULDQrm" "\0"
+	"VPMULDQrr" "\0"
+	"VPMULHRSWYrm" "\0"
+	"VPMULHRSWYrr" "\0"
+	"VPMULHRSWZ128rm" "\0"
+	"VPMULHRSWZ128rmk" "\0"
+	"VPMULHRSWZ128rmkz" "\0"
+	"VPMULHRSWZ128rr" "\0"
+	"VPMULHRSWZ128rrk" "\0"
+	"VPMULHRSWZ128rrkz" "\0"
+	"VPMULHRSWZ256rm" "\0"
+	"VPMULHRSWZ256rmk" "\0"
+	"VPMULHRSWZ256rmkz" "\0"
+	"VPMULHRSWZ256rr" "\0"
+	"VPMULHRSWZ256rrk" "\0"
+	"VPMULHRSWZ256rrkz" "\0"
+	"VPMULHRSWZrm" "\0"
+	"VPMULHRSWZrmk" "\0"
+	"VPMULHRSWZrmkz" "\0"
+	"VPMULHRSWZrr" "\0"
+	"VPMULHRSWZrrk" "\0"
+	"VPMULHRSWZrrkz" "\0"
+	"VPMULHRSWrm" "\0"
+	"VPMULHRSWrr" "\0"
+	"VPMULHUWYrm" "\0"
+	"VPMULHUWYrr" "\0"
+	"VPMULHUWZ128rm" "\0"
+	"VPMULHUWZ128rmk" "\0"
+	"VPMULHUWZ128rmkz" "\0"
+	"VPMULHUWZ128rr" "\0"
+	"VPMULHUWZ128rrk" "\0"
+	"VPMULHUWZ128rrkz" "\0"
+	"VPMULHUWZ256rm" "\0"
+	"VPMULHUWZ256rmk" "\0"
+	"VPMULHUWZ256rmkz" "\0"
+	"VPMULHUWZ256rr" "\0"
+	"VPMULHUWZ256rrk" "\0"
+	"VPMULHUWZ256rrkz" "\0"
+	"VPMULHUWZrm" "\0"
+	"VPMULHUWZrmk" "\0"
+	"VPMULHUWZrmkz" "\0"
+	"VPMULHUWZrr" "\0"
+	"VPMULHUWZrrk" "\0"
+	"VPMULHUWZrrkz" "\0"
+	"VPMULHUWrm" "\0"
+	"VPMULHUWrr" "\0"
+	"VPMULHWYrm" "\0"
+	"VPMULHWYrr" "\0"
+	"VPMULHWZ128rm" "\0"
+	"VPMULHWZ128rmk" "\0"
+	"VPMULHWZ128rmkz" "\0"
+	"VPMULHWZ128rr" "\0"
+	"VPMULHWZ128rrk" "\0"
+	"VPMULHWZ128rrkz" "\0"
+	"VPMULHWZ256rm" "\0"
+	"VPMULHWZ256rmk" "\0"
+	"VPMULHWZ256rmkz" "\0"
+	"VPMULHWZ256rr" "\0"
+	"VPMULHWZ256rrk" "\0"
+	"VPMULHWZ256rrkz" "\0"
+	"VPMULHWZrm" "\0"
+	"VPMULHWZrmk" "\0"
+	"VPMULHWZrmkz" "\0"
+	"VPMULHWZrr" "\0"
+	"VPMULHWZrrk" "\0"
+	"VPMULHWZrrkz" "\0"
+	"VPMULHWrm" "\0"
+	"VPMULHWrr" "\0"
+	"VPMULLDYrm" "\0"
+	"VPMULLDYrr" "\0"
+	"VPMULLDZ128rm" "\0"
+	"VPMULLDZ128rmb" "\0"
+	"VPMULLDZ128rmbk" "\0"
+	"VPMULLDZ128rmbkz" "\0"
+	"VPMULLDZ128rmk" "\0"
+	"VPMULLDZ128rmkz" "\0"
+	"VPMULLDZ128rr" "\0"
+	"VPMULLDZ128rrk" "\0"
+	"VPMULLDZ128rrkz" "\0"
+	"VPMULLDZ256rm" "\0"
+	"VPMULLDZ256rmb" "\0"
+	"VPMULLDZ256rmbk" "\0"
+	"VPMULLDZ256rmbkz" "\0"
+	"VPMULLDZ256rmk" "\0"
+	"VPMULLDZ256rmkz" "\0"
+	"VPMULLDZ256rr" "\0"
+	"VPMULLDZ256rrk" "\0"
+	"VPMULLDZ256rrkz" "\0"
+	"VPMULLDZrm" "\0"
+	"VPMULLDZrmb" "\0"
+	"VPMULLDZrmbk" "\0"
+	"VPMULLDZrmbkz" "\0"
+	"VPMULLDZrmk" "\0"
+	"VPMULLDZrmkz" "\0"
+	"VPMULLDZrr" "\0"
+	"VPMULLDZrrk" "\0"
+	"VPMULLDZrrkz" "\0"
+	"VPMULLDrm" "\0"
+	"VPMULLDrr" "\0"
+	"VPMULLQZ128rm" "\0"
+	"VPMULLQZ128rmb" "\0"
+	"VPMULLQZ128rmbk" "\0"
+	"VPMULLQZ128rmbkz" "\0"
+	"VPMULLQZ128rmk" "\0"
+	"VPMULLQZ128rmkz" "\0"
+	"VPMULLQZ128rr" "\0"
+	"VPMULLQZ128rrk" "\0"
+	"VPMULLQZ128rrkz" "\0"
+	"VPMULLQZ256rm" "\0"
+	"VPMULLQZ256rmb" "\0"
+	"VPMULLQZ256rmbk" "\0"
+	"VPMULLQZ256rmbkz" "\0"
+	"VPMULLQZ256rmk" "\0"
+	"VPMULLQZ256rmkz" "\0"
+	"VPMULLQZ256rr" "\0"
+	"VPMULLQZ256rrk" "\0"
+	"VPMULLQZ256rrkz" "\0"
+	"VPMULLQZrm" "\0"
+	"VPMULLQZrmb" "\0"
+	"VPMULLQZrmbk" "\0"
+	"VPMULLQZrmbkz" "\0"
+	"VPMULLQZrmk" "\0"
+	"VPMULLQZrmkz" "\0"
+	"VPMULLQZrr" "\0"
+	"VPMULLQZrrk" "\0"
+	"VPMULLQZrrkz" "\0"
+	"VPMULLWYrm" "\0"
+	"VPMULLWYrr" "\0"
+	"VPMULLWZ128rm" "\0"
+	"VPMULLWZ128rmk" "\0"
+	"VPMULLWZ128rmkz" "\0"
+	"VPMULLWZ128rr" "\0"
+	"VPMULLWZ128rrk" "\0"
+	"VPMULLWZ128rrkz" "\0"
+	"VPMULLWZ256rm" "\0"
+	"VPMULLWZ256rmk" "\0"
+	"VPMULLWZ256rmkz" "\0"
+	"VPMULLWZ256rr" "\0"
+	"VPMULLWZ256rrk" "\0"
+	"VPMULLWZ256rrkz" "\0"
+	"VPMULLWZrm" "\0"
+	"VPMULLWZrmk" "\0"
+	"VPMULLWZrmkz" "\0"
+	"VPMULLWZrr" "\0"
+	"VPMULLWZrrk" "\0"
+	"VPMULLWZrrkz" "\0"
+	"VPMULLWrm" "\0"
+	"VPMULLWrr" "\0"
+	"VPMULTISHIFTQBZ128rm" "\0"
+	"VPMULTISHIFTQBZ128rmb" "\0"
+	"VPMULTISHIFTQBZ128rmbk" "\0"
+	"VPMULTISHIFTQBZ128rmbkz" "\0"
+	"VPMULTISHIFTQBZ128rmk" "\0"
+	"VPMULTISHIFTQBZ128rmkz" "\0"
+	"VPMULTISHIFTQBZ128rr" "\0"
+	"VPMULTISHIFTQBZ128rrk" "\0"
+	"VPMULTISHIFTQBZ128rrkz" "\0"
+	"VPMULTISHIFTQBZ256rm" "\0"
+	"VPMULTISHIFTQBZ256rmb" "\0"
+	"VPMULTISHIFTQBZ256rmbk" "\0"
+	"VPMULTISHIFTQBZ256rmbkz" "\0"
+	"VPMULTISHIFTQBZ256rmk" "\0"
+	"VPMULTISHIFTQBZ256rmkz" "\0"
+	"VPMULTISHIFTQBZ256rr" "\0"
+	"VPMULTISHIFTQBZ256rrk" "\0"
+	"VPMULTISHIFTQBZ256rrkz" "\0"
+	"VPMULTISHIFTQBZrm" "\0"
+	"VPMULTISHIFTQBZrmb" "\0"
+	"VPMULTISHIFTQBZrmbk" "\0"
+	"VPMULTISHIFTQBZrmbkz" "\0"
+	"VPMULTISHIFTQBZrmk" "\0"
+	"VPMULTISHIFTQBZrmkz" "\0"
+	"VPMULTISHIFTQBZrr" "\0"
+	"VPMULTISHIFTQBZrrk" "\0"
+	"VPMULTISHIFTQBZrrkz" "\0"
+	"VPMULUDQYrm" "\0"
+	"VPMULUDQYrr" "\0"
+	"VPMULUDQZ128rm" "\0"
+	"VPMULUDQZ128rmb" "\0"
+	"VPMULUDQZ128rmbk" "\0"
+	"VPMULUDQZ128rmbkz" "\0"
+	"VPMULUDQZ128rmk" "\0"
+	"VPMULUDQZ128rmkz" "\0"
+	"VPMULUDQZ128rr" "\0"
+	"VPMULUDQZ128rrk" "\0"
+	"VPMULUDQZ128rrkz" "\0"
+	"VPMULUDQZ256rm" "\0"
+	"VPMULUDQZ256rmb" "\0"
+	"VPMULUDQZ256rmbk" "\0"
+	"VPMULUDQZ256rmbkz" "\0"
+	"VPMULUDQZ256rmk" "\0"
+	"VPMULUDQZ256rmkz" "\0"
+	"VPMULUDQZ256rr" "\0"
+	"VPMULUDQZ256rrk" "\0"
+	"VPMULUDQZ256rrkz" "\0"
+	"VPMULUDQZrm" "\0"
+	"VPMULUDQZrmb" "\0"
+	"VPMULUDQZrmbk" "\0"
+	"VPMULUDQZrmbkz" "\0"
+	"VPMULUDQZrmk" "\0"
+	"VPMULUDQZrmkz" "\0"
+	"VPMULUDQZrr" "\0"
+	"VPMULUDQZrrk" "\0"
+	"VPMULUDQZrrkz" "\0"
+	"VPMULUDQrm" "\0"
+	"VPMULUDQrr" "\0"
+	"VPOPCNTBZ128rm" "\0"
+	"VPOPCNTBZ128rmk" "\0"
+	"VPOPCNTBZ128rmkz" "\0"
+	"VPOPCNTBZ128rr" "\0"
+	"VPOPCNTBZ128rrk" "\0"
+	"VPOPCNTBZ128rrkz" "\0"
+	"VPOPCNTBZ256rm" "\0"
+	"VPOPCNTBZ256rmk" "\0"
+	"VPOPCNTBZ256rmkz" "\0"
+	"VPOPCNTBZ256rr" "\0"
+	"VPOPCNTBZ256rrk" "\0"
+	"VPOPCNTBZ256rrkz" "\0"
+	"VPOPCNTBZrm" "\0"
+	"VPOPCNTBZrmk" "\0"
+	"VPOPCNTBZrmkz" "\0"
+	"VPOPCNTBZrr" "\0"
+	"VPOPCNTBZrrk" "\0"
+	"VPOPCNTBZrrkz" "\0"
+	"VPOPCNTDZ128rm" "\0"
+	"VPOPCNTDZ128rmb" "\0"
+	"VPOPCNTDZ128rmbk" "\0"
+	"VPOPCNTDZ128rmbkz" "\0"
+	"VPOPCNTDZ128rmk" "\0"
+	"VPOPCNTDZ128rmkz" "\0"
+	"VPOPCNTDZ128rr" "\0"
+	"VPOPCNTDZ128rrk" "\0"
+	"VPOPCNTDZ128rrkz" "\0"
+	"VPOPCNTDZ256rm" "\0"
+	"VPOPCNTDZ256rmb" "\0"
+	"VPOPCNTDZ256rmbk" "\0"
+	"VPOPCNTDZ256rmbkz" "\0"
+	"VPOPCNTDZ256rmk" "\0"
+	"VPOPCNTDZ256rmkz" "\0"
+	"VPOPCNTDZ256rr" "\0"
+	"VPOPCNTDZ256rrk" "\0"
+	"VPOPCNTDZ256rrkz" "\0"
+	"VPOPCNTDZrm" "\0"
+	"VPOPCNTDZrmb" "\0"
+	"VPOPCNTDZrmbk" "\0"
+	"VPOPCNTDZrmbkz" "\0"
+	"VPOPCNTDZrmk" "\0"
+	"VPOPCNTDZrmkz" "\0"
+	"VPOPCNTDZrr" "\0"
+	"VPOPCNTDZrrk" "\0"
+	"VPOPCNTDZrrkz" "\0"
+	"VPOPCNTQZ128rm" "\0"
+	"VPOPCNTQZ128rmb" "\0"
+	"VPOPCNTQZ128rmbk" "\0"
+	"VPOPCNTQZ128rmbkz" "\0"
+	"VPOPCNTQZ128rmk" "\0"
+	"VPOPCNTQZ128rmkz" "\0"
+	"VPOPCNTQZ128rr" "\0"
+	"VPOPCNTQZ128rrk" "\0"
+	"VPOPCNTQZ128rrkz" "\0"
+	"VPOPCNTQZ256rm" "\0"
+	"VPOPCNTQZ256rmb" "\0"
+	"VPOPCNTQZ256rmbk" "\0"
+	"VPOPCNTQZ256rmbkz" "\0"
+	"VPOPCNTQZ256rmk" "\0"
+	"VPOPCNTQZ256rmkz" "\0"
+	"VPOPCNTQZ256rr" "\0"
+	"VPOPCNTQZ256rrk" "\0"
+	"VPOPCNTQZ256rrkz" "\0"
+	"VPOPCNTQZrm" "\0"
+	"VPOPCNTQZrmb" "\0"
+	"VPOPCNTQZrmbk" "\0"
+	"VPOPCNTQZrmbkz" "\0"
+	"VPOPCNTQZrmk" "\0"
+	"VPOPCNTQZrmkz" "\0"
+	"VPOPCNTQZrr" "\0"
+	"VPOPCNTQZrrk" "\0"
+	"VPOPCNTQZrrkz" "\0"
+	"VPOPCNTWZ128rm" "\0"
+	"VPOPCNTWZ128rmk" "\0"
+	"VPOPCNTWZ128rmkz" "\0"
+	"VPOPCNTWZ128rr" "\0"
+	"VPOPCNTWZ128rrk" "\0"
+	"VPOPCNTWZ128rrkz" "\0"
+	"VPOPCNTWZ256rm" "\0"
+	"VPOPCNTWZ256rmk" "\0"
+	"VPOPCNTWZ256rmkz" "\0"
+	"VPOPCNTWZ256rr" "\0"
+	"VPOPCNTWZ256rrk" "\0"
+	"VPOPCNTWZ256rrkz" "\0"
+	"VPOPCNTWZrm" "\0"
+	"VPOPCNTWZrmk" "\0"
+	"VPOPCNTWZrmkz" "\0"
+	"VPOPCNTWZrr" "\0"
+	"VPOPCNTWZrrk" "\0"
+	"VPOPCNTWZrrkz" "\0"
+	"VPORDZ128rm" "\0"
+	"VPORDZ128rmb" "\0"
+	"VPORDZ128rmbk" "\0"
+	"VPORDZ128rmbkz" "\0"
+	"VPORDZ128rmk" "\0"
+	"VPORDZ128rmkz" "\0"
+	"VPORDZ128rr" "\0"
+	"VPORDZ128rrk" "\0"
+	"VPORDZ128rrkz" "\0"
+	"VPORDZ256rm" "\0"
+	"VPORDZ256rmb" "\0"
+	"VPORDZ256rmbk" "\0"
+	"VPORDZ256rmbkz" "\0"
+	"VPORDZ256rmk" "\0"
+	"VPORDZ256rmkz" "\0"
+	"VPORDZ256rr" "\0"
+	"VPORDZ256rrk" "\0"
+	"VPORDZ256rrkz" "\0"
+	"VPORDZrm" "\0"
+	"VPORDZrmb" "\0"
+	"VPORDZrmbk" "\0"
+	"VPORDZrmbkz" "\0"
+	"VPORDZrmk" "\0"
+	"VPORDZrmkz" "\0"
+	"VPORDZrr" "\0"
+	"VPORDZrrk" "\0"
+	"VPORDZrrkz" "\0"
+	"VPORQZ128rm" "\0"
+	"VPORQZ128rmb" "\0"
+	"VPORQZ128rmbk" "\0"
+	"VPORQZ128rmbkz" "\0"
+	"VPORQZ128rmk" "\0"
+	"VPORQZ128rmkz" "\0"
+	"VPORQZ128rr" "\0"
+	"VPORQZ128rrk" "\0"
+	"VPORQZ128rrkz" "\0"
+	"VPORQZ256rm" "\0"
+	"VPORQZ256rmb" "\0"
+	"VPORQZ256rmbk" "\0"
+	"VPORQZ256rmbkz" "\0"
+	"VPORQZ256rmk" "\0"
+	"VPORQZ256rmkz" "\0"
+	"VPORQZ256rr" "\0"
+	"VPORQZ256rrk" "\0"
+	"VPORQZ256rrkz" "\0"
+	"VPORQZrm" "\0"
+	"VPORQZrmb" "\0"
+	"VPORQZrmbk" "\0"
+	"VPORQZrmbkz" "\0"
+	"VPORQZrmk" "\0"
+	"VPORQZrmkz" "\0"
+	"VPORQZrr" "\0"
+	"VPORQZrrk" "\0"
+	"VPORQZrrkz" "\0"
+	"VPORYrm" "\0"
+	"VPORYrr" "\0"
+	"VPORrm" "\0"
+	"VPORrr" "\0"
+	"VPPERMrmr" "\0"
+	"VPPERMrrm" "\0"
+	"VPPERMrrr" "\0"
+	"VPPERMrrr_REV" "\0"
+	"VPROLDZ128mbi" "\0"
+	"VPROLDZ128mbik" "\0"
+	"VPROLDZ128mbikz" "\0"
+	"VPROLDZ128mi" "\0"
+	"VPROLDZ128mik" "\0"
+	"VPROLDZ128mikz" "\0"
+	"VPROLDZ128ri" "\0"
+	"VPROLDZ128rik" "\0"
+	"VPROLDZ128rikz" "\0"
+	"VPROLDZ256mbi" "\0"
+	"VPROLDZ256mbik" "\0"
+	"VPROLDZ256mbikz" "\0"
+	"VPROLDZ256mi" "\0"
+	"VPROLDZ256mik" "\0"
+	"VPROLDZ256mikz" "\0"
+	"VPROLDZ256ri" "\0"
+	"VPROLDZ256rik" "\0"
+	"VPROLDZ256rikz" "\0"
+	"VPROLDZmbi" "\0"
+	"VPROLDZmbik" "\0"
+	"VPROLDZmbikz" "\0"
+	"VPROLDZmi" "\0"
+	"VPROLDZmik" "\0"
+	"VPROLDZmikz" "\0"
+	"VPROLDZri" "\0"
+	"VPROLDZrik" "\0"
+	"VPROLDZrikz" "\0"
+	"VPROLQZ128mbi" "\0"
+	"VPROLQZ128mbik" "\0"
+	"VPROLQZ128mbikz" "\0"
+	"VPROLQZ128mi" "\0"
+	"VPROLQZ128mik" "\0"
+	"VPROLQZ128mikz" "\0"
+	"VPROLQZ128ri" "\0"
+	"VPROLQZ128rik" "\0"
+	"VPROLQZ128rikz" "\0"
+	"VPROLQZ256mbi" "\0"
+	"VPROLQZ256mbik" "\0"
+	"VPROLQZ256mbikz" "\0"
+	"VPROLQZ256mi" "\0"
+	"VPROLQZ256mik" "\0"
+	"VPROLQZ256mikz" "\0"
+	"VPROLQZ256ri" "\0"
+	"VPROLQZ256rik" "\0"
+	"VPROLQZ256rikz" "\0"
+	"VPROLQZmbi" "\0"
+	"VPROLQZmbik" "\0"
+	"VPROLQZmbikz" "\0"
+	"VPROLQZmi" "\0"
+	"VPROLQZmik" "\0"
+	"VPROLQZmikz" "\0"
+	"VPROLQZri" "\0"
+	"VPROLQZrik" "\0"
+	"VPROLQZrikz" "\0"
+	"VPROLVDZ128rm" "\0"
+	"VPROLVDZ128rmb" "\0"
+	"VPROLVDZ128rmbk" "\0"
+	"VPROLVDZ128rmbkz" "\0"
+	"VPROLVDZ128rmk" "\0"
+	"VPROLVDZ128rmkz" "\0"
+	"VPROLVDZ128rr" "\0"
+	"VPROLVDZ128rrk" "\0"
+	"VPROLVDZ128rrkz" "\0"
+	"VPROLVDZ256rm" "\0"
+	"VPROLVDZ256rmb" "\0"
+	"VPROLVDZ256rmbk" "\0"
+	"VPROLVDZ256rmbkz" "\0"
+	"VPROLVDZ256rmk" "\0"
+	"VPROLVDZ256rmkz" "\0"
+	"VPROLVDZ256rr" "\0"
+	"VPROLVDZ256rrk" "\0"
+	"VPROLVDZ256rrkz" "\0"
+	"VPROLVDZrm" "\0"
+	"VPROLVDZrmb" "\0"
+	"VPROLVDZrmbk" "\0"
+	"VPROLVDZrmbkz" "\0"
+	"VPROLVDZrmk" "\0"
+	"VPROLVDZrmkz" "\0"
+	"VPROLVDZrr" "\0"
+	"VPROLVDZrrk" "\0"
+	"VPROLVDZrrkz" "\0"
+	"VPROLVQZ128rm" "\0"
+	"VPROLVQZ128rmb" "\0"
+	"VPROLVQZ128rmbk" "\0"
+	"VPROLVQZ128rmbkz" "\0"
+	"VPROLVQZ128rmk" "\0"
+	"VPROLVQZ128rmkz" "\0"
+	"VPROLVQZ128rr" "\0"
+	"VPROLVQZ128rrk" "\0"
+	"VPROLVQZ128rrkz" "\0"
+	"VPROLVQZ256rm" "\0"
+	"VPROLVQZ256rmb" "\0"
+	"VPROLVQZ256rmbk" "\0"
+	"VPROLVQZ256rmbkz" "\0"
+	"VPROLVQZ256rmk" "\0"
+	"VPROLVQZ256rmkz" "\0"
+	"VPROLVQZ256rr" "\0"
+	"VPROLVQZ256rrk" "\0"
+	"VPROLVQZ256rrkz" "\0"
+	"VPROLVQZrm" "\0"
+	"VPROLVQZrmb" "\0"
+	"VPROLVQZrmbk" "\0"
+	"VPROLVQZrmbkz" "\0"
+	"VPROLVQZrmk" "\0"
+	"VPROLVQZrmkz" "\0"
+	"VPROLVQZrr" "\0"
+	"VPROLVQZrrk" "\0"
+	"VPROLVQZrrkz" "\0"
+	"VPRORDZ128mbi" "\0"
+	"VPRORDZ128mbik" "\0"
+	"VPRORDZ128mbikz" "\0"
+	"VPRORDZ128mi" "\0"
+	"VPRORDZ128mik" "\0"
+	"VPRORDZ128mikz" "\0"
+	"VPRORDZ128ri" "\0"
+	"VPRORDZ128rik" "\0"
+	"VPRORDZ128rikz" "\0"
+	"VPRORDZ256mbi" "\0"
+	"VPRORDZ256mbik" "\0"
+	"VPRORDZ256mbikz" "\0"
+	"VPRORDZ256mi" "\0"
+	"VPRORDZ256mik" "\0"
+	"VPRORDZ256mikz" "\0"
+	"VPRORDZ256ri" "\0"
+	"VPRORDZ256rik" "\0"
+	"VPRORDZ256rikz" "\0"
+	"VPRORDZmbi" "\0"
+	"VPRORDZmbik" "\0"
+	"VPRORDZmbikz" "\0"
+	"VPRORDZmi" "\0"
+	"VPRORDZmik" "\0"
+	"VPRORDZmikz" "\0"
+	"VPRORDZri" "\0"
+	"VPRORDZrik" "\0"
+	"VPRORDZrikz" "\0"
+	"VPRORQZ128mbi" "\0"
+	"VPRORQZ128mbik" "\0"
+	"VPRORQZ128mbikz" "\0"
+	"VPRORQZ128mi" "\0"
+	"VPRORQZ128mik" "\0"
+	"VPRORQZ128mikz" "\0"
+	"VPRORQZ128ri" "\0"
+	"VPRORQZ128rik" "\0"
+	"VPRORQZ128rikz" "\0"
+	"VPRORQZ256mbi" "\0"
+	"VPRORQZ256mbik" "\0"
+	"VPRORQZ256mbikz" "\0"
+	"VPRORQZ256mi" "\0"
+	"VPRORQZ256mik" "\0"
+	"VPRORQZ256mikz" "\0"
+	"VPRORQZ256ri" "\0"
+	"VPRORQZ256rik" "\0"
+	"VPRORQZ256rikz" "\0"
+	"VPRORQZmbi" "\0"
+	"VPRORQZmbik" "\0"
+	"VPRORQZmbikz" "\0"
+	"VPRORQZmi" "\0"
+	"VPRORQZmik" "\0"
+	"VPRORQZmikz" "\0"
+	"VPRORQZri" "\0"
+	"VPRORQZrik" "\0"
+	"VPRORQZrikz" "\0"
+	"VPRORVDZ128rm" "\0"
+	"VPRORVDZ128rmb" "\0"
+	"VPRORVDZ128rmbk" "\0"
+	"VPRORVDZ128rmbkz" "\0"
+	"VPRORVDZ128rmk" "\0"
+	"VPRORVDZ128rmkz" "\0"
+	"VPRORVDZ128rr" "\0"
+	"VPRORVDZ128rrk" "\0"
+	"VPRORVDZ128rrkz" "\0"
+	"VPRORVDZ256rm" "\0"
+	"VPRORVDZ256rmb" "\0"
+	"VPRORVDZ256rmbk" "\0"
+	"VPRORVDZ256rmbkz" "\0"
+	"VPRORVDZ256rmk" "\0"
+	"VPRORVDZ256rmkz" "\0"
+	"VPRORVDZ256rr" "\0"
+	"VPRORVDZ256rrk" "\0"
+	"VPRORVDZ256rrkz" "\0"
+	"VPRORVDZrm" "\0"
+	"VPRORVDZrmb" "\0"
+	"VPRORVDZrmbk" "\0"
+	"VPRORVDZrmbkz" "\0"
+	"VPRORVDZrmk" "\0"
+	"VPRORVDZrmkz" "\0"
+	"VPRORVDZrr" "\0"
+	"VPRORVDZrrk" "\0"
+	"VPRORVDZrrkz" "\0"
+	"VPRORVQZ128rm" "\0"
+	"VPRORVQZ128rmb" "\0"
+	"VPRORVQZ128rmbk" "\0"
+	"VPRORVQZ128rmbkz" "\0"
+	"VPRORVQZ128rmk" "\0"
+	"VPRORVQZ128rmkz" "\0"
+	"VPRORVQZ128rr" "\0"
+	"VPRORVQZ128rrk" "\0"
+	"VPRORVQZ128rrkz" "\0"
+	"VPRORVQZ256rm" "\0"
+	"VPRORVQZ256rmb" "\0"
+	"VPRORVQZ256rmbk" "\0"
+	"VPRORVQZ256rmbkz" "\0"
+	"VPRORVQZ256rmk" "\0"
+	"VPRORVQZ256rmkz" "\0"
+	"VPRORVQZ256rr" "\0"
+	"VPRORVQZ256rrk" "\0"
+	"VPRORVQZ256rrkz" "\0"
+	"VPRORVQZrm" "\0"
+	"VPRORVQZrmb" "\0"
+	"VPRORVQZrmbk" "\0"
+	"VPRORVQZrmbkz" "\0"
+	"VPRORVQZrmk" "\0"
+	"VPRORVQZrmkz" "\0"
+	"VPRORVQZrr" "\0"
+	"VPRORVQZrrk" "\0"
+	"VPRORVQZrrkz" "\0"
+	"VPROTBmi" "\0"
+	"VPROTBmr" "\0"
+	"VPROTBri" "\0"
+	"VPROTBrm" "\0"
+	"VPROTBrr" "\0"
+	"VPROTBrr_REV" "\0"
+	"VPROTDmi" "\0"
+	"VPROTDmr" "\0"
+	"VPROTDri" "\0"
+	"VPROTDrm" "\0"
+	"VPROTDrr" "\0"
+	"VPROTDrr_REV" "\0"
+	"VPROTQmi" "\0"
+	"VPROTQmr" "\0"
+	"VPROTQri" "\0"
+	"VPROTQrm" "\0"
+	"VPROTQrr" "\0"
+	"VPROTQrr_REV" "\0"
+	"VPROTWmi" "\0"
+	"VPROTWmr" "\0"
+	"VPROTWri" "\0"
+	"VPROTWrm" "\0"
+	"VPROTWrr" "\0"
+	"VPROTWrr_REV" "\0"
+	"VPSADBWYrm" "\0"
+	"VPSADBWYrr" "\0"
+	"VPSADBWZ128rm" "\0"
+	"VPSADBWZ128rr" "\0"
+	"VPSADBWZ256rm" "\0"
+	"VPSADBWZ256rr" "\0"
+	"VPSADBWZrm" "\0"
+	"VPSADBWZrr" "\0"
+	"VPSADBWrm" "\0"
+	"VPSADBWrr" "\0"
+	"VPSCATTERDDZ128mr" "\0"
+	"VPSCATTERDDZ256mr" "\0"
+	"VPSCATTERDDZmr" "\0"
+	"VPSCATTERDQZ128mr" "\0"
+	"VPSCATTERDQZ256mr" "\0"
+	"VPSCATTERDQZmr" "\0"
+	"VPSCATTERQDZ128mr" "\0"
+	"VPSCATTERQDZ256mr" "\0"
+	"VPSCATTERQDZmr" "\0"
+	"VPSCATTERQQZ128mr" "\0"
+	"VPSCATTERQQZ256mr" "\0"
+	"VPSCATTERQQZmr" "\0"
+	"VPSHABmr" "\0"
+	"VPSHABrm" "\0"
+	"VPSHABrr" "\0"
+	"VPSHABrr_REV" "\0"
+	"VPSHADmr" "\0"
+	"VPSHADrm" "\0"
+	"VPSHADrr" "\0"
+	"VPSHADrr_REV" "\0"
+	"VPSHAQmr" "\0"
+	"VPSHAQrm" "\0"
+	"VPSHAQrr" "\0"
+	"VPSHAQrr_REV" "\0"
+	"VPSHAWmr" "\0"
+	"VPSHAWrm" "\0"
+	"VPSHAWrr" "\0"
+	"VPSHAWrr_REV" "\0"
+	"VPSHLBmr" "\0"
+	"VPSHLBrm" "\0"
+	"VPSHLBrr" "\0"
+	"VPSHLBrr_REV" "\0"
+	"VPSHLDDZ128rmbi" "\0"
+	"VPSHLDDZ128rmbik" "\0"
+	"VPSHLDDZ128rmbikz" "\0"
+	"VPSHLDDZ128rmi" "\0"
+	"VPSHLDDZ128rmik" "\0"
+	"VPSHLDDZ128rmikz" "\0"
+	"VPSHLDDZ128rri" "\0"
+	"VPSHLDDZ128rrik" "\0"
+	"VPSHLDDZ128rrikz" "\0"
+	"VPSHLDDZ256rmbi" "\0"
+	"VPSHLDDZ256rmbik" "\0"
+	"VPSHLDDZ256rmbikz" "\0"
+	"VPSHLDDZ256rmi" "\0"
+	"VPSHLDDZ256rmik" "\0"
+	"VPSHLDDZ256rmikz" "\0"
+	"VPSHLDDZ256rri" "\0"
+	"VPSHLDDZ256rrik" "\0"
+	"VPSHLDDZ256rrikz" "\0"
+	"VPSHLDDZrmbi" "\0"
+	"VPSHLDDZrmbik" "\0"
+	"VPSHLDDZrmbikz" "\0"
+	"VPSHLDDZrmi" "\0"
+	"VPSHLDDZrmik" "\0"
+	"VPSHLDDZrmikz" "\0"
+	"VPSHLDDZrri" "\0"
+	"VPSHLDDZrrik" "\0"
+	"VPSHLDDZrrikz" "\0"
+	"VPSHLDQZ128rmbi" "\0"
+	"VPSHLDQZ128rmbik" "\0"
+	"VPSHLDQZ128rmbikz" "\0"
+	"VPSHLDQZ128rmi" "\0"
+	"VPSHLDQZ128rmik" "\0"
+	"VPSHLDQZ128rmikz" "\0"
+	"VPSHLDQZ128rri" "\0"
+	"VPSHLDQZ128rrik" "\0"
+	"VPSHLDQZ128rrikz" "\0"
+	"VPSHLDQZ256rmbi" "\0"
+	"VPSHLDQZ256rmbik" "\0"
+	"VPSHLDQZ256rmbikz" "\0"
+	"VPSHLDQZ256rmi" "\0"
+	"VPSHLDQZ256rmik" "\0"
+	"VPSHLDQZ256rmikz" "\0"
+	"VPSHLDQZ256rri" "\0"
+	"VPSHLDQZ256rrik" "\0"
+	"VPSHLDQZ256rrikz" "\0"
+	"VPSHLDQZrmbi" "\0"
+	"VPSHLDQZrmbik" "\0"
+	"VPSHLDQZrmbikz" "\0"
+	"VPSHLDQZrmi" "\0"
+	"VPSHLDQZrmik" "\0"
+	"VPSHLDQZrmikz" "\0"
+	"VPSHLDQZrri" "\0"
+	"VPSHLDQZrrik" "\0"
+	"VPSHLDQZrrikz" "\0"
+	"VPSHLDVDZ128m" "\0"
+	"VPSHLDVDZ128mb" "\0"
+	"VPSHLDVDZ128mbk" "\0"
+	"VPSHLDVDZ128mbkz" "\0"
+	"VPSHLDVDZ128mk" "\0"
+	"VPSHLDVDZ128mkz" "\0"
+	"VPSHLDVDZ128r" "\0"
+	"VPSHLDVDZ128rk" "\0"
+	"VPSHLDVDZ128rkz" "\0"
+	"VPSHLDVDZ256m" "\0"
+	"VPSHLDVDZ256mb" "\0"
+	"VPSHLDVDZ256mbk" "\0"
+	"VPSHLDVDZ256mbkz" "\0"
+	"VPSHLDVDZ256mk" "\0"
+	"VPSHLDVDZ256mkz" "\0"
+	"VPSHLDVDZ256r" "\0"
+	"VPSHLDVDZ256rk" "\0"
+	"VPSHLDVDZ256rkz" "\0"
+	"VPSHLDVDZm" "\0"
+	"VPSHLDVDZmb" "\0"
+	"VPSHLDVDZmbk" "\0"
+	"VPSHLDVDZmbkz" "\0"
+	"VPSHLDVDZmk" "\0"
+	"VPSHLDVDZmkz" "\0"
+	"VPSHLDVDZr" "\0"
+	"VPSHLDVDZrk" "\0"
+	"VPSHLDVDZrkz" "\0"
+	"VPSHLDVQZ128m" "\0"
+	"VPSHLDVQZ128mb" "\0"
+	"VPSHLDVQZ128mbk" "\0"
+	"VPSHLDVQZ128mbkz" "\0"
+	"VPSHLDVQZ128mk" "\0"
+	"VPSHLDVQZ128mkz" "\0"
+	"VPSHLDVQZ128r" "\0"
+	"VPSHLDVQZ128rk" "\0"
+	"VPSHLDVQZ128rkz" "\0"
+	"VPSHLDVQZ256m" "\0"
+	"VPSHLDVQZ256mb" "\0"
+	"VPSHLDVQZ256mbk" "\0"
+	"VPSHLDVQZ256mbkz" "\0"
+	"VPSHLDVQZ256mk" "\0"
+	"VPSHLDVQZ256mkz" "\0"
+	"VPSHLDVQZ256r" "\0"
+	"VPSHLDVQZ256rk" "\0"
+	"VPSHLDVQZ256rkz" "\0"
+	"VPSHLDVQZm" "\0"
+	"VPSHLDVQZmb" "\0"
+	"VPSHLDVQZmbk" "\0"
+	"VPSHLDVQZmbkz" "\0"
+	"VPSHLDVQZmk" "\0"
+	"VPSHLDVQZmkz" "\0"
+	"VPSHLDVQZr" "\0"
+	"VPSHLDVQZrk" "\0"
+	"VPSHLDVQZrkz" "\0"
+	"VPSHLDVWZ128m" "\0"
+	"VPSHLDVWZ128mk" "\0"
+	"VPSHLDVWZ128mkz" "\0"
+	"VPSHLDVWZ128r" "\0"
+	"VPSHLDVWZ128rk" "\0"
+	"VPSHLDVWZ128rkz" "\0"
+	"VPSHLDVWZ256m" "\0"
+	"VPSHLDVWZ256mk" "\0"
+	"VPSHLDVWZ256mkz" "\0"
+	"VPSHLDVWZ256r" "\0"
+	"VPSHLDVWZ256rk" "\0"
+	"VPSHLDVWZ256rkz" "\0"
+	"VPSHLDVWZm" "\0"
+	"VPSHLDVWZmk" "\0"
+	"VPSHLDVWZmkz" "\0"
+	"VPSHLDVWZr" "\0"
+	"VPSHLDVWZrk" "\0"
+	"VPSHLDVWZrkz" "\0"
+	"VPSHLDWZ128rmi" "\0"
+	"VPSHLDWZ128rmik" "\0"
+	"VPSHLDWZ128rmikz" "\0"
+	"VPSHLDWZ128rri" "\0"
+	"VPSHLDWZ128rrik" "\0"
+	"VPSHLDWZ128rrikz" "\0"
+	"VPSHLDWZ256rmi" "\0"
+	"VPSHLDWZ256rmik" "\0"
+	"VPSHLDWZ256rmikz" "\0"
+	"VPSHLDWZ256rri" "\0"
+	"VPSHLDWZ256rrik" "\0"
+	"VPSHLDWZ256rrikz" "\0"
+	"VPSHLDWZrmi" "\0"
+	"VPSHLDWZrmik" "\0"
+	"VPSHLDWZrmikz" "\0"
+	"VPSHLDWZrri" "\0"
+	"VPSHLDWZrrik" "\0"
+	"VPSHLDWZrrikz" "\0"
+	"VPSHLDmr" "\0"
+	"VPSHLDrm" "\0"
+	"VPSHLDrr" "\0"
+	"VPSHLDrr_REV" "\0"
+	"VPSHLQmr" "\0"
+	"VPSHLQrm" "\0"
+	"VPSHLQrr" "\0"
+	"VPSHLQrr_REV" "\0"
+	"VPSHLWmr" "\0"
+	"VPSHLWrm" "\0"
+	"VPSHLWrr" "\0"
+	"VPSHLWrr_REV" "\0"
+	"VPSHRDDZ128rmbi" "\0"
+	"VPSHRDDZ128rmbik" "\0"
+	"VPSHRDDZ128rmbikz" "\0"
+	"VPSHRDDZ128rmi" "\0"
+	"VPSHRDDZ128rmik" "\0"
+	"VPSHRDDZ128rmikz" "\0"
+	"VPSHRDDZ128rri" "\0"
+	"VPSHRDDZ128rrik" "\0"
+	"VPSHRDDZ128rrikz" "\0"
+	"VPSHRDDZ256rmbi" "\0"
+	"VPSHRDDZ256rmbik" "\0"
+	"VPSHRDDZ256rmbikz" "\0"
+	"VPSHRDDZ256rmi" "\0"
+	"VPSHRDDZ256rmik" "\0"
+	"VPSHRDDZ256rmikz" "\0"
+	"VPSHRDDZ256rri" "\0"
+	"VPSHRDDZ256rrik" "\0"
+	"VPSHRDDZ256rrikz" "\0"
+	"VPSHRDDZrmbi" "\0"
+	"VPSHRDDZrmbik" "\0"
+	"VPSHRDDZrmbikz" "\0"
+	"VPSHRDDZrmi" "\0"
+	"VPSHRDDZrmik" "\0"
+	"VPSHRDDZrmikz" "\0"
+	"VPSHRDDZrri" "\0"
+	"VPSHRDDZrrik" "\0"
+	"VPSHRDDZrrikz" "\0"
+	"VPSHRDQZ128rmbi" "\0"
+	"VPSHRDQZ128rmbik" "\0"
+	"VPSHRDQZ128rmbikz" "\0"
+	"VPSHRDQZ128rmi" "\0"
+	"VPSHRDQZ128rmik" "\0"
+	"VPSHRDQZ128rmikz" "\0"
+	"VPSHRDQZ128rri" "\0"
+	"VPSHRDQZ128rrik" "\0"
+	"VPSHRDQZ128rrikz" "\0"
+	"VPSHRDQZ256rmbi" "\0"
+	"VPSHRDQZ256rmbik" "\0"
+	"VPSHRDQZ256rmbikz" "\0"
+	"VPSHRDQZ256rmi" "\0"
+	"VPSHRDQZ256rmik" "\0"
+	"VPSHRDQZ256rmikz" "\0"
+	"VPSHRDQZ256rri" "\0"
+	"VPSHRDQZ256rrik" "\0"
+	"VPSHRDQZ256rrikz" "\0"
+	"VPSHRDQZrmbi" "\0"
+	"VPSHRDQZrmbik" "\0"
+	"VPSHRDQZrmbikz" "\0"
+	"VPSHRDQZrmi" "\0"
+	"VPSHRDQZrmik" "\0"
+	"VPSHRDQZrmikz" "\0"
+	"VPSHRDQZrri" "\0"
+	"VPSHRDQZrrik" "\0"
+	"VPSHRDQZrrikz" "\0"
+	"VPSHRDVDZ128m" "\0"
+	"VPSHRDVDZ128mb" "\0"
+	"VPSHRDVDZ128mbk" "\0"
+	"VPSHRDVDZ128mbkz" "\0"
+	"VPSHRDVDZ128mk" "\0"
+	"VPSHRDVDZ128mkz" "\0"
+	"VPSHRDVDZ128r" "\0"
+	"VPSHRDVDZ128rk" "\0"
+	"VPSHRDVDZ128rkz" "\0"
+	"VPSHRDVDZ256m" "\0"
+	"VPSHRDVDZ256mb" "\0"
+	"VPSHRDVDZ256mbk" "\0"
+	"VPSHRDVDZ256mbkz" "\0"
+	"VPSHRDVDZ256mk" "\0"
+	"VPSHRDVDZ256mkz" "\0"
+	"VPSHRDVDZ256r" "\0"
+	"VPSHRDVDZ256rk" "\0"
+	"VPSHRDVDZ256rkz" "\0"
+	"VPSHRDVDZm" "\0"
+	"VPSHRDVDZmb" "\0"
+	"VPSHRDVDZmbk" "\0"
+	"VPSHRDVDZmbkz" "\0"
+	"VPSHRDVDZmk" "\0"
+	"VPSHRDVDZmkz" "\0"
+	"VPSHRDVDZr" "\0"
+	"VPSHRDVDZrk" "\0"
+	"VPSHRDVDZrkz" "\0"
+	"VPSHRDVQZ128m" "\0"
+	"VPSHRDVQZ128mb" "\0"
+	"VPSHRDVQZ128mbk" "\0"
+	"VPSHRDVQZ128mbkz" "\0"
+	"VPSHRDVQZ128mk" "\0"
+	"VPSHRDVQZ128mkz" "\0"
+	"VPSHRDVQZ128r" "\0"
+	"VPSHRDVQZ128rk" "\0"
+	"VPSHRDVQZ128rkz" "\0"
+	"VPSHRDVQZ256m" "\0"
+	"VPSHRDVQZ256mb" "\0"
+	"VPSHRDVQZ256mbk" "\0"
+	"VPSHRDVQZ256mbkz" "\0"
+	"VPSHRDVQZ256mk" "\0"
+	"VPSHRDVQZ256mkz" "\0"
+	"VPSHRDVQZ256r" "\0"
+	"VPSHRDVQZ256rk" "\0"
+	"VPSHRDVQZ256rkz" "\0"
+	"VPSHRDVQZm" "\0"
+	"VPSHRDVQZmb" "\0"
+	"VPSHRDVQZmbk" "\0"
+	"VPSHRDVQZmbkz" "\0"
+	"VPSHRDVQZmk" "\0"
+	"VPSHRDVQZmkz" "\0"
+	"VPSHRDVQZr" "\0"
+	"VPSHRDVQZrk" "\0"
+	"VPSHRDVQZrkz" "\0"
+	"VPSHRDVWZ128m" "\0"
+	"VPSHRDVWZ128mk" "\0"
+	"VPSHRDVWZ128mkz" "\0"
+	"VPSHRDVWZ128r" "\0"
+	"VPSHRDVWZ128rk" "\0"
+	"VPSHRDVWZ128rkz" "\0"
+	"VPSHRDVWZ256m" "\0"
+	"VPSHRDVWZ256mk" "\0"
+	"VPSHRDVWZ256mkz" "\0"
+	"VPSHRDVWZ256r" "\0"
+	"VPSHRDVWZ256rk" "\0"
+	"VPSHRDVWZ256rkz" "\0"
+	"VPSHRDVWZm" "\0"
+	"VPSHRDVWZmk" "\0"
+	"VPSHRDVWZmkz" "\0"
+	"VPSHRDVWZr" "\0"
+	"VPSHRDVWZrk" "\0"
+	"VPSHRDVWZrkz" "\0"
+	"VPSHRDWZ128rmi" "\0"
+	"VPSHRDWZ128rmik" "\0"
+	"VPSHRDWZ128rmikz" "\0"
+	"VPSHRDWZ128rri" "\0"
+	"VPSHRDWZ128rrik" "\0"
+	"VPSHRDWZ128rrikz" "\0"
+	"VPSHRDWZ256rmi" "\0"
+	"VPSHRDWZ256rmik" "\0"
+	"VPSHRDWZ256rmikz" "\0"
+	"VPSHRDWZ256rri" "\0"
+	"VPSHRDWZ256rrik" "\0"
+	"VPSHRDWZ256rrikz" "\0"
+	"VPSHRDWZrmi" "\0"
+	"VPSHRDWZrmik" "\0"
+	"VPSHRDWZrmikz" "\0"
+	"VPSHRDWZrri" "\0"
+	"VPSHRDWZrrik" "\0"
+	"VPSHRDWZrrikz" "\0"
+	"VPSHUFBITQMBZ128rm" "\0"
+	"VPSHUFBITQMBZ128rmk" "\0"
+	"VPSHUFBITQMBZ128rr" "\0"
+	"VPSHUFBITQMBZ128rrk" "\0"
+	"VPSHUFBITQMBZ256rm" "\0"
+	"VPSHUFBITQMBZ256rmk" "\0"
+	"VPSHUFBITQMBZ256rr" "\0"
+	"VPSHUFBITQMBZ256rrk" "\0"
+	"VPSHUFBITQMBZrm" "\0"
+	"VPSHUFBITQMBZrmk" "\0"
+	"VPSHUFBITQMBZrr" "\0"
+	"VPSHUFBITQMBZrrk" "\0"
+	"VPSHUFBYrm" "\0"
+	"VPSHUFBYrr" "\0"
+	"VPSHUFBZ128rm" "\0"
+	"VPSHUFBZ128rmk" "\0"
+	"VPSHUFBZ128rmkz" "\0"
+	"VPSHUFBZ128rr" "\0"
+	"VPSHUFBZ128rrk" "\0"
+	"VPSHUFBZ128rrkz" "\0"
+	"VPSHUFBZ256rm" "\0"
+	"VPSHUFBZ256rmk" "\0"
+	"VPSHUFBZ256rmkz" "\0"
+	"VPSHUFBZ256rr" "\0"
+	"VPSHUFBZ256rrk" "\0"
+	"VPSHUFBZ256rrkz" "\0"
+	"VPSHUFBZrm" "\0"
+	"VPSHUFBZrmk" "\0"
+	"VPSHUFBZrmkz" "\0"
+	"VPSHUFBZrr" "\0"
+	"VPSHUFBZrrk" "\0"
+	"VPSHUFBZrrkz" "\0"
+	"VPSHUFBrm" "\0"
+	"VPSHUFBrr" "\0"
+	"VPSHUFDYmi" "\0"
+	"VPSHUFDYri" "\0"
+	"VPSHUFDZ128mbi" "\0"
+	"VPSHUFDZ128mbik" "\0"
+	"VPSHUFDZ128mbikz" "\0"
+	"VPSHUFDZ128mi" "\0"
+	"VPSHUFDZ128mik" "\0"
+	"VPSHUFDZ128mikz" "\0"
+	"VPSHUFDZ128ri" "\0"
+	"VPSHUFDZ128rik" "\0"
+	"VPSHUFDZ128rikz" "\0"
+	"VPSHUFDZ256mbi" "\0"
+	"VPSHUFDZ256mbik" "\0"
+	"VPSHUFDZ256mbikz" "\0"
+	"VPSHUFDZ256mi" "\0"
+	"VPSHUFDZ256mik" "\0"
+	"VPSHUFDZ256mikz" "\0"
+	"VPSHUFDZ256ri" "\0"
+	"VPSHUFDZ256rik" "\0"
+	"VPSHUFDZ256rikz" "\0"
+	"VPSHUFDZmbi" "\0"
+	"VPSHUFDZmbik" "\0"
+	"VPSHUFDZmbikz" "\0"
+	"VPSHUFDZmi" "\0"
+	"VPSHUFDZmik" "\0"
+	"VPSHUFDZmikz" "\0"
+	"VPSHUFDZri" "\0"
+	"VPSHUFDZrik" "\0"
+	"VPSHUFDZrikz" "\0"
+	"VPSHUFDmi" "\0"
+	"VPSHUFDri" "\0"
+	"VPSHUFHWYmi" "\0"
+	"VPSHUFHWYri" "\0"
+	"VPSHUFHWZ128mi" "\0"
+	"VPSHUFHWZ128mik" "\0"
+	"VPSHUFHWZ128mikz" "\0"
+	"VPSHUFHWZ128ri" "\0"
+	"VPSHUFHWZ128rik" "\0"
+	"VPSHUFHWZ128rikz" "\0"
+	"VPSHUFHWZ256mi" "\0"
+	"VPSHUFHWZ256mik" "\0"
+	"VPSHUFHWZ256mikz" "\0"
+	"VPSHUFHWZ256ri" "\0"
+	"VPSHUFHWZ256rik" "\0"
+	"VPSHUFHWZ256rikz" "\0"
+	"VPSHUFHWZmi" "\0"
+	"VPSHUFHWZmik" "\0"
+	"VPSHUFHWZmikz" "\0"
+	"VPSHUFHWZri" "\0"
+	"VPSHUFHWZrik" "\0"
+	"VPSHUFHWZrikz" "\0"
+	"VPSHUFHWmi" "\0"
+	"VPSHUFHWri" "\0"
+	"VPSHUFLWYmi" "\0"
+	"VPSHUFLWYri" "\0"
+	"VPSHUFLWZ128mi" "\0"
+	"VPSHUFLWZ128mik" "\0"
+	"VPSHUFLWZ128mikz" "\0"
+	"VPSHUFLWZ128ri" "\0"
+	"VPSHUFLWZ128rik" "\0"
+	"VPSHUFLWZ128rikz" "\0"
+	"VPSHUFLWZ256mi" "\0"
+	"VPSHUFLWZ256mik" "\0"
+	"VPSHUFLWZ256mikz" "\0"
+	"VPSHUFLWZ256ri" "\0"
+	"VPSHUFLWZ256rik" "\0"
+	"VPSHUFLWZ256rikz" "\0"
+	"VPSHUFLWZmi" "\0"
+	"VPSHUFLWZmik" "\0"
+	"VPSHUFLWZmikz" "\0"
+	"VPSHUFLWZri" "\0"
+	"VPSHUFLWZrik" "\0"
+	"VPSHUFLWZrikz" "\0"
+	"VPSHUFLWmi" "\0"
+	"VPSHUFLWri" "\0"
+	"VPSIGNBYrm" "\0"
+	"VPSIGNBYrr" "\0"
+	"VPSIGNBrm" "\0"
+	"VPSIGNBrr" "\0"
+	"VPSIGNDYrm" "\0"
+	"VPSIGNDYrr" "\0"
+	"VPSIGNDrm" "\0"
+	"VPSIGNDrr" "\0"
+	"VPSIGNWYrm" "\0"
+	"VPSIGNWYrr" "\0"
+	"VPSIGNWrm" "\0"
+	"VPSIGNWrr" "\0"
+	"VPSLLDQYri" "\0"
+	"VPSLLDQZ128mi" "\0"
+	"VPSLLDQZ128ri" "\0"
+	"VPSLLDQZ256mi" "\0"
+	"VPSLLDQZ256ri" "\0"
+	"VPSLLDQZmi" "\0"
+	"VPSLLDQZri" "\0"
+	"VPSLLDQri" "\0"
+	"VPSLLDYri" "\0"
+	"VPSLLDYrm" "\0"
+	"VPSLLDYrr" "\0"
+	"VPSLLDZ128mbi" "\0"
+	"VPSLLDZ128mbik" "\0"
+	"VPSLLDZ128mbikz" "\0"
+	"VPSLLDZ128mi" "\0"
+	"VPSLLDZ128mik" "\0"
+	"VPSLLDZ128mikz" "\0"
+	"VPSLLDZ128ri" "\0"
+	"VPSLLDZ128rik" "\0"
+	"VPSLLDZ128rikz" "\0"
+	"VPSLLDZ128rm" "\0"
+	"VPSLLDZ128rmk" "\0"
+	"VPSLLDZ128rmkz" "\0"
+	"VPSLLDZ128rr" "\0"
+	"VPSLLDZ128rrk" "\0"
+	"VPSLLDZ128rrkz" "\0"
+	"VPSLLDZ256mbi" "\0"
+	"VPSLLDZ256mbik" "\0"
+	"VPSLLDZ256mbikz" "\0"
+	"VPSLLDZ256mi" "\0"
+	"VPSLLDZ256mik" "\0"
+	"VPSLLDZ256mikz" "\0"
+	"VPSLLDZ256ri" "\0"
+	"VPSLLDZ256rik" "\0"
+	"VPSLLDZ256rikz" "\0"
+	"VPSLLDZ256rm" "\0"
+	"VPSLLDZ256rmk" "\0"
+	"VPSLLDZ256rmkz" "\0"
+	"VPSLLDZ256rr" "\0"
+	"VPSLLDZ256rrk" "\0"
+	"VPSLLDZ256rrkz" "\0"
+	"VPSLLDZmbi" "\0"
+	"VPSLLDZmbik" "\0"
+	"VPSLLDZmbikz" "\0"
+	"VPSLLDZmi" "\0"
+	"VPSLLDZmik" "\0"
+	"VPSLLDZmikz" "\0"
+	"VPSLLDZri" "\0"
+	"VPSLLDZrik" "\0"
+	"VPSLLDZrikz" "\0"
+	"VPSLLDZrm" "\0"
+	"VPSLLDZrmk" "\0"
+	"VPSLLDZrmkz" "\0"
+	"VPSLLDZrr" "\0"
+	"VPSLLDZrrk" "\0"
+	"VPSLLDZrrkz" "\0"
+	"VPSLLDri" "\0"
+	"VPSLLDrm" "\0"
+	"VPSLLDrr" "\0"
+	"VPSLLQYri" "\0"
+	"VPSLLQYrm" "\0"
+	"VPSLLQYrr" "\0"
+	"VPSLLQZ128mbi" "\0"
+	"VPSLLQZ128mbik" "\0"
+	"VPSLLQZ128mbikz" "\0"
+	"VPSLLQZ128mi" "\0"
+	"VPSLLQZ128mik" "\0"
+	"VPSLLQZ128mikz" "\0"
+	"VPSLLQZ128ri" "\0"
+	"VPSLLQZ128rik" "\0"
+	"VPSLLQZ128rikz" "\0"
+	"VPSLLQZ128rm" "\0"
+	"VPSLLQZ128rmk" "\0"
+	"VPSLLQZ128rmkz" "\0"
+	"VPSLLQZ128rr" "\0"
+	"VPSLLQZ128rrk" "\0"
+	"VPSLLQZ128rrkz" "\0"
+	"VPSLLQZ256mbi" "\0"
+	"VPSLLQZ256mbik" "\0"
+	"VPSLLQZ256mbikz" "\0"
+	"VPSLLQZ256mi" "\0"
+	"VPSLLQZ256mik" "\0"
+	"VPSLLQZ256mikz" "\0"
+	"VPSLLQZ256ri" "\0"
+	"VPSLLQZ256rik" "\0"
+	"VPSLLQZ256rikz" "\0"
+	"VPSLLQZ256rm" "\0"
+	"VPSLLQZ256rmk" "\0"
+	"VPSLLQZ256rmkz" "\0"
+	"VPSLLQZ256rr" "\0"
+	"VPSLLQZ256rrk" "\0"
+	"VPSLLQZ256rrkz" "\0"
+	"VPSLLQZmbi" "\0"
+	"VPSLLQZmbik" "\0"
+	"VPSLLQZmbikz" "\0"
+	"VPSLLQZmi" "\0"
+	"VPSLLQZmik" "\0"
+	"VPSLLQZmikz" "\0"
+	"VPSLLQZri" "\0"
+	"VPSLLQZrik" "\0"
+	"VPSLLQZrikz" "\0"
+	"VPSLLQZrm" "\0"
+	"VPSLLQZrmk" "\0"
+	"VPSLLQZrmkz" "\0"
+	"VPSLLQZrr" "\0"
+	"VPSLLQZrrk" "\0"
+	"VPSLLQZrrkz" "\0"
+	"VPSLLQri" "\0"
+	"VPSLLQrm" "\0"
+	"VPSLLQrr" "\0"
+	"VPSLLVDYrm" "\0"
+	"VPSLLVDYrr" "\0"
+	"VPSLLVDZ128rm" "\0"
+	"VPSLLVDZ128rmb" "\0"
+	"VPSLLVDZ128rmbk" "\0"
+	"VPSLLVDZ128rmbkz" "\0"
+	"VPSLLVDZ128rmk" "\0"
+	"VPSLLVDZ128rmkz" "\0"
+	"VPSLLVDZ128rr" "\0"
+	"VPSLLVDZ128rrk" "\0"
+	"VPSLLVDZ128rrkz" "\0"
+	"VPSLLVDZ256rm" "\0"
+	"VPSLLVDZ256rmb" "\0"
+	"VPSLLVDZ256rmbk" "\0"
+	"VPSLLVDZ256rmbkz" "\0"
+	"VPSLLVDZ256rmk" "\0"
+	"VPSLLVDZ256rmkz" "\0"
+	"VPSLLVDZ256rr" "\0"
+	"VPSLLVDZ256rrk" "\0"
+	"VPSLLVDZ256rrkz" "\0"
+	"VPSLLVDZrm" "\0"
+	"VPSLLVDZrmb" "\0"
+	"VPSLLVDZrmbk" "\0"
+	"VPSLLVDZrmbkz" "\0"
+	"VPSLLVDZrmk" "\0"
+	"VPSLLVDZrmkz" "\0"
+	"VPSLLVDZrr" "\0"
+	"VPSLLVDZrrk" "\0"
+	"VPSLLVDZrrkz" "\0"
+	"VPSLLVDrm" "\0"
+	"VPSLLVDrr" "\0"
+	"VPSLLVQYrm" "\0"
+	"VPSLLVQYrr" "\0"
+	"VPSLLVQZ128rm" "\0"
+	"VPSLLVQZ128rmb" "\0"
+	"VPSLLVQZ128rmbk" "\0"
+	"VPSLLVQZ128rmbkz" "\0"
+	"VPSLLVQZ128rmk" "\0"
+	"VPSLLVQZ128rmkz" "\0"
+	"VPSLLVQZ128rr" "\0"
+	"VPSLLVQZ128rrk" "\0"
+	"VPSLLVQZ128rrkz" "\0"
+	"VPSLLVQZ256rm" "\0"
+	"VPSLLVQZ256rmb" "\0"
+	"VPSLLVQZ256rmbk" "\0"
+	"VPSLLVQZ256rmbkz" "\0"
+	"VPSLLVQZ256rmk" "\0"
+	"VPSLLVQZ256rmkz" "\0"
+	"VPSLLVQZ256rr" "\0"
+	"VPSLLVQZ256rrk" "\0"
+	"VPSLLVQZ256rrkz" "\0"
+	"VPSLLVQZrm" "\0"
+	"VPSLLVQZrmb" "\0"
+	"VPSLLVQZrmbk" "\0"
+	"VPSLLVQZrmbkz" "\0"
+	"VPSLLVQZrmk" "\0"
+	"VPSLLVQZrmkz" "\0"
+	"VPSLLVQZrr" "\0"
+	"VPSLLVQZrrk" "\0"
+	"VPSLLVQZrrkz" "\0"
+	"VPSLLVQrm" "\0"
+	"VPSLLVQrr" "\0"
+	"VPSLLVWZ128rm" "\0"
+	"VPSLLVWZ128rmk" "\0"
+	"VPSLLVWZ128rmkz" "\0"
+	"VPSLLVWZ128rr" "\0"
+	"VPSLLVWZ128rrk" "\0"
+	"VPSLLVWZ128rrkz" "\0"
+	"VPSLLVWZ256rm" "\0"
+	"VPSLLVWZ256rmk" "\0"
+	"VPSLLVWZ256rmkz" "\0"
+	"VPSLLVWZ256rr" "\0"
+	"VPSLLVWZ256rrk" "\0"
+	"VPSLLVWZ256rrkz" "\0"
+	"VPSLLVWZrm" "\0"
+	"VPSLLVWZrmk" "\0"
+	"VPSLLVWZrmkz" "\0"
+	"VPSLLVWZrr" "\0"
+	"VPSLLVWZrrk" "\0"
+	"VPSLLVWZrrkz" "\0"
+	"VPSLLWYri" "\0"
+	"VPSLLWYrm" "\0"
+	"VPSLLWYrr" "\0"
+	"VPSLLWZ128mi" "\0"
+	"VPSLLWZ128mik" "\0"
+	"VPSLLWZ128mikz" "\0"
+	"VPSLLWZ128ri" "\0"
+	"VPSLLWZ128rik" "\0"
+	"VPSLLWZ128rikz" "\0"
+	"VPSLLWZ128rm" "\0"
+	"VPSLLWZ128rmk" "\0"
+	"VPSLLWZ128rmkz" "\0"
+	"VPSLLWZ128rr" "\0"
+	"VPSLLWZ128rrk" "\0"
+	"VPSLLWZ128rrkz" "\0"
+	"VPSLLWZ256mi" "\0"
+	"VPSLLWZ256mik" "\0"
+	"VPSLLWZ256mikz" "\0"
+	"VPSLLWZ256ri" "\0"
+	"VPSLLWZ256rik" "\0"
+	"VPSLLWZ256rikz" "\0"
+	"VPSLLWZ256rm" "\0"
+	"VPSLLWZ256rmk" "\0"
+	"VPSLLWZ256rmkz" "\0"
+	"VPSLLWZ256rr" "\0"
+	"VPSLLWZ256rrk" "\0"
+	"VPSLLWZ256rrkz" "\0"
+	"VPSLLWZmi" "\0"
+	"VPSLLWZmik" "\0"
+	"VPSLLWZmikz" "\0"
+	"VPSLLWZri" "\0"
+	"VPSLLWZrik" "\0"
+	"VPSLLWZrikz" "\0"
+	"VPSLLWZrm" "\0"
+	"VPSLLWZrmk" "\0"
+	"VPSLLWZrmkz" "\0"
+	"VPSLLWZrr" "\0"
+	"VPSLLWZrrk" "\0"
+	"VPSLLWZrrkz" "\0"
+	"VPSLLWri" "\0"
+	"VPSLLWrm" "\0"
+	"VPSLLWrr" "\0"
+	"VPSRADYri" "\0"
+	"VPSRADYrm" "\0"
+	"VPSRADYrr" "\0"
+	"VPSRADZ128mbi" "\0"
+	"VPSRADZ128mbik" "\0"
+	"VPSRADZ128mbikz" "\0"
+	"VPSRADZ128mi" "\0"
+	"VPSRADZ128mik" "\0"
+	"VPSRADZ128mikz" "\0"
+	"VPSRADZ128ri" "\0"
+	"VPSRADZ128rik" "\0"
+	"VPSRADZ128rikz" "\0"
+	"VPSRADZ128rm" "\0"
+	"VPSRADZ128rmk" "\0"
+	"VPSRADZ128rmkz" "\0"
+	"VPSRADZ128rr" "\0"
+	"VPSRADZ128rrk" "\0"
+	"VPSRADZ128rrkz" "\0"
+	"VPSRADZ256mbi" "\0"
+	"VPSRADZ256mbik" "\0"
+	"VPSRADZ256mbikz" "\0"
+	"VPSRADZ256mi" "\0"
+	"VPSRADZ256mik" "\0"
+	"VPSRADZ256mikz" "\0"
+	"VPSRADZ256ri" "\0"
+	"VPSRADZ256rik" "\0"
+	"VPSRADZ256rikz" "\0"
+	"VPSRADZ256rm" "\0"
+	"VPSRADZ256rmk" "\0"
+	"VPSRADZ256rmkz" "\0"
+	"VPSRADZ256rr" "\0"
+	"VPSRADZ256rrk" "\0"
+	"VPSRADZ256rrkz" "\0"
+	"VPSRADZmbi" "\0"
+	"VPSRADZmbik" "\0"
+	"VPSRADZmbikz" "\0"
+	"VPSRADZmi" "\0"
+	"VPSRADZmik" "\0"
+	"VPSRADZmikz" "\0"
+	"VPSRADZri" "\0"
+	"VPSRADZrik" "\0"
+	"VPSRADZrikz" "\0"
+	"VPSRADZrm" "\0"
+	"VPSRADZrmk" "\0"
+	"VPSRADZrmkz" "\0"
+	"VPSRADZrr" "\0"
+	"VPSRADZrrk" "\0"
+	"VPSRADZrrkz" "\0"
+	"VPSRADri" "\0"
+	"VPSRADrm" "\0"
+	"VPSRADrr" "\0"
+	"VPSRAQZ128mbi" "\0"
+	"VPSRAQZ128mbik" "\0"
+	"VPSRAQZ128mbikz" "\0"
+	"VPSRAQZ128mi" "\0"
+	"VPSRAQZ128mik" "\0"
+	"VPSRAQZ128mikz" "\0"
+	"VPSRAQZ128ri" "\0"
+	"VPSRAQZ128rik" "\0"
+	"VPSRAQZ128rikz" "\0"
+	"VPSRAQZ128rm" "\0"
+	"VPSRAQZ128rmk" "\0"
+	"VPSRAQZ128rmkz" "\0"
+	"VPSRAQZ128rr" "\0"
+	"VPSRAQZ128rrk" "\0"
+	"VPSRAQZ128rrkz" "\0"
+	"VPSRAQZ256mbi" "\0"
+	"VPSRAQZ256mbik" "\0"
+	"VPSRAQZ256mbikz" "\0"
+	"VPSRAQZ256mi" "\0"
+	"VPSRAQZ256mik" "\0"
+	"VPSRAQZ256mikz" "\0"
+	"VPSRAQZ256ri" "\0"
+	"VPSRAQZ256rik" "\0"
+	"VPSRAQZ256rikz" "\0"
+	"VPSRAQZ256rm" "\0"
+	"VPSRAQZ256rmk" "\0"
+	"VPSRAQZ256rmkz" "\0"
+	"VPSRAQZ256rr" "\0"
+	"VPSRAQZ256rrk" "\0"
+	"VPSRAQZ256rrkz" "\0"
+	"VPSRAQZmbi" "\0"
+	"VPSRAQZmbik" "\0"
+	"VPSRAQZmbikz" "\0"
+	"VPSRAQZmi" "\0"
+	"VPSRAQZmik" "\0"
+	"VPSRAQZmikz" "\0"
+	"VPSRAQZri" "\0"
+	"VPSRAQZrik" "\0"
+	"VPSRAQZrikz" "\0"
+	"VPSRAQZrm" "\0"
+	"VPSRAQZrmk" "\0"
+	"VPSRAQZrmkz" "\0"
+	"VPSRAQZrr" "\0"
+	"VPSRAQZrrk" "\0"
+	"VPSRAQZrrkz" "\0"
+	"VPSRAVDYrm" "\0"
+	"VPSRAVDYrr" "\0"
+	"VPSRAVDZ128rm" "\0"
+	"VPSRAVDZ128rmb" "\0"
+	"VPSRAVDZ128rmbk" "\0"
+	"VPSRAVDZ128rmbkz" "\0"
+	"VPSRAVDZ128rmk" "\0"
+	"VPSRAVDZ128rmkz" "\0"
+	"VPSRAVDZ128rr" "\0"
+	"VPSRAVDZ128rrk" "\0"
+	"VPSRAVDZ128rrkz" "\0"
+	"VPSRAVDZ256rm" "\0"
+	"VPSRAVDZ256rmb" "\0"
+	"VPSRAVDZ256rmbk" "\0"
+	"VPSRAVDZ256rmbkz" "\0"
+	"VPSRAVDZ256rmk" "\0"
+	"VPSRAVDZ256rmkz" "\0"
+	"VPSRAVDZ256rr" "\0"
+	"VPSRAVDZ256rrk" "\0"
+	"VPSRAVDZ256rrkz" "\0"
+	"VPSRAVDZrm" "\0"
+	"VPSRAVDZrmb" "\0"
+	"VPSRAVDZrmbk" "\0"
+	"VPSRAVDZrmbkz" "\0"
+	"VPSRAVDZrmk" "\0"
+	"VPSRAVDZrmkz" "\0"
+	"VPSRAVDZrr" "\0"
+	"VPSRAVDZrrk" "\0"
+	"VPSRAVDZrrkz" "\0"
+	"VPSRAVDrm" "\0"
+	"VPSRAVDrr" "\0"
+	"VPSRAVQZ128rm" "\0"
+	"VPSRAVQZ128rmb" "\0"
+	"VPSRAVQZ128rmbk" "\0"
+	"VPSRAVQZ128rmbkz" "\0"
+	"VPSRAVQZ128rmk" "\0"
+	"VPSRAVQZ128rmkz" "\0"
+	"VPSRAVQZ128rr" "\0"
+	"VPSRAVQZ128rrk" "\0"
+	"VPSRAVQZ128rrkz" "\0"
+	"VPSRAVQZ256rm" "\0"
+	"VPSRAVQZ256rmb" "\0"
+	"VPSRAVQZ256rmbk" "\0"
+	"VPSRAVQZ256rmbkz" "\0"
+	"VPSRAVQZ256rmk" "\0"
+	"VPSRAVQZ256rmkz" "\0"
+	"VPSRAVQZ256rr" "\0"
+	"VPSRAVQZ256rrk" "\0"
+	"VPSRAVQZ256rrkz" "\0"
+	"VPSRAVQZrm" "\0"
+	"VPSRAVQZrmb" "\0"
+	"VPSRAVQZrmbk" "\0"
+	"VPSRAVQZrmbkz" "\0"
+	"VPSRAVQZrmk" "\0"
+	"VPSRAVQZrmkz" "\0"
+	"VPSRAVQZrr" "\0"
+	"VPSRAVQZrrk" "\0"
+	"VPSRAVQZrrkz" "\0"
+	"VPSRAVWZ128rm" "\0"
+	"VPSRAVWZ128rmk" "\0"
+	"VPSRAVWZ128rmkz" "\0"
+	"VPSRAVWZ128rr" "\0"
+	"VPSRAVWZ128rrk" "\0"
+	"VPSRAVWZ128rrkz" "\0"
+	"VPSRAVWZ256rm" "\0"
+	"VPSRAVWZ256rmk" "\0"
+	"VPSRAVWZ256rmkz" "\0"
+	"VPSRAVWZ256rr" "\0"
+	"VPSRAVWZ256rrk" "\0"
+	"VPSRAVWZ256rrkz" "\0"
+	"VPSRAVWZrm" "\0"
+	"VPSRAVWZrmk" "\0"
+	"VPSRAVWZrmkz" "\0"
+	"VPSRAVWZrr" "\0"
+	"VPSRAVWZrrk" "\0"
+	"VPSRAVWZrrkz" "\0"
+	"VPSRAWYri" "\0"
+	"VPSRAWYrm" "\0"
+	"VPSRAWYrr" "\0"
+	"VPSRAWZ128mi" "\0"
+	"VPSRAWZ128mik" "\0"
+	"VPSRAWZ128mikz" "\0"
+	"VPSRAWZ128ri" "\0"
+	"VPSRAWZ128rik" "\0"
+	"VPSRAWZ128rikz" "\0"
+	"VPSRAWZ128rm" "\0"
+	"VPSRAWZ128rmk" "\0"
+	"VPSRAWZ128rmkz" "\0"
+	"VPSRAWZ128rr" "\0"
+	"VPSRAWZ128rrk" "\0"
+	"VPSRAWZ128rrkz" "\0"
+	"VPSRAWZ256mi" "\0"
+	"VPSRAWZ256mik" "\0"
+	"VPSRAWZ256mikz" "\0"
+	"VPSRAWZ256ri" "\0"
+	"VPSRAWZ256rik" "\0"
+	"VPSRAWZ256rikz" "\0"
+	"VPSRAWZ256rm" "\0"
+	"VPSRAWZ256rmk" "\0"
+	"VPSRAWZ256rmkz" "\0"
+	"VPSRAWZ256rr" "\0"
+	"VPSRAWZ256rrk" "\0"
+	"VPSRAWZ256rrkz" "\0"
+	"VPSRAWZmi" "\0"
+	"VPSRAWZmik" "\0"
+	"VPSRAWZmikz" "\0"
+	"VPSRAWZri" "\0"
+	"VPSRAWZrik" "\0"
+	"VPSRAWZrikz" "\0"
+	"VPSRAWZrm" "\0"
+	"VPSRAWZrmk" "\0"
+	"VPSRAWZrmkz" "\0"
+	"VPSRAWZrr" "\0"
+	"VPSRAWZrrk" "\0"
+	"VPSRAWZrrkz" "\0"
+	"VPSRAWri" "\0"
+	"VPSRAWrm" "\0"
+	"VPSRAWrr" "\0"
+	"VPSRLDQYri" "\0"
+	"VPSRLDQZ128mi" "\0"
+	"VPSRLDQZ128ri" "\0"
+	"VPSRLDQZ256mi" "\0"
+	"VPSRLDQZ256ri" "\0"
+	"VPSRLDQZmi" "\0"
+	"VPSRLDQZri" "\0"
+	"VPSRLDQri" "\0"
+	"VPSRLDYri" "\0"
+	"VPSRLDYrm" "\0"
+	"VPSRLDYrr" "\0"
+	"VPSRLDZ128mbi" "\0"
+	"VPSRLDZ128mbik" "\0"
+	"VPSRLDZ128mbikz" "\0"
+	"VPSRLDZ128mi" "\0"
+	"VPSRLDZ128mik" "\0"
+	"VPSRLDZ128mikz" "\0"
+	"VPSRLDZ128ri" "\0"
+	"VPSRLDZ128rik" "\0"
+	"VPSRLDZ128rikz" "\0"
+	"VPSRLDZ128rm" "\0"
+	"VPSRLDZ128rmk" "\0"
+	"VPSRLDZ128rmkz" "\0"
+	"VPSRLDZ128rr" "\0"
+	"VPSRLDZ128rrk" "\0"
+	"VPSRLDZ128rrkz" "\0"
+	"VPSRLDZ256mbi" "\0"
+	"VPSRLDZ256mbik" "\0"
+	"VPSRLDZ256mbikz" "\0"
+	"VPSRLDZ256mi" "\0"
+	"VPSRLDZ256mik" "\0"
+	"VPSRLDZ256mikz" "\0"
+	"VPSRLDZ256ri" "\0"
+	"VPSRLDZ256rik" "\0"
+	"VPSRLDZ256rikz" "\0"
+	"VPSRLDZ256rm" "\0"
+	"VPSRLDZ256rmk" "\0"
+	"VPSRLDZ256rmkz" "\0"
+	"VPSRLDZ256rr" "\0"
+	"VPSRLDZ256rrk" "\0"
+	"VPSRLDZ256rrkz" "\0"
+	"VPSRLDZmbi" "\0"
+	"VPSRLDZmbik" "\0"
+	"VPSRLDZmbikz" "\0"
+	"VPSRLDZmi" "\0"
+	"VPSRLDZmik" "\0"
+	"VPSRLDZmikz" "\0"
+	"VPSRLDZri" "\0"
+	"VPSRLDZrik" "\0"
+	"VPSRLDZrikz" "\0"
+	"VPSRLDZrm" "\0"
+	"VPSRLDZrmk" "\0"
+	"VPSRLDZrmkz" "\0"
+	"VPSRLDZrr" "\0"
+	"VPSRLDZrrk" "\0"
+	"VPSRLDZrrkz" "\0"
+	"VPSRLDri" "\0"
+	"VPSRLDrm" "\0"
+	"VPSRLDrr" "\0"
+	"VPSRLQYri" "\0"
+	"VPSRLQYrm" "\0"
+	"VPSRLQYrr" "\0"
+	"VPSRLQZ128mbi" "\0"
+	"VPSRLQZ128mbik" "\0"
+	"VPSRLQZ128mbikz" "\0"
+	"VPSRLQZ128mi" "\0"
+	"VPSRLQZ128mik" "\0"
+	"VPSRLQZ128mikz" "\0"
+	"VPSRLQZ128ri" "\0"
+	"VPSRLQZ128rik" "\0"
+	"VPSRLQZ128rikz" "\0"
+	"VPSRLQZ128rm" "\0"
+	"VPSRLQZ128rmk" "\0"
+	"VPSRLQZ128rmkz" "\0"
+	"VPSRLQZ128rr" "\0"
+	"VPSRLQZ128rrk" "\0"
+	"VPSRLQZ128rrkz" "\0"
+	"VPSRLQZ256mbi" "\0"
+	"VPSRLQZ256mbik" "\0"
+	"VPSRLQZ256mbikz" "\0"
+	"VPSRLQZ256mi" "\0"
+	"VPSRLQZ256mik" "\0"
+	"VPSRLQZ256mikz" "\0"
+	"VPSRLQZ256ri" "\0"
+	"VPSRLQZ256rik" "\0"
+	"VPSRLQZ256rikz" "\0"
+	"VPSRLQZ256rm" "\0"
+	"VPSRLQZ256rmk" "\0"
+	"VPSRLQZ256rmkz" "\0"
+	"VPSRLQZ256rr" "\0"
+	"VPSRLQZ256rrk" "\0"
+	"VPSRLQZ256rrkz" "\0"
+	"VPSRLQZmbi" "\0"
+	"VPSRLQZmbik" "\0"
+	"VPSRLQZmbikz" "\0"
+	"VPSRLQZmi" "\0"
+	"VPSRLQZmik" "\0"
+	"VPSRLQZmikz" "\0"
+	"VPSRLQZri" "\0"
+	"VPSRLQZrik" "\0"
+	"VPSRLQZrikz" "\0"
+	"VPSRLQZrm" "\0"
+	"VPSRLQZrmk" "\0"
+	"VPSRLQZrmkz" "\0"
+	"VPSRLQZrr" "\0"
+	"VPSRLQZrrk" "\0"
+	"VPSRLQZrrkz" "\0"
+	"VPSRLQri" "\0"
+	"VPSRLQrm" "\0"
+	"VPSRLQrr" "\0"
+	"VPSRLVDYrm" "\0"
+	"VPSRLVDYrr" "\0"
+	"VPSRLVDZ128rm" "\0"
+	"VPSRLVDZ128rmb" "\0"
+	"VPSRLVDZ128rmbk" "\0"
+	"VPSRLVDZ128rmbkz" "\0"
+	"VPSRLVDZ128rmk" "\0"
+	"VPSRLVDZ128rmkz" "\0"
+	"VPSRLVDZ128rr" "\0"
+	"VPSRLVDZ128rrk" "\0"
+	"VPSRLVDZ128rrkz" "\0"
+	"VPSRLVDZ256rm" "\0"
+	"VPSRLVDZ256rmb" "\0"
+	"VPSRLVDZ256rmbk" "\0"
+	"VPSRLVDZ256rmbkz" "\0"
+	"VPSRLVDZ256rmk" "\0"
+	"VPSRLVDZ256rmkz" "\0"
+	"VPSRLVDZ256rr" "\0"
+	"VPSRLVDZ256rrk" "\0"
+	"VPSRLVDZ256rrkz" "\0"
+	"VPSRLVDZrm" "\0"
+	"VPSRLVDZrmb" "\0"
+	"VPSRLVDZrmbk" "\0"
+	"VPSRLVDZrmbkz" "\0"
+	"VPSRLVDZrmk" "\0"
+	"VPSRLVDZrmkz" "\0"
+	"VPSRLVDZrr" "\0"
+	"VPSRLVDZrrk" "\0"
+	"VPSRLVDZrrkz" "\0"
+	"VPSRLVDrm" "\0"
+	"VPSRLVDrr" "\0"
+	"VPSRLVQYrm" "\0"
+	"VPSRLVQYrr" "\0"
+	"VPSRLVQZ128rm" "\0"
+	"VPSRLVQZ128rmb" "\0"
+	"VPSRLVQZ128rmbk" "\0"
+	"VPSRLVQZ128rmbkz" "\0"
+	"VPSRLVQZ128rmk" "\0"
+	"VPSRLVQZ128rmkz" "\0"
+	"VPSRLVQZ128rr" "\0"
+	"VPSRLVQZ128rrk" "\0"
+	"VPSRLVQZ128rrkz" "\0"
+	"VPSRLVQZ256rm" "\0"
+	"VPSRLVQZ256rmb" "\0"
+	"VPSRLVQZ256rmbk" "\0"
+	"VPSRLVQZ256rmbkz" "\0"
+	"VPSRLVQZ256rmk" "\0"
+	"VPSRLVQZ256rmkz" "\0"
+	"VPSRLVQZ256rr" "\0"
+	"VPSRLVQZ256rrk" "\0"
+	"VPSRLVQZ256rrkz" "\0"
+	"VPSRLVQZrm" "\0"
+	"VPSRLVQZrmb" "\0"
+	"VPSRLVQZrmbk" "\0"
+	"VPSRLVQZrmbkz" "\0"
+	"VPSRLVQZrmk" "\0"
+	"VPSRLVQZrmkz" "\0"
+	"VPSRLVQZrr" "\0"
+	"VPSRLVQZrrk" "\0"
+	"VPSRLVQZrrkz" "\0"
+	"VPSRLVQrm" "\0"
+	"VPSRLVQrr" "\0"
+	"VPSRLVWZ128rm" "\0"
+	"VPSRLVWZ128rmk" "\0"
+	"VPSRLVWZ128rmkz" "\0"
+	"VPSRLVWZ128rr" "\0"
+	"VPSRLVWZ128rrk" "\0"
+	"VPSRLVWZ128rrkz" "\0"
+	"VPSRLVWZ256rm" "\0"
+	"VPSRLVWZ256rmk" "\0"
+	"VPSRLVWZ256rmkz" "\0"
+	"VPSRLVWZ256rr" "\0"
+	"VPSRLVWZ256rrk" "\0"
+	"VPSRLVWZ256rrkz" "\0"
+	"VPSRLVWZrm" "\0"
+	"VPSRLVWZrmk" "\0"
+	"VPSRLVWZrmkz" "\0"
+	"VPSRLVWZrr" "\0"
+	"VPSRLVWZrrk" "\0"
+	"VPSRLVWZrrkz" "\0"
+	"VPSRLWYri" "\0"
+	"VPSRLWYrm" "\0"
+	"VPSRLWYrr" "\0"
+	"VPSRLWZ128mi" "\0"
+	"VPSRLWZ128mik" "\0"
+	"VPSRLWZ128mikz" "\0"
+	"VPSRLWZ128ri" "\0"
+	"VPSRLWZ128rik" "\0"
+	"VPSRLWZ128rikz" "\0"
+	"VPSRLWZ128rm" "\0"
+	"VPSRLWZ128rmk" "\0"
+	"VPSRLWZ128rmkz" "\0"
+	"VPSRLWZ128rr" "\0"
+	"VPSRLWZ128rrk" "\0"
+	"VPSRLWZ128rrkz" "\0"
+	"VPSRLWZ256mi" "\0"
+	"VPSRLWZ256mik" "\0"
+	"VPSRLWZ256mikz" "\0"
+	"VPSRLWZ256ri" "\0"
+	"VPSRLWZ256rik" "\0"
+	"VPSRLWZ256rikz" "\0"
+	"VPSRLWZ256rm" "\0"
+	"VPSRLWZ256rmk" "\0"
+	"VPSRLWZ256rmkz" "\0"
+	"VPSRLWZ256rr" "\0"
+	"VPSRLWZ256rrk" "\0"
+	"VPSRLWZ256rrkz" "\0"
+	"VPSRLWZmi" "\0"
+	"VPSRLWZmik" "\0"
+	"VPSRLWZmikz" "\0"
+	"VPSRLWZri" "\0"
+	"VPSRLWZrik" "\0"
+	"VPSRLWZrikz" "\0"
+	"VPSRLWZrm" "\0"
+	"VPSRLWZrmk" "\0"
+	"VPSRLWZrmkz" "\0"
+	"VPSRLWZrr" "\0"
+	"VPSRLWZrrk" "\0"
+	"VPSRLWZrrkz" "\0"
+	"VPSRLWri" "\0"
+	"VPSRLWrm" "\0"
+	"VPSRLWrr" "\0"
+	"VPSUBBYrm" "\0"
+	"VPSUBBYrr" "\0"
+	"VPSUBBZ128rm" "\0"
+	"VPSUBBZ128rmk" "\0"
+	"VPSUBBZ128rmkz" "\0"
+	"VPSUBBZ128rr" "\0"
+	"VPSUBBZ128rrk" "\0"
+	"VPSUBBZ128rrkz" "\0"
+	"VPSUBBZ256rm" "\0"
+	"VPSUBBZ256rmk" "\0"
+	"VPSUBBZ256rmkz" "\0"
+	"VPSUBBZ256rr" "\0"
+	"VPSUBBZ256rrk" "\0"
+	"VPSUBBZ256rrkz" "\0"
+	"VPSUBBZrm" "\0"
+	"VPSUBBZrmk" "\0"
+	"VPSUBBZrmkz" "\0"
+	"VPSUBBZrr" "\0"
+	"VPSUBBZrrk" "\0"
+	"VPSUBBZrrkz" "\0"
+	"VPSUBBrm" "\0"
+	"VPSUBBrr" "\0"
+	"VPSUBDYrm" "\0"
+	"VPSUBDYrr" "\0"
+	"VPSUBDZ128rm" "\0"
+	"VPSUBDZ128rmb" "\0"
+	"VPSUBDZ128rmbk" "\0"
+	"VPSUBDZ128rmbkz" "\0"
+	"VPSUBDZ128rmk" "\0"
+	"VPSUBDZ128rmkz" "\0"
+	"VPSUBDZ128rr" "\0"
+	"VPSUBDZ128rrk" "\0"
+	"VPSUBDZ128rrkz" "\0"
+	"VPSUBDZ256rm" "\0"
+	"VPSUBDZ256rmb" "\0"
+	"VPSUBDZ256rmbk" "\0"
+	"VPSUBDZ256rmbkz" "\0"
+	"VPSUBDZ256rmk" "\0"
+	"VPSUBDZ256rmkz" "\0"
+	"VPSUBDZ256rr" "\0"
+	"VPSUBDZ256rrk" "\0"
+	"VPSUBDZ256rrkz" "\0"
+	"VPSUBDZrm" "\0"
+	"VPSUBDZrmb" "\0"
+	"VPSUBDZrmbk" "\0"
+	"VPSUBDZrmbkz" "\0"
+	"VPSUBDZrmk" "\0"
+	"VPSUBDZrmkz" "\0"
+	"VPSUBDZrr" "\0"
+	"VPSUBDZrrk" "\0"
+	"VPSUBDZrrkz" "\0"
+	"VPSUBDrm" "\0"
+	"VPSUBDrr" "\0"
+	"VPSUBQYrm" "\0"
+	"VPSUBQYrr" "\0"
+	"VPSUBQZ128rm" "\0"
+	"VPSUBQZ128rmb" "\0"
+	"VPSUBQZ128rmbk" "\0"
+	"VPSUBQZ128rmbkz" "\0"
+	"VPSUBQZ128rmk" "\0"
+	"VPSUBQZ128rmkz" "\0"
+	"VPSUBQZ128rr" "\0"
+	"VPSUBQZ128rrk" "\0"
+	"VPSUBQZ128rrkz" "\0"
+	"VPSUBQZ256rm" "\0"
+	"VPSUBQZ256rmb" "\0"
+	"VPSUBQZ256rmbk" "\0"
+	"VPSUBQZ256rmbkz" "\0"
+	"VPSUBQZ256rmk" "\0"
+	"VPSUBQZ256rmkz" "\0"
+	"VPSUBQZ256rr" "\0"
+	"VPSUBQZ256rrk" "\0"
+	"VPSUBQZ256rrkz" "\0"
+	"VPSUBQZrm" "\0"
+	"VPSUBQZrmb" "\0"
+	"VPSUBQZrmbk" "\0"
+	"VPSUBQZrmbkz" "\0"
+	"VPSUBQZrmk" "\0"
+	"VPSUBQZrmkz" "\0"
+	"VPSUBQZrr" "\0"
+	"VPSUBQZrrk" "\0"
+	"VPSUBQZrrkz" "\0"
+	"VPSUBQrm" "\0"
+	"VPSUBQrr" "\0"
+	"VPSUBSBYrm" "\0"
+	"VPSUBSBYrr" "\0"
+	"VPSUBSBZ128rm" "\0"
+	"VPSUBSBZ128rmk" "\0"
+	"VPSUBSBZ128rmkz" "\0"
+	"VPSUBSBZ128rr" "\0"
+	"VPSUBSBZ128rrk" "\0"
+	"VPSUBSBZ128rrkz" "\0"
+	"VPSUBSBZ256rm" "\0"
+	"VPSUBSBZ256rmk" "\0"
+	"VPSUBSBZ256rmkz" "\0"
+	"VPSUBSBZ256rr" "\0"
+	"VPSUBSBZ256rrk" "\0"
+	"VPSUBSBZ256rrkz" "\0"
+	"VPSUBSBZrm" "\0"
+	"VPSUBSBZrmk" "\0"
+	"VPSUBSBZrmkz" "\0"
+	"VPSUBSBZrr" "\0"
+	"VPSUBSBZrrk" "\0"
+	"VPSUBSBZrrkz" "\0"
+	"VPSUBSBrm" "\0"
+	"VPSUBSBrr" "\0"
+	"VPSUBSWYrm" "\0"
+	"VPSUBSWYrr" "\0"
+	"VPSUBSWZ128rm" "\0"
+	"VPSUBSWZ128rmk" "\0"
+	"VPSUBSWZ128rmkz" "\0"
+	"VPSUBSWZ128rr" "\0"
+	"VPSUBSWZ128rrk" "\0"
+	"VPSUBSWZ128rrkz" "\0"
+	"VPSUBSWZ256rm" "\0"
+	"VPSUBSWZ256rmk" "\0"
+	"VPSUBSWZ256rmkz" "\0"
+	"VPSUBSWZ256rr" "\0"
+	"VPSUBSWZ256rrk" "\0"
+	"VPSUBSWZ256rrkz" "\0"
+	"VPSUBSWZrm" "\0"
+	"VPSUBSWZrmk" "\0"
+	"VPSUBSWZrmkz" "\0"
+	"VPSUBSWZrr" "\0"
+	"VPSUBSWZrrk" "\0"
+	"VPSUBSWZrrkz" "\0"
+	"VPSUBSWrm" "\0"
+	"VPSUBSWrr" "\0"
+	"VPSUBUSBYrm" "\0"
+	"VPSUBUSBYrr" "\0"
+	"VPSUBUSBZ128rm" "\0"
+	"VPSUBUSBZ128rmk" "\0"
+	"VPSUBUSBZ128rmkz" "\0"
+	"VPSUBUSBZ128rr" "\0"
+	"VPSUBUSBZ128rrk" "\0"
+	"VPSUBUSBZ128rrkz" "\0"
+	"VPSUBUSBZ256rm" "\0"
+	"VPSUBUSBZ256rmk" "\0"
+	"VPSUBUSBZ256rmkz" "\0"
+	"VPSUBUSBZ256rr" "\0"
+	"VPSUBUSBZ256rrk" "\0"
+	"VPSUBUSBZ256rrkz" "\0"
+	"VPSUBUSBZrm" "\0"
+	"VPSUBUSBZrmk" "\0"
+	"VPSUBUSBZrmkz" "\0"
+	"VPSUBUSBZrr" "\0"
+	"VPSUBUSBZrrk" "\0"
+	"VPSUBUSBZrrkz" "\0"
+	"VPSUBUSBrm" "\0"
+	"VPSUBUSBrr" "\0"
+	"VPSUBUSWYrm" "\0"
+	"VPSUBUSWYrr" "\0"
+	"VPSUBUSWZ128rm" "\0"
+	"VPSUBUSWZ128rmk" "\0"
+	"VPSUBUSWZ128rmkz" "\0"
+	"VPSUBUSWZ128rr" "\0"
+	"VPSUBUSWZ128rrk" "\0"
+	"VPSUBUSWZ128rrkz" "\0"
+	"VPSUBUSWZ256rm" "\0"
+	"VPSUBUSWZ256rmk" "\0"
+	"VPSUBUSWZ256rmkz" "\0"
+	"VPSUBUSWZ256rr" "\0"
+	"VPSUBUSWZ256rrk" "\0"
+	"VPSUBUSWZ256rrkz" "\0"
+	"VPSUBUSWZrm" "\0"
+	"VPSUBUSWZrmk" "\0"
+	"VPSUBUSWZrmkz" "\0"
+	"VPSUBUSWZrr" "\0"
+	"VPSUBUSWZrrk" "\0"
+	"VPSUBUSWZrrkz" "\0"
+	"VPSUBUSWrm" "\0"
+	"VPSUBUSWrr" "\0"
+	"VPSUBWYrm" "\0"
+	"VPSUBWYrr" "\0"
+	"VPSUBWZ128rm" "\0"
+	"VPSUBWZ128rmk" "\0"
+	"VPSUBWZ128rmkz" "\0"
+	"VPSUBWZ128rr" "\0"
+	"VPSUBWZ128rrk" "\0"
+	"VPSUBWZ128rrkz" "\0"
+	"VPSUBWZ256rm" "\0"
+	"VPSUBWZ256rmk" "\0"
+	"VPSUBWZ256rmkz" "\0"
+	"VPSUBWZ256rr" "\0"
+	"VPSUBWZ256rrk" "\0"
+	"VPSUBWZ256rrkz" "\0"
+	"VPSUBWZrm" "\0"
+	"VPSUBWZrmk" "\0"
+	"VPSUBWZrmkz" "\0"
+	"VPSUBWZrr" "\0"
+	"VPSUBWZrrk" "\0"
+	"VPSUBWZrrkz" "\0"
+	"VPSUBWrm" "\0"
+	"VPSUBWrr" "\0"
+	"VPTERNLOGDZ128rmbi" "\0"
+	"VPTERNLOGDZ128rmbik" "\0"
+	"VPTERNLOGDZ128rmbikz" "\0"
+	"VPTERNLOGDZ128rmi" "\0"
+	"VPTERNLOGDZ128rmik" "\0"
+	"VPTERNLOGDZ128rmikz" "\0"
+	"VPTERNLOGDZ128rri" "\0"
+	"VPTERNLOGDZ128rrik" "\0"
+	"VPTERNLOGDZ128rrikz" "\0"
+	"VPTERNLOGDZ256rmbi" "\0"
+	"VPTERNLOGDZ256rmbik" "\0"
+	"VPTERNLOGDZ256rmbikz" "\0"
+	"VPTERNLOGDZ256rmi" "\0"
+	"VPTERNLOGDZ256rmik" "\0"
+	"VPTERNLOGDZ256rmikz" "\0"
+	"VPTERNLOGDZ256rri" "\0"
+	"VPTERNLOGDZ256rrik" "\0"
+	"VPTERNLOGDZ256rrikz" "\0"
+	"VPTERNLOGDZrmbi" "\0"
+	"VPTERNLOGDZrmbik" "\0"
+	"VPTERNLOGDZrmbikz" "\0"
+	"VPTERNLOGDZrmi" "\0"
+	"VPTERNLOGDZrmik" "\0"
+	"VPTERNLOGDZrmikz" "\0"
+	"VPTERNLOGDZrri" "\0"
+	"VPTERNLOGDZrrik" "\0"
+	"VPTERNLOGDZrrikz" "\0"
+	"VPTERNLOGQZ128rmbi" "\0"
+	"VPTERNLOGQZ128rmbik" "\0"
+	"VPTERNLOGQZ128rmbikz" "\0"
+	"VPTERNLOGQZ128rmi" "\0"
+	"VPTERNLOGQZ128rmik" "\0"
+	"VPTERNLOGQZ128rmikz" "\0"
+	"VPTERNLOGQZ128rri" "\0"
+	"VPTERNLOGQZ128rrik" "\0"
+	"VPTERNLOGQZ128rrikz" "\0"
+	"VPTERNLOGQZ256rmbi" "\0"
+	"VPTERNLOGQZ256rmbik" "\0"
+	"VPTERNLOGQZ256rmbikz" "\0"
+	"VPTERNLOGQZ256rmi" "\0"
+	"VPTERNLOGQZ256rmik" "\0"
+	"VPTERNLOGQZ256rmikz" "\0"
+	"VPTERNLOGQZ256rri" "\0"
+	"VPTERNLOGQZ256rrik" "\0"
+	"VPTERNLOGQZ256rrikz" "\0"
+	"VPTERNLOGQZrmbi" "\0"
+	"VPTERNLOGQZrmbik" "\0"
+	"VPTERNLOGQZrmbikz" "\0"
+	"VPTERNLOGQZrmi" "\0"
+	"VPTERNLOGQZrmik" "\0"
+	"VPTERNLOGQZrmikz" "\0"
+	"VPTERNLOGQZrri" "\0"
+	"VPTERNLOGQZrrik" "\0"
+	"VPTERNLOGQZrrikz" "\0"
+	"VPTESTMBZ128rm" "\0"
+	"VPTESTMBZ128rmk" "\0"
+	"VPTESTMBZ128rr" "\0"
+	"VPTESTMBZ128rrk" "\0"
+	"VPTESTMBZ256rm" "\0"
+	"VPTESTMBZ256rmk" "\0"
+	"VPTESTMBZ256rr" "\0"
+	"VPTESTMBZ256rrk" "\0"
+	"VPTESTMBZrm" "\0"
+	"VPTESTMBZrmk" "\0"
+	"VPTESTMBZrr" "\0"
+	"VPTESTMBZrrk" "\0"
+	"VPTESTMDZ128rm" "\0"
+	"VPTESTMDZ128rmb" "\0"
+	"VPTESTMDZ128rmbk" "\0"
+	"VPTESTMDZ128rmk" "\0"
+	"VPTESTMDZ128rr" "\0"
+	"VPTESTMDZ128rrk" "\0"
+	"VPTESTMDZ256rm" "\0"
+	"VPTESTMDZ256rmb" "\0"
+	"VPTESTMDZ256rmbk" "\0"
+	"VPTESTMDZ256rmk" "\0"
+	"VPTESTMDZ256rr" "\0"
+	"VPTESTMDZ256rrk" "\0"
+	"VPTESTMDZrm" "\0"
+	"VPTESTMDZrmb" "\0"
+	"VPTESTMDZrmbk" "\0"
+	"VPTESTMDZrmk" "\0"
+	"VPTESTMDZrr" "\0"
+	"VPTESTMDZrrk" "\0"
+	"VPTESTMQZ128rm" "\0"
+	"VPTESTMQZ128rmb" "\0"
+	"VPTESTMQZ128rmbk" "\0"
+	"VPTESTMQZ128rmk" "\0"
+	"VPTESTMQZ128rr" "\0"
+	"VPTESTMQZ128rrk" "\0"
+	"VPTESTMQZ256rm" "\0"
+	"VPTESTMQZ256rmb" "\0"
+	"VPTESTMQZ256rmbk" "\0"
+	"VPTESTMQZ256rmk" "\0"
+	"VPTESTMQZ256rr" "\0"
+	"VPTESTMQZ256rrk" "\0"
+	"VPTESTMQZrm" "\0"
+	"VPTESTMQZrmb" "\0"
+	"VPTESTMQZrmbk" "\0"
+	"VPTESTMQZrmk" "\0"
+	"VPTESTMQZrr" "\0"
+	"VPTESTMQZrrk" "\0"
+	"VPTESTMWZ128rm" "\0"
+	"VPTESTMWZ128rmk" "\0"
+	"VPTESTMWZ128rr" "\0"
+	"VPTESTMWZ128rrk" "\0"
+	"VPTESTMWZ256rm" "\0"
+	"VPTESTMWZ256rmk" "\0"
+	"VPTESTMWZ256rr" "\0"
+	"VPTESTMWZ256rrk" "\0"
+	"VPTESTMWZrm" "\0"
+	"VPTESTMWZrmk" "\0"
+	"VPTESTMWZrr" "\0"
+	"VPTESTMWZrrk" "\0"
+	"VPTESTNMBZ128rm" "\0"
+	"VPTESTNMBZ128rmk" "\0"
+	"VPTESTNMBZ128rr" "\0"
+	"VPTESTNMBZ128rrk" "\0"
+	"VPTESTNMBZ256rm" "\0"
+	"VPTESTNMBZ256rmk" "\0"
+	"VPTESTNMBZ256rr" "\0"
+	"VPTESTNMBZ256rrk" "\0"
+	"VPTESTNMBZrm" "\0"
+	"VPTESTNMBZrmk" "\0"
+	"VPTESTNMBZrr" "\0"
+	"VPTESTNMBZrrk" "\0"
+	"VPTESTNMDZ128rm" "\0"
+	"VPTESTNMDZ128rmb" "\0"
+	"VPTESTNMDZ128rmbk" "\0"
+	"VPTESTNMDZ128rmk" "\0"
+	"VPTESTNMDZ128rr" "\0"
+	"VPTESTNMDZ128rrk" "\0"
+	"VPTESTNMDZ256rm" "\0"
+	"VPTESTNMDZ256rmb" "\0"
+	"VPTESTNMDZ256rmbk" "\0"
+	"VPTESTNMDZ256rmk" "\0"
+	"VPTESTNMDZ256rr" "\0"
+	"VPTESTNMDZ256rrk" "\0"
+	"VPTESTNMDZrm" "\0"
+	"VPTESTNMDZrmb" "\0"
+	"VPTESTNMDZrmbk" "\0"
+	"VPTESTNMDZrmk" "\0"
+	"VPTESTNMDZrr" "\0"
+	"VPTESTNMDZrrk" "\0"
+	"VPTESTNMQZ128rm" "\0"
+	"VPTESTNMQZ128rmb" "\0"
+	"VPTESTNMQZ128rmbk" "\0"
+	"VPTESTNMQZ128rmk" "\0"
+	"VPTESTNMQZ128rr" "\0"
+	"VPTESTNMQZ128rrk" "\0"
+	"VPTESTNMQZ256rm" "\0"
+	"VPTESTNMQZ256rmb" "\0"
+	"VPTESTNMQZ256rmbk" "\0"
+	"VPTESTNMQZ256rmk" "\0"
+	"VPTESTNMQZ256rr" "\0"
+	"VPTESTNMQZ256rrk" "\0"
+	"VPTESTNMQZrm" "\0"
+	"VPTESTNMQZrmb" "\0"
+	"VPTESTNMQZrmbk" "\0"
+	"VPTESTNMQZrmk" "\0"
+	"VPTESTNMQZrr" "\0"
+	"VPTESTNMQZrrk" "\0"
+	"VPTESTNMWZ128rm" "\0"
+	"VPTESTNMWZ128rmk" "\0"
+	"VPTESTNMWZ128rr" "\0"
+	"VPTESTNMWZ128rrk" "\0"
+	"VPTESTNMWZ256rm" "\0"
+	"VPTESTNMWZ256rmk" "\0"
+	"VPTESTNMWZ256rr" "\0"
+	"VPTESTNMWZ256rrk" "\0"
+	"VPTESTNMWZrm" "\0"
+	"VPTESTNMWZrmk" "\0"
+	"VPTESTNMWZrr" "\0"
+	"VPTESTNMWZrrk" "\0"
+	"VPTESTYrm" "\0"
+	"VPTESTYrr" "\0"
+	"VPTESTrm" "\0"
+	"VPTESTrr" "\0"
+	"VPUNPCKHBWYrm" "\0"
+	"VPUNPCKHBWYrr" "\0"
+	"VPUNPCKHBWZ128rm" "\0"
+	"VPUNPCKHBWZ128rmk" "\0"
+	"VPUNPCKHBWZ128rmkz" "\0"
+	"VPUNPCKHBWZ128rr" "\0"
+	"VPUNPCKHBWZ128rrk" "\0"
+	"VPUNPCKHBWZ128rrkz" "\0"
+	"VPUNPCKHBWZ256rm" "\0"
+	"VPUNPCKHBWZ256rmk" "\0"
+	"VPUNPCKHBWZ256rmkz" "\0"
+	"VPUNPCKHBWZ256rr" "\0"
+	"VPUNPCKHBWZ256rrk" "\0"
+	"VPUNPCKHBWZ256rrkz" "\0"
+	"VPUNPCKHBWZrm" "\0"
+	"VPUNPCKHBWZrmk" "\0"
+	"VPUNPCKHBWZrmkz" "\0"
+	"VPUNPCKHBWZrr" "\0"
+	"VPUNPCKHBWZrrk" "\0"
+	"VPUNPCKHBWZrrkz" "\0"
+	"VPUNPCKHBWrm" "\0"
+	"VPUNPCKHBWrr" "\0"
+	"VPUNPCKHDQYrm" "\0"
+	"VPUNPCKHDQYrr" "\0"
+	"VPUNPCKHDQZ128rm" "\0"
+	"VPUNPCKHDQZ128rmb" "\0"
+	"VPUNPCKHDQZ128rmbk" "\0"
+	"VPUNPCKHDQZ128rmbkz" "\0"
+	"VPUNPCKHDQZ128rmk" "\0"
+	"VPUNPCKHDQZ128rmkz" "\0"
+	"VPUNPCKHDQZ128rr" "\0"
+	"VPUNPCKHDQZ128rrk" "\0"
+	"VPUNPCKHDQZ128rrkz" "\0"
+	"VPUNPCKHDQZ256rm" "\0"
+	"VPUNPCKHDQZ256rmb" "\0"
+	"VPUNPCKHDQZ256rmbk" "\0"
+	"VPUNPCKHDQZ256rmbkz" "\0"
+	"VPUNPCKHDQZ256rmk" "\0"
+	"VPUNPCKHDQZ256rmkz" "\0"
+	"VPUNPCKHDQZ256rr" "\0"
+	"VPUNPCKHDQZ256rrk" "\0"
+	"VPUNPCKHDQZ256rrkz" "\0"
+	"VPUNPCKHDQZrm" "\0"
+	"VPUNPCKHDQZrmb" "\0"
+	"VPUNPCKHDQZrmbk" "\0"
+	"VPUNPCKHDQZrmbkz" "\0"
+	"VPUNPCKHDQZrmk" "\0"
+	"VPUNPCKHDQZrmkz" "\0"
+	"VPUNPCKHDQZrr" "\0"
+	"VPUNPCKHDQZrrk" "\0"
+	"VPUNPCKHDQZrrkz" "\0"
+	"VPUNPCKHDQrm" "\0"
+	"VPUNPCKHDQrr" "\0"
+	"VPUNPCKHQDQYrm" "\0"
+	"VPUNPCKHQDQYrr" "\0"
+	"VPUNPCKHQDQZ128rm" "\0"
+	"VPUNPCKHQDQZ128rmb" "\0"
+	"VPUNPCKHQDQZ128rmbk" "\0"
+	"VPUNPCKHQDQZ128rmbkz" "\0"
+	"VPUNPCKHQDQZ128rmk" "\0"
+	"VPUNPCKHQDQZ128rmkz" "\0"
+	"VPUNPCKHQDQZ128rr" "\0"
+	"VPUNPCKHQDQZ128rrk" "\0"
+	"VPUNPCKHQDQZ128rrkz" "\0"
+	"VPUNPCKHQDQZ256rm" "\0"
+	"VPUNPCKHQDQZ256rmb" "\0"
+	"VPUNPCKHQDQZ256rmbk" "\0"
+	"VPUNPCKHQDQZ256rmbkz" "\0"
+	"VPUNPCKHQDQZ256rmk" "\0"
+	"VPUNPCKHQDQZ256rmkz" "\0"
+	"VPUNPCKHQDQZ256rr" "\0"
+	"VPUNPCKHQDQZ256rrk" "\0"
+	"VPUNPCKHQDQZ256rrkz" "\0"
+	"VPUNPCKHQDQZrm" "\0"
+	"VPUNPCKHQDQZrmb" "\0"
+	"VPUNPCKHQDQZrmbk" "\0"
+	"VPUNPCKHQDQZrmbkz" "\0"
+	"VPUNPCKHQDQZrmk" "\0"
+	"VPUNPCKHQDQZrmkz" "\0"
+	"VPUNPCKHQDQZrr" "\0"
+	"VPUNPCKHQDQZrrk" "\0"
+	"VPUNPCKHQDQZrrkz" "\0"
+	"VPUNPCKHQDQrm" "\0"
+	"VPUNPCKHQDQrr" "\0"
+	"VPUNPCKHWDYrm" "\0"
+	"VPUNPCKHWDYrr" "\0"
+	"VPUNPCKHWDZ128rm" "\0"
+	"VPUNPCKHWDZ128rmk" "\0"
+	"VPUNPCKHWDZ128rmkz" "\0"
+	"VPUNPCKHWDZ128rr" "\0"
+	"VPUNPCKHWDZ128rrk" "\0"
+	"VPUNPCKHWDZ128rrkz" "\0"
+	"VPUNPCKHWDZ256rm" "\0"
+	"VPUNPCKHWDZ256rmk" "\0"
+	"VPUNPCKHWDZ256rmkz" "\0"
+	"VPUNPCKHWDZ256rr" "\0"
+	"VPUNPCKHWDZ256rrk" "\0"
+	"VPUNPCKHWDZ256rrkz" "\0"
+	"VPUNPCKHWDZrm" "\0"
+	"VPUNPCKHWDZrmk" "\0"
+	"VPUNPCKHWDZrmkz" "\0"
+	"VPUNPCKHWDZrr" "\0"
+	"VPUNPCKHWDZrrk" "\0"
+	"VPUNPCKHWDZrrkz" "\0"
+	"VPUNPCKHWDrm" "\0"
+	"VPUNPCKHWDrr" "\0"
+	"VPUNPCKLBWYrm" "\0"
+	"VPUNPCKLBWYrr" "\0"
+	"VPUNPCKLBWZ128rm" "\0"
+	"VPUNPCKLBWZ128rmk" "\0"
+	"VPUNPCKLBWZ128rmkz" "\0"
+	"VPUNPCKLBWZ128rr" "\0"
+	"VPUNPCKLBWZ128rrk" "\0"
+	"VPUNPCKLBWZ128rrkz" "\0"
+	"VPUNPCKLBWZ256rm" "\0"
+	"VPUNPCKLBWZ256rmk" "\0"
+	"VPUNPCKLBWZ256rmkz" "\0"
+	"VPUNPCKLBWZ256rr" "\0"
+	"VPUNPCKLBWZ256rrk" "\0"
+	"VPUNPCKLBWZ256rrkz" "\0"
+	"VPUNPCKLBWZrm" "\0"
+	"VPUNPCKLBWZrmk" "\0"
+	"VPUNPCKLBWZrmkz" "\0"
+	"VPUNPCKLBWZrr" "\0"
+	"VPUNPCKLBWZrrk" "\0"
+	"VPUNPCKLBWZrrkz" "\0"
+	"VPUNPCKLBWrm" "\0"
+	"VPUNPCKLBWrr" "\0"
+	"VPUNPCKLDQYrm" "\0"
+	"VPUNPCKLDQYrr" "\0"
+	"VPUNPCKLDQZ128rm" "\0"
+	"VPUNPCKLDQZ128rmb" "\0"
+	"VPUNPCKLDQZ128rmbk" "\0"
+	"VPUNPCKLDQZ128rmbkz" "\0"
+	"VPUNPCKLDQZ128rmk" "\0"
+	"VPUNPCKLDQZ128rmkz" "\0"
+	"VPUNPCKLDQZ128rr" "\0"
+	"VPUNPCKLDQZ128rrk" "\0"
+	"VPUNPCKLDQZ128rrkz" "\0"
+	"VPUNPCKLDQZ256rm" "\0"
+	"VPUNPCKLDQZ256rmb" "\0"
+	"VPUNPCKLDQZ256rmbk" "\0"
+	"VPUNPCKLDQZ256rmbkz" "\0"
+	"VPUNPCKLDQZ256rmk" "\0"
+	"VPUNPCKLDQZ256rmkz" "\0"
+	"VPUNPCKLDQZ256rr" "\0"
+	"VPUNPCKLDQZ256rrk" "\0"
+	"VPUNPCKLDQZ256rrkz" "\0"
+	"VPUNPCKLDQZrm" "\0"
+	"VPUNPCKLDQZrmb" "\0"
+	"VPUNPCKLDQZrmbk" "\0"
+	"VPUNPCKLDQZrmbkz" "\0"
+	"VPUNPCKLDQZrmk" "\0"
+	"VPUNPCKLDQZrmkz" "\0"
+	"VPUNPCKLDQZrr" "\0"
+	"VPUNPCKLDQZrrk" "\0"
+	"VPUNPCKLDQZrrkz" "\0"
+	"VPUNPCKLDQrm" "\0"
+	"VPUNPCKLDQrr" "\0"
+	"VPUNPCKLQDQYrm" "\0"
+	"VPUNPCKLQDQYrr" "\0"
+	"VPUNPCKLQDQZ128rm" "\0"
+	"VPUNPCKLQDQZ128rmb" "\0"
+	"VPUNPCKLQDQZ128rmbk" "\0"
+	"VPUNPCKLQDQZ128rmbkz" "\0"
+	"VPUNPCKLQDQZ128rmk" "\0"
+	"VPUNPCKLQDQZ128rmkz" "\0"
+	"VPUNPCKLQDQZ128rr" "\0"
+	"VPUNPCKLQDQZ128rrk" "\0"
+	"VPUNPCKLQDQZ128rrkz" "\0"
+	"VPUNPCKLQDQZ256rm" "\0"
+	"VPUNPCKLQDQZ256rmb" "\0"
+	"VPUNPCKLQDQZ256rmbk" "\0"
+	"VPUNPCKLQDQZ256rmbkz" "\0"
+	"VPUNPCKLQDQZ256rmk" "\0"
+	"VPUNPCKLQDQZ256rmkz" "\0"
+	"VPUNPCKLQDQZ256rr" "\0"
+	"VPUNPCKLQDQZ256rrk" "\0"
+	"VPUNPCKLQDQZ256rrkz" "\0"
+	"VPUNPCKLQDQZrm" "\0"
+	"VPUNPCKLQDQZrmb" "\0"
+	"VPUNPCKLQDQZrmbk" "\0"
+	"VPUNPCKLQDQZrmbkz" "\0"
+	"VPUNPCKLQDQZrmk" "\0"
+	"VPUNPCKLQDQZrmkz" "\0"
+	"VPUNPCKLQDQZrr" "\0"
+	"VPUNPCKLQDQZrrk" "\0"
+	"VPUNPCKLQDQZrrkz" "\0"
+	"VPUNPCKLQDQrm" "\0"
+	"VPUNPCKLQDQrr" "\0"
+	"VPUNPCKLWDYrm" "\0"
+	"VPUNPCKLWDYrr" "\0"
+	"VPUNPCKLWDZ128rm" "\0"
+	"VPUNPCKLWDZ128rmk" "\0"
+	"VPUNPCKLWDZ128rmkz" "\0"
+	"VPUNPCKLWDZ128rr" "\0"
+	"VPUNPCKLWDZ128rrk" "\0"
+	"VPUNPCKLWDZ128rrkz" "\0"
+	"VPUNPCKLWDZ256rm" "\0"
+	"VPUNPCKLWDZ256rmk" "\0"
+	"VPUNPCKLWDZ256rmkz" "\0"
+	"VPUNPCKLWDZ256rr" "\0"
+	"VPUNPCKLWDZ256rrk" "\0"
+	"VPUNPCKLWDZ256rrkz" "\0"
+	"VPUNPCKLWDZrm" "\0"
+	"VPUNPCKLWDZrmk" "\0"
+	"VPUNPCKLWDZrmkz" "\0"
+	"VPUNPCKLWDZrr" "\0"
+	"VPUNPCKLWDZrrk" "\0"
+	"VPUNPCKLWDZrrkz" "\0"
+	"VPUNPCKLWDrm" "\0"
+	"VPUNPCKLWDrr" "\0"
+	"VPXORDZ128rm" "\0"
+	"VPXORDZ128rmb" "\0"
+	"VPXORDZ128rmbk" "\0"
+	"VPXORDZ128rmbkz" "\0"
+	"VPXORDZ128rmk" "\0"
+	"VPXORDZ128rmkz" "\0"
+	"VPXORDZ128rr" "\0"
+	"VPXORDZ128rrk" "\0"
+	"VPXORDZ128rrkz" "\0"
+	"VPXORDZ256rm" "\0"
+	"VPXORDZ256rmb" "\0"
+	"VPXORDZ256rmbk" "\0"
+	"VPXORDZ256rmbkz" "\0"
+	"VPXORDZ256rmk" "\0"
+	"VPXORDZ256rmkz" "\0"
+	"VPXORDZ256rr" "\0"
+	"VPXORDZ256rrk" "\0"
+	"VPXORDZ256rrkz" "\0"
+	"VPXORDZrm" "\0"
+	"VPXORDZrmb" "\0"
+	"VPXORDZrmbk" "\0"
+	"VPXORDZrmbkz" "\0"
+	"VPXORDZrmk" "\0"
+	"VPXORDZrmkz" "\0"
+	"VPXORDZrr" "\0"
+	"VPXORDZrrk" "\0"
+	"VPXORDZrrkz" "\0"
+	"VPXORQZ128rm" "\0"
+	"VPXORQZ128rmb" "\0"
+	"VPXORQZ128rmbk" "\0"
+	"VPXORQZ128rmbkz" "\0"
+	"VPXORQZ128rmk" "\0"
+	"VPXORQZ128rmkz" "\0"
+	"VPXORQZ128rr" "\0"
+	"VPXORQZ128rrk" "\0"
+	"VPXORQZ128rrkz" "\0"
+	"VPXORQZ256rm" "\0"
+	"VPXORQZ256rmb" "\0"
+	"VPXORQZ256rmbk" "\0"
+	"VPXORQZ256rmbkz" "\0"
+	"VPXORQZ256rmk" "\0"
+	"VPXORQZ256rmkz" "\0"
+	"VPXORQZ256rr" "\0"
+	"VPXORQZ256rrk" "\0"
+	"VPXORQZ256rrkz" "\0"
+	"VPXORQZrm" "\0"
+	"VPXORQZrmb" "\0"
+	"VPXORQZrmbk" "\0"
+	"VPXORQZrmbkz" "\0"
+	"VPXORQZrmk" "\0"
+	"VPXORQZrmkz" "\0"
+	"VPXORQZrr" "\0"
+	"VPXORQZrrk" "\0"
+	"VPXORQZrrkz" "\0"
+	"VPXORYrm" "\0"
+	"VPXORYrr" "\0"
+	"VPXORrm" "\0"
+	"VPXORrr" "\0"
+	"VRANGEPDZ128rmbi" "\0"
+	"VRANGEPDZ128rmbik" "\0"
+	"VRANGEPDZ128rmbikz" "\0"
+	"VRANGEPDZ128rmi" "\0"
+	"VRANGEPDZ128rmik" "\0"
+	"VRANGEPDZ128rmikz" "\0"
+	"VRANGEPDZ128rri" "\0"
+	"VRANGEPDZ128rrik" "\0"
+	"VRANGEPDZ128rrikz" "\0"
+	"VRANGEPDZ256rmbi" "\0"
+	"VRANGEPDZ256rmbik" "\0"
+	"VRANGEPDZ256rmbikz" "\0"
+	"VRANGEPDZ256rmi" "\0"
+	"VRANGEPDZ256rmik" "\0"
+	"VRANGEPDZ256rmikz" "\0"
+	"VRANGEPDZ256rri" "\0"
+	"VRANGEPDZ256rrik" "\0"
+	"VRANGEPDZ256rrikz" "\0"
+	"VRANGEPDZrmbi" "\0"
+	"VRANGEPDZrmbik" "\0"
+	"VRANGEPDZrmbikz" "\0"
+	"VRANGEPDZrmi" "\0"
+	"VRANGEPDZrmik" "\0"
+	"VRANGEPDZrmikz" "\0"
+	"VRANGEPDZrri" "\0"
+	"VRANGEPDZrrib" "\0"
+	"VRANGEPDZrribk" "\0"
+	"VRANGEPDZrribkz" "\0"
+	"VRANGEPDZrrik" "\0"
+	"VRANGEPDZrrikz" "\0"
+	"VRANGEPSZ128rmbi" "\0"
+	"VRANGEPSZ128rmbik" "\0"
+	"VRANGEPSZ128rmbikz" "\0"
+	"VRANGEPSZ128rmi" "\0"
+	"VRANGEPSZ128rmik" "\0"
+	"VRANGEPSZ128rmikz" "\0"
+	"VRANGEPSZ128rri" "\0"
+	"VRANGEPSZ128rrik" "\0"
+	"VRANGEPSZ128rrikz" "\0"
+	"VRANGEPSZ256rmbi" "\0"
+	"VRANGEPSZ256rmbik" "\0"
+	"VRANGEPSZ256rmbikz" "\0"
+	"VRANGEPSZ256rmi" "\0"
+	"VRANGEPSZ256rmik" "\0"
+	"VRANGEPSZ256rmikz" "\0"
+	"VRANGEPSZ256rri" "\0"
+	"VRANGEPSZ256rrik" "\0"
+	"VRANGEPSZ256rrikz" "\0"
+	"VRANGEPSZrmbi" "\0"
+	"VRANGEPSZrmbik" "\0"
+	"VRANGEPSZrmbikz" "\0"
+	"VRANGEPSZrmi" "\0"
+	"VRANGEPSZrmik" "\0"
+	"VRANGEPSZrmikz" "\0"
+	"VRANGEPSZrri" "\0"
+	"VRANGEPSZrrib" "\0"
+	"VRANGEPSZrribk" "\0"
+	"VRANGEPSZrribkz" "\0"
+	"VRANGEPSZrrik" "\0"
+	"VRANGEPSZrrikz" "\0"
+	"VRANGESDZrmi" "\0"
+	"VRANGESDZrmik" "\0"
+	"VRANGESDZrmikz" "\0"
+	"VRANGESDZrri" "\0"
+	"VRANGESDZrrib" "\0"
+	"VRANGESDZrribk" "\0"
+	"VRANGESDZrribkz" "\0"
+	"VRANGESDZrrik" "\0"
+	"VRANGESDZrrikz" "\0"
+	"VRANGESSZrmi" "\0"
+	"VRANGESSZrmik" "\0"
+	"VRANGESSZrmikz" "\0"
+	"VRANGESSZrri" "\0"
+	"VRANGESSZrrib" "\0"
+	"VRANGESSZrribk" "\0"
+	"VRANGESSZrribkz" "\0"
+	"VRANGESSZrrik" "\0"
+	"VRANGESSZrrikz" "\0"
+	"VRCP14PDZ128m" "\0"
+	"VRCP14PDZ128mb" "\0"
+	"VRCP14PDZ128mbk" "\0"
+	"VRCP14PDZ128mbkz" "\0"
+	"VRCP14PDZ128mk" "\0"
+	"VRCP14PDZ128mkz" "\0"
+	"VRCP14PDZ128r" "\0"
+	"VRCP14PDZ128rk" "\0"
+	"VRCP14PDZ128rkz" "\0"
+	"VRCP14PDZ256m" "\0"
+	"VRCP14PDZ256mb" "\0"
+	"VRCP14PDZ256mbk" "\0"
+	"VRCP14PDZ256mbkz" "\0"
+	"VRCP14PDZ256mk" "\0"
+	"VRCP14PDZ256mkz" "\0"
+	"VRCP14PDZ256r" "\0"
+	"VRCP14PDZ256rk" "\0"
+	"VRCP14PDZ256rkz" "\0"
+	"VRCP14PDZm" "\0"
+	"VRCP14PDZmb" "\0"
+	"VRCP14PDZmbk" "\0"
+	"VRCP14PDZmbkz" "\0"
+	"VRCP14PDZmk" "\0"
+	"VRCP14PDZmkz" "\0"
+	"VRCP14PDZr" "\0"
+	"VRCP14PDZrk" "\0"
+	"VRCP14PDZrkz" "\0"
+	"VRCP14PSZ128m" "\0"
+	"VRCP14PSZ128mb" "\0"
+	"VRCP14PSZ128mbk" "\0"
+	"VRCP14PSZ128mbkz" "\0"
+	"VRCP14PSZ128mk" "\0"
+	"VRCP14PSZ128mkz" "\0"
+	"VRCP14PSZ128r" "\0"
+	"VRCP14PSZ128rk" "\0"
+	"VRCP14PSZ128rkz" "\0"
+	"VRCP14PSZ256m" "\0"
+	"VRCP14PSZ256mb" "\0"
+	"VRCP14PSZ256mbk" "\0"
+	"VRCP14PSZ256mbkz" "\0"
+	"VRCP14PSZ256mk" "\0"
+	"VRCP14PSZ256mkz" "\0"
+	"VRCP14PSZ256r" "\0"
+	"VRCP14PSZ256rk" "\0"
+	"VRCP14PSZ256rkz" "\0"
+	"VRCP14PSZm" "\0"
+	"VRCP14PSZmb" "\0"
+	"VRCP14PSZmbk" "\0"
+	"VRCP14PSZmbkz" "\0"
+	"VRCP14PSZmk" "\0"
+	"VRCP14PSZmkz" "\0"
+	"VRCP14PSZr" "\0"
+	"VRCP14PSZrk" "\0"
+	"VRCP14PSZrkz" "\0"
+	"VRCP14SDZrm" "\0"
+	"VRCP14SDZrmk" "\0"
+	"VRCP14SDZrmkz" "\0"
+	"VRCP14SDZrr" "\0"
+	"VRCP14SDZrrk" "\0"
+	"VRCP14SDZrrkz" "\0"
+	"VRCP14SSZrm" "\0"
+	"VRCP14SSZrmk" "\0"
+	"VRCP14SSZrmkz" "\0"
+	"VRCP14SSZrr" "\0"
+	"VRCP14SSZrrk" "\0"
+	"VRCP14SSZrrkz" "\0"
+	"VRCP28PDZm" "\0"
+	"VRCP28PDZmb" "\0"
+	"VRCP28PDZmbk" "\0"
+	"VRCP28PDZmbkz" "\0"
+	"VRCP28PDZmk" "\0"
+	"VRCP28PDZmkz" "\0"
+	"VRCP28PDZr" "\0"
+	"VRCP28PDZrb" "\0"
+	"VRCP28PDZrbk" "\0"
+	"VRCP28PDZrbkz" "\0"
+	"VRCP28PDZrk" "\0"
+	"VRCP28PDZrkz" "\0"
+	"VRCP28PSZm" "\0"
+	"VRCP28PSZmb" "\0"
+	"VRCP28PSZmbk" "\0"
+	"VRCP28PSZmbkz" "\0"
+	"VRCP28PSZmk" "\0"
+	"VRCP28PSZmkz" "\0"
+	"VRCP28PSZr" "\0"
+	"VRCP28PSZrb" "\0"
+	"VRCP28PSZrbk" "\0"
+	"VRCP28PSZrbkz" "\0"
+	"VRCP28PSZrk" "\0"
+	"VRCP28PSZrkz" "\0"
+	"VRCP28SDZm" "\0"
+	"VRCP28SDZmk" "\0"
+	"VRCP28SDZmkz" "\0"
+	"VRCP28SDZr" "\0"
+	"VRCP28SDZrb" "\0"
+	"VRCP28SDZrbk" "\0"
+	"VRCP28SDZrbkz" "\0"
+	"VRCP28SDZrk" "\0"
+	"VRCP28SDZrkz" "\0"
+	"VRCP28SSZm" "\0"
+	"VRCP28SSZmk" "\0"
+	"VRCP28SSZmkz" "\0"
+	"VRCP28SSZr" "\0"
+	"VRCP28SSZrb" "\0"
+	"VRCP28SSZrbk" "\0"
+	"VRCP28SSZrbkz" "\0"
+	"VRCP28SSZrk" "\0"
+	"VRCP28SSZrkz" "\0"
+	"VRCPPHZ128m" "\0"
+	"VRCPPHZ128mb" "\0"
+	"VRCPPHZ128mbk" "\0"
+	"VRCPPHZ128mbkz" "\0"
+	"VRCPPHZ128mk" "\0"
+	"VRCPPHZ128mkz" "\0"
+	"VRCPPHZ128r" "\0"
+	"VRCPPHZ128rk" "\0"
+	"VRCPPHZ128rkz" "\0"
+	"VRCPPHZ256m" "\0"
+	"VRCPPHZ256mb" "\0"
+	"VRCPPHZ256mbk" "\0"
+	"VRCPPHZ256mbkz" "\0"
+	"VRCPPHZ256mk" "\0"
+	"VRCPPHZ256mkz" "\0"
+	"VRCPPHZ256r" "\0"
+	"VRCPPHZ256rk" "\0"
+	"VRCPPHZ256rkz" "\0"
+	"VRCPPHZm" "\0"
+	"VRCPPHZmb" "\0"
+	"VRCPPHZmbk" "\0"
+	"VRCPPHZmbkz" "\0"
+	"VRCPPHZmk" "\0"
+	"VRCPPHZmkz" "\0"
+	"VRCPPHZr" "\0"
+	"VRCPPHZrk" "\0"
+	"VRCPPHZrkz" "\0"
+	"VRCPPSYm" "\0"
+	"VRCPPSYr" "\0"
+	"VRCPPSm" "\0"
+	"VRCPPSr" "\0"
+	"VRCPSHZrm" "\0"
+	"VRCPSHZrmk" "\0"
+	"VRCPSHZrmkz" "\0"
+	"VRCPSHZrr" "\0"
+	"VRCPSHZrrk" "\0"
+	"VRCPSHZrrkz" "\0"
+	"VRCPSSm" "\0"
+	"VRCPSSm_Int" "\0"
+	"VRCPSSr" "\0"
+	"VRCPSSr_Int" "\0"
+	"VREDUCEPDZ128rmbi" "\0"
+	"VREDUCEPDZ128rmbik" "\0"
+	"VREDUCEPDZ128rmbikz" "\0"
+	"VREDUCEPDZ128rmi" "\0"
+	"VREDUCEPDZ128rmik" "\0"
+	"VREDUCEPDZ128rmikz" "\0"
+	"VREDUCEPDZ128rri" "\0"
+	"VREDUCEPDZ128rrik" "\0"
+	"VREDUCEPDZ128rrikz" "\0"
+	"VREDUCEPDZ256rmbi" "\0"
+	"VREDUCEPDZ256rmbik" "\0"
+	"VREDUCEPDZ256rmbikz" "\0"
+	"VREDUCEPDZ256rmi" "\0"
+	"VREDUCEPDZ256rmik" "\0"
+	"VREDUCEPDZ256rmikz" "\0"
+	"VREDUCEPDZ256rri" "\0"
+	"VREDUCEPDZ256rrik" "\0"
+	"VREDUCEPDZ256rrikz" "\0"
+	"VREDUCEPDZrmbi" "\0"
+	"VREDUCEPDZrmbik" "\0"
+	"VREDUCEPDZrmbikz" "\0"
+	"VREDUCEPDZrmi" "\0"
+	"VREDUCEPDZrmik" "\0"
+	"VREDUCEPDZrmikz" "\0"
+	"VREDUCEPDZrri" "\0"
+	"VREDUCEPDZrrib" "\0"
+	"VREDUCEPDZrribk" "\0"
+	"VREDUCEPDZrribkz" "\0"
+	"VREDUCEPDZrrik" "\0"
+	"VREDUCEPDZrrikz" "\0"
+	"VREDUCEPHZ128rmbi" "\0"
+	"VREDUCEPHZ128rmbik" "\0"
+	"VREDUCEPHZ128rmbikz" "\0"
+	"VREDUCEPHZ128rmi" "\0"
+	"VREDUCEPHZ128rmik" "\0"
+	"VREDUCEPHZ128rmikz" "\0"
+	"VREDUCEPHZ128rri" "\0"
+	"VREDUCEPHZ128rrik" "\0"
+	"VREDUCEPHZ128rrikz" "\0"
+	"VREDUCEPHZ256rmbi" "\0"
+	"VREDUCEPHZ256rmbik" "\0"
+	"VREDUCEPHZ256rmbikz" "\0"
+	"VREDUCEPHZ256rmi" "\0"
+	"VREDUCEPHZ256rmik" "\0"
+	"VREDUCEPHZ256rmikz" "\0"
+	"VREDUCEPHZ256rri" "\0"
+	"VREDUCEPHZ256rrik" "\0"
+	"VREDUCEPHZ256rrikz" "\0"
+	"VREDUCEPHZrmbi" "\0"
+	"VREDUCEPHZrmbik" "\0"
+	"VREDUCEPHZrmbikz" "\0"
+	"VREDUCEPHZrmi" "\0"
+	"VREDUCEPHZrmik" "\0"
+	"VREDUCEPHZrmikz" "\0"
+	"VREDUCEPHZrri" "\0"
+	"VREDUCEPHZrrib" "\0"
+	"VREDUCEPHZrribk" "\0"
+	"VREDUCEPHZrribkz" "\0"
+	"VREDUCEPHZrrik" "\0"
+	"VREDUCEPHZrrikz" "\0"
+	"VREDUCEPSZ128rmbi" "\0"
+	"VREDUCEPSZ128rmbik" "\0"
+	"VREDUCEPSZ128rmbikz" "\0"
+	"VREDUCEPSZ128rmi" "\0"
+	"VREDUCEPSZ128rmik" "\0"
+	"VREDUCEPSZ128rmikz" "\0"
+	"VREDUCEPSZ128rri" "\0"
+	"VREDUCEPSZ128rrik" "\0"
+	"VREDUCEPSZ128rrikz" "\0"
+	"VREDUCEPSZ256rmbi" "\0"
+	"VREDUCEPSZ256rmbik" "\0"
+	"VREDUCEPSZ256rmbikz" "\0"
+	"VREDUCEPSZ256rmi" "\0"
+	"VREDUCEPSZ256rmik" "\0"
+	"VREDUCEPSZ256rmikz" "\0"
+	"VREDUCEPSZ256rri" "\0"
+	"VREDUCEPSZ256rrik" "\0"
+	"VREDUCEPSZ256rrikz" "\0"
+	"VREDUCEPSZrmbi" "\0"
+	"VREDUCEPSZrmbik" "\0"
+	"VREDUCEPSZrmbikz" "\0"
+	"VREDUCEPSZrmi" "\0"
+	"VREDUCEPSZrmik" "\0"
+	"VREDUCEPSZrmikz" "\0"
+	"VREDUCEPSZrri" "\0"
+	"VREDUCEPSZrrib" "\0"
+	"VREDUCEPSZrribk" "\0"
+	"VREDUCEPSZrribkz" "\0"
+	"VREDUCEPSZrrik" "\0"
+	"VREDUCEPSZrrikz" "\0"
+	"VREDUCESDZrmi" "\0"
+	"VREDUCESDZrmik" "\0"
+	"VREDUCESDZrmikz" "\0"
+	"VREDUCESDZrri" "\0"
+	"VREDUCESDZrrib" "\0"
+	"VREDUCESDZrribk" "\0"
+	"VREDUCESDZrribkz" "\0"
+	"VREDUCESDZrrik" "\0"
+	"VREDUCESDZrrikz" "\0"
+	"VREDUCESHZrmi" "\0"
+	"VREDUCESHZrmik" "\0"
+	"VREDUCESHZrmikz" "\0"
+	"VREDUCESHZrri" "\0"
+	"VREDUCESHZrrib" "\0"
+	"VREDUCESHZrribk" "\0"
+	"VREDUCESHZrribkz" "\0"
+	"VREDUCESHZrrik" "\0"
+	"VREDUCESHZrrikz" "\0"
+	"VREDUCESSZrmi" "\0"
+	"VREDUCESSZrmik" "\0"
+	"VREDUCESSZrmikz" "\0"
+	"VREDUCESSZrri" "\0"
+	"VREDUCESSZrrib" "\0"
+	"VREDUCESSZrribk" "\0"
+	"VREDUCESSZrribkz" "\0"
+	"VREDUCESSZrrik" "\0"
+	"VREDUCESSZrrikz" "\0"
+	"VRNDSCALEPDZ128rmbi" "\0"
+	"VRNDSCALEPDZ128rmbik" "\0"
+	"VRNDSCALEPDZ128rmbikz" "\0"
+	"VRNDSCALEPDZ128rmi" "\0"
+	"VRNDSCALEPDZ128rmik" "\0"
+	"VRNDSCALEPDZ128rmikz" "\0"
+	"VRNDSCALEPDZ128rri" "\0"
+	"VRNDSCALEPDZ128rrik" "\0"
+	"VRNDSCALEPDZ128rrikz" "\0"
+	"VRNDSCALEPDZ256rmbi" "\0"
+	"VRNDSCALEPDZ256rmbik" "\0"
+	"VRNDSCALEPDZ256rmbikz" "\0"
+	"VRNDSCALEPDZ256rmi" "\0"
+	"VRNDSCALEPDZ256rmik" "\0"
+	"VRNDSCALEPDZ256rmikz" "\0"
+	"VRNDSCALEPDZ256rri" "\0"
+	"VRNDSCALEPDZ256rrik" "\0"
+	"VRNDSCALEPDZ256rrikz" "\0"
+	"VRNDSCALEPDZrmbi" "\0"
+	"VRNDSCALEPDZrmbik" "\0"
+	"VRNDSCALEPDZrmbikz" "\0"
+	"VRNDSCALEPDZrmi" "\0"
+	"VRNDSCALEPDZrmik" "\0"
+	"VRNDSCALEPDZrmikz" "\0"
+	"VRNDSCALEPDZrri" "\0"
+	"VRNDSCALEPDZrrib" "\0"
+	"VRNDSCALEPDZrribk" "\0"
+	"VRNDSCALEPDZrribkz" "\0"
+	"VRNDSCALEPDZrrik" "\0"
+	"VRNDSCALEPDZrrikz" "\0"
+	"VRNDSCALEPHZ128rmbi" "\0"
+	"VRNDSCALEPHZ128rmbik" "\0"
+	"VRNDSCALEPHZ128rmbikz" "\0"
+	"VRNDSCALEPHZ128rmi" "\0"
+	"VRNDSCALEPHZ128rmik" "\0"
+	"VRNDSCALEPHZ128rmikz" "\0"
+	"VRNDSCALEPHZ128rri" "\0"
+	"VRNDSCALEPHZ128rrik" "\0"
+	"VRNDSCALEPHZ128rrikz" "\0"
+	"VRNDSCALEPHZ256rmbi" "\0"
+	"VRNDSCALEPHZ256rmbik" "\0"
+	"VRNDSCALEPHZ256rmbikz" "\0"
+	"VRNDSCALEPHZ256rmi" "\0"
+	"VRNDSCALEPHZ256rmik" "\0"
+	"VRNDSCALEPHZ256rmikz" "\0"
+	"VRNDSCALEPHZ256rri" "\0"
+	"VRNDSCALEPHZ256rrik" "\0"
+	"VRNDSCALEPHZ256rrikz" "\0"
+	"VRNDSCALEPHZrmbi" "\0"
+	"VRNDSCALEPHZrmbik" "\0"
+	"VRNDSCALEPHZrmbikz" "\0"
+	"VRNDSCALEPHZrmi" "\0"
+	"VRNDSCALEPHZrmik" "\0"
+	"VRNDSCALEPHZrmikz" "\0"
+	"VRNDSCALEPHZrri" "\0"
+	"VRNDSCALEPHZrrib" "\0"
+	"VRNDSCALEPHZrribk" "\0"
+	"VRNDSCALEPHZrribkz" "\0"
+	"VRNDSCALEPHZrrik" "\0"
+	"VRNDSCALEPHZrrikz" "\0"
+	"VRNDSCALEPSZ128rmbi" "\0"
+	"VRNDSCALEPSZ128rmbik" "\0"
+	"VRNDSCALEPSZ128rmbikz" "\0"
+	"VRNDSCALEPSZ128rmi" "\0"
+	"VRNDSCALEPSZ128rmik" "\0"
+	"VRNDSCALEPSZ128rmikz" "\0"
+	"VRNDSCALEPSZ128rri" "\0"
+	"VRNDSCALEPSZ128rrik" "\0"
+	"VRNDSCALEPSZ128rrikz" "\0"
+	"VRNDSCALEPSZ256rmbi" "\0"
+	"VRNDSCALEPSZ256rmbik" "\0"
+	"VRNDSCALEPSZ256rmbikz" "\0"
+	"VRNDSCALEPSZ256rmi" "\0"
+	"VRNDSCALEPSZ256rmik" "\0"
+	"VRNDSCALEPSZ256rmikz" "\0"
+	"VRNDSCALEPSZ256rri" "\0"
+	"VRNDSCALEPSZ256rrik" "\0"
+	"VRNDSCALEPSZ256rrikz" "\0"
+	"VRNDSCALEPSZrmbi" "\0"
+	"VRNDSCALEPSZrmbik" "\0"
+	"VRNDSCALEPSZrmbikz" "\0"
+	"VRNDSCALEPSZrmi" "\0"
+	"VRNDSCALEPSZrmik" "\0"
+	"VRNDSCALEPSZrmikz" "\0"
+	"VRNDSCALEPSZrri" "\0"
+	"VRNDSCALEPSZrrib" "\0"
+	"VRNDSCALEPSZrribk" "\0"
+	"VRNDSCALEPSZrribkz" "\0"
+	"VRNDSCALEPSZrrik" "\0"
+	"VRNDSCALEPSZrrikz" "\0"
+	"VRNDSCALESDZm" "\0"
+	"VRNDSCALESDZm_Int" "\0"
+	"VRNDSCALESDZm_Intk" "\0"
+	"VRNDSCALESDZm_Intkz" "\0"
+	"VRNDSCALESDZr" "\0"
+	"VRNDSCALESDZr_Int" "\0"
+	"VRNDSCALESDZr_Intk" "\0"
+	"VRNDSCALESDZr_Intkz" "\0"
+	"VRNDSCALESDZrb_Int" "\0"
+	"VRNDSCALESDZrb_Intk" "\0"
+	"VRNDSCALESDZrb_Intkz" "\0"
+	"VRNDSCALESHZm" "\0"
+	"VRNDSCALESHZm_Int" "\0"
+	"VRNDSCALESHZm_Intk" "\0"
+	"VRNDSCALESHZm_Intkz" "\0"
+	"VRNDSCALESHZr" "\0"
+	"VRNDSCALESHZr_Int" "\0"
+	"VRNDSCALESHZr_Intk" "\0"
+	"VRNDSCALESHZr_Intkz" "\0"
+	"VRNDSCALESHZrb_Int" "\0"
+	"VRNDSCALESHZrb_Intk" "\0"
+	"VRNDSCALESHZrb_Intkz" "\0"
+	"VRNDSCALESSZm" "\0"
+	"VRNDSCALESSZm_Int" "\0"
+	"VRNDSCALESSZm_Intk" "\0"
+	"VRNDSCALESSZm_Intkz" "\0"
+	"VRNDSCALESSZr" "\0"
+	"VRNDSCALESSZr_Int" "\0"
+	"VRNDSCALESSZr_Intk" "\0"
+	"VRNDSCALESSZr_Intkz" "\0"
+	"VRNDSCALESSZrb_Int" "\0"
+	"VRNDSCALESSZrb_Intk" "\0"
+	"VRNDSCALESSZrb_Intkz" "\0"
+	"VROUNDPDYmi" "\0"
+	"VROUNDPDYri" "\0"
+	"VROUNDPDmi" "\0"
+	"VROUNDPDri" "\0"
+	"VROUNDPSYmi" "\0"
+	"VROUNDPSYri" "\0"
+	"VROUNDPSmi" "\0"
+	"VROUNDPSri" "\0"
+	"VROUNDSDmi" "\0"
+	"VROUNDSDmi_Int" "\0"
+	"VROUNDSDri" "\0"
+	"VROUNDSDri_Int" "\0"
+	"VROUNDSSmi" "\0"
+	"VROUNDSSmi_Int" "\0"
+	"VROUNDSSri" "\0"
+	"VROUNDSSri_Int" "\0"
+	"VRSQRT14PDZ128m" "\0"
+	"VRSQRT14PDZ128mb" "\0"
+	"VRSQRT14PDZ128mbk" "\0"
+	"VRSQRT14PDZ128mbkz" "\0"
+	"VRSQRT14PDZ128mk" "\0"
+	"VRSQRT14PDZ128mkz" "\0"
+	"VRSQRT14PDZ128r" "\0"
+	"VRSQRT14PDZ128rk" "\0"
+	"VRSQRT14PDZ128rkz" "\0"
+	"VRSQRT14PDZ256m" "\0"
+	"VRSQRT14PDZ256mb" "\0"
+	"VRSQRT14PDZ256mbk" "\0"
+	"VRSQRT14PDZ256mbkz" "\0"
+	"VRSQRT14PDZ256mk" "\0"
+	"VRSQRT14PDZ256mkz" "\0"
+	"VRSQRT14PDZ256r" "\0"
+	"VRSQRT14PDZ256rk" "\0"
+	"VRSQRT14PDZ256rkz" "\0"
+	"VRSQRT14PDZm" "\0"
+	"VRSQRT14PDZmb" "\0"
+	"VRSQRT14PDZmbk" "\0"
+	"VRSQRT14PDZmbkz" "\0"
+	"VRSQRT14PDZmk" "\0"
+	"VRSQRT14PDZmkz" "\0"
+	"VRSQRT14PDZr" "\0"
+	"VRSQRT14PDZrk" "\0"
+	"VRSQRT14PDZrkz" "\0"
+	"VRSQRT14PSZ128m" "\0"
+	"VRSQRT14PSZ128mb" "\0"
+	"VRSQRT14PSZ128mbk" "\0"
+	"VRSQRT14PSZ128mbkz" "\0"
+	"VRSQRT14PSZ128mk" "\0"
+	"VRSQRT14PSZ128mkz" "\0"
+	"VRSQRT14PSZ128r" "\0"
+	"VRSQRT14PSZ128rk" "\0"
+	"VRSQRT14PSZ128rkz" "\0"
+	"VRSQRT14PSZ256m" "\0"
+	"VRSQRT14PSZ256mb" "\0"
+	"VRSQRT14PSZ256mbk" "\0"
+	"VRSQRT14PSZ256mbkz" "\0"
+	"VRSQRT14PSZ256mk" "\0"
+	"VRSQRT14PSZ256mkz" "\0"
+	"VRSQRT14PSZ256r" "\0"
+	"VRSQRT14PSZ256rk" "\0"
+	"VRSQRT14PSZ256rkz" "\0"
+	"VRSQRT14PSZm" "\0"
+	"VRSQRT14PSZmb" "\0"
+	"VRSQRT14PSZmbk" "\0"
+	"VRSQRT14PSZmbkz" "\0"
+	"VRSQRT14PSZmk" "\0"
+	"VRSQRT14PSZmkz" "\0"
+	"VRSQRT14PSZr" "\0"
+	"VRSQRT14PSZrk" "\0"
+	"VRSQRT14PSZrkz" "\0"
+	"VRSQRT14SDZrm" "\0"
+	"VRSQRT14SDZrmk" "\0"
+	"VRSQRT14SDZrmkz" "\0"
+	"VRSQRT14SDZrr" "\0"
+	"VRSQRT14SDZrrk" "\0"
+	"VRSQRT14SDZrrkz" "\0"
+	"VRSQRT14SSZrm" "\0"
+	"VRSQRT14SSZrmk" "\0"
+	"VRSQRT14SSZrmkz" "\0"
+	"VRSQRT14SSZrr" "\0"
+	"VRSQRT14SSZrrk" "\0"
+	"VRSQRT14SSZrrkz" "\0"
+	"VRSQRT28PDZm" "\0"
+	"VRSQRT28PDZmb" "\0"
+	"VRSQRT28PDZmbk" "\0"
+	"VRSQRT28PDZmbkz" "\0"
+	"VRSQRT28PDZmk" "\0"
+	"VRSQRT28PDZmkz" "\0"
+	"VRSQRT28PDZr" "\0"
+	"VRSQRT28PDZrb" "\0"
+	"VRSQRT28PDZrbk" "\0"
+	"VRSQRT28PDZrbkz" "\0"
+	"VRSQRT28PDZrk" "\0"
+	"VRSQRT28PDZrkz" "\0"
+	"VRSQRT28PSZm" "\0"
+	"VRSQRT28PSZmb" "\0"
+	"VRSQRT28PSZmbk" "\0"
+	"VRSQRT28PSZmbkz" "\0"
+	"VRSQRT28PSZmk" "\0"
+	"VRSQRT28PSZmkz" "\0"
+	"VRSQRT28PSZr" "\0"
+	"VRSQRT28PSZrb" "\0"
+	"VRSQRT28PSZrbk" "\0"
+	"VRSQRT28PSZrbkz" "\0"
+	"VRSQRT28PSZrk" "\0"
+	"VRSQRT28PSZrkz" "\0"
+	"VRSQRT28SDZm" "\0"
+	"VRSQRT28SDZmk" "\0"
+	"VRSQRT28SDZmkz" "\0"
+	"VRSQRT28SDZr" "\0"
+	"VRSQRT28SDZrb" "\0"
+	"VRSQRT28SDZrbk" "\0"
+	"VRSQRT28SDZrbkz" "\0"
+	"VRSQRT28SDZrk" "\0"
+	"VRSQRT28SDZrkz" "\0"
+	"VRSQRT28SSZm" "\0"
+	"VRSQRT28SSZmk" "\0"
+	"VRSQRT28SSZmkz" "\0"
+	"VRSQRT28SSZr" "\0"
+	"VRSQRT28SSZrb" "\0"
+	"VRSQRT28SSZrbk" "\0"
+	"VRSQRT28SSZrbkz" "\0"
+	"VRSQRT28SSZrk" "\0"
+	"VRSQRT28SSZrkz" "\0"
+	"VRSQRTPHZ128m" "\0"
+	"VRSQRTPHZ128mb" "\0"
+	"VRSQRTPHZ128mbk" "\0"
+	"VRSQRTPHZ128mbkz" "\0"
+	"VRSQRTPHZ128mk" "\0"
+	"VRSQRTPHZ128mkz" "\0"
+	"VRSQRTPHZ128r" "\0"
+	"VRSQRTPHZ128rk" "\0"
+	"VRSQRTPHZ128rkz" "\0"
+	"VRSQRTPHZ256m" "\0"
+	"VRSQRTPHZ256mb" "\0"
+	"VRSQRTPHZ256mbk" "\0"
+	"VRSQRTPHZ256mbkz" "\0"
+	"VRSQRTPHZ256mk" "\0"
+	"VRSQRTPHZ256mkz" "\0"
+	"VRSQRTPHZ256r" "\0"
+	"VRSQRTPHZ256rk" "\0"
+	"VRSQRTPHZ256rkz" "\0"
+	"VRSQRTPHZm" "\0"
+	"VRSQRTPHZmb" "\0"
+	"VRSQRTPHZmbk" "\0"
+	"VRSQRTPHZmbkz" "\0"
+	"VRSQRTPHZmk" "\0"
+	"VRSQRTPHZmkz" "\0"
+	"VRSQRTPHZr" "\0"
+	"VRSQRTPHZrk" "\0"
+	"VRSQRTPHZrkz" "\0"
+	"VRSQRTPSYm" "\0"
+	"VRSQRTPSYr" "\0"
+	"VRSQRTPSm" "\0"
+	"VRSQRTPSr" "\0"
+	"VRSQRTSHZrm" "\0"
+	"VRSQRTSHZrmk" "\0"
+	"VRSQRTSHZrmkz" "\0"
+	"VRSQRTSHZrr" "\0"
+	"VRSQRTSHZrrk" "\0"
+	"VRSQRTSHZrrkz" "\0"
+	"VRSQRTSSm" "\0"
+	"VRSQRTSSm_Int" "\0"
+	"VRSQRTSSr" "\0"
+	"VRSQRTSSr_Int" "\0"
+	"VSCALEFPDZ128rm" "\0"
+	"VSCALEFPDZ128rmb" "\0"
+	"VSCALEFPDZ128rmbk" "\0"
+	"VSCALEFPDZ128rmbkz" "\0"
+	"VSCALEFPDZ128rmk" "\0"
+	"VSCALEFPDZ128rmkz" "\0"
+	"VSCALEFPDZ128rr" "\0"
+	"VSCALEFPDZ128rrk" "\0"
+	"VSCALEFPDZ128rrkz" "\0"
+	"VSCALEFPDZ256rm" "\0"
+	"VSCALEFPDZ256rmb" "\0"
+	"VSCALEFPDZ256rmbk" "\0"
+	"VSCALEFPDZ256rmbkz" "\0"
+	"VSCALEFPDZ256rmk" "\0"
+	"VSCALEFPDZ256rmkz" "\0"
+	"VSCALEFPDZ256rr" "\0"
+	"VSCALEFPDZ256rrk" "\0"
+	"VSCALEFPDZ256rrkz" "\0"
+	"VSCALEFPDZrm" "\0"
+	"VSCALEFPDZrmb" "\0"
+	"VSCALEFPDZrmbk" "\0"
+	"VSCALEFPDZrmbkz" "\0"
+	"VSCALEFPDZrmk" "\0"
+	"VSCALEFPDZrmkz" "\0"
+	"VSCALEFPDZrr" "\0"
+	"VSCALEFPDZrrb" "\0"
+	"VSCALEFPDZrrbk" "\0"
+	"VSCALEFPDZrrbkz" "\0"
+	"VSCALEFPDZrrk" "\0"
+	"VSCALEFPDZrrkz" "\0"
+	"VSCALEFPHZ128rm" "\0"
+	"VSCALEFPHZ128rmb" "\0"
+	"VSCALEFPHZ128rmbk" "\0"
+	"VSCALEFPHZ128rmbkz" "\0"
+	"VSCALEFPHZ128rmk" "\0"
+	"VSCALEFPHZ128rmkz" "\0"
+	"VSCALEFPHZ128rr" "\0"
+	"VSCALEFPHZ128rrk" "\0"
+	"VSCALEFPHZ128rrkz" "\0"
+	"VSCALEFPHZ256rm" "\0"
+	"VSCALEFPHZ256rmb" "\0"
+	"VSCALEFPHZ256rmbk" "\0"
+	"VSCALEFPHZ256rmbkz" "\0"
+	"VSCALEFPHZ256rmk" "\0"
+	"VSCALEFPHZ256rmkz" "\0"
+	"VSCALEFPHZ256rr" "\0"
+	"VSCALEFPHZ256rrk" "\0"
+	"VSCALEFPHZ256rrkz" "\0"
+	"VSCALEFPHZrm" "\0"
+	"VSCALEFPHZrmb" "\0"
+	"VSCALEFPHZrmbk" "\0"
+	"VSCALEFPHZrmbkz" "\0"
+	"VSCALEFPHZrmk" "\0"
+	"VSCALEFPHZrmkz" "\0"
+	"VSCALEFPHZrr" "\0"
+	"VSCALEFPHZrrb" "\0"
+	"VSCALEFPHZrrbk" "\0"
+	"VSCALEFPHZrrbkz" "\0"
+	"VSCALEFPHZrrk" "\0"
+	"VSCALEFPHZrrkz" "\0"
+	"VSCALEFPSZ128rm" "\0"
+	"VSCALEFPSZ128rmb" "\0"
+	"VSCALEFPSZ128rmbk" "\0"
+	"VSCALEFPSZ128rmbkz" "\0"
+	"VSCALEFPSZ128rmk" "\0"
+	"VSCALEFPSZ128rmkz" "\0"
+	"VSCALEFPSZ128rr" "\0"
+	"VSCALEFPSZ128rrk" "\0"
+	"VSCALEFPSZ128rrkz" "\0"
+	"VSCALEFPSZ256rm" "\0"
+	"VSCALEFPSZ256rmb" "\0"
+	"VSCALEFPSZ256rmbk" "\0"
+	"VSCALEFPSZ256rmbkz" "\0"
+	"VSCALEFPSZ256rmk" "\0"
+	"VSCALEFPSZ256rmkz" "\0"
+	"VSCALEFPSZ256rr" "\0"
+	"VSCALEFPSZ256rrk" "\0"
+	"VSCALEFPSZ256rrkz" "\0"
+	"VSCALEFPSZrm" "\0"
+	"VSCALEFPSZrmb" "\0"
+	"VSCALEFPSZrmbk" "\0"
+	"VSCALEFPSZrmbkz" "\0"
+	"VSCALEFPSZrmk" "\0"
+	"VSCALEFPSZrmkz" "\0"
+	"VSCALEFPSZrr" "\0"
+	"VSCALEFPSZrrb" "\0"
+	"VSCALEFPSZrrbk" "\0"
+	"VSCALEFPSZrrbkz" "\0"
+	"VSCALEFPSZrrk" "\0"
+	"VSCALEFPSZrrkz" "\0"
+	"VSCALEFSDZrm" "\0"
+	"VSCALEFSDZrmk" "\0"
+	"VSCALEFSDZrmkz" "\0"
+	"VSCALEFSDZrr" "\0"
+	"VSCALEFSDZrrb_Int" "\0"
+	"VSCALEFSDZrrb_Intk" "\0"
+	"VSCALEFSDZrrb_Intkz" "\0"
+	"VSCALEFSDZrrk" "\0"
+	"VSCALEFSDZrrkz" "\0"
+	"VSCALEFSHZrm" "\0"
+	"VSCALEFSHZrmk" "\0"
+	"VSCALEFSHZrmkz" "\0"
+	"VSCALEFSHZrr" "\0"
+	"VSCALEFSHZrrb_Int" "\0"
+	"VSCALEFSHZrrb_Intk" "\0"
+	"VSCALEFSHZrrb_Intkz" "\0"
+	"VSCALEFSHZrrk" "\0"
+	"VSCALEFSHZrrkz" "\0"
+	"VSCALEFSSZrm" "\0"
+	"VSCALEFSSZrmk" "\0"
+	"VSCALEFSSZrmkz" "\0"
+	"VSCALEFSSZrr" "\0"
+	"VSCALEFSSZrrb_Int" "\0"
+	"VSCALEFSSZrrb_Intk" "\0"
+	"VSCALEFSSZrrb_Intkz" "\0"
+	"VSCALEFSSZrrk" "\0"
+	"VSCALEFSSZrrkz" "\0"
+	"VSCATTERDPDZ128mr" "\0"
+	"VSCATTERDPDZ256mr" "\0"
+	"VSCATTERDPDZmr" "\0"
+	"VSCATTERDPSZ128mr" "\0"
+	"VSCATTERDPSZ256mr" "\0"
+	"VSCATTERDPSZmr" "\0"
+	"VSCATTERPF0DPDm" "\0"
+	"VSCATTERPF0DPSm" "\0"
+	"VSCATTERPF0QPDm" "\0"
+	"VSCATTERPF0QPSm" "\0"
+	"VSCATTERPF1DPDm" "\0"
+	"VSCATTERPF1DPSm" "\0"
+	"VSCATTERPF1QPDm" "\0"
+	"VSCATTERPF1QPSm" "\0"
+	"VSCATTERQPDZ128mr" "\0"
+	"VSCATTERQPDZ256mr" "\0"
+	"VSCATTERQPDZmr" "\0"
+	"VSCATTERQPSZ128mr" "\0"
+	"VSCATTERQPSZ256mr" "\0"
+	"VSCATTERQPSZmr" "\0"
+	"VSHA512MSG1rr" "\0"
+	"VSHA512MSG2rr" "\0"
+	"VSHA512RNDS2rr" "\0"
+	"VSHUFF32X4Z256rmbi" "\0"
+	"VSHUFF32X4Z256rmbik" "\0"
+	"VSHUFF32X4Z256rmbikz" "\0"
+	"VSHUFF32X4Z256rmi" "\0"
+	"VSHUFF32X4Z256rmik" "\0"
+	"VSHUFF32X4Z256rmikz" "\0"
+	"VSHUFF32X4Z256rri" "\0"
+	"VSHUFF32X4Z256rrik" "\0"
+	"VSHUFF32X4Z256rrikz" "\0"
+	"VSHUFF32X4Zrmbi" "\0"
+	"VSHUFF32X4Zrmbik" "\0"
+	"VSHUFF32X4Zrmbikz" "\0"
+	"VSHUFF32X4Zrmi" "\0"
+	"VSHUFF32X4Zrmik" "\0"
+	"VSHUFF32X4Zrmikz" "\0"
+	"VSHUFF32X4Zrri" "\0"
+	"VSHUFF32X4Zrrik" "\0"
+	"VSHUFF32X4Zrrikz" "\0"
+	"VSHUFF64X2Z256rmbi" "\0"
+	"VSHUFF64X2Z256rmbik" "\0"
+	"VSHUFF64X2Z256rmbikz" "\0"
+	"VSHUFF64X2Z256rmi" "\0"
+	"VSHUFF64X2Z256rmik" "\0"
+	"VSHUFF64X2Z256rmikz" "\0"
+	"VSHUFF64X2Z256rri" "\0"
+	"VSHUFF64X2Z256rrik" "\0"
+	"VSHUFF64X2Z256rrikz" "\0"
+	"VSHUFF64X2Zrmbi" "\0"
+	"VSHUFF64X2Zrmbik" "\0"
+	"VSHUFF64X2Zrmbikz" "\0"
+	"VSHUFF64X2Zrmi" "\0"
+	"VSHUFF64X2Zrmik" "\0"
+	"VSHUFF64X2Zrmikz" "\0"
+	"VSHUFF64X2Zrri" "\0"
+	"VSHUFF64X2Zrrik" "\0"
+	"VSHUFF64X2Zrrikz" "\0"
+	"VSHUFI32X4Z256rmbi" "\0"
+	"VSHUFI32X4Z256rmbik" "\0"
+	"VSHUFI32X4Z256rmbikz" "\0"
+	"VSHUFI32X4Z256rmi" "\0"
+	"VSHUFI32X4Z256rmik" "\0"
+	"VSHUFI32X4Z256rmikz" "\0"
+	"VSHUFI32X4Z256rri" "\0"
+	"VSHUFI32X4Z256rrik" "\0"
+	"VSHUFI32X4Z256rrikz" "\0"
+	"VSHUFI32X4Zrmbi" "\0"
+	"VSHUFI32X4Zrmbik" "\0"
+	"VSHUFI32X4Zrmbikz" "\0"
+	"VSHUFI32X4Zrmi" "\0"
+	"VSHUFI32X4Zrmik" "\0"
+	"VSHUFI32X4Zrmikz" "\0"
+	"VSHUFI32X4Zrri" "\0"
+	"VSHUFI32X4Zrrik" "\0"
+	"VSHUFI32X4Zrrikz" "\0"
+	"VSHUFI64X2Z256rmbi" "\0"
+	"VSHUFI64X2Z256rmbik" "\0"
+	"VSHUFI64X2Z256rmbikz" "\0"
+	"VSHUFI64X2Z256rmi" "\0"
+	"VSHUFI64X2Z256rmik" "\0"
+	"VSHUFI64X2Z256rmikz" "\0"
+	"VSHUFI64X2Z256rri" "\0"
+	"VSHUFI64X2Z256rrik" "\0"
+	"VSHUFI64X2Z256rrikz" "\0"
+	"VSHUFI64X2Zrmbi" "\0"
+	"VSHUFI64X2Zrmbik" "\0"
+	"VSHUFI64X2Zrmbikz" "\0"
+	"VSHUFI64X2Zrmi" "\0"
+	"VSHUFI64X2Zrmik" "\0"
+	"VSHUFI64X2Zrmikz" "\0"
+	"VSHUFI64X2Zrri" "\0"
+	"VSHUFI64X2Zrrik" "\0"
+	"VSHUFI64X2Zrrikz" "\0"
+	"VSHUFPDYrmi" "\0"
+	"VSHUFPDYrri" "\0"
+	"VSHUFPDZ128rmbi" "\0"
+	"VSHUFPDZ128rmbik" "\0"
+	"VSHUFPDZ128rmbikz" "\0"
+	"VSHUFPDZ128rmi" "\0"
+	"VSHUFPDZ128rmik" "\0"
+	"VSHUFPDZ128rmikz" "\0"
+	"VSHUFPDZ128rri" "\0"
+	"VSHUFPDZ128rrik" "\0"
+	"VSHUFPDZ128rrikz" "\0"
+	"VSHUFPDZ256rmbi" "\0"
+	"VSHUFPDZ256rmbik" "\0"
+	"VSHUFPDZ256rmbikz" "\0"
+	"VSHUFPDZ256rmi" "\0"
+	"VSHUFPDZ256rmik" "\0"
+	"VSHUFPDZ256rmikz" "\0"
+	"VSHUFPDZ256rri" "\0"
+	"VSHUFPDZ256rrik" "\0"
+	"VSHUFPDZ256rrikz" "\0"
+	"VSHUFPDZrmbi" "\0"
+	"VSHUFPDZrmbik" "\0"
+	"VSHUFPDZrmbikz" "\0"
+	"VSHUFPDZrmi" "\0"
+	"VSHUFPDZrmik" "\0"
+	"VSHUFPDZrmikz" "\0"
+	"VSHUFPDZrri" "\0"
+	"VSHUFPDZrrik" "\0"
+	"VSHUFPDZrrikz" "\0"
+	"VSHUFPDrmi" "\0"
+	"VSHUFPDrri" "\0"
+	"VSHUFPSYrmi" "\0"
+	"VSHUFPSYrri" "\0"
+	"VSHUFPSZ128rmbi" "\0"
+	"VSHUFPSZ128rmbik" "\0"
+	"VSHUFPSZ128rmbikz" "\0"
+	"VSHUFPSZ128rmi" "\0"
+	"VSHUFPSZ128rmik" "\0"
+	"VSHUFPSZ128rmikz" "\0"
+	"VSHUFPSZ128rri" "\0"
+	"VSHUFPSZ128rrik" "\0"
+	"VSHUFPSZ128rrikz" "\0"
+	"VSHUFPSZ256rmbi" "\0"
+	"VSHUFPSZ256rmbik" "\0"
+	"VSHUFPSZ256rmbikz" "\0"
+	"VSHUFPSZ256rmi" "\0"
+	"VSHUFPSZ256rmik" "\0"
+	"VSHUFPSZ256rmikz" "\0"
+	"VSHUFPSZ256rri" "\0"
+	"VSHUFPSZ256rrik" "\0"
+	"VSHUFPSZ256rrikz" "\0"
+	"VSHUFPSZrmbi" "\0"
+	"VSHUFPSZrmbik" "\0"
+	"VSHUFPSZrmbikz" "\0"
+	"VSHUFPSZrmi" "\0"
+	"VSHUFPSZrmik" "\0"
+	"VSHUFPSZrmikz" "\0"
+	"VSHUFPSZrri" "\0"
+	"VSHUFPSZrrik" "\0"
+	"VSHUFPSZrrikz" "\0"
+	"VSHUFPSrmi" "\0"
+	"VSHUFPSrri" "\0"
+	"VSM3MSG1rm" "\0"
+	"VSM3MSG1rr" "\0"
+	"VSM3MSG2rm" "\0"
+	"VSM3MSG2rr" "\0"
+	"VSM3RNDS2rm" "\0"
+	"VSM3RNDS2rr" "\0"
+	"VSM4KEY4Yrm" "\0"
+	"VSM4KEY4Yrr" "\0"
+	"VSM4KEY4rm" "\0"
+	"VSM4KEY4rr" "\0"
+	"VSM4RNDS4Yrm" "\0"
+	"VSM4RNDS4Yrr" "\0"
+	"VSM4RNDS4rm" "\0"
+	"VSM4RNDS4rr" "\0"
+	"VSQRTPDYm" "\0"
+	"VSQRTPDYr" "\0"
+	"VSQRTPDZ128m" "\0"
+	"VSQRTPDZ128mb" "\0"
+	"VSQRTPDZ128mbk" "\0"
+	"VSQRTPDZ128mbkz" "\0"
+	"VSQRTPDZ128mk" "\0"
+	"VSQRTPDZ128mkz" "\0"
+	"VSQRTPDZ128r" "\0"
+	"VSQRTPDZ128rk" "\0"
+	"VSQRTPDZ128rkz" "\0"
+	"VSQRTPDZ256m" "\0"
+	"VSQRTPDZ256mb" "\0"
+	"VSQRTPDZ256mbk" "\0"
+	"VSQRTPDZ256mbkz" "\0"
+	"VSQRTPDZ256mk" "\0"
+	"VSQRTPDZ256mkz" "\0"
+	"VSQRTPDZ256r" "\0"
+	"VSQRTPDZ256rk" "\0"
+	"VSQRTPDZ256rkz" "\0"
+	"VSQRTPDZm" "\0"
+	"VSQRTPDZmb" "\0"
+	"VSQRTPDZmbk" "\0"
+	"VSQRTPDZmbkz" "\0"
+	"VSQRTPDZmk" "\0"
+	"VSQRTPDZmkz" "\0"
+	"VSQRTPDZr" "\0"
+	"VSQRTPDZrb" "\0"
+	"VSQRTPDZrbk" "\0"
+	"VSQRTPDZrbkz" "\0"
+	"VSQRTPDZrk" "\0"
+	"VSQRTPDZrkz" "\0"
+	"VSQRTPDm" "\0"
+	"VSQRTPDr" "\0"
+	"VSQRTPHZ128m" "\0"
+	"VSQRTPHZ128mb" "\0"
+	"VSQRTPHZ128mbk" "\0"
+	"VSQRTPHZ128mbkz" "\0"
+	"VSQRTPHZ128mk" "\0"
+	"VSQRTPHZ128mkz" "\0"
+	"VSQRTPHZ128r" "\0"
+	"VSQRTPHZ128rk" "\0"
+	"VSQRTPHZ128rkz" "\0"
+	"VSQRTPHZ256m" "\0"
+	"VSQRTPHZ256mb" "\0"
+	"VSQRTPHZ256mbk" "\0"
+	"VSQRTPHZ256mbkz" "\0"
+	"VSQRTPHZ256mk" "\0"
+	"VSQRTPHZ256mkz" "\0"
+	"VSQRTPHZ256r" "\0"
+	"VSQRTPHZ256rk" "\0"
+	"VSQRTPHZ256rkz" "\0"
+	"VSQRTPHZm" "\0"
+	"VSQRTPHZmb" "\0"
+	"VSQRTPHZmbk" "\0"
+	"VSQRTPHZmbkz" "\0"
+	"VSQRTPHZmk" "\0"
+	"VSQRTPHZmkz" "\0"
+	"VSQRTPHZr" "\0"
+	"VSQRTPHZrb" "\0"
+	"VSQRTPHZrbk" "\0"
+	"VSQRTPHZrbkz" "\0"
+	"VSQRTPHZrk" "\0"
+	"VSQRTPHZrkz" "\0"
+	"VSQRTPSYm" "\0"
+	"VSQRTPSYr" "\0"
+	"VSQRTPSZ128m" "\0"
+	"VSQRTPSZ128mb" "\0"
+	"VSQRTPSZ128mbk" "\0"
+	"VSQRTPSZ128mbkz" "\0"
+	"VSQRTPSZ128mk" "\0"
+	"VSQRTPSZ128mkz" "\0"
+	"VSQRTPSZ128r" "\0"
+	"VSQRTPSZ128rk" "\0"
+	"VSQRTPSZ128rkz" "\0"
+	"VSQRTPSZ256m" "\0"
+	"VSQRTPSZ256mb" "\0"
+	"VSQRTPSZ256mbk" "\0"
+	"VSQRTPSZ256mbkz" "\0"
+	"VSQRTPSZ256mk" "\0"
+	"VSQRTPSZ256mkz" "\0"
+	"VSQRTPSZ256r" "\0"
+	"VSQRTPSZ256rk" "\0"
+	"VSQRTPSZ256rkz" "\0"
+	"VSQRTPSZm" "\0"
+	"VSQRTPSZmb" "\0"
+	"VSQRTPSZmbk" "\0"
+	"VSQRTPSZmbkz" "\0"
+	"VSQRTPSZmk" "\0"
+	"VSQRTPSZmkz" "\0"
+	"VSQRTPSZr" "\0"
+	"VSQRTPSZrb" "\0"
+	"VSQRTPSZrbk" "\0"
+	"VSQRTPSZrbkz" "\0"
+	"VSQRTPSZrk" "\0"
+	"VSQRTPSZrkz" "\0"
+	"VSQRTPSm" "\0"
+	"VSQRTPSr" "\0"
+	"VSQRTSDZm" "\0"
+	"VSQRTSDZm_Int" "\0"
+	"VSQRTSDZm_Intk" "\0"
+	"VSQRTSDZm_Intkz" "\0"
+	"VSQRTSDZr" "\0"
+	"VSQRTSDZr_Int" "\0"
+	"VSQRTSDZr_Intk" "\0"
+	"VSQRTSDZr_Intkz" "\0"
+	"VSQRTSDZrb_Int" "\0"
+	"VSQRTSDZrb_Intk" "\0"
+	"VSQRTSDZrb_Intkz" "\0"
+	"VSQRTSDm" "\0"
+	"VSQRTSDm_Int" "\0"
+	"VSQRTSDr" "\0"
+	"VSQRTSDr_Int" "\0"
+	"VSQRTSHZm" "\0"
+	"VSQRTSHZm_Int" "\0"
+	"VSQRTSHZm_Intk" "\0"
+	"VSQRTSHZm_Intkz" "\0"
+	"VSQRTSHZr" "\0"
+	"VSQRTSHZr_Int" "\0"
+	"VSQRTSHZr_Intk" "\0"
+	"VSQRTSHZr_Intkz" "\0"
+	"VSQRTSHZrb_Int" "\0"
+	"VSQRTSHZrb_Intk" "\0"
+	"VSQRTSHZrb_Intkz" "\0"
+	"VSQRTSSZm" "\0"
+	"VSQRTSSZm_Int" "\0"
+	"VSQRTSSZm_Intk" "\0"
+	"VSQRTSSZm_Intkz" "\0"
+	"VSQRTSSZr" "\0"
+	"VSQRTSSZr_Int" "\0"
+	"VSQRTSSZr_Intk" "\0"
+	"VSQRTSSZr_Intkz" "\0"
+	"VSQRTSSZrb_Int" "\0"
+	"VSQRTSSZrb_Intk" "\0"
+	"VSQRTSSZrb_Intkz" "\0"
+	"VSQRTSSm" "\0"
+	"VSQRTSSm_Int" "\0"
+	"VSQRTSSr" "\0"
+	"VSQRTSSr_Int" "\0"
+	"VSTMXCSR" "\0"
+	"VSUBPDYrm" "\0"
+	"VSUBPDYrr" "\0"
+	"VSUBPDZ128rm" "\0"
+	"VSUBPDZ128rmb" "\0"
+	"VSUBPDZ128rmbk" "\0"
+	"VSUBPDZ128rmbkz" "\0"
+	"VSUBPDZ128rmk" "\0"
+	"VSUBPDZ128rmkz" "\0"
+	"VSUBPDZ128rr" "\0"
+	"VSUBPDZ128rrk" "\0"
+	"VSUBPDZ128rrkz" "\0"
+	"VSUBPDZ256rm" "\0"
+	"VSUBPDZ256rmb" "\0"
+	"VSUBPDZ256rmbk" "\0"
+	"VSUBPDZ256rmbkz" "\0"
+	"VSUBPDZ256rmk" "\0"
+	"VSUBPDZ256rmkz" "\0"
+	"VSUBPDZ256rr" "\0"
+	"VSUBPDZ256rrk" "\0"
+	"VSUBPDZ256rrkz" "\0"
+	"VSUBPDZrm" "\0"
+	"VSUBPDZrmb" "\0"
+	"VSUBPDZrmbk" "\0"
+	"VSUBPDZrmbkz" "\0"
+	"VSUBPDZrmk" "\0"
+	"VSUBPDZrmkz" "\0"
+	"VSUBPDZrr" "\0"
+	"VSUBPDZrrb" "\0"
+	"VSUBPDZrrbk" "\0"
+	"VSUBPDZrrbkz" "\0"
+	"VSUBPDZrrk" "\0"
+	"VSUBPDZrrkz" "\0"
+	"VSUBPDrm" "\0"
+	"VSUBPDrr" "\0"
+	"VSUBPHZ128rm" "\0"
+	"VSUBPHZ128rmb" "\0"
+	"VSUBPHZ128rmbk" "\0"
+	"VSUBPHZ128rmbkz" "\0"
+	"VSUBPHZ128rmk" "\0"
+	"VSUBPHZ128rmkz" "\0"
+	"VSUBPHZ128rr" "\0"
+	"VSUBPHZ128rrk" "\0"
+	"VSUBPHZ128rrkz" "\0"
+	"VSUBPHZ256rm" "\0"
+	"VSUBPHZ256rmb" "\0"
+	"VSUBPHZ256rmbk" "\0"
+	"VSUBPHZ256rmbkz" "\0"
+	"VSUBPHZ256rmk" "\0"
+	"VSUBPHZ256rmkz" "\0"
+	"VSUBPHZ256rr" "\0"
+	"VSUBPHZ256rrk" "\0"
+	"VSUBPHZ256rrkz" "\0"
+	"VSUBPHZrm" "\0"
+	"VSUBPHZrmb" "\0"
+	"VSUBPHZrmbk" "\0"
+	"VSUBPHZrmbkz" "\0"
+	"VSUBPHZrmk" "\0"
+	"VSUBPHZrmkz" "\0"
+	"VSUBPHZrr" "\0"
+	"VSUBPHZrrb" "\0"
+	"VSUBPHZrrbk" "\0"
+	"VSUBPHZrrbkz" "\0"
+	"VSUBPHZrrk" "\0"
+	"VSUBPHZrrkz" "\0"
+	"VSUBPSYrm" "\0"
+	"VSUBPSYrr" "\0"
+	"VSUBPSZ128rm" "\0"
+	"VSUBPSZ128rmb" "\0"
+	"VSUBPSZ128rmbk" "\0"
+	"VSUBPSZ128rmbkz" "\0"
+	"VSUBPSZ128rmk" "\0"
+	"VSUBPSZ128rmkz" "\0"
+	"VSUBPSZ128rr" "\0"
+	"VSUBPSZ128rrk" "\0"
+	"VSUBPSZ128rrkz" "\0"
+	"VSUBPSZ256rm" "\0"
+	"VSUBPSZ256rmb" "\0"
+	"VSUBPSZ256rmbk" "\0"
+	"VSUBPSZ256rmbkz" "\0"
+	"VSUBPSZ256rmk" "\0"
+	"VSUBPSZ256rmkz" "\0"
+	"VSUBPSZ256rr" "\0"
+	"VSUBPSZ256rrk" "\0"
+	"VSUBPSZ256rrkz" "\0"
+	"VSUBPSZrm" "\0"
+	"VSUBPSZrmb" "\0"
+	"VSUBPSZrmbk" "\0"
+	"VSUBPSZrmbkz" "\0"
+	"VSUBPSZrmk" "\0"
+	"VSUBPSZrmkz" "\0"
+	"VSUBPSZrr" "\0"
+	"VSUBPSZrrb" "\0"
+	"VSUBPSZrrbk" "\0"
+	"VSUBPSZrrbkz" "\0"
+	"VSUBPSZrrk" "\0"
+	"VSUBPSZrrkz" "\0"
+	"VSUBPSrm" "\0"
+	"VSUBPSrr" "\0"
+	"VSUBSDZrm" "\0"
+	"VSUBSDZrm_Int" "\0"
+	"VSUBSDZrm_Intk" "\0"
+	"VSUBSDZrm_Intkz" "\0"
+	"VSUBSDZrr" "\0"
+	"VSUBSDZrr_Int" "\0"
+	"VSUBSDZrr_Intk" "\0"
+	"VSUBSDZrr_Intkz" "\0"
+	"VSUBSDZrrb_Int" "\0"
+	"VSUBSDZrrb_Intk" "\0"
+	"VSUBSDZrrb_Intkz" "\0"
+	"VSUBSDrm" "\0"
+	"VSUBSDrm_Int" "\0"
+	"VSUBSDrr" "\0"
+	"VSUBSDrr_Int" "\0"
+	"VSUBSHZrm" "\0"
+	"VSUBSHZrm_Int" "\0"
+	"VSUBSHZrm_Intk" "\0"
+	"VSUBSHZrm_Intkz" "\0"
+	"VSUBSHZrr" "\0"
+	"VSUBSHZrr_Int" "\0"
+	"VSUBSHZrr_Intk" "\0"
+	"VSUBSHZrr_Intkz" "\0"
+	"VSUBSHZrrb_Int" "\0"
+	"VSUBSHZrrb_Intk" "\0"
+	"VSUBSHZrrb_Intkz" "\0"
+	"VSUBSSZrm" "\0"
+	"VSUBSSZrm_Int" "\0"
+	"VSUBSSZrm_Intk" "\0"
+	"VSUBSSZrm_Intkz" "\0"
+	"VSUBSSZrr" "\0"
+	"VSUBSSZrr_Int" "\0"
+	"VSUBSSZrr_Intk" "\0"
+	"VSUBSSZrr_Intkz" "\0"
+	"VSUBSSZrrb_Int" "\0"
+	"VSUBSSZrrb_Intk" "\0"
+	"VSUBSSZrrb_Intkz" "\0"
+	"VSUBSSrm" "\0"
+	"VSUBSSrm_Int" "\0"
+	"VSUBSSrr" "\0"
+	"VSUBSSrr_Int" "\0"
+	"VTESTPDYrm" "\0"
+	"VTESTPDYrr" "\0"
+	"VTESTPDrm" "\0"
+	"VTESTPDrr" "\0"
+	"VTESTPSYrm" "\0"
+	"VTESTPSYrr" "\0"
+	"VTESTPSrm" "\0"
+	"VTESTPSrr" "\0"
+	"VUCOMISDZrm" "\0"
+	"VUCOMISDZrm_Int" "\0"
+	"VUCOMISDZrr" "\0"
+	"VUCOMISDZrr_Int" "\0"
+	"VUCOMISDZrrb" "\0"
+	"VUCOMISDrm" "\0"
+	"VUCOMISDrm_Int" "\0"
+	"VUCOMISDrr" "\0"
+	"VUCOMISDrr_Int" "\0"
+	"VUCOMISHZrm" "\0"
+	"VUCOMISHZrm_Int" "\0"
+	"VUCOMISHZrr" "\0"
+	"VUCOMISHZrr_Int" "\0"
+	"VUCOMISHZrrb" "\0"
+	"VUCOMISSZrm" "\0"
+	"VUCOMISSZrm_Int" "\0"
+	"VUCOMISSZrr" "\0"
+	"VUCOMISSZrr_Int" "\0"
+	"VUCOMISSZrrb" "\0"
+	"VUCOMISSrm" "\0"
+	"VUCOMISSrm_Int" "\0"
+	"VUCOMISSrr" "\0"
+	"VUCOMISSrr_Int" "\0"
+	"VUNPCKHPDYrm" "\0"
+	"VUNPCKHPDYrr" "\0"
+	"VUNPCKHPDZ128rm" "\0"
+	"VUNPCKHPDZ128rmb" "\0"
+	"VUNPCKHPDZ128rmbk" "\0"
+	"VUNPCKHPDZ128rmbkz" "\0"
+	"VUNPCKHPDZ128rmk" "\0"
+	"VUNPCKHPDZ128rmkz" "\0"
+	"VUNPCKHPDZ128rr" "\0"
+	"VUNPCKHPDZ128rrk" "\0"
+	"VUNPCKHPDZ128rrkz" "\0"
+	"VUNPCKHPDZ256rm" "\0"
+	"VUNPCKHPDZ256rmb" "\0"
+	"VUNPCKHPDZ256rmbk" "\0"
+	"VUNPCKHPDZ256rmbkz" "\0"
+	"VUNPCKHPDZ256rmk" "\0"
+	"VUNPCKHPDZ256rmkz" "\0"
+	"VUNPCKHPDZ256rr" "\0"
+	"VUNPCKHPDZ256rrk" "\0"
+	"VUNPCKHPDZ256rrkz" "\0"
+	"VUNPCKHPDZrm" "\0"
+	"VUNPCKHPDZrmb" "\0"
+	"VUNPCKHPDZrmbk" "\0"
+	"VUNPCKHPDZrmbkz" "\0"
+	"VUNPCKHPDZrmk" "\0"
+	"VUNPCKHPDZrmkz" "\0"
+	"VUNPCKHPDZrr" "\0"
+	"VUNPCKHPDZrrk" "\0"
+	"VUNPCKHPDZrrkz" "\0"
+	"VUNPCKHPDrm" "\0"
+	"VUNPCKHPDrr" "\0"
+	"VUNPCKHPSYrm" "\0"
+	"VUNPCKHPSYrr" "\0"
+	"VUNPCKHPSZ128rm" "\0"
+	"VUNPCKHPSZ128rmb" "\0"
+	"VUNPCKHPSZ128rmbk" "\0"
+	"VUNPCKHPSZ128rmbkz" "\0"
+	"VUNPCKHPSZ128rmk" "\0"
+	"VUNPCKHPSZ128rmkz" "\0"
+	"VUNPCKHPSZ128rr" "\0"
+	"VUNPCKHPSZ128rrk" "\0"
+	"VUNPCKHPSZ128rrkz" "\0"
+	"VUNPCKHPSZ256rm" "\0"
+	"VUNPCKHPSZ256rmb" "\0"
+	"VUNPCKHPSZ256rmbk" "\0"
+	"VUNPCKHPSZ256rmbkz" "\0"
+	"VUNPCKHPSZ256rmk" "\0"
+	"VUNPCKHPSZ256rmkz" "\0"
+	"VUNPCKHPSZ256rr" "\0"
+	"VUNPCKHPSZ256rrk" "\0"
+	"VUNPCKHPSZ256rrkz" "\0"
+	"VUNPCKHPSZrm" "\0"
+	"VUNPCKHPSZrmb" "\0"
+	"VUNPCKHPSZrmbk" "\0"
+	"VUNPCKHPSZrmbkz" "\0"
+	"VUNPCKHPSZrmk" "\0"
+	"VUNPCKHPSZrmkz" "\0"
+	"VUNPCKHPSZrr" "\0"
+	"VUNPCKHPSZrrk" "\0"
+	"VUNPCKHPSZrrkz" "\0"
+	"VUNPCKHPSrm" "\0"
+	"VUNPCKHPSrr" "\0"
+	"VUNPCKLPDYrm" "\0"
+	"VUNPCKLPDYrr" "\0"
+	"VUNPCKLPDZ128rm" "\0"
+	"VUNPCKLPDZ128rmb" "\0"
+	"VUNPCKLPDZ128rmbk" "\0"
+	"VUNPCKLPDZ128rmbkz" "\0"
+	"VUNPCKLPDZ128rmk" "\0"
+	"VUNPCKLPDZ128rmkz" "\0"
+	"VUNPCKLPDZ128rr" "\0"
+	"VUNPCKLPDZ128rrk" "\0"
+	"VUNPCKLPDZ128rrkz" "\0"
+	"VUNPCKLPDZ256rm" "\0"
+	"VUNPCKLPDZ256rmb" "\0"
+	"VUNPCKLPDZ256rmbk" "\0"
+	"VUNPCKLPDZ256rmbkz" "\0"
+	"VUNPCKLPDZ256rmk" "\0"
+	"VUNPCKLPDZ256rmkz" "\0"
+	"VUNPCKLPDZ256rr" "\0"
+	"VUNPCKLPDZ256rrk" "\0"
+	"VUNPCKLPDZ256rrkz" "\0"
+	"VUNPCKLPDZrm" "\0"
+	"VUNPCKLPDZrmb" "\0"
+	"VUNPCKLPDZrmbk" "\0"
+	"VUNPCKLPDZrmbkz" "\0"
+	"VUNPCKLPDZrmk" "\0"
+	"VUNPCKLPDZrmkz" "\0"
+	"VUNPCKLPDZrr" "\0"
+	"VUNPCKLPDZrrk" "\0"
+	"VUNPCKLPDZrrkz" "\0"
+	"VUNPCKLPDrm" "\0"
+	"VUNPCKLPDrr" "\0"
+	"VUNPCKLPSYrm" "\0"
+	"VUNPCKLPSYrr" "\0"
+	"VUNPCKLPSZ128rm" "\0"
+	"VUNPCKLPSZ128rmb" "\0"
+	"VUNPCKLPSZ128rmbk" "\0"
+	"VUNPCKLPSZ128rmbkz" "\0"
+	"VUNPCKLPSZ128rmk" "\0"
+	"VUNPCKLPSZ128rmkz" "\0"
+	"VUNPCKLPSZ128rr" "\0"
+	"VUNPCKLPSZ128rrk" "\0"
+	"VUNPCKLPSZ128rrkz" "\0"
+	"VUNPCKLPSZ256rm" "\0"
+	"VUNPCKLPSZ256rmb" "\0"
+	"VUNPCKLPSZ256rmbk" "\0"
+	"VUNPCKLPSZ256rmbkz" "\0"
+	"VUNPCKLPSZ256rmk" "\0"
+	"VUNPCKLPSZ256rmkz" "\0"
+	"VUNPCKLPSZ256rr" "\0"
+	"VUNPCKLPSZ256rrk" "\0"
+	"VUNPCKLPSZ256rrkz" "\0"
+	"VUNPCKLPSZrm" "\0"
+	"VUNPCKLPSZrmb" "\0"
+	"VUNPCKLPSZrmbk" "\0"
+	"VUNPCKLPSZrmbkz" "\0"
+	"VUNPCKLPSZrmk" "\0"
+	"VUNPCKLPSZrmkz" "\0"
+	"VUNPCKLPSZrr" "\0"
+	"VUNPCKLPSZrrk" "\0"
+	"VUNPCKLPSZrrkz" "\0"
+	"VUNPCKLPSrm" "\0"
+	"VUNPCKLPSrr" "\0"
+	"VXORPDYrm" "\0"
+	"VXORPDYrr" "\0"
+	"VXORPDZ128rm" "\0"
+	"VXORPDZ128rmb" "\0"
+	"VXORPDZ128rmbk" "\0"
+	"VXORPDZ128rmbkz" "\0"
+	"VXORPDZ128rmk" "\0"
+	"VXORPDZ128rmkz" "\0"
+	"VXORPDZ128rr" "\0"
+	"VXORPDZ128rrk" "\0"
+	"VXORPDZ128rrkz" "\0"
+	"VXORPDZ256rm" "\0"
+	"VXORPDZ256rmb" "\0"
+	"VXORPDZ256rmbk" "\0"
+	"VXORPDZ256rmbkz" "\0"
+	"VXORPDZ256rmk" "\0"
+	"VXORPDZ256rmkz" "\0"
+	"VXORPDZ256rr" "\0"
+	"VXORPDZ256rrk" "\0"
+	"VXORPDZ256rrkz" "\0"
+	"VXORPDZrm" "\0"
+	"VXORPDZrmb" "\0"
+	"VXORPDZrmbk" "\0"
+	"VXORPDZrmbkz" "\0"
+	"VXORPDZrmk" "\0"
+	"VXORPDZrmkz" "\0"
+	"VXORPDZrr" "\0"
+	"VXORPDZrrk" "\0"
+	"VXORPDZrrkz" "\0"
+	"VXORPDrm" "\0"
+	"VXORPDrr" "\0"
+	"VXORPSYrm" "\0"
+	"VXORPSYrr" "\0"
+	"VXORPSZ128rm" "\0"
+	"VXORPSZ128rmb" "\0"
+	"VXORPSZ128rmbk" "\0"
+	"VXORPSZ128rmbkz" "\0"
+	"VXORPSZ128rmk" "\0"
+	"VXORPSZ128rmkz" "\0"
+	"VXORPSZ128rr" "\0"
+	"VXORPSZ128rrk" "\0"
+	"VXORPSZ128rrkz" "\0"
+	"VXORPSZ256rm" "\0"
+	"VXORPSZ256rmb" "\0"
+	"VXORPSZ256rmbk" "\0"
+	"VXORPSZ256rmbkz" "\0"
+	"VXORPSZ256rmk" "\0"
+	"VXORPSZ256rmkz" "\0"
+	"VXORPSZ256rr" "\0"
+	"VXORPSZ256rrk" "\0"
+	"VXORPSZ256rrkz" "\0"
+	"VXORPSZrm" "\0"
+	"VXORPSZrmb" "\0"
+	"VXORPSZrmbk" "\0"
+	"VXORPSZrmbkz" "\0"
+	"VXORPSZrmk" "\0"
+	"VXORPSZrmkz" "\0"
+	"VXORPSZrr" "\0"
+	"VXORPSZrrk" "\0"
+	"VXORPSZrrkz" "\0"
+	"VXORPSrm" "\0"
+	"VXORPSrr" "\0"
+	"VZEROALL" "\0"
+	"VZEROUPPER" "\0"
+	"WAIT" "\0"
+	"WBINVD" "\0"
+	"WBNOINVD" "\0"
+	"WRFSBASE" "\0"
+	"WRFSBASE64" "\0"
+	"WRGSBASE" "\0"
+	"WRGSBASE64" "\0"
+	"WRMSR" "\0"
+	"WRMSRLIST" "\0"
+	"WRMSRNS" "\0"
+	"WRPKRUr" "\0"
+	"WRSSD" "\0"
+	"WRSSD_EVEX" "\0"
+	"WRSSQ" "\0"
+	"WRSSQ_EVEX" "\0"
+	"WRUSSD" "\0"
+	"WRUSSD_EVEX" "\0"
+	"WRUSSQ" "\0"
+	"WRUSSQ_EVEX" "\0"
+	"XABORT" "\0"
+	"XACQUIRE_PREFIX" "\0"
+	"XADD16rm" "\0"
+	"XADD16rr" "\0"
+	"XADD32rm" "\0"
+	"XADD32rr" "\0"
+	"XADD64rm" "\0"
+	"XADD64rr" "\0"
+	"XADD8rm" "\0"
+	"XADD8rr" "\0"
+	"XAM_F" "\0"
+	"XAM_Fp32" "\0"
+	"XAM_Fp64" "\0"
+	"XAM_Fp80" "\0"
+	"XBEGIN" "\0"
+	"XBEGIN_2" "\0"
+	"XBEGIN_4" "\0"
+	"XCHG16ar" "\0"
+	"XCHG16rm" "\0"
+	"XCHG16rr" "\0"
+	"XCHG32ar" "\0"
+	"XCHG32rm" "\0"
+	"XCHG32rr" "\0"
+	"XCHG64ar" "\0"
+	"XCHG64rm" "\0"
+	"XCHG64rr" "\0"
+	"XCHG8rm" "\0"
+	"XCHG8rr" "\0"
+	"XCH_F" "\0"
+	"XCRYPTCBC" "\0"
+	"XCRYPTCFB" "\0"
+	"XCRYPTCTR" "\0"
+	"XCRYPTECB" "\0"
+	"XCRYPTOFB" "\0"
+	"XEND" "\0"
+	"XGETBV" "\0"
+	"XLAT" "\0"
+	"XOR16i16" "\0"
+	"XOR16mi" "\0"
+	"XOR16mi8" "\0"
+	"XOR16mi8_EVEX" "\0"
+	"XOR16mi8_ND" "\0"
+	"XOR16mi8_NF" "\0"
+	"XOR16mi8_NF_ND" "\0"
+	"XOR16mi_EVEX" "\0"
+	"XOR16mi_ND" "\0"
+	"XOR16mi_NF" "\0"
+	"XOR16mi_NF_ND" "\0"
+	"XOR16mr" "\0"
+	"XOR16mr_EVEX" "\0"
+	"XOR16mr_ND" "\0"
+	"XOR16mr_NF" "\0"
+	"XOR16mr_NF_ND" "\0"
+	"XOR16ri" "\0"
+	"XOR16ri8" "\0"
+	"XOR16ri8_EVEX" "\0"
+	"XOR16ri8_ND" "\0"
+	"XOR16ri8_NF" "\0"
+	"XOR16ri8_NF_ND" "\0"
+	"XOR16ri_EVEX" "\0"
+	"XOR16ri_ND" "\0"
+	"XOR16ri_NF" "\0"
+	"XOR16ri_NF_ND" "\0"
+	"XOR16rm" "\0"
+	"XOR16rm_EVEX" "\0"
+	"XOR16rm_ND" "\0"
+	"XOR16rm_NF" "\0"
+	"XOR16rm_NF_ND" "\0"
+	"XOR16rr" "\0"
+	"XOR16rr_EVEX" "\0"
+	"XOR16rr_EVEX_REV" "\0"
+	"XOR16rr_ND" "\0"
+	"XOR16rr_ND_REV" "\0"
+	"XOR16rr_NF" "\0"
+	"XOR16rr_NF_ND" "\0"
+	"XOR16rr_NF_ND_REV" "\0"
+	"XOR16rr_NF_REV" "\0"
+	"XOR16rr_REV" "\0"
+	"XOR32i32" "\0"
+	"XOR32mi" "\0"
+	"XOR32mi8" "\0"
+	"XOR32mi8_EVEX" "\0"
+	"XOR32mi8_ND" "\0"
+	"XOR32mi8_NF" "\0"
+	"XOR32mi8_NF_ND" "\0"
+	"XOR32mi_EVEX" "\0"
+	"XOR32mi_ND" "\0"
+	"XOR32mi_NF" "\0"
+	"XOR32mi_NF_ND" "\0"
+	"XOR32mr" "\0"
+	"XOR32mr_EVEX" "\0"
+	"XOR32mr_ND" "\0"
+	"XOR32mr_NF" "\0"
+	"XOR32mr_NF_ND" "\0"
+	"XOR32ri" "\0"
+	"XOR32ri8" "\0"
+	"XOR32ri8_EVEX" "\0"
+	"XOR32ri8_ND" "\0"
+	"XOR32ri8_NF" "\0"
+	"XOR32ri8_NF_ND" "\0"
+	"XOR32ri_EVEX" "\0"
+	"XOR32ri_ND" "\0"
+	"XOR32ri_NF" "\0"
+	"XOR32ri_NF_ND" "\0"
+	"XOR32rm" "\0"
+	"XOR32rm_EVEX" "\0"
+	"XOR32rm_ND" "\0"
+	"XOR32rm_NF" "\0"
+	"XOR32rm_NF_ND" "\0"
+	"XOR32rr" "\0"
+	"XOR32rr_EVEX" "\0"
+	"XOR32rr_EVEX_REV" "\0"
+	"XOR32rr_ND" "\0"
+	"XOR32rr_ND_REV" "\0"
+	"XOR32rr_NF" "\0"
+	"XOR32rr_NF_ND" "\0"
+	"XOR32rr_NF_ND_REV" "\0"
+	"XOR32rr_NF_REV" "\0"
+	"XOR32rr_REV" "\0"
+	"XOR64i32" "\0"
+	"XOR64mi32" "\0"
+	"XOR64mi32_EVEX" "\0"
+	"XOR64mi32_ND" "\0"
+	"XOR64mi32_NF" "\0"
+	"XOR64mi32_NF_ND" "\0"
+	"XOR64mi8" "\0"
+	"XOR64mi8_EVEX" "\0"
+	"XOR64mi8_ND" "\0"
+	"XOR64mi8_NF" "\0"
+	"XOR64mi8_NF_ND" "\0"
+	"XOR64mr" "\0"
+	"XOR64mr_EVEX" "\0"
+	"XOR64mr_ND" "\0"
+	"XOR64mr_NF" "\0"
+	"XOR64mr_NF_ND" "\0"
+	"XOR64ri32" "\0"
+	"XOR64ri32_EVEX" "\0"
+	"XOR64ri32_ND" "\0"
+	"XOR64ri32_NF" "\0"
+	"XOR64ri32_NF_ND" "\0"
+	"XOR64ri8" "\0"
+	"XOR64ri8_EVEX" "\0"
+	"XOR64ri8_ND" "\0"
+	"XOR64ri8_NF" "\0"
+	"XOR64ri8_NF_ND" "\0"
+	"XOR64rm" "\0"
+	"XOR64rm_EVEX" "\0"
+	"XOR64rm_ND" "\0"
+	"XOR64rm_NF" "\0"
+	"XOR64rm_NF_ND" "\0"
+	"XOR64rr" "\0"
+	"XOR64rr_EVEX" "\0"
+	"XOR64rr_EVEX_REV" "\0"
+	"XOR64rr_ND" "\0"
+	"XOR64rr_ND_REV" "\0"
+	"XOR64rr_NF" "\0"
+	"XOR64rr_NF_ND" "\0"
+	"XOR64rr_NF_ND_REV" "\0"
+	"XOR64rr_NF_REV" "\0"
+	"XOR64rr_REV" "\0"
+	"XOR8i8" "\0"
+	"XOR8mi" "\0"
+	"XOR8mi8" "\0"
+	"XOR8mi_EVEX" "\0"
+	"XOR8mi_ND" "\0"
+	"XOR8mi_NF" "\0"
+	"XOR8mi_NF_ND" "\0"
+	"XOR8mr" "\0"
+	"XOR8mr_EVEX" "\0"
+	"XOR8mr_ND" "\0"
+	"XOR8mr_NF" "\0"
+	"XOR8mr_NF_ND" "\0"
+	"XOR8ri" "\0"
+	"XOR8ri8" "\0"
+	"XOR8ri_EVEX" "\0"
+	"XOR8ri_ND" "\0"
+	"XOR8ri_NF" "\0"
+	"XOR8ri_NF_ND" "\0"
+	"XOR8rm" "\0"
+	"XOR8rm_EVEX" "\0"
+	"XOR8rm_ND" "\0"
+	"XOR8rm_NF" "\0"
+	"XOR8rm_NF_ND" "\0"
+	"XOR8rr" "\0"
+	"XOR8rr_EVEX" "\0"
+	"XOR8rr_EVEX_REV" "\0"
+	"XOR8rr_ND" "\0"
+	"XOR8rr_ND_REV" "\0"
+	"XOR8rr_NF" "\0"
+	"XOR8rr_NF_ND" "\0"
+	"XOR8rr_NF_ND_REV" "\0"
+	"XOR8rr_NF_REV" "\0"
+	"XOR8rr_NOREX" "\0"
+	"XOR8rr_REV" "\0"
+	"XORPDrm" "\0"
+	"XORPDrr" "\0"
+	"XORPSrm" "\0"
+	"XORPSrr" "\0"
+	"XRELEASE_PREFIX" "\0"
+	"XRESLDTRK" "\0"
+	"XRSTOR" "\0"
+	"XRSTOR64" "\0"
+	"XRSTORS" "\0"
+	"XRSTORS64" "\0"
+	"XSAVE" "\0"
+	"XSAVE64" "\0"
+	"XSAVEC" "\0"
+	"XSAVEC64" "\0"
+	"XSAVEOPT" "\0"
+	"XSAVEOPT64" "\0"
+	"XSAVES" "\0"
+	"XSAVES64" "\0"
+	"XSETBV" "\0"
+	"XSHA1" "\0"
+	"XSHA256" "\0"
+	"XSTORE" "\0"
+	"XSUSLDTRK" "\0"
+	"XTEST" "\0"
+	;
+
+const uint32_t sched_opcode_off[SCHED_N_OPCODES + 1] = {
+	0, 1, 5, 12, 21, 35, 44, 58,
+	65, 74, 88, 97, 111, 115, 121, 130,
+	139, 148, 157, 165, 174, 188, 200, 213,
+	224, 232, 245, 256, 264, 273, 287, 299,
+	312, 323, 331, 344, 355, 363, 376, 393,
+	404, 419, 431, 440, 448, 457, 471, 483,
+	496, 507, 515, 528, 539, 547, 556, 570,
+	582, 595, 606, 614, 627, 638, 646, 659,
+	676, 687, 702, 714, 723, 733, 748, 761,
+	770, 784, 796, 804, 817, 828, 838, 853,
+	866, 875, 889, 901, 909, 922, 933, 941,
+	954, 971, 982, 997, 1009, 1016, 1023, 1031,
+	1043, 1053, 1060, 1072, 1082, 1089, 1097, 1109,
+	1119, 1126, 1138, 1148, 1155, 1167, 1183, 1193,
+	1207, 1218, 1227, 1241, 1253, 1262, 1276, 1288,
+	1297, 1311, 1323, 1332, 1346, 1358, 1367, 1375,
+	1384, 1398, 1410, 1422, 1437, 1450, 1461, 1472,
+	1486, 1494, 1507, 1518, 1529, 1543, 1551, 1560,
+	1574, 1586, 1598, 1613, 1626, 1637, 1648, 1662,
+	1670, 1683, 1694, 1705, 1719, 1727, 1740, 1757,
+	1768, 1783, 1794, 1808, 1826, 1841, 1853, 1862,
+	1870, 1879, 1893, 1905, 1917, 1932, 1945, 1956,
+	1967, 1981, 1989, 2002, 2013, 2024, 2038, 2046,
+	2055, 2069, 2081, 2093, 2108, 2121, 2132, 2143,
+	2157, 2165, 2178, 2189, 2200, 2214, 2222, 2235,
+	2252, 2263, 2278, 2289, 2303, 2321, 2336, 2348,
+	2357, 2367, 2382, 2395, 2408, 2424, 2433, 2447,
+	2459, 2471, 2486, 2494, 2507, 2518, 2529, 2543,
+	2553, 2568, 2581, 2594, 2610, 2619, 2633, 2645,
+	2657, 2672, 2680, 2693, 2704, 2715, 2729, 2737,
+	2750, 2767, 2778, 2793, 2804, 2818, 2836, 2851,
+	2863, 2870, 2877, 2885, 2897, 2907, 2917, 2930,
+	2937, 2949, 2959, 2969, 2982, 2989, 2997, 3009,
+	3019, 3029, 3042, 3049, 3061, 3071, 3081, 3094,
+	3101, 3113, 3129, 3139, 3153, 3163, 3176, 3193,
+	3207, 3218, 3226, 3234, 3242, 3250, 3264, 3278,
+	3286, 3298, 3306, 3318, 3326, 3338, 3346, 3358,
+	3369, 3380, 3391, 3402, 3411, 3420, 3430, 3440,
+	3451, 3461, 3471, 3481, 3493, 3505, 3517, 3530,
+	3543, 3556, 3569, 3582, 3595, 3605, 3624, 3643,
+	3660, 3677, 3686, 3700, 3712, 3721, 3735, 3747,
+	3756, 3770, 3782, 3791, 3805, 3817, 3829, 3841,
+	3854, 3867, 3883, 3899, 3908, 3917, 3929, 3941,
+	3954, 3967, 3983, 3999, 4008, 4017, 4026, 4035,
+	4056, 4077, 4086, 4094, 4103, 4117, 4129, 4141,
+	4156, 4169, 4180, 4191, 4205, 4213, 4226, 4237,
+	4248, 4262, 4270, 4279, 4293, 4305, 4317, 4332,
+	4345, 4356, 4367, 4381, 4389, 4402, 4413, 4424,
+	4438, 4446, 4459, 4476, 4487, 4502, 4513, 4527,
+	4545, 4560, 4572, 4581, 4589, 4598, 4612, 4624,
+	4636, 4651, 4664, 4675, 4686, 4700, 4708, 4721,
+	4732, 4743, 4757, 4765, 4774, 4788, 4800, 4812,
+	4827, 4840, 4851, 4862, 4876, 4884, 4897, 4908,
+	4919, 4933, 4941, 4954, 4971, 4982, 4997, 5008,
+	5022, 5040, 5055, 5067, 5076, 5086, 5101, 5114,
+	5127, 5143, 5152, 5166, 5178, 5190, 5205, 5213,
+	5226, 5237, 5248, 5262, 5272, 5287, 5300, 5313,
+	5329, 5338, 5352, 5364, 5376, 5391, 5399, 5412,
+	5423, 5434, 5448, 5456, 5469, 5486, 5497, 5512,
+	5523, 5537, 5555, 5570, 5582, 5589, 5596, 5604,
+	5616, 5626, 5636, 5649, 5656, 5668, 5678, 5688,
+	5701, 5708, 5716, 5728, 5738, 5748, 5761, 5768,
+	5780, 5790, 5800, 5813, 5820, 5832, 5848, 5858,
+	5872, 5882, 5895, 5912, 5926, 5937, 5946, 5960,
+	5972, 5981, 5995, 6007, 6016, 6030, 6042, 6051,
+	6065, 6077, 6086, 6095, 6104, 6113, 6121, 6129,
+	6137, 6145, 6153, 6166, 6174, 6187, 6196, 6205,
+	6214, 6228, 6237, 6251, 6261, 6276, 6289, 6299,
+	6314, 6327, 6337, 6352, 6365, 6375, 6390, 6403,
+	6414, 6425, 6436, 6447, 6459, 6471, 6483, 6495,
+	6504, 6513, 6522, 6531, 6541, 6551, 6561, 6571,
+	6582, 6593, 6604, 6615, 6624, 6633, 6642, 6651,
+	6662, 6673, 6684, 6695, 6707, 6719, 6731, 6743,
+	6755, 6767, 6779, 6791, 6800, 6814, 6826, 6835,
+	6849, 6861, 6870, 6884, 6896, 6905, 6919, 6931,
+	6941, 6951, 6961, 6971, 6982, 6998, 7012, 7023,
+	7039, 7053, 7064, 7080, 7094, 7105, 7121, 7135,
+	7144, 7158, 7170, 7179, 7193, 7205, 7214, 7228,
+	7240, 7249, 7263, 7275, 7286, 7297, 7305, 7313,
+	7321, 7329, 7337, 7345, 7353, 7361, 7369, 7377,
+	7385, 7393, 7406, 7415, 7424, 7432, 7439, 7447,
+	7454, 7462, 7469, 7477, 7484, 7492, 7499, 7507,
+	7514, 7523, 7531, 7540, 7548, 7557, 7565, 7574,
+	7582, 7591, 7599, 7608, 7616, 7625, 7633, 7642,
+	7650, 7659, 7667, 7676, 7684, 7693, 7701, 7710,
+	7718, 7727, 7735, 7744, 7752, 7761, 7769, 7778,
+	7786, 7795, 7803, 7812, 7820, 7829, 7843, 7855,
+	7864, 7878, 7890, 7899, 7913, 7925, 7934, 7948,
+	7960, 7968, 7979, 7987, 7998, 8006, 8017, 8025,
+	8036, 8044, 8055, 8069, 8077, 8088, 8100, 8112,
+	8121, 8125, 8134, 8144, 8153, 8162, 8172, 8181,
+	8190, 8203, 8212, 8222, 8231, 8240, 8250, 8259,
+	8268, 8281, 8292, 8302, 8311, 8322, 8332, 8341,
+	8350, 8363, 8371, 8379, 8387, 8395, 8403, 8415,
+	8419, 8424, 8435, 8446, 8460, 8471, 8485, 8500,
+	8511, 8522, 8536, 8547, 8561, 8576, 8587, 8598,
+	8612, 8623, 8637, 8652, 8658, 8667, 8676, 8685,
+	8690, 8694, 8698, 8707, 8718, 8726, 8737, 8742,
+	8746, 8755, 8760, 8765, 8770, 8780, 8790, 8794,
+	8803, 8815, 8824, 8836, 8845, 8857, 8866, 8878,
+	8887, 8899, 8908, 8920, 8929, 8941, 8953, 8965,
+	8973, 8984, 8995, 9006, 9014, 9025, 9036, 9047,
+	9057, 9070, 9083, 9096, 9105, 9117, 9129, 9141,
+	9150, 9162, 9174, 9186, 9195, 9207, 9219, 9231,
+	9239, 9250, 9261, 9272, 9281, 9289, 9298, 9306,
+	9314, 9323, 9331, 9339, 9351, 9360, 9368, 9377,
+	9385, 9393, 9402, 9410, 9418, 9430, 9439, 9449,
+	9458, 9466, 9476, 9485, 9493, 9501, 9513, 9520,
+	9527, 9535, 9542, 9549, 9557, 9564, 9571, 9582,
+	9596, 9615, 9629, 9648, 9657, 9666, 9675, 9684,
+	9690, 9699, 9712, 9721, 9734, 9740, 9746, 9755,
+	9768, 9777, 9790, 9796, 9807, 9819, 9831, 9843,
+	9855, 9867, 9879, 9889, 9900, 9911, 9920, 9933,
+	9942, 9955, 9964, 9977, 9986, 9999, 10010, 10019,
+	10027, 10037, 10048, 10059, 10070, 10080, 10090, 10100,
+	10106, 10110, 10122, 10139, 10151, 10168, 10179, 10195,
+	10207, 10224, 10236, 10253, 10264, 10280, 10292, 10309,
+	10320, 10336, 10348, 10365, 10376, 10392, 10402, 10412,
+	10422, 10432, 10442, 10452, 10462, 10472, 10482, 10494,
+	10504, 10516, 10526, 10535, 10544, 10553, 10562, 10573,
+	10584, 10595, 10606, 10617, 10628, 10639, 10650, 10661,
+	10672, 10683, 10694, 10707, 10724, 10737, 10754, 10765,
+	10780, 10791, 10806, 10817, 10832, 10843, 10858, 10869,
+	10884, 10895, 10910, 10921, 10936, 10947, 10962, 10975,
+	10992, 11005, 11022, 11035, 11052, 11065, 11082, 11093,
+	11108, 11119, 11134, 11147, 11164, 11177, 11194, 11205,
+	11220, 11231, 11246, 11258, 11270, 11282, 11294, 11308,
+	11326, 11340, 11358, 11370, 11386, 11398, 11414, 11428,
+	11446, 11460, 11478, 11490, 11506, 11518, 11534, 11538,
+	11543, 11547, 11551, 11565, 11572, 11584, 11594, 11604,
+	11617, 11624, 11636, 11646, 11656, 11669, 11680, 11687,
+	11699, 11709, 11719, 11732, 11739, 11751, 11761, 11771,
+	11784, 11795, 11802, 11814, 11824, 11834, 11847, 11854,
+	11866, 11876, 11886, 11899, 11905, 11916, 11925, 11934,
+	11946, 11952, 11963, 11972, 11981, 11993, 12000, 12012,
+	12022, 12029, 12041, 12051, 12058, 12070, 12080, 12087,
+	12099, 12109, 12116, 12128, 12138, 12145, 12157, 12167,
+	12173, 12184, 12193, 12199, 12210, 12219, 12227, 12235,
+	12243, 12251, 12261, 12271, 12282, 12293, 12305, 12316,
+	12327, 12338, 12351, 12364, 12377, 12391, 12405, 12419,
+	12433, 12447, 12461, 12472, 12480, 12492, 12500, 12512,
+	12520, 12532, 12540, 12552, 12561, 12570, 12580, 12590,
+	12601, 12611, 12621, 12631, 12643, 12655, 12667, 12680,
+	12693, 12706, 12719, 12732, 12745, 12755, 12763, 12771,
+	12779, 12787, 12797, 12811, 12825, 12835, 12847, 12865,
+	12883, 12900, 12917, 12931, 12937, 12943, 12949, 12962,
+	12975, 12983, 12991, 13000, 13009, 13023, 13032, 13046,
+	13056, 13066, 13081, 13091, 13106, 13112, 13118, 13124,
+	13134, 13146, 13158, 13164, 13171, 13177, 13188, 13199,
+	13210, 13221, 13232, 13242, 13252, 13262, 13272, 13282,
+	13288, 13295, 13303, 13311, 13320, 13329, 13336, 13341,
+	13349, 13355, 13361, 13368, 13377, 13386, 13396, 13406,
+	13414, 13423, 13431, 13438, 13445, 13452, 13459, 13465,
+	13472, 13479, 13484, 13494, 13504, 13512, 13519, 13525,
+	13532, 13538, 13546, 13554, 13561, 13568, 13573, 13581,
+	13589, 13599, 13607, 13617, 13624, 13633, 13641, 13647,
+	13655, 13662, 13682, 13702, 13719, 13736, 13748, 13760,
+	13770, 13779, 13788, 13797, 13806, 13810, 13817, 13826,
+	13835, 13844, 13853, 13861, 13874, 13885, 13893, 13906,
+	13917, 13925, 13938, 13949, 13957, 13970, 13981, 13989,
+	14002, 14013, 14021, 14034, 14045, 14052, 14064, 14074,
+	14081, 14093, 14103, 14112, 14121, 14130, 14142, 14154,
+	14166, 14178, 14190, 14202, 14214, 14226, 14238, 14246,
+	14259, 14270, 14278, 14291, 14302, 14311, 14325, 14337,
+	14349, 14364, 14374, 14385, 14401, 14415, 14430, 14443,
+	14452, 14466, 14478, 14490, 14505, 14515, 14526, 14542,
+	14556, 14571, 14584, 14592, 14605, 14616, 14624, 14637,
+	14648, 14657, 14671, 14683, 14695, 14710, 14720, 14731,
+	14747, 14761, 14776, 14789, 14798, 14812, 14824, 14836,
+	14851, 14861, 14872, 14888, 14902, 14917, 14930, 14938,
+	14951, 14962, 14970, 14983, 14994, 15003, 15017, 15029,
+	15041, 15056, 15068, 15085, 15100, 15111, 15127, 15141,
+	15150, 15164, 15176, 15188, 15203, 15215, 15232, 15247,
+	15258, 15274, 15288, 15295, 15307, 15317, 15324, 15336,
+	15346, 15358, 15371, 15383, 15396, 15408, 15421, 15433,
+	15446, 15460, 15473, 15487, 15500, 15507, 15514, 15521,
+	15528, 15534, 15540, 15547, 15559, 15569, 15579, 15592,
+	15599, 15611, 15621, 15631, 15644, 15655, 15662, 15674,
+	15684, 15694, 15707, 15714, 15726, 15736, 15746, 15759,
+	15770, 15777, 15789, 15799, 15809, 15822, 15829, 15841,
+	15851, 15861, 15874, 15880, 15891, 15900, 15909, 15921,
+	15927, 15938, 15947, 15956, 15968, 15976, 15984, 15989,
+	16000, 16011, 16019, 16028, 16033, 16038, 16042, 16047,
+	16052, 16057, 16066, 16075, 16089, 16096, 16106, 16116,
+	16126, 16136, 16146, 16156, 16171, 16181, 16191, 16206,
+	16211, 16218, 16225, 16232, 16243, 16254, 16265, 16278,
+	16291, 16304, 16317, 16330, 16343, 16356, 16369, 16382,
+	16391, 16400, 16410, 16420, 16430, 16442, 16454, 16466,
+	16478, 16490, 16502, 16514, 16526, 16538, 16565, 16571,
+	16577, 16583, 16588, 16594, 16601, 16611, 16618, 16628,
+	16635, 16645, 16652, 16662, 16669, 16679, 16690, 16697,
+	16707, 16718, 16728, 16734, 16740, 16746, 16752, 16760,
+	16768, 16776, 16784, 16792, 16800, 16809, 16818, 16827,
+	16836, 16844, 16852, 16860, 16873, 16881, 16894, 16902,
+	16915, 16923, 16936, 16944, 16957, 16965, 16978, 16986,
+	16999, 17007, 17020, 17028, 17041, 17049, 17062, 17070,
+	17083, 17091, 17104, 17112, 17125, 17133, 17146, 17154,
+	17167, 17175, 17188, 17196, 17209, 17217, 17230, 17238,
+	17251, 17259, 17272, 17280, 17288, 17296, 17304, 17311,
+	17318, 17325, 17336, 17347, 17358, 17369, 17376, 17387,
+	17398, 17409, 17420, 17431, 17442, 17453, 17464, 17473,
+	17482, 17491, 17500, 17511, 17522, 17533, 17542, 17551,
+	17560, 17569, 17577, 17585, 17593, 17601, 17606, 17614,
+	17622, 17630, 17638, 17646, 17654, 17665, 17677, 17688,
+	17699, 17709, 17720, 17728, 17736, 17744, 17752, 17762,
+	17777, 17783, 17789, 17797, 17805, 17813, 17822, 17831,
+	17840, 17849, 17858, 17867, 17876, 17887, 17898, 17907,
+	17918, 17927, 17934, 17941, 17948, 17958, 17965, 17971,
+	17979, 17987, 17995, 18002, 18010, 18018, 18026, 18034,
+	18042, 18050, 18058, 18066, 18074, 18082, 18090, 18098,
+	18106, 18114, 18122, 18130, 18137, 18146, 18154, 18162,
+	18172, 18185, 18199, 18212, 18225, 18239, 18252, 18267,
+	18281, 18294, 18306, 18318, 18331, 18345, 18358, 18371,
+	18385, 18398, 18413, 18427, 18440, 18452, 18464, 18476,
+	18488, 18500, 18516, 18532, 18548, 18560, 18572, 18584,
+	18600, 18616, 18632, 18644, 18656, 18668, 18684, 18700,
+	18716, 18728, 18740, 18752, 18763, 18775, 18787, 18799,
+	18810, 18822, 18835, 18847, 18859, 18872, 18884, 18898,
+	18911, 18923, 18934, 18945, 18957, 18970, 18984, 18997,
+	19010, 19024, 19037, 19052, 19066, 19079, 19091, 19103,
+	19116, 19130, 19143, 19156, 19170, 19183, 19198, 19212,
+	19225, 19237, 19249, 19255, 19261, 19267, 19273, 19278,
+	19284, 19291, 19298, 19305, 19312, 19320, 19328, 19336,
+	19344, 19352, 19360, 19368, 19376, 19384, 19392, 19400,
+	19408, 19413, 19418, 19430, 19442, 19454, 19466, 19478,
+	19490, 19502, 19514, 19522, 19530, 19538, 19545, 19555,
+	19570, 19583, 19593, 19608, 19621, 19631, 19646, 19659,
+	19669, 19684, 19697, 19707, 19722, 19735, 19745, 19760,
+	19773, 19784, 19797, 19812, 19828, 19837, 19846, 19855,
+	19864, 19873, 19882, 19891, 19900, 19908, 19916, 19924,
+	19932, 19940, 19952, 19960, 19972, 19980, 19992, 20000,
+	20012, 20019, 20028, 20037, 20046, 20055, 20064, 20073,
+	20082, 20091, 20099, 20107, 20115, 20123, 20131, 20143,
+	20151, 20163, 20171, 20183, 20191, 20203, 20218, 20233,
+	20248, 20263, 20278, 20293, 20308, 20323, 20339, 20355,
+	20371, 20387, 20396, 20409, 20424, 20443, 20462, 20476,
+	20489, 20502, 20515, 20532, 20549, 20563, 20579, 20592,
+	20606, 20622, 20635, 20648, 20661, 20678, 20690, 20702,
+	20714, 20726, 20738, 20750, 20765, 20780, 20795, 20810,
+	20825, 20840, 20852, 20864, 20876, 20888, 20900, 20912,
+	20925, 20938, 20951, 20964, 20978, 20992, 21006, 21020,
+	21032, 21044, 21059, 21074, 21086, 21098, 21109, 21120,
+	21132, 21144, 21156, 21168, 21182, 21196, 21210, 21224,
+	21238, 21252, 21266, 21280, 21294, 21308, 21322, 21336,
+	21349, 21362, 21375, 21389, 21403, 21416, 21429, 21442,
+	21455, 21469, 21483, 21496, 21509, 21522, 21535, 21551,
+	21567, 21581, 21595, 21608, 21621, 21634, 21647, 21660,
+	21673, 21686, 21699, 21714, 21729, 21744, 21758, 21772,
+	21785, 21798, 21811, 21824, 21838, 21852, 21862, 21872,
+	21885, 21898, 21911, 21924, 21937, 21950, 21963, 21976,
+	21989, 22002, 22015, 22028, 22040, 22052, 22064, 22076,
+	22088, 22100, 22112, 22124, 22136, 22148, 22160, 22172,
+	22184, 22196, 22208, 22220, 22232, 22244, 22256, 22268,
+	22280, 22292, 22304, 22316, 22328, 22340, 22352, 22364,
+	22376, 22388, 22401, 22414, 22427, 22440, 22454, 22468,
+	22482, 22496, 22508, 22520, 22536, 22552, 22568, 22584,
+	22600, 22616, 22632, 22648, 22664, 22680, 22696, 22712,
+	22723, 22734, 22747, 22760, 22774, 22788, 22796, 22806,
+	22816, 22826, 22834, 22842, 22850, 22860, 22870, 22880,
+	22888, 22900, 22908, 22916, 22928, 22936, 22944, 22952,
+	22962, 22972, 22982, 22990, 22998, 23006, 23014, 23024,
+	23034, 23044, 23052, 23060, 23068, 23080, 23088, 23096,
+	23108, 23116, 23124, 23134, 23144, 23152, 23160, 23170,
+	23178, 23188, 23198, 23206, 23214, 23222, 23232, 23240,
+	23248, 23260, 23268, 23276, 23289, 23302, 23314, 23323,
+	23332, 23341, 23348, 23355, 23368, 23377, 23386, 23395,
+	23402, 23413, 23420, 23433, 23440, 23453, 23464, 23473,
+	23482, 23491, 23504, 23513, 23522, 23531, 23544, 23554,
+	23569, 23579, 23594, 23604, 23618, 23628, 23643, 23653,
+	23668, 23678, 23692, 23702, 23717, 23727, 23742, 23752,
+	23766, 23776, 23786, 23798, 23810, 23821, 23833, 23845,
+	23862, 23874, 23891, 23901, 23916, 23926, 23941, 23950,
+	23959, 23968, 23981, 23990, 23999, 24008, 24021, 24031,
+	24040, 24049, 24058, 24067, 24077, 24086, 24095, 24104,
+	24113, 24124, 24135, 24146, 24156, 24168, 24177, 24187,
+	24197, 24205, 24213, 24222, 24234, 24246, 24258, 24270,
+	24283, 24296, 24308, 24314, 24322, 24330, 24342, 24350,
+	24362, 24374, 24385, 24396, 24402, 24413, 24424, 24430,
+	24441, 24449, 24457, 24469, 24477, 24489, 24495, 24507,
+	24519, 24530, 24542, 24554, 24565, 24577, 24589, 24600,
+	24617, 24629, 24641, 24652, 24669, 24681, 24693, 24704,
+	24716, 24728, 24739, 24748, 24757, 24766, 24779, 24788,
+	24797, 24806, 24819, 24835, 24847, 24858, 24870, 24881,
+	24893, 24904, 24921, 24933, 24944, 24961, 24973, 24984,
+	24996, 25007, 25018, 25029, 25036, 25048, 25058, 25065,
+	25077, 25087, 25094, 25106, 25116, 25123, 25135, 25145,
+	25152, 25164, 25174, 25181, 25193, 25203, 25209, 25220,
+	25229, 25235, 25246, 25255, 25263, 25271, 25279, 25287,
+	25295, 25307, 25315, 25327, 25335, 25347, 25355, 25367,
+	25377, 25387, 25396, 25410, 25419, 25433, 25443, 25453,
+	25462, 25476, 25485, 25499, 25508, 25517, 25527, 25537,
+	25548, 25558, 25568, 25578, 25590, 25602, 25614, 25627,
+	25640, 25653, 25666, 25679, 25692, 25702, 25712, 25720,
+	25727, 25739, 25749, 25759, 25772, 25779, 25791, 25801,
+	25811, 25824, 25831, 25843, 25853, 25863, 25876, 25883,
+	25895, 25905, 25915, 25928, 25935, 25947, 25957, 25967,
+	25980, 25987, 25999, 26009, 26019, 26032, 26038, 26049,
+	26058, 26067, 26079, 26085, 26096, 26105, 26114, 26126,
+	26131, 26137, 26144, 26150, 26157, 26163, 26170, 26177,
+	26189, 26199, 26206, 26218, 26228, 26235, 26247, 26257,
+	26264, 26276, 26286, 26293, 26305, 26315, 26322, 26334,
+	26344, 26350, 26361, 26370, 26376, 26387, 26396, 26404,
+	26411, 26419, 26432, 26443, 26454, 26468, 26480, 26490,
+	26500, 26513, 26520, 26532, 26542, 26552, 26565, 26572,
+	26580, 26593, 26604, 26615, 26629, 26641, 26651, 26661,
+	26674, 26681, 26693, 26703, 26713, 26726, 26733, 26745,
+	26761, 26771, 26785, 26795, 26808, 26825, 26839, 26850,
+	26858, 26865, 26873, 26887, 26900, 26911, 26922, 26936,
+	26948, 26958, 26968, 26981, 26988, 27000, 27010, 27020,
+	27033, 27040, 27048, 27061, 27072, 27083, 27097, 27109,
+	27119, 27129, 27142, 27149, 27161, 27171, 27181, 27194,
+	27201, 27213, 27229, 27239, 27253, 27263, 27276, 27293,
+	27307, 27318, 27326, 27335, 27349, 27361, 27373, 27388,
+	27396, 27409, 27420, 27431, 27445, 27452, 27464, 27474,
+	27484, 27497, 27506, 27520, 27532, 27544, 27559, 27567,
+	27580, 27591, 27602, 27616, 27623, 27635, 27645, 27655,
+	27668, 27675, 27687, 27703, 27713, 27727, 27737, 27750,
+	27767, 27781, 27792, 27798, 27804, 27811, 27822, 27831,
+	27840, 27852, 27858, 27869, 27878, 27887, 27899, 27905,
+	27912, 27923, 27932, 27941, 27953, 27959, 27970, 27979,
+	27988, 28000, 28006, 28017, 28032, 28041, 28054, 28063,
+	28075, 28091, 28104, 28114, 28121, 28128, 28135, 28142,
+	28150, 28158, 28166, 28174, 28181, 28188, 28194, 28200,
+	28206, 28214, 28222, 28230, 28238, 28246, 28254, 28265,
+	28276, 28287, 28298, 28309, 28320, 28331, 28342, 28350,
+	28358, 28366, 28374, 28382, 28390, 28399, 28408, 28417,
+	28426, 28436, 28446, 28456, 28466, 28474, 28482, 28493,
+	28504, 28512, 28520, 28527, 28534, 28540, 28548, 28556,
+	28566, 28576, 28584, 28592, 28604, 28616, 28627, 28638,
+	28645, 28658, 28671, 28681, 28691, 28701, 28711, 28721,
+	28731, 28741, 28751, 28764, 28777, 28790, 28803, 28813,
+	28823, 28833, 28843, 28853, 28863, 28873, 28883, 28896,
+	28909, 28922, 28935, 28943, 28952, 28966, 28975, 28989,
+	28998, 29012, 29021, 29035, 29044, 29058, 29067, 29081,
+	29090, 29104, 29113, 29127, 29136, 29145, 29154, 29163,
+	29172, 29181, 29190, 29199, 29212, 29220, 29228, 29236,
+	29244, 29252, 29260, 29268, 29276, 29286, 29296, 29306,
+	29316, 29326, 29336, 29344, 29352, 29360, 29368, 29376,
+	29384, 29393, 29402, 29412, 29422, 29433, 29444, 29455,
+	29466, 29474, 29482, 29493, 29504, 29514, 29524, 29533,
+	29542, 29550, 29558, 29567, 29576, 29586, 29596, 29605,
+	29614, 29627, 29640, 29649, 29658, 29668, 29678, 29687,
+	29696, 29704, 29712, 29720, 29728, 29737, 29746, 29755,
+	29764, 29773, 29782, 29791, 29800, 29812, 29824, 29834,
+	29844, 29853, 29862, 29871, 29880, 29889, 29898, 29907,
+	29916, 29925, 29934, 29943, 29952, 29961, 29970, 29979,
+	29988, 29997, 30006, 30015, 30024, 30033, 30042, 30051,
+	30060, 30071, 30082, 30093, 30104, 30115, 30126, 30137,
+	30148, 30159, 30170, 30181, 30192, 30203, 30214, 30225,
+	30236, 30247, 30258, 30269, 30280, 30291, 30302, 30313,
+	30324, 30335, 30344, 30353, 30364, 30375, 30385, 30395,
+	30405, 30415, 30424, 30433, 30442, 30451, 30460, 30469,
+	30479, 30489, 30496, 30505, 30514, 30519, 30525, 30532,
+	30541, 30550, 30557, 30566, 30575, 30582, 30589, 30600,
+	30616, 30630, 30641, 30657, 30671, 30682, 30698, 30712,
+	30723, 30739, 30753, 30764, 30780, 30794, 30805, 30821,
+	30835, 30843, 30851, 30859, 30867, 30874, 30881, 30888,
+	30896, 30904, 30912, 30920, 30928, 30936, 30944, 30952,
+	30960, 30966, 30972, 30981, 30993, 31005, 31017, 31028,
+	31039, 31050, 31060, 31072, 31089, 31106, 31115, 31124,
+	31133, 31142, 31151, 31160, 31170, 31180, 31190, 31200,
+	31209, 31218, 31227, 31236, 31245, 31254, 31263, 31271,
+	31279, 31287, 31295, 31303, 31311, 31319, 31327, 31335,
+	31342, 31350, 31358, 31366, 31374, 31382, 31390, 31399,
+	31407, 31415, 31423, 31431, 31439, 31447, 31455, 31463,
+	31471, 31479, 31487, 31495, 31503, 31511, 31519, 31528,
+	31537, 31546, 31555, 31565, 31575, 31585, 31595, 31603,
+	31611, 31620, 31629, 31643, 31658, 31672, 31687, 31698,
+	31707, 31716, 31725, 31734, 31745, 31753, 31761, 31772,
+	31785, 31797, 31807, 31818, 31829, 31838, 31847, 31859,
+	31871, 31883, 31895, 31908, 31921, 31933, 31945, 31957,
+	31969, 31981, 31993, 32006, 32019, 32031, 32043, 32051,
+	32060, 32068, 32078, 32088, 32094, 32101, 32109, 32118,
+	32126, 32136, 32146, 32156, 32165, 32173, 32183, 32193,
+	32201, 32209, 32218, 32227, 32236, 32245, 32254, 32263,
+	32271, 32279, 32287, 32296, 32305, 32314, 32323, 32332,
+	32341, 32350, 32359, 32368, 32380, 32392, 32399, 32406,
+	32414, 32427, 32438, 32447, 32461, 32473, 32481, 32494,
+	32505, 32513, 32526, 32537, 32546, 32560, 32572, 32580,
+	32593, 32604, 32612, 32625, 32636, 32645, 32659, 32671,
+	32679, 32692, 32703, 32711, 32724, 32735, 32744, 32758,
+	32770, 32778, 32791, 32802, 32810, 32823, 32834, 32843,
+	32857, 32869, 32877, 32890, 32901, 32909, 32922, 32933,
+	32942, 32956, 32968, 32976, 32989, 33000, 33007, 33019,
+	33029, 33037, 33050, 33061, 33068, 33080, 33090, 33097,
+	33109, 33119, 33127, 33140, 33151, 33158, 33170, 33180,
+	33187, 33194, 33201, 33212, 33219, 33230, 33238, 33251,
+	33262, 33271, 33285, 33297, 33305, 33318, 33329, 33337,
+	33350, 33361, 33370, 33384, 33396, 33404, 33417, 33428,
+	33436, 33449, 33460, 33469, 33483, 33495, 33503, 33516,
+	33527, 33535, 33548, 33559, 33568, 33582, 33594, 33602,
+	33615, 33626, 33634, 33647, 33658, 33667, 33681, 33693,
+	33701, 33714, 33725, 33733, 33746, 33757, 33766, 33780,
+	33792, 33800, 33813, 33824, 33831, 33843, 33853, 33861,
+	33874, 33885, 33892, 33904, 33914, 33921, 33933, 33943,
+	33951, 33964, 33975, 33982, 33994, 34004, 34013, 34024,
+	34033, 34044, 34050, 34060, 34068, 34076, 34084, 34090,
+	34096, 34106, 34116, 34126, 34136, 34146, 34156, 34163,
+	34170, 34176, 34183, 34196, 34209, 34222, 34235, 34248,
+	34261, 34274, 34287, 34300, 34311, 34324, 34337, 34350,
+	34363, 34376, 34389, 34402, 34415, 34419, 34425, 34431,
+	34437, 34444, 34451, 34458, 34471, 34481, 34490, 34500,
+	34508, 34521, 34532, 34543, 34557, 34566, 34580, 34592,
+	34604, 34619, 34627, 34640, 34651, 34662, 34676, 34684,
+	34697, 34708, 34719, 34733, 34742, 34756, 34768, 34780,
+	34795, 34803, 34816, 34827, 34838, 34852, 34860, 34873,
+	34884, 34895, 34909, 34918, 34932, 34944, 34956, 34971,
+	34979, 34992, 35003, 35014, 35028, 35036, 35049, 35060,
+	35071, 35085, 35094, 35108, 35120, 35132, 35147, 35155,
+	35168, 35179, 35190, 35204, 35212, 35225, 35236, 35247,
+	35261, 35270, 35284, 35296, 35308, 35323, 35331, 35344,
+	35355, 35366, 35380, 35388, 35401, 35412, 35423, 35437,
+	35446, 35460, 35472, 35484, 35499, 35507, 35520, 35531,
+	35542, 35556, 35563, 35575, 35585, 35595, 35608, 35616,
+	35629, 35640, 35651, 35665, 35672, 35684, 35694, 35704,
+	35717, 35724, 35736, 35746, 35756, 35769, 35777, 35790,
+	35801, 35812, 35826, 35833, 35845, 35855, 35865, 35878,
+	35886, 35899, 35910, 35921, 35935, 35944, 35958, 35970,
+	35982, 35997, 36005, 36018, 36029, 36040, 36054, 36062,
+	36075, 36086, 36097, 36111, 36120, 36134, 36146, 36158,
+	36173, 36181, 36194, 36205, 36216, 36230, 36238, 36251,
+	36262, 36273, 36287, 36296, 36310, 36322, 36334, 36349,
+	36357, 36370, 36381, 36392, 36406, 36414, 36427, 36438,
+	36449, 36463, 36472, 36486, 36498, 36510, 36525, 36533,
+	36546, 36557, 36568, 36582, 36590, 36603, 36614, 36625,
+	36639, 36648, 36662, 36674, 36686, 36701, 36709, 36722,
+	36733, 36744, 36758, 36766, 36779, 36790, 36801, 36815,
+	36824, 36838, 36850, 36862, 36877, 36885, 36898, 36909,
+	36920, 36934, 36941, 36953, 36963, 36973, 36986, 36994,
+	37007, 37018, 37029, 37043, 37050, 37062, 37072, 37082,
+	37095, 37102, 37114, 37124, 37134, 37147, 37155, 37168,
+	37179, 37190, 37204, 37211, 37223, 37233, 37243, 37256,
+	37265, 37279, 37288, 37302, 37311, 37325, 37334, 37348,
+	37358, 37368, 37378, 37388, 37398, 37412, 37422, 37436,
+	37446, 37460, 37470, 37484, 37488, 37497, 37506, 37515,
+	37528, 37537, 37550, 37559, 37564, 37569, 37577, 37590,
+	37601, 37612, 37626, 37635, 37649, 37661, 37673, 37688,
+	37696, 37709, 37720, 37731, 37745, 37753, 37766, 37777,
+	37788, 37802, 37811, 37825, 37837, 37849, 37864, 37872,
+	37885, 37896, 37907, 37921, 37929, 37942, 37953, 37964,
+	37978, 37987, 38001, 38013, 38025, 38040, 38048, 38061,
+	38072, 38083, 38097, 38105, 38118, 38129, 38140, 38154,
+	38163, 38177, 38189, 38201, 38216, 38224, 38237, 38248,
+	38259, 38273, 38281, 38294, 38305, 38316, 38330, 38339,
+	38353, 38365, 38377, 38392, 38400, 38413, 38424, 38435,
+	38449, 38457, 38470, 38481, 38492, 38506, 38515, 38529,
+	38541, 38553, 38568, 38576, 38589, 38600, 38611, 38625,
+	38632, 38644, 38654, 38664, 38677, 38685, 38698, 38709,
+	38720, 38734, 38741, 38753, 38763, 38773, 38786, 38793,
+	38805, 38815, 38825, 38838, 38846, 38859, 38870, 38881,
+	38895, 38902, 38914, 38924, 38934, 38947, 38956, 38970,
+	38979, 38993, 39002, 39016, 39025, 39039, 39051, 39060,
+	39068, 39077, 39091, 39103, 39116, 39127, 39135, 39148,
+	39159, 39167, 39176, 39190, 39202, 39215, 39226, 39234,
+	39247, 39258, 39266, 39279, 39296, 39307, 39322, 39334,
+	39343, 39351, 39360, 39374, 39386, 39399, 39410, 39418,
+	39431, 39442, 39450, 39459, 39473, 39485, 39498, 39509,
+	39517, 39530, 39541, 39549, 39562, 39579, 39590, 39605,
+	39617, 39626, 39636, 39651, 39664, 39673, 39687, 39699,
+	39707, 39720, 39731, 39741, 39756, 39769, 39778, 39792,
+	39804, 39812, 39825, 39836, 39844, 39857, 39874, 39885,
+	39900, 39912, 39919, 39926, 39934, 39946, 39956, 39963,
+	39975, 39985, 39992, 40000, 40012, 40022, 40029, 40041,
+	40051, 40058, 40070, 40086, 40096, 40110, 40121, 40127,
+	40133, 40139, 40145, 40154, 40162, 40170, 40184, 40198,
+	40207, 40217, 40224, 40236, 40243, 40255, 40264, 40273,
+	40282, 40289, 40297, 40305, 40313, 40324, 40335, 40346,
+	40357, 40369, 40381, 40394, 40407, 40420, 40433, 40446,
+	40459, 40473, 40487, 40495, 40508, 40519, 40530, 40544,
+	40553, 40567, 40579, 40591, 40606, 40614, 40627, 40638,
+	40649, 40663, 40671, 40684, 40695, 40706, 40720, 40729,
+	40743, 40755, 40767, 40782, 40790, 40803, 40814, 40825,
+	40839, 40847, 40860, 40871, 40882, 40896, 40905, 40919,
+	40931, 40943, 40958, 40966, 40979, 40990, 41001, 41015,
+	41023, 41036, 41047, 41058, 41072, 41081, 41095, 41107,
+	41119, 41134, 41142, 41155, 41166, 41177, 41191, 41199,
+	41212, 41223, 41234, 41248, 41257, 41271, 41283, 41295,
+	41310, 41318, 41331, 41342, 41353, 41367, 41375, 41388,
+	41399, 41410, 41424, 41433, 41447, 41459, 41471, 41486,
+	41494, 41507, 41518, 41529, 41543, 41550, 41562, 41572,
+	41582, 41595, 41603, 41616, 41627, 41638, 41652, 41659,
+	41671, 41681, 41691, 41704, 41711, 41723, 41733, 41743,
+	41756, 41764, 41777, 41788, 41799, 41813, 41820, 41832,
+	41842, 41852, 41865, 41876, 41892, 41906, 41920, 41937,
+	41948, 41964, 41978, 41992, 42009, 42020, 42036, 42050,
+	42064, 42081, 42092, 42108, 42122, 42136, 42153, 42164,
+	42180, 42194, 42208, 42225, 42236, 42252, 42266, 42280,
+	42297, 42308, 42324, 42338, 42352, 42369, 42380, 42396,
+	42410, 42424, 42441, 42452, 42468, 42482, 42496, 42513,
+	42524, 42540, 42554, 42568, 42585, 42596, 42612, 42626,
+	42640, 42657, 42668, 42684, 42698, 42712, 42729, 42738,
+	42752, 42761, 42775, 42784, 42798, 42807, 42821, 42829,
+	42842, 42853, 42864, 42878, 42887, 42901, 42913, 42925,
+	42940, 42948, 42961, 42972, 42983, 42997, 43005, 43018,
+	43029, 43040, 43054, 43063, 43077, 43089, 43101, 43116,
+	43124, 43137, 43148, 43159, 43173, 43181, 43194, 43205,
+	43216, 43230, 43239, 43253, 43265, 43277, 43292, 43300,
+	43313, 43324, 43335, 43349, 43357, 43370, 43381, 43392,
+	43406, 43415, 43429, 43441, 43453, 43468, 43476, 43489,
+	43500, 43511, 43525, 43533, 43546, 43557, 43568, 43582,
+	43591, 43605, 43617, 43629, 43644, 43652, 43665, 43676,
+	43687, 43701, 43709, 43722, 43733, 43744, 43758, 43767,
+	43781, 43793, 43805, 43820, 43828, 43841, 43852, 43863,
+	43877, 43884, 43896, 43906, 43916, 43929, 43937, 43950,
+	43961, 43972, 43986, 43993, 44005, 44015, 44025, 44038,
+	44045, 44057, 44067, 44077, 44090, 44098, 44111, 44122,
+	44133, 44147, 44154, 44166, 44176, 44186, 44199, 44210,
+	44226, 44240, 44254, 44271, 44282, 44298, 44312, 44326,
+	44343, 44354, 44370, 44384, 44398, 44415, 44426, 44442,
+	44456, 44470, 44487, 44498, 44514, 44528, 44542, 44559,
+	44570, 44586, 44600, 44614, 44631, 44642, 44658, 44672,
+	44686, 44703, 44714, 44730, 44744, 44758, 44775, 44786,
+	44802, 44816, 44830, 44847, 44858, 44874, 44888, 44902,
+	44919, 44930, 44946, 44960, 44974, 44991, 45002, 45018,
+	45032, 45046, 45063, 45072, 45086, 45095, 45109, 45118,
+	45132, 45141, 45155, 45165, 45175, 45185, 45195, 45203,
+	45211, 45219, 45226, 45234, 45242, 45250, 45258, 45265,
+	45274, 45282, 45290, 45298, 45306, 45314, 45322, 45330,
+	45338, 45346, 45358, 45366, 45378, 45386, 45398, 45406,
+	45418, 45425, 45435, 45445, 45455, 45465, 45470, 45491,
+	45495, 45499, 45504, 45508, 45516, 45522, 45528, 45534,
+	45540, 45547, 45554, 45561, 45566, 45576, 45591, 45596,
+	45604, 45612, 45621, 45630, 45639, 45647, 45656, 45665,
+	45676, 45687, 45698, 45708, 45718, 45730, 45740, 45752,
+	45764, 45771, 45780, 45788, 45797, 45811, 45823, 45835,
+	45850, 45863, 45874, 45885, 45899, 45907, 45920, 45931,
+	45942, 45956, 45964, 45973, 45987, 45999, 46011, 46026,
+	46039, 46050, 46061, 46075, 46083, 46096, 46107, 46118,
+	46132, 46140, 46153, 46170, 46181, 46196, 46207, 46221,
+	46239, 46254, 46266, 46275, 46283, 46292, 46306, 46318,
+	46330, 46345, 46358, 46369, 46380, 46394, 46402, 46415,
+	46426, 46437, 46451, 46459, 46468, 46482, 46494, 46506,
+	46521, 46534, 46545, 46556, 46570, 46578, 46591, 46602,
+	46613, 46627, 46635, 46648, 46665, 46676, 46691, 46702,
+	46716, 46734, 46749, 46761, 46770, 46780, 46795, 46808,
+	46821, 46837, 46846, 46860, 46872, 46884, 46899, 46907,
+	46920, 46931, 46942, 46956, 46966, 46981, 46994, 47007,
+	47023, 47032, 47046, 47058, 47070, 47085, 47093, 47106,
+	47117, 47128, 47142, 47150, 47163, 47180, 47191, 47206,
+	47217, 47231, 47249, 47264, 47276, 47283, 47290, 47298,
+	47310, 47320, 47330, 47343, 47350, 47362, 47372, 47382,
+	47395, 47402, 47410, 47422, 47432, 47442, 47455, 47462,
+	47474, 47484, 47494, 47507, 47514, 47526, 47542, 47552,
+	47566, 47576, 47589, 47606, 47620, 47631, 47639, 47647,
+	47655, 47663, 47673, 47683, 47694, 47705, 47717, 47728,
+	47739, 47750, 47763, 47776, 47789, 47803, 47817, 47831,
+	47845, 47859, 47873, 47884, 47892, 47904, 47912, 47924,
+	47932, 47944, 47952, 47964, 47973, 47982, 47992, 48002,
+	48013, 48023, 48033, 48043, 48055, 48067, 48079, 48092,
+	48105, 48118, 48131, 48144, 48157, 48167, 48174, 48182,
+	48191, 48199, 48209, 48216, 48225, 48236, 48247, 48258,
+	48269, 48278, 48289, 48303, 48315, 48324, 48335, 48350,
+	48359, 48370, 48385, 48398, 48411, 48422, 48435, 48450,
+	48463, 48474, 48487, 48498, 48511, 48518, 48528, 48536,
+	48544, 48552, 48560, 48570, 48580, 48589, 48598, 48607,
+	48616, 48626, 48635, 48644, 48653, 48662, 48672, 48683,
+	48692, 48703, 48712, 48720, 48728, 48736, 48744, 48752,
+	48759, 48769, 48781, 48798, 48813, 48825, 48836, 48852,
+	48861, 48869, 48880, 48891, 48902, 48913, 48925, 48941,
+	48957, 48974, 48985, 48996, 49003, 49008, 49014, 49023,
+	49032, 49041, 49051, 49066, 49079, 49089, 49104, 49117,
+	49127, 49142, 49155, 49165, 49180, 49193, 49203, 49218,
+	49231, 49241, 49256, 49269, 49279, 49289, 49299, 49309,
+	49319, 49329, 49343, 49353, 49367, 49377, 49391, 49401,
+	49415, 49425, 49434, 49444, 49453, 49465, 49477, 49489,
+	49500, 49511, 49522, 49530, 49536, 49542, 49548, 49554,
+	49560, 49566, 49572, 49583, 49594, 49605, 49612, 49623,
+	49634, 49645, 49656, 49667, 49678, 49689, 49700, 49709,
+	49723, 49732, 49746, 49755, 49769, 49778, 49792, 49804,
+	49817, 49831, 49843, 49856, 49870, 49883, 49897, 49912,
+	49925, 49939, 49954, 49963, 49973, 49983, 49993, 50006,
+	50020, 50035, 50051, 50065, 50080, 50093, 50107, 50122,
+	50135, 50149, 50164, 50180, 50194, 50209, 50222, 50236,
+	50251, 50261, 50272, 50284, 50297, 50308, 50320, 50330,
+	50341, 50353, 50366, 50377, 50389, 50398, 50407, 50420,
+	50434, 50449, 50465, 50479, 50494, 50507, 50521, 50536,
+	50549, 50563, 50578, 50594, 50608, 50623, 50636, 50650,
+	50665, 50675, 50686, 50698, 50711, 50722, 50734, 50744,
+	50755, 50767, 50780, 50791, 50803, 50813, 50823, 50836,
+	50850, 50865, 50881, 50895, 50910, 50923, 50937, 50952,
+	50965, 50979, 50994, 51010, 51024, 51039, 51052, 51066,
+	51081, 51091, 51102, 51114, 51127, 51138, 51150, 51160,
+	51171, 51183, 51196, 51207, 51219, 51228, 51237, 51247,
+	51261, 51276, 51292, 51302, 51316, 51331, 51347, 51362,
+	51378, 51395, 51404, 51417, 51426, 51439, 51449, 51463,
+	51478, 51494, 51504, 51518, 51533, 51549, 51564, 51580,
+	51597, 51607, 51621, 51636, 51652, 51662, 51676, 51691,
+	51707, 51722, 51738, 51755, 51764, 51777, 51786, 51799,
+	51812, 51825, 51837, 51849, 51862, 51875, 51887, 51899,
+	51914, 51929, 51947, 51965, 51983, 52001, 52016, 52031,
+	52045, 52059, 52070, 52081, 52095, 52109, 52123, 52137,
+	52148, 52159, 52169, 52179, 52194, 52209, 52227, 52245,
+	52263, 52281, 52296, 52311, 52325, 52339, 52350, 52361,
+	52375, 52389, 52403, 52417, 52428, 52439, 52449, 52459,
+	52469, 52479, 52501, 52523, 52539, 52556, 52574, 52589,
+	52605, 52622, 52637, 52653, 52670, 52686, 52703, 52721,
+	52736, 52752, 52769, 52784, 52800, 52817, 52830, 52844,
+	52859, 52871, 52884, 52898, 52910, 52923, 52937, 52953,
+	52970, 52988, 53003, 53019, 53036, 53051, 53067, 53084,
+	53100, 53117, 53135, 53150, 53166, 53183, 53198, 53214,
+	53231, 53244, 53258, 53273, 53285, 53298, 53312, 53324,
+	53337, 53351, 53362, 53373, 53387, 53402, 53418, 53435,
+	53450, 53466, 53480, 53495, 53511, 53525, 53540, 53556,
+	53573, 53588, 53604, 53618, 53633, 53649, 53660, 53672,
+	53685, 53699, 53711, 53724, 53735, 53747, 53760, 53770,
+	53780, 53791, 53802, 53816, 53831, 53847, 53864, 53879,
+	53895, 53909, 53924, 53940, 53954, 53969, 53985, 54002,
+	54017, 54033, 54047, 54062, 54078, 54089, 54101, 54114,
+	54128, 54140, 54153, 54164, 54176, 54189, 54199, 54209,
+	54219, 54229, 54242, 54256, 54271, 54287, 54301, 54316,
+	54329, 54343, 54358, 54371, 54385, 54400, 54416, 54430,
+	54445, 54458, 54472, 54487, 54497, 54508, 54520, 54533,
+	54544, 54556, 54566, 54577, 54589, 54598, 54607, 54617,
+	54627, 54640, 54654, 54669, 54685, 54699, 54714, 54727,
+	54741, 54756, 54769, 54783, 54798, 54814, 54828, 54843,
+	54856, 54870, 54885, 54895, 54906, 54918, 54931, 54942,
+	54954, 54964, 54975, 54987, 54996, 55005, 55027, 55045,
+	55062, 55078, 55093, 55109, 55126, 55144, 55163, 55180,
+	55198, 55214, 55231, 55249, 55265, 55282, 55300, 55319,
+	55336, 55354, 55370, 55387, 55405, 55418, 55432, 55447,
+	55463, 55477, 55492, 55505, 55519, 55534, 55550, 55567,
+	55585, 55604, 55621, 55639, 55655, 55672, 55690, 55706,
+	55723, 55741, 55760, 55777, 55795, 55811, 55828, 55846,
+	55859, 55873, 55888, 55904, 55918, 55933, 55946, 55960,
+	55975, 55988, 56001, 56013, 56025, 56038, 56051, 56063,
+	56075, 56089, 56103, 56116, 56129, 56143, 56157, 56170,
+	56183, 56200, 56222, 56245, 56269, 56291, 56314, 56338,
+	56357, 56377, 56398, 56417, 56437, 56458, 56480, 56503,
+	56527, 56545, 56564, 56584, 56602, 56621, 56641, 56663,
+	56686, 56710, 56728, 56747, 56767, 56785, 56804, 56824,
+	56841, 56863, 56886, 56910, 56932, 56955, 56979, 57001,
+	57024, 57048, 57070, 57093, 57117, 57136, 57156, 57177,
+	57196, 57216, 57237, 57259, 57282, 57306, 57324, 57343,
+	57363, 57381, 57400, 57420, 57442, 57465, 57489, 57507,
+	57526, 57546, 57564, 57583, 57603, 57619, 57635, 57654,
+	57674, 57695, 57714, 57734, 57755, 57771, 57788, 57806,
+	57822, 57839, 57857, 57873, 57889, 57908, 57928, 57949,
+	57968, 57988, 58009, 58028, 58048, 58069, 58088, 58108,
+	58129, 58145, 58162, 58180, 58196, 58213, 58231, 58246,
+	58261, 58272, 58283, 58298, 58314, 58328, 58343, 58357,
+	58372, 58387, 58403, 58417, 58432, 58446, 58461, 58473,
+	58486, 58497, 58509, 58520, 58532, 58545, 58557, 58567,
+	58577, 58592, 58608, 58622, 58637, 58651, 58666, 58681,
+	58697, 58711, 58726, 58740, 58755, 58767, 58780, 58791,
+	58803, 58814, 58826, 58839, 58851, 58862, 58873, 58888,
+	58904, 58918, 58933, 58947, 58962, 58977, 58993, 59007,
+	59022, 59036, 59051, 59063, 59076, 59087, 59099, 59110,
+	59122, 59135, 59147, 59157, 59167, 59178, 59193, 59209,
+	59220, 59235, 59251, 59267, 59284, 59294, 59308, 59318,
+	59332, 59343, 59358, 59374, 59385, 59400, 59416, 59432,
+	59449, 59460, 59475, 59491, 59502, 59517, 59533, 59549,
+	59566, 59576, 59590, 59600, 59614, 59625, 59640, 59651,
+	59666, 59678, 59688, 59702, 59712, 59726, 59737, 59752,
+	59763, 59778, 59790, 59801, 59816, 59827, 59842, 59854,
+	59864, 59878, 59888, 59902, 59920, 59939, 59957, 59976,
+	59996, 60014, 60033, 60051, 60070, 60090, 60105, 60121,
+	60136, 60152, 60169, 60187, 60206, 60224, 60243, 60263,
+	60281, 60300, 60318, 60337, 60357, 60372, 60388, 60403,
+	60419, 60436, 60449, 60462, 60478, 60495, 60513, 60532,
+	60549, 60567, 60583, 60600, 60618, 60634, 60651, 60669,
+	60688, 60705, 60723, 60739, 60756, 60774, 60787, 60801,
+	60816, 60832, 60846, 60861, 60874, 60888, 60903, 60915,
+	60927, 60943, 60960, 60978, 60997, 61014, 61032, 61048,
+	61065, 61083, 61099, 61116, 61134, 61153, 61170, 61188,
+	61204, 61221, 61239, 61252, 61266, 61281, 61297, 61311,
+	61326, 61339, 61353, 61368, 61384, 61398, 61413, 61426,
+	61439, 61455, 61472, 61490, 61509, 61526, 61544, 61560,
+	61577, 61595, 61611, 61628, 61646, 61665, 61682, 61700,
+	61716, 61733, 61751, 61764, 61778, 61793, 61809, 61823,
+	61838, 61851, 61865, 61880, 61896, 61910, 61925, 61937,
+	61949, 61970, 61992, 62015, 62039, 62061, 62084, 62105,
+	62127, 62150, 62171, 62193, 62216, 62240, 62262, 62285,
+	62306, 62328, 62351, 62369, 62388, 62408, 62429, 62448,
+	62468, 62486, 62505, 62525, 62543, 62560, 62576, 62591,
+	62609, 62626, 62642, 62657, 62674, 62691, 62711, 62732,
+	62754, 62777, 62798, 62820, 62840, 62861, 62883, 62903,
+	62924, 62946, 62969, 62990, 63012, 63032, 63053, 63075,
+	63092, 63110, 63129, 63149, 63167, 63186, 63203, 63221,
+	63240, 63256, 63272, 63285, 63298, 63314, 63331, 63349,
+	63368, 63385, 63403, 63419, 63436, 63454, 63470, 63487,
+	63505, 63524, 63541, 63559, 63575, 63592, 63610, 63623,
+	63637, 63652, 63668, 63682, 63697, 63710, 63724, 63739,
+	63755, 63769, 63784, 63796, 63808, 63824, 63841, 63859,
+	63878, 63895, 63913, 63929, 63946, 63964, 63980, 63997,
+	64015, 64034, 64051, 64069, 64085, 64102, 64120, 64133,
+	64147, 64162, 64178, 64192, 64207, 64220, 64234, 64249,
+	64265, 64279, 64294, 64307, 64320, 64336, 64353, 64371,
+	64390, 64407, 64425, 64441, 64458, 64476, 64492, 64509,
+	64527, 64546, 64563, 64581, 64597, 64614, 64632, 64645,
+	64659, 64674, 64690, 64704, 64719, 64732, 64746, 64761,
+	64777, 64791, 64806, 64818, 64830, 64846, 64863, 64881,
+	64900, 64917, 64935, 64951, 64968, 64986, 65002, 65019,
+	65037, 65056, 65073, 65091, 65107, 65124, 65142, 65155,
+	65169, 65184, 65200, 65214, 65229, 65242, 65256, 65271,
+	65287, 65301, 65316, 65333, 65351, 65370, 65390, 65408,
+	65427, 65444, 65462, 65481, 65498, 65516, 65535, 65555,
+	65573, 65592, 65609, 65627, 65646, 65660, 65675, 65691,
+	65708, 65723, 65739, 65753, 65768, 65784, 65801, 65816,
+	65832, 65849, 65867, 65886, 65906, 65924, 65943, 65960,
+	65978, 65997, 66014, 66032, 66051, 66071, 66089, 66108,
+	66125, 66143, 66162, 66176, 66191, 66207, 66224, 66239,
+	66255, 66269, 66284, 66300, 66317, 66332, 66348, 66364,
+	66381, 66399, 66418, 66435, 66453, 66469, 66486, 66504,
+	66520, 66537, 66555, 66574, 66591, 66609, 66625, 66642,
+	66660, 66673, 66687, 66702, 66718, 66732, 66747, 66760,
+	66774, 66789, 66805, 66819, 66834, 66850, 66867, 66885,
+	66904, 66921, 66939, 66955, 66972, 66990, 67006, 67023,
+	67041, 67060, 67077, 67095, 67111, 67128, 67146, 67159,
+	67173, 67188, 67204, 67218, 67233, 67246, 67260, 67275,
+	67291, 67305, 67320, 67337, 67355, 67374, 67394, 67412,
+	67431, 67448, 67466, 67485, 67502, 67520, 67539, 67559,
+	67577, 67596, 67613, 67631, 67650, 67664, 67679, 67695,
+	67712, 67727, 67743, 67757, 67772, 67788, 67805, 67820,
+	67836, 67849, 67862, 67878, 67895, 67913, 67929, 67946,
+	67964, 67980, 67997, 68015, 68031, 68048, 68066, 68079,
+	68093, 68108, 68121, 68135, 68150, 68166, 68180, 68195,
+	68207, 68219, 68235, 68252, 68270, 68289, 68306, 68324,
+	68340, 68357, 68375, 68391, 68408, 68426, 68445, 68462,
+	68480, 68496, 68513, 68531, 68544, 68558, 68573, 68589,
+	68603, 68618, 68631, 68645, 68660, 68676, 68690, 68705,
+	68722, 68740, 68759, 68779, 68797, 68816, 68833, 68851,
+	68870, 68887, 68905, 68924, 68944, 68962, 68981, 68998,
+	69016, 69035, 69049, 69064, 69080, 69097, 69112, 69128,
+	69142, 69157, 69173, 69190, 69205, 69221, 69238, 69256,
+	69275, 69295, 69313, 69332, 69349, 69367, 69386, 69403,
+	69421, 69440, 69460, 69478, 69497, 69514, 69532, 69551,
+	69565, 69580, 69596, 69613, 69628, 69644, 69658, 69673,
+	69689, 69706, 69721, 69737, 69753, 69770, 69788, 69807,
+	69824, 69842, 69858, 69875, 69893, 69909, 69926, 69944,
+	69963, 69980, 69998, 70014, 70031, 70049, 70062, 70076,
+	70091, 70107, 70121, 70136, 70149, 70163, 70178, 70194,
+	70208, 70223, 70238, 70254, 70271, 70289, 70305, 70322,
+	70337, 70353, 70370, 70385, 70401, 70418, 70436, 70452,
+	70469, 70484, 70500, 70517, 70529, 70542, 70556, 70571,
+	70584, 70598, 70610, 70623, 70637, 70652, 70665, 70679,
+	70692, 70705, 70721, 70738, 70756, 70775, 70792, 70810,
+	70826, 70843, 70861, 70877, 70894, 70912, 70931, 70948,
+	70966, 70982, 70999, 71017, 71030, 71044, 71059, 71075,
+	71089, 71104, 71117, 71131, 71146, 71162, 71176, 71191,
+	71203, 71215, 71228, 71241, 71257, 71274, 71292, 71311,
+	71328, 71346, 71362, 71379, 71397, 71413, 71430, 71448,
+	71467, 71484, 71502, 71518, 71535, 71553, 71566, 71580,
+	71595, 71611, 71625, 71640, 71653, 71667, 71682, 71698,
+	71712, 71727, 71739, 71751, 71768, 71786, 71805, 71825,
+	71843, 71862, 71879, 71897, 71916, 71933, 71951, 71970,
+	71990, 72008, 72027, 72044, 72062, 72081, 72095, 72110,
+	72126, 72143, 72158, 72174, 72188, 72203, 72219, 72236,
+	72251, 72267, 72280, 72293, 72309, 72326, 72342, 72359,
+	72377, 72393, 72410, 72426, 72443, 72461, 72474, 72488,
+	72501, 72515, 72530, 72546, 72560, 72575, 72587, 72599,
+	72615, 72632, 72650, 72669, 72686, 72704, 72720, 72737,
+	72755, 72771, 72788, 72806, 72825, 72842, 72860, 72876,
+	72893, 72911, 72924, 72938, 72953, 72969, 72983, 72998,
+	73011, 73025, 73040, 73056, 73070, 73085, 73102, 73120,
+	73139, 73159, 73177, 73196, 73213, 73231, 73250, 73267,
+	73285, 73304, 73324, 73342, 73361, 73378, 73396, 73415,
+	73429, 73444, 73460, 73477, 73492, 73508, 73522, 73537,
+	73553, 73570, 73585, 73601, 73618, 73636, 73655, 73675,
+	73693, 73712, 73729, 73747, 73766, 73783, 73801, 73820,
+	73840, 73858, 73877, 73894, 73912, 73931, 73945, 73960,
+	73976, 73993, 74008, 74024, 74038, 74053, 74069, 74086,
+	74101, 74117, 74133, 74150, 74168, 74187, 74204, 74222,
+	74238, 74255, 74273, 74289, 74306, 74324, 74343, 74360,
+	74378, 74394, 74411, 74429, 74442, 74456, 74471, 74487,
+	74501, 74516, 74529, 74543, 74558, 74574, 74588, 74603,
+	74619, 74636, 74654, 74673, 74690, 74708, 74724, 74741,
+	74759, 74775, 74792, 74810, 74829, 74846, 74864, 74880,
+	74897, 74915, 74928, 74942, 74957, 74973, 74987, 75002,
+	75015, 75029, 75044, 75060, 75074, 75089, 75105, 75122,
+	75140, 75159, 75176, 75194, 75210, 75227, 75245, 75261,
+	75278, 75296, 75315, 75332, 75350, 75366, 75383, 75401,
+	75414, 75428, 75443, 75459, 75473, 75488, 75501, 75515,
+	75530, 75546, 75560, 75575, 75588, 75605, 75623, 75642,
+	75655, 75672, 75690, 75709, 75727, 75746, 75766, 75781,
+	75800, 75815, 75834, 75854, 75868, 75886, 75900, 75918,
+	75931, 75948, 75961, 75978, 75996, 76008, 76024, 76036,
+	76052, 76065, 76082, 76100, 76119, 76132, 76149, 76167,
+	76186, 76204, 76223, 76243, 76255, 76271, 76283, 76299,
+	76319, 76339, 76360, 76378, 76396, 76415, 76428, 76445,
+	76463, 76482, 76495, 76512, 76530, 76549, 76567, 76586,
+	76606, 76625, 76644, 76664, 76681, 76698, 76716, 76729,
+	76746, 76764, 76783, 76796, 76813, 76831, 76850, 76868,
+	76887, 76907, 76927, 76947, 76968, 76986, 77004, 77023,
+	77036, 77053, 77066, 77083, 77095, 77111, 77123, 77139,
+	77152, 77169, 77182, 77199, 77217, 77230, 77247, 77260,
+	77277, 77295, 77307, 77323, 77335, 77351, 77366, 77385,
+	77400, 77419, 77439, 77453, 77471, 77485, 77503, 77518,
+	77537, 77552, 77571, 77591, 77606, 77625, 77640, 77659,
+	77679, 77693, 77711, 77725, 77743, 77756, 77773, 77791,
+	77810, 77823, 77840, 77858, 77877, 77895, 77914, 77934,
+	77946, 77962, 77974, 77990, 78003, 78020, 78038, 78057,
+	78070, 78087, 78105, 78124, 78142, 78161, 78181, 78196,
+	78215, 78230, 78249, 78269, 78283, 78301, 78315, 78333,
+	78346, 78363, 78376, 78393, 78411, 78423, 78439, 78451,
+	78467, 78487, 78507, 78528, 78546, 78564, 78583, 78597,
+	78611, 78628, 78646, 78665, 78685, 78703, 78722, 78739,
+	78757, 78776, 78793, 78811, 78830, 78850, 78868, 78887,
+	78904, 78922, 78941, 78955, 78970, 78986, 79003, 79018,
+	79034, 79048, 79063, 79079, 79096, 79111, 79127, 79140,
+	79153, 79170, 79188, 79207, 79227, 79245, 79264, 79281,
+	79299, 79318, 79335, 79353, 79372, 79392, 79410, 79429,
+	79446, 79464, 79483, 79497, 79512, 79528, 79545, 79560,
+	79576, 79590, 79605, 79621, 79638, 79653, 79669, 79687,
+	79706, 79726, 79747, 79766, 79786, 79804, 79823, 79843,
+	79861, 79880, 79900, 79921, 79940, 79960, 79978, 79997,
+	80017, 80032, 80048, 80065, 80083, 80099, 80116, 80131,
+	80147, 80164, 80182, 80198, 80215, 80233, 80252, 80272,
+	80293, 80312, 80332, 80350, 80369, 80389, 80407, 80426,
+	80446, 80467, 80486, 80506, 80524, 80543, 80563, 80578,
+	80594, 80611, 80629, 80645, 80662, 80677, 80693, 80710,
+	80728, 80744, 80761, 80778, 80796, 80815, 80835, 80853,
+	80872, 80889, 80907, 80926, 80943, 80961, 80980, 81000,
+	81018, 81037, 81054, 81072, 81091, 81105, 81120, 81136,
+	81153, 81168, 81184, 81198, 81213, 81229, 81246, 81261,
+	81277, 81294, 81312, 81331, 81351, 81369, 81388, 81405,
+	81423, 81442, 81459, 81477, 81496, 81516, 81534, 81553,
+	81570, 81588, 81607, 81621, 81636, 81652, 81669, 81684,
+	81700, 81714, 81729, 81745, 81762, 81777, 81793, 81811,
+	81830, 81850, 81871, 81890, 81910, 81928, 81947, 81967,
+	81985, 82004, 82024, 82045, 82064, 82084, 82102, 82121,
+	82141, 82156, 82172, 82189, 82207, 82223, 82240, 82255,
+	82271, 82288, 82306, 82322, 82339, 82357, 82376, 82396,
+	82417, 82436, 82456, 82474, 82493, 82513, 82531, 82550,
+	82570, 82591, 82610, 82630, 82648, 82667, 82687, 82702,
+	82718, 82735, 82753, 82769, 82786, 82801, 82817, 82834,
+	82852, 82868, 82885, 82902, 82920, 82939, 82959, 82977,
+	82996, 83013, 83031, 83050, 83067, 83085, 83104, 83124,
+	83142, 83161, 83178, 83196, 83215, 83229, 83244, 83260,
+	83277, 83292, 83308, 83322, 83337, 83353, 83370, 83385,
+	83401, 83417, 83434, 83452, 83471, 83488, 83506, 83522,
+	83539, 83557, 83573, 83590, 83608, 83627, 83644, 83662,
+	83678, 83695, 83713, 83726, 83740, 83755, 83771, 83785,
+	83800, 83813, 83827, 83842, 83858, 83872, 83887, 83901,
+	83915, 83932, 83950, 83969, 83989, 84007, 84026, 84043,
+	84061, 84080, 84097, 84115, 84134, 84154, 84172, 84191,
+	84208, 84226, 84245, 84259, 84274, 84290, 84307, 84322,
+	84338, 84352, 84367, 84383, 84400, 84415, 84431, 84444,
+	84457, 84474, 84492, 84511, 84531, 84549, 84568, 84585,
+	84603, 84622, 84639, 84657, 84676, 84696, 84714, 84733,
+	84750, 84768, 84787, 84801, 84816, 84832, 84849, 84864,
+	84880, 84894, 84909, 84925, 84942, 84957, 84973, 84991,
+	85010, 85030, 85051, 85070, 85090, 85108, 85127, 85147,
+	85165, 85184, 85204, 85225, 85244, 85264, 85282, 85301,
+	85321, 85336, 85352, 85369, 85387, 85403, 85420, 85435,
+	85451, 85468, 85486, 85502, 85519, 85537, 85556, 85576,
+	85597, 85616, 85636, 85654, 85673, 85693, 85711, 85730,
+	85750, 85771, 85790, 85810, 85828, 85847, 85867, 85882,
+	85898, 85915, 85933, 85949, 85966, 85981, 85997, 86014,
+	86032, 86048, 86065, 86081, 86101, 86117, 86137, 86158,
+	86173, 86192, 86207, 86226, 86240, 86258, 86272, 86290,
+	86309, 86322, 86339, 86352, 86369, 86386, 86407, 86424,
+	86445, 86467, 86482, 86501, 86516, 86535, 86555, 86571,
+	86591, 86607, 86627, 86648, 86662, 86680, 86694, 86712,
+	86731, 86748, 86769, 86786, 86807, 86829, 86844, 86863,
+	86878, 86897, 86917, 86933, 86953, 86969, 86989, 87010,
+	87025, 87044, 87059, 87078, 87092, 87110, 87124, 87142,
+	87161, 87174, 87191, 87204, 87221, 87238, 87259, 87276,
+	87297, 87319, 87334, 87353, 87368, 87387, 87407, 87424,
+	87442, 87461, 87481, 87499, 87518, 87535, 87553, 87572,
+	87589, 87607, 87626, 87646, 87664, 87683, 87700, 87718,
+	87737, 87751, 87766, 87782, 87799, 87814, 87830, 87844,
+	87859, 87875, 87892, 87910, 87929, 87949, 87967, 87986,
+	88003, 88021, 88040, 88057, 88075, 88094, 88114, 88132,
+	88151, 88168, 88186, 88205, 88219, 88234, 88250, 88267,
+	88282, 88298, 88312, 88327, 88343, 88360, 88375, 88391,
+	88408, 88426, 88445, 88465, 88483, 88502, 88519, 88537,
+	88556, 88573, 88591, 88610, 88630, 88648, 88667, 88684,
+	88702, 88721, 88735, 88750, 88766, 88783, 88798, 88814,
+	88828, 88843, 88859, 88876, 88891, 88907, 88924, 88942,
+	88961, 88981, 88999, 89018, 89035, 89053, 89072, 89089,
+	89107, 89126, 89146, 89164, 89183, 89200, 89218, 89237,
+	89251, 89266, 89282, 89299, 89314, 89330, 89344, 89359,
+	89375, 89392, 89407, 89423, 89440, 89458, 89477, 89497,
+	89515, 89534, 89551, 89569, 89588, 89605, 89623, 89642,
+	89662, 89680, 89699, 89716, 89734, 89753, 89767, 89782,
+	89798, 89815, 89830, 89846, 89860, 89875, 89891, 89908,
+	89923, 89939, 89956, 89974, 89993, 90013, 90031, 90050,
+	90067, 90085, 90104, 90121, 90139, 90158, 90178, 90196,
+	90215, 90232, 90250, 90269, 90283, 90298, 90314, 90331,
+	90346, 90362, 90376, 90391, 90407, 90424, 90439, 90455,
+	90469, 90487, 90501, 90519, 90533, 90551, 90565, 90583,
+	90602, 90616, 90634, 90648, 90666, 90685, 90701, 90721,
+	90737, 90757, 90778, 90794, 90814, 90830, 90850, 90871,
+	90887, 90907, 90923, 90943, 90964, 90980, 90997, 91015,
+	91034, 91051, 91069, 91085, 91102, 91120, 91136, 91153,
+	91171, 91190, 91207, 91225, 91241, 91258, 91276, 91289,
+	91303, 91318, 91334, 91348, 91363, 91376, 91390, 91405,
+	91421, 91435, 91450, 91465, 91481, 91498, 91516, 91532,
+	91549, 91564, 91580, 91597, 91612, 91628, 91645, 91663,
+	91679, 91696, 91711, 91727, 91744, 91756, 91769, 91783,
+	91798, 91811, 91825, 91837, 91850, 91864, 91879, 91892,
+	91906, 91923, 91941, 91960, 91977, 91995, 92014, 92031,
+	92049, 92068, 92085, 92103, 92122, 92136, 92151, 92167,
+	92181, 92196, 92212, 92222, 92232, 92245, 92259, 92274,
+	92290, 92304, 92319, 92332, 92346, 92361, 92374, 92388,
+	92403, 92419, 92433, 92448, 92461, 92475, 92490, 92500,
+	92511, 92523, 92536, 92547, 92559, 92569, 92580, 92592,
+	92605, 92616, 92628, 92637, 92646, 92659, 92673, 92688,
+	92704, 92718, 92733, 92746, 92760, 92775, 92788, 92802,
+	92817, 92833, 92847, 92862, 92875, 92889, 92904, 92914,
+	92925, 92937, 92950, 92961, 92973, 92983, 92994, 93006,
+	93019, 93030, 93042, 93052, 93062, 93075, 93089, 93104,
+	93120, 93134, 93149, 93162, 93176, 93191, 93204, 93218,
+	93233, 93249, 93263, 93278, 93291, 93305, 93320, 93330,
+	93341, 93353, 93366, 93377, 93389, 93399, 93410, 93422,
+	93435, 93446, 93458, 93467, 93476, 93486, 93500, 93515,
+	93531, 93541, 93555, 93570, 93586, 93601, 93617, 93634,
+	93643, 93656, 93665, 93678, 93688, 93702, 93717, 93733,
+	93743, 93757, 93772, 93788, 93803, 93819, 93836, 93846,
+	93860, 93875, 93891, 93901, 93915, 93930, 93946, 93961,
+	93977, 93994, 94003, 94016, 94025, 94038, 94053, 94069,
+	94086, 94104, 94120, 94137, 94152, 94168, 94185, 94200,
+	94216, 94233, 94251, 94267, 94284, 94299, 94315, 94332,
+	94344, 94357, 94371, 94386, 94399, 94413, 94425, 94438,
+	94452, 94461, 94470, 94480, 94490, 94499, 94508, 94514,
+	94520, 94526, 94532, 94542, 94553, 94565, 94578, 94589,
+	94601, 94611, 94622, 94634, 94647, 94658, 94670, 94680,
+	94691, 94703, 94716, 94727, 94739, 94749, 94760, 94772,
+	94785, 94796, 94808, 94824, 94841, 94859, 94875, 94892,
+	94910, 94926, 94943, 94961, 94977, 94994, 95012, 95025,
+	95039, 95054, 95067, 95081, 95096, 95112, 95129, 95147,
+	95163, 95180, 95198, 95214, 95231, 95249, 95265, 95282,
+	95300, 95313, 95327, 95342, 95355, 95369, 95384, 95399,
+	95414, 95434, 95455, 95475, 95496, 95518, 95535, 95553,
+	95570, 95588, 95607, 95624, 95642, 95659, 95677, 95696,
+	95716, 95737, 95757, 95778, 95800, 95817, 95835, 95852,
+	95870, 95889, 95906, 95924, 95941, 95959, 95978, 95993,
+	96008, 96028, 96049, 96069, 96090, 96112, 96129, 96147,
+	96164, 96182, 96201, 96218, 96236, 96253, 96271, 96290,
+	96310, 96331, 96351, 96372, 96394, 96411, 96429, 96446,
+	96464, 96483, 96500, 96518, 96535, 96553, 96572, 96586,
+	96600, 96613, 96626, 96642, 96659, 96677, 96696, 96713,
+	96731, 96747, 96764, 96782, 96798, 96815, 96833, 96852,
+	96869, 96887, 96903, 96920, 96938, 96951, 96965, 96980,
+	96996, 97010, 97025, 97038, 97052, 97067, 97083, 97097,
+	97112, 97125, 97139, 97154, 97167, 97181, 97196, 97212,
+	97226, 97241, 97257, 97274, 97292, 97311, 97328, 97346,
+	97362, 97379, 97397, 97413, 97430, 97448, 97467, 97484,
+	97502, 97518, 97535, 97553, 97566, 97580, 97595, 97611,
+	97625, 97640, 97653, 97667, 97682, 97698, 97712, 97727,
+	97740, 97754, 97769, 97782, 97796, 97811, 97827, 97841,
+	97856, 97876, 97897, 97919, 97938, 97958, 97979, 97998,
+	98018, 98039, 98059, 98080, 98102, 98121, 98141, 98162,
+	98181, 98201, 98222, 98239, 98257, 98276, 98292, 98309,
+	98327, 98343, 98360, 98378, 98397, 98414, 98432, 98452,
+	98473, 98495, 98514, 98534, 98555, 98574, 98594, 98615,
+	98635, 98656, 98678, 98697, 98717, 98738, 98757, 98777,
+	98798, 98815, 98833, 98852, 98868, 98885, 98903, 98919,
+	98936, 98954, 98973, 98990, 99008, 99024, 99041, 99059,
+	99075, 99092, 99110, 99129, 99146, 99164, 99180, 99197,
+	99215, 99231, 99248, 99266, 99285, 99302, 99320, 99334,
+	99348, 99365, 99383, 99402, 99422, 99440, 99459, 99476,
+	99494, 99513, 99530, 99548, 99567, 99587, 99605, 99624,
+	99641, 99659, 99678, 99692, 99707, 99723, 99740, 99755,
+	99771, 99785, 99800, 99816, 99833, 99848, 99864, 99877,
+	99890, 99907, 99925, 99944, 99964, 99982, 100001, 100018,
+	100036, 100055, 100072, 100090, 100109, 100129, 100147, 100166,
+	100183, 100201, 100220, 100234, 100249, 100265, 100282, 100297,
+	100313, 100327, 100342, 100358, 100375, 100390, 100406, 100420,
+	100434, 100451, 100469, 100488, 100508, 100526, 100545, 100562,
+	100580, 100599, 100616, 100634, 100653, 100673, 100691, 100710,
+	100727, 100745, 100764, 100778, 100793, 100809, 100826, 100841,
+	100857, 100871, 100886, 100902, 100919, 100934, 100950, 100963,
+	100976, 100990, 101008, 101027, 101047, 101061, 101079, 101098,
+	101118, 101133, 101152, 101172, 101193, 101206, 101223, 101236,
+	101253, 101267, 101285, 101304, 101324, 101338, 101356, 101375,
+	101395, 101410, 101429, 101449, 101470, 101484, 101502, 101521,
+	101541, 101555, 101573, 101592, 101612, 101627, 101646, 101666,
+	101687, 101700, 101717, 101730, 101747, 101761, 101775, 101792,
+	101810, 101829, 101849, 101867, 101886, 101903, 101921, 101940,
+	101957, 101975, 101994, 102014, 102032, 102051, 102068, 102086,
+	102105, 102119, 102134, 102150, 102167, 102182, 102198, 102212,
+	102227, 102243, 102260, 102275, 102291, 102304, 102317, 102334,
+	102352, 102371, 102391, 102409, 102428, 102445, 102463, 102482,
+	102499, 102517, 102536, 102556, 102574, 102593, 102610, 102628,
+	102647, 102661, 102676, 102692, 102709, 102724, 102740, 102754,
+	102769, 102785, 102802, 102817, 102833, 102847, 102861, 102878,
+	102896, 102915, 102935, 102953, 102972, 102989, 103007, 103026,
+	103043, 103061, 103080, 103100, 103118, 103137, 103154, 103172,
+	103191, 103205, 103220, 103236, 103253, 103268, 103284, 103298,
+	103313, 103329, 103346, 103361, 103377, 103390, 103403, 103417,
+	103435, 103454, 103474, 103488, 103506, 103525, 103545, 103560,
+	103579, 103599, 103620, 103633, 103650, 103663, 103680, 103694,
+	103712, 103731, 103751, 103765, 103783, 103802, 103822, 103837,
+	103856, 103876, 103897, 103911, 103929, 103948, 103968, 103982,
+	104000, 104019, 104039, 104054, 104073, 104093, 104114, 104127,
+	104144, 104157, 104174, 104188, 104202, 104219, 104237, 104256,
+	104276, 104294, 104313, 104330, 104348, 104367, 104384, 104402,
+	104421, 104441, 104459, 104478, 104495, 104513, 104532, 104546,
+	104561, 104577, 104594, 104609, 104625, 104639, 104654, 104670,
+	104687, 104702, 104718, 104731, 104744, 104761, 104779, 104798,
+	104818, 104836, 104855, 104872, 104890, 104909, 104926, 104944,
+	104963, 104983, 105001, 105020, 105037, 105055, 105074, 105088,
+	105103, 105119, 105136, 105151, 105167, 105181, 105196, 105212,
+	105229, 105244, 105260, 105274, 105288, 105305, 105323, 105342,
+	105362, 105380, 105399, 105416, 105434, 105453, 105470, 105488,
+	105507, 105527, 105545, 105564, 105581, 105599, 105618, 105632,
+	105647, 105663, 105680, 105695, 105711, 105725, 105740, 105756,
+	105773, 105788, 105804, 105817, 105830, 105844, 105862, 105881,
+	105901, 105915, 105933, 105952, 105972, 105987, 106006, 106026,
+	106047, 106060, 106077, 106090, 106107, 106121, 106139, 106158,
+	106178, 106192, 106210, 106229, 106249, 106264, 106283, 106303,
+	106324, 106338, 106356, 106375, 106395, 106409, 106427, 106446,
+	106466, 106481, 106500, 106520, 106541, 106554, 106571, 106584,
+	106601, 106616, 106632, 106649, 106667, 106683, 106700, 106715,
+	106731, 106748, 106763, 106779, 106796, 106814, 106830, 106847,
+	106862, 106878, 106895, 106907, 106920, 106934, 106949, 106962,
+	106976, 106988, 107001, 107015, 107030, 107043, 107057, 107069,
+	107082, 107096, 107108, 107121, 107135, 107150, 107163, 107177,
+	107190, 107203, 107216, 107233, 107245, 107257, 107269, 107285,
+	107298, 107311, 107324, 107341, 107353, 107365, 107377, 107393,
+	107405, 107421, 107433, 107449, 107461, 107477, 107497, 107513,
+	107525, 107541, 107553, 107569, 107581, 107597, 107617, 107633,
+	107650, 107667, 107687, 107708, 107730, 107753, 107774, 107796,
+	107816, 107837, 107859, 107879, 107900, 107922, 107945, 107966,
+	107988, 108008, 108029, 108051, 108068, 108086, 108105, 108125,
+	108143, 108162, 108179, 108197, 108216, 108236, 108254, 108273,
+	108289, 108305, 108325, 108346, 108368, 108391, 108412, 108434,
+	108454, 108475, 108497, 108517, 108538, 108560, 108583, 108604,
+	108626, 108646, 108667, 108689, 108706, 108724, 108743, 108763,
+	108781, 108800, 108817, 108835, 108854, 108874, 108892, 108911,
+	108928, 108945, 108965, 108986, 109008, 109031, 109052, 109074,
+	109094, 109115, 109137, 109157, 109178, 109200, 109223, 109244,
+	109266, 109286, 109307, 109329, 109346, 109364, 109383, 109403,
+	109421, 109440, 109457, 109475, 109494, 109514, 109532, 109551,
+	109567, 109583, 109600, 109617, 109637, 109658, 109680, 109703,
+	109724, 109746, 109766, 109787, 109809, 109829, 109850, 109872,
+	109895, 109916, 109938, 109958, 109979, 110001, 110018, 110036,
+	110055, 110075, 110093, 110112, 110129, 110147, 110166, 110186,
+	110204, 110223, 110239, 110255, 110275, 110296, 110318, 110341,
+	110362, 110384, 110404, 110425, 110447, 110467, 110488, 110510,
+	110533, 110554, 110576, 110596, 110617, 110639, 110656, 110674,
+	110693, 110713, 110731, 110750, 110767, 110785, 110804, 110824,
+	110842, 110861, 110878, 110895, 110915, 110936, 110958, 110981,
+	111002, 111024, 111044, 111065, 111087, 111107, 111128, 111150,
+	111173, 111194, 111216, 111236, 111257, 111279, 111296, 111314,
+	111333, 111353, 111371, 111390, 111407, 111425, 111444, 111464,
+	111482, 111501, 111517, 111533, 111550, 111567, 111587, 111608,
+	111630, 111653, 111674, 111696, 111716, 111737, 111759, 111779,
+	111800, 111822, 111845, 111866, 111888, 111908, 111929, 111951,
+	111968, 111986, 112005, 112025, 112043, 112062, 112079, 112097,
+	112116, 112136, 112154, 112173, 112189, 112205, 112225, 112246,
+	112268, 112291, 112312, 112334, 112354, 112375, 112397, 112417,
+	112438, 112460, 112483, 112504, 112526, 112546, 112567, 112589,
+	112606, 112624, 112643, 112663, 112681, 112700, 112717, 112735,
+	112754, 112774, 112792, 112811, 112828, 112845, 112865, 112886,
+	112908, 112931, 112952, 112974, 112994, 113015, 113037, 113057,
+	113078, 113100, 113123, 113144, 113166, 113186, 113207, 113229,
+	113246, 113264, 113283, 113303, 113321, 113340, 113357, 113375,
+	113394, 113414, 113432, 113451, 113467, 113483, 113499, 113515,
+	113531, 113551, 113566, 113581, 113596, 113615, 113631, 113647,
+	113663, 113683, 113698, 113713, 113728, 113747, 113761, 113775,
+	113792, 113810, 113829, 113849, 113867, 113886, 113903, 113921,
+	113940, 113957, 113975, 113994, 114014, 114032, 114051, 114068,
+	114086, 114105, 114119, 114134, 114150, 114167, 114182, 114198,
+	114212, 114227, 114243, 114260, 114275, 114291, 114304, 114317,
+	114334, 114352, 114371, 114391, 114409, 114428, 114445, 114463,
+	114482, 114499, 114517, 114536, 114556, 114574, 114593, 114610,
+	114628, 114647, 114661, 114676, 114692, 114709, 114724, 114740,
+	114754, 114769, 114785, 114802, 114817, 114833, 114847, 114861,
+	114878, 114896, 114915, 114935, 114953, 114972, 114989, 115007,
+	115026, 115043, 115061, 115080, 115100, 115118, 115137, 115154,
+	115172, 115191, 115205, 115220, 115236, 115253, 115268, 115284,
+	115298, 115313, 115329, 115346, 115361, 115377, 115390, 115403,
+	115417, 115435, 115454, 115474, 115488, 115506, 115525, 115545,
+	115560, 115579, 115599, 115620, 115633, 115650, 115663, 115680,
+	115694, 115712, 115731, 115751, 115765, 115783, 115802, 115822,
+	115837, 115856, 115876, 115897, 115911, 115929, 115948, 115968,
+	115982, 116000, 116019, 116039, 116054, 116073, 116093, 116114,
+	116127, 116144, 116157, 116174, 116188, 116202, 116219, 116237,
+	116256, 116276, 116294, 116313, 116330, 116348, 116367, 116384,
+	116402, 116421, 116441, 116459, 116478, 116495, 116513, 116532,
+	116546, 116561, 116577, 116594, 116609, 116625, 116639, 116654,
+	116670, 116687, 116702, 116718, 116731, 116744, 116761, 116779,
+	116798, 116818, 116836, 116855, 116872, 116890, 116909, 116926,
+	116944, 116963, 116983, 117001, 117020, 117037, 117055, 117074,
+	117088, 117103, 117119, 117136, 117151, 117167, 117181, 117196,
+	117212, 117229, 117244, 117260, 117274, 117288, 117305, 117323,
+	117342, 117362, 117380, 117399, 117416, 117434, 117453, 117470,
+	117488, 117507, 117527, 117545, 117564, 117581, 117599, 117618,
+	117632, 117647, 117663, 117680, 117695, 117711, 117725, 117740,
+	117756, 117773, 117788, 117804, 117817, 117830, 117844, 117862,
+	117881, 117901, 117915, 117933, 117952, 117972, 117987, 118006,
+	118026, 118047, 118060, 118077, 118090, 118107, 118121, 118139,
+	118158, 118178, 118192, 118210, 118229, 118249, 118264, 118283,
+	118303, 118324, 118338, 118356, 118375, 118395, 118409, 118427,
+	118446, 118466, 118481, 118500, 118520, 118541, 118554, 118571,
+	118584, 118601, 118615, 118629, 118646, 118664, 118683, 118703,
+	118721, 118740, 118757, 118775, 118794, 118811, 118829, 118848,
+	118868, 118886, 118905, 118922, 118940, 118959, 118973, 118988,
+	119004, 119021, 119036, 119052, 119066, 119081, 119097, 119114,
+	119129, 119145, 119158, 119171, 119188, 119206, 119225, 119245,
+	119263, 119282, 119299, 119317, 119336, 119353, 119371, 119390,
+	119410, 119428, 119447, 119464, 119482, 119501, 119515, 119530,
+	119546, 119563, 119578, 119594, 119608, 119623, 119639, 119656,
+	119671, 119687, 119701, 119715, 119732, 119750, 119769, 119789,
+	119807, 119826, 119843, 119861, 119880, 119897, 119915, 119934,
+	119954, 119972, 119991, 120008, 120026, 120045, 120059, 120074,
+	120090, 120107, 120122, 120138, 120152, 120167, 120183, 120200,
+	120215, 120231, 120244, 120257, 120271, 120289, 120308, 120328,
+	120342, 120360, 120379, 120399, 120414, 120433, 120453, 120474,
+	120487, 120504, 120517, 120534, 120548, 120566, 120585, 120605,
+	120619, 120637, 120656, 120676, 120691, 120710, 120730, 120751,
+	120765, 120783, 120802, 120822, 120836, 120854, 120873, 120893,
+	120908, 120927, 120947, 120968, 120981, 120998, 121011, 121028,
+	121045, 121062, 121082, 121103, 121125, 121148, 121169, 121191,
+	121211, 121232, 121254, 121274, 121295, 121317, 121340, 121361,
+	121383, 121403, 121424, 121446, 121463, 121481, 121500, 121520,
+	121538, 121557, 121574, 121592, 121611, 121631, 121649, 121668,
+	121684, 121700, 121720, 121741, 121763, 121786, 121807, 121829,
+	121849, 121870, 121892, 121912, 121933, 121955, 121978, 121999,
+	122021, 122041, 122062, 122084, 122101, 122119, 122138, 122158,
+	122176, 122195, 122212, 122230, 122249, 122269, 122287, 122306,
+	122323, 122340, 122360, 122381, 122403, 122426, 122447, 122469,
+	122489, 122510, 122532, 122552, 122573, 122595, 122618, 122639,
+	122661, 122681, 122702, 122724, 122741, 122759, 122778, 122798,
+	122816, 122835, 122852, 122870, 122889, 122909, 122927, 122946,
+	122962, 122978, 122995, 123012, 123032, 123053, 123075, 123098,
+	123119, 123141, 123161, 123182, 123204, 123224, 123245, 123267,
+	123290, 123311, 123333, 123353, 123374, 123396, 123413, 123431,
+	123450, 123470, 123488, 123507, 123524, 123542, 123561, 123581,
+	123599, 123618, 123634, 123650, 123670, 123691, 123713, 123736,
+	123757, 123779, 123799, 123820, 123842, 123862, 123883, 123905,
+	123928, 123949, 123971, 123991, 124012, 124034, 124051, 124069,
+	124088, 124108, 124126, 124145, 124162, 124180, 124199, 124219,
+	124237, 124256, 124273, 124290, 124310, 124331, 124353, 124376,
+	124397, 124419, 124439, 124460, 124482, 124502, 124523, 124545,
+	124568, 124589, 124611, 124631, 124652, 124674, 124691, 124709,
+	124728, 124748, 124766, 124785, 124802, 124820, 124839, 124859,
+	124877, 124896, 124912, 124928, 124945, 124962, 124982, 125003,
+	125025, 125048, 125069, 125091, 125111, 125132, 125154, 125174,
+	125195, 125217, 125240, 125261, 125283, 125303, 125324, 125346,
+	125363, 125381, 125400, 125420, 125438, 125457, 125474, 125492,
+	125511, 125531, 125549, 125568, 125584, 125600, 125620, 125641,
+	125663, 125686, 125707, 125729, 125749, 125770, 125792, 125812,
+	125833, 125855, 125878, 125899, 125921, 125941, 125962, 125984,
+	126001, 126019, 126038, 126058, 126076, 126095, 126112, 126130,
+	126149, 126169, 126187, 126206, 126223, 126240, 126260, 126281,
+	126303, 126326, 126347, 126369, 126389, 126410, 126432, 126452,
+	126473, 126495, 126518, 126539, 126561, 126581, 126602, 126624,
+	126641, 126659, 126678, 126698, 126716, 126735, 126752, 126770,
+	126789, 126809, 126827, 126846, 126862, 126878, 126894, 126910,
+	126926, 126946, 126961, 126976, 126991, 127010, 127026, 127042,
+	127058, 127078, 127093, 127108, 127123, 127142, 127155, 127168,
+	127181, 127198, 127210, 127222, 127234, 127250, 127263, 127276,
+	127289, 127306, 127318, 127330, 127342, 127358, 127370, 127386,
+	127398, 127414, 127426, 127442, 127462, 127478, 127490, 127506,
+	127518, 127534, 127546, 127562, 127582, 127598, 127613, 127629,
+	127646, 127664, 127680, 127697, 127712, 127728, 127745, 127760,
+	127776, 127793, 127811, 127827, 127844, 127859, 127875, 127892,
+	127904, 127917, 127931, 127946, 127959, 127973, 127985, 127998,
+	128012, 128027, 128040, 128054, 128066, 128079, 128093, 128105,
+	128118, 128132, 128147, 128160, 128174, 128189, 128204, 128222,
+	128241, 128261, 128282, 128301, 128321, 128339, 128358, 128378,
+	128396, 128415, 128435, 128456, 128475, 128495, 128513, 128532,
+	128552, 128567, 128583, 128600, 128618, 128634, 128651, 128666,
+	128682, 128699, 128717, 128733, 128750, 128764, 128778, 128796,
+	128815, 128835, 128856, 128875, 128895, 128913, 128932, 128952,
+	128970, 128989, 129009, 129030, 129049, 129069, 129087, 129106,
+	129126, 129141, 129157, 129174, 129192, 129208, 129225, 129240,
+	129256, 129273, 129291, 129307, 129324, 129339, 129354, 129372,
+	129391, 129411, 129432, 129451, 129471, 129489, 129508, 129528,
+	129546, 129565, 129585, 129606, 129625, 129645, 129663, 129682,
+	129702, 129717, 129733, 129750, 129768, 129784, 129801, 129816,
+	129832, 129849, 129867, 129883, 129900, 129914, 129928, 129943,
+	129962, 129982, 130003, 130018, 130037, 130057, 130078, 130094,
+	130114, 130135, 130157, 130171, 130189, 130203, 130221, 130236,
+	130255, 130275, 130296, 130311, 130330, 130350, 130371, 130387,
+	130407, 130428, 130450, 130465, 130484, 130504, 130525, 130540,
+	130559, 130579, 130600, 130616, 130636, 130657, 130679, 130693,
+	130711, 130725, 130743, 130758, 130773, 130791, 130810, 130830,
+	130851, 130870, 130890, 130908, 130927, 130947, 130965, 130984,
+	131004, 131025, 131044, 131064, 131082, 131101, 131121, 131136,
+	131152, 131169, 131187, 131203, 131220, 131235, 131251, 131268,
+	131286, 131302, 131319, 131333, 131347, 131365, 131384, 131404,
+	131425, 131444, 131464, 131482, 131501, 131521, 131539, 131558,
+	131578, 131599, 131618, 131638, 131656, 131675, 131695, 131710,
+	131726, 131743, 131761, 131777, 131794, 131809, 131825, 131842,
+	131860, 131876, 131893, 131908, 131923, 131941, 131960, 131980,
+	132001, 132020, 132040, 132058, 132077, 132097, 132115, 132134,
+	132154, 132175, 132194, 132214, 132232, 132251, 132271, 132286,
+	132302, 132319, 132337, 132353, 132370, 132385, 132401, 132418,
+	132436, 132452, 132469, 132483, 132497, 132512, 132531, 132551,
+	132572, 132587, 132606, 132626, 132647, 132663, 132683, 132704,
+	132726, 132740, 132758, 132772, 132790, 132805, 132824, 132844,
+	132865, 132880, 132899, 132919, 132940, 132956, 132976, 132997,
+	133019, 133034, 133053, 133073, 133094, 133109, 133128, 133148,
+	133169, 133185, 133205, 133226, 133248, 133262, 133280, 133294,
+	133312, 133327, 133342, 133360, 133379, 133399, 133420, 133439,
+	133459, 133477, 133496, 133516, 133534, 133553, 133573, 133594,
+	133613, 133633, 133651, 133670, 133690, 133705, 133721, 133738,
+	133756, 133772, 133789, 133804, 133820, 133837, 133855, 133871,
+	133888, 133902, 133916, 133934, 133953, 133973, 133994, 134013,
+	134033, 134051, 134070, 134090, 134108, 134127, 134147, 134168,
+	134187, 134207, 134225, 134244, 134264, 134279, 134295, 134312,
+	134330, 134346, 134363, 134378, 134394, 134411, 134429, 134445,
+	134462, 134477, 134492, 134510, 134529, 134549, 134570, 134589,
+	134609, 134627, 134646, 134666, 134684, 134703, 134723, 134744,
+	134763, 134783, 134801, 134820, 134840, 134855, 134871, 134888,
+	134906, 134922, 134939, 134954, 134970, 134987, 135005, 135021,
+	135038, 135052, 135066, 135081, 135100, 135120, 135141, 135156,
+	135175, 135195, 135216, 135232, 135252, 135273, 135295, 135309,
+	135327, 135341, 135359, 135374, 135393, 135413, 135434, 135449,
+	135468, 135488, 135509, 135525, 135545, 135566, 135588, 135603,
+	135622, 135642, 135663, 135678, 135697, 135717, 135738, 135754,
+	135774, 135795, 135817, 135831, 135849, 135863, 135881, 135895,
+	135909, 135923, 135941, 135954, 135967, 135980, 135997, 136011,
+	136025, 136039, 136057, 136070, 136083, 136096, 136113, 136126,
+	136143, 136156, 136173, 136186, 136203, 136224, 136241, 136254,
+	136271, 136284, 136301, 136314, 136331, 136352, 136369, 136384,
+	136399, 136417, 136436, 136456, 136477, 136496, 136516, 136534,
+	136553, 136573, 136591, 136610, 136630, 136651, 136670, 136690,
+	136708, 136727, 136747, 136762, 136778, 136795, 136813, 136829,
+	136846, 136861, 136877, 136894, 136912, 136928, 136945, 136959,
+	136973, 136991, 137010, 137030, 137051, 137070, 137090, 137108,
+	137127, 137147, 137165, 137184, 137204, 137225, 137244, 137264,
+	137282, 137301, 137321, 137336, 137352, 137369, 137387, 137403,
+	137420, 137435, 137451, 137468, 137486, 137502, 137519, 137534,
+	137549, 137567, 137586, 137606, 137627, 137646, 137666, 137684,
+	137703, 137723, 137741, 137760, 137780, 137801, 137820, 137840,
+	137858, 137877, 137897, 137912, 137928, 137945, 137963, 137979,
+	137996, 138011, 138027, 138044, 138062, 138078, 138095, 138109,
+	138123, 138138, 138157, 138177, 138198, 138213, 138232, 138252,
+	138273, 138289, 138309, 138330, 138352, 138366, 138384, 138398,
+	138416, 138431, 138450, 138470, 138491, 138506, 138525, 138545,
+	138566, 138582, 138602, 138623, 138645, 138660, 138679, 138699,
+	138720, 138735, 138754, 138774, 138795, 138811, 138831, 138852,
+	138874, 138888, 138906, 138920, 138938, 138953, 138968, 138986,
+	139005, 139025, 139046, 139065, 139085, 139103, 139122, 139142,
+	139160, 139179, 139199, 139220, 139239, 139259, 139277, 139296,
+	139316, 139331, 139347, 139364, 139382, 139398, 139415, 139430,
+	139446, 139463, 139481, 139497, 139514, 139528, 139542, 139560,
+	139579, 139599, 139620, 139639, 139659, 139677, 139696, 139716,
+	139734, 139753, 139773, 139794, 139813, 139833, 139851, 139870,
+	139890, 139905, 139921, 139938, 139956, 139972, 139989, 140004,
+	140020, 140037, 140055, 140071, 140088, 140103, 140118, 140136,
+	140155, 140175, 140196, 140215, 140235, 140253, 140272, 140292,
+	140310, 140329, 140349, 140370, 140389, 140409, 140427, 140446,
+	140466, 140481, 140497, 140514, 140532, 140548, 140565, 140580,
+	140596, 140613, 140631, 140647, 140664, 140678, 140692, 140707,
+	140726, 140746, 140767, 140782, 140801, 140821, 140842, 140858,
+	140878, 140899, 140921, 140935, 140953, 140967, 140985, 141000,
+	141019, 141039, 141060, 141075, 141094, 141114, 141135, 141151,
+	141171, 141192, 141214, 141229, 141248, 141268, 141289, 141304,
+	141323, 141343, 141364, 141380, 141400, 141421, 141443, 141457,
+	141475, 141489, 141507, 141522, 141537, 141555, 141574, 141594,
+	141615, 141634, 141654, 141672, 141691, 141711, 141729, 141748,
+	141768, 141789, 141808, 141828, 141846, 141865, 141885, 141900,
+	141916, 141933, 141951, 141967, 141984, 141999, 142015, 142032,
+	142050, 142066, 142083, 142097, 142111, 142129, 142148, 142168,
+	142189, 142208, 142228, 142246, 142265, 142285, 142303, 142322,
+	142342, 142363, 142382, 142402, 142420, 142439, 142459, 142474,
+	142490, 142507, 142525, 142541, 142558, 142573, 142589, 142606,
+	142624, 142640, 142657, 142672, 142687, 142705, 142724, 142744,
+	142765, 142784, 142804, 142822, 142841, 142861, 142879, 142898,
+	142918, 142939, 142958, 142978, 142996, 143015, 143035, 143050,
+	143066, 143083, 143101, 143117, 143134, 143149, 143165, 143182,
+	143200, 143216, 143233, 143247, 143261, 143276, 143295, 143315,
+	143336, 143351, 143370, 143390, 143411, 143427, 143447, 143468,
+	143490, 143504, 143522, 143536, 143554, 143569, 143588, 143608,
+	143629, 143644, 143663, 143683, 143704, 143720, 143740, 143761,
+	143783, 143798, 143817, 143837, 143858, 143873, 143892, 143912,
+	143933, 143949, 143969, 143990, 144012, 144026, 144044, 144058,
+	144076, 144090, 144104, 144118, 144136, 144149, 144162, 144175,
+	144192, 144206, 144220, 144234, 144252, 144265, 144278, 144291,
+	144308, 144321, 144338, 144351, 144368, 144381, 144398, 144419,
+	144436, 144449, 144466, 144479, 144496, 144509, 144526, 144547,
+	144564, 144581, 144599, 144618, 144636, 144653, 144671, 144688,
+	144706, 144725, 144743, 144760, 144778, 144792, 144807, 144823,
+	144838, 144852, 144867, 144884, 144902, 144921, 144939, 144956,
+	144974, 144991, 145009, 145028, 145046, 145063, 145081, 145095,
+	145110, 145126, 145141, 145155, 145170, 145187, 145205, 145224,
+	145242, 145259, 145277, 145294, 145312, 145331, 145349, 145366,
+	145384, 145398, 145413, 145429, 145444, 145458, 145473, 145487,
+	145502, 145516, 145531, 145545, 145560, 145574, 145589, 145603,
+	145618, 145632, 145647, 145658, 145669, 145679, 145689, 145700,
+	145711, 145721, 145731, 145741, 145751, 145761, 145771, 145785,
+	145802, 145819, 145833, 145846, 145860, 145877, 145894, 145908,
+	145921, 145936, 145951, 145966, 145981, 145996, 146011, 146026,
+	146041, 146055, 146072, 146089, 146103, 146116, 146130, 146147,
+	146164, 146178, 146191, 146206, 146222, 146239, 146257, 146273,
+	146290, 146305, 146321, 146338, 146353, 146369, 146386, 146404,
+	146420, 146437, 146452, 146468, 146485, 146497, 146510, 146524,
+	146539, 146552, 146566, 146578, 146591, 146605, 146620, 146633,
+	146647, 146662, 146678, 146695, 146713, 146729, 146746, 146761,
+	146777, 146794, 146809, 146825, 146842, 146860, 146876, 146893,
+	146908, 146924, 146941, 146953, 146966, 146980, 146995, 147008,
+	147022, 147034, 147047, 147061, 147076, 147089, 147103, 147118,
+	147134, 147151, 147169, 147185, 147202, 147217, 147233, 147250,
+	147265, 147281, 147298, 147316, 147332, 147349, 147364, 147380,
+	147397, 147409, 147422, 147436, 147451, 147464, 147478, 147490,
+	147503, 147517, 147532, 147545, 147559, 147571, 147584, 147598,
+	147610, 147623, 147637, 147652, 147665, 147679, 147691, 147704,
+	147718, 147730, 147743, 147757, 147772, 147785, 147799, 147811,
+	147824, 147838, 147850, 147863, 147877, 147892, 147905, 147919,
+	147938, 147958, 147979, 147997, 148016, 148036, 148054, 148073,
+	148093, 148112, 148132, 148153, 148171, 148190, 148210, 148228,
+	148247, 148267, 148283, 148300, 148318, 148333, 148349, 148366,
+	148381, 148397, 148414, 148432, 148448, 148465, 148484, 148504,
+	148525, 148543, 148562, 148582, 148600, 148619, 148639, 148658,
+	148678, 148699, 148717, 148736, 148756, 148774, 148793, 148813,
+	148829, 148846, 148864, 148879, 148895, 148912, 148927, 148943,
+	148960, 148978, 148994, 149011, 149030, 149050, 149071, 149089,
+	149108, 149128, 149146, 149165, 149185, 149204, 149224, 149245,
+	149263, 149282, 149302, 149320, 149339, 149359, 149375, 149392,
+	149410, 149425, 149441, 149458, 149473, 149489, 149506, 149524,
+	149540, 149557, 149572, 149588, 149605, 149620, 149636, 149653,
+	149671, 149687, 149704, 149719, 149735, 149752, 149767, 149783,
+	149800, 149818, 149834, 149851, 149866, 149882, 149899, 149914,
+	149930, 149947, 149965, 149981, 149998, 150020, 150042, 150068,
+	150095, 150123, 150148, 150174, 150201, 150226, 150252, 150279,
+	150305, 150332, 150360, 150385, 150411, 150438, 150463, 150489,
+	150516, 150539, 150563, 150588, 150610, 150633, 150657, 150679,
+	150702, 150726, 150747, 150768, 150787, 150806, 150829, 150853,
+	150878, 150900, 150923, 150947, 150969, 150992, 151016, 151039,
+	151063, 151088, 151110, 151133, 151157, 151179, 151202, 151226,
+	151246, 151267, 151289, 151308, 151328, 151349, 151368, 151388,
+	151409, 151427, 151445, 151459, 151473, 151490, 151508, 151527,
+	151544, 151562, 151581, 151598, 151616, 151635, 151652, 151670,
+	151689, 151703, 151718, 151734, 151748, 151763, 151779, 151792,
+	151805, 151816, 151827, 151837, 151847, 151858, 151869, 151879,
+	151889, 151900, 151911, 151921, 151931, 151942, 151953, 151963,
+	151973, 151987, 152001, 152020, 152040, 152061, 152080, 152100,
+	152121, 152137, 152154, 152172, 152188, 152205, 152223, 152239,
+	152256, 152274, 152290, 152307, 152325, 152344, 152364, 152385,
+	152404, 152424, 152445, 152461, 152478, 152496, 152512, 152529,
+	152547, 152563, 152580, 152598, 152614, 152631, 152649, 152663,
+	152677, 152696, 152716, 152737, 152756, 152776, 152797, 152813,
+	152830, 152848, 152864, 152881, 152899, 152915, 152932, 152950,
+	152966, 152983, 153001, 153020, 153040, 153061, 153080, 153100,
+	153121, 153137, 153154, 153172, 153188, 153205, 153223, 153239,
+	153256, 153274, 153290, 153307, 153325, 153338, 153351, 153363,
+	153375, 153385, 153394, 153403, 153415, 153429, 153443, 153457,
+	153470, 153483, 153497, 153511, 153524, 153537, 153548, 153559,
+	153573, 153588, 153604, 153621, 153636, 153652, 153666, 153681,
+	153697, 153711, 153726, 153742, 153759, 153774, 153790, 153804,
+	153819, 153835, 153846, 153858, 153871, 153885, 153897, 153910,
+	153921, 153933, 153946, 153956, 153966, 153980, 153995, 154011,
+	154028, 154043, 154059, 154073, 154088, 154104, 154118, 154133,
+	154149, 154166, 154181, 154197, 154211, 154226, 154242, 154253,
+	154265, 154278, 154292, 154304, 154317, 154328, 154340, 154353,
+	154364, 154375, 154389, 154404, 154420, 154437, 154452, 154468,
+	154482, 154497, 154513, 154527, 154542, 154558, 154575, 154590,
+	154606, 154620, 154635, 154651, 154662, 154674, 154687, 154701,
+	154713, 154726, 154737, 154749, 154762, 154772, 154782, 154793,
+	154804, 154814, 154824, 154835, 154846, 154857, 154868, 154878,
+	154888, 154898, 154908, 154921, 154935, 154950, 154966, 154980,
+	154995, 155008, 155022, 155037, 155050, 155064, 155079, 155095,
+	155109, 155124, 155137, 155151, 155166, 155176, 155187, 155199,
+	155212, 155223, 155235, 155245, 155256, 155268, 155281, 155292,
+	155304, 155313, 155322, 155335, 155349, 155364, 155380, 155394,
+	155409, 155422, 155436, 155451, 155464, 155478, 155493, 155509,
+	155523, 155538, 155551, 155565, 155580, 155590, 155601, 155613,
+	155626, 155637, 155649, 155659, 155670, 155682, 155695, 155706,
+	155718, 155728, 155738, 155751, 155765, 155780, 155796, 155810,
+	155825, 155838, 155852, 155867, 155880, 155894, 155909, 155925,
+	155939, 155954, 155967, 155981, 155996, 156006, 156017, 156029,
+	156042, 156053, 156065, 156075, 156086, 156098, 156111, 156122,
+	156134, 156143, 156152, 156162, 156176, 156191, 156207, 156217,
+	156231, 156246, 156262, 156277, 156293, 156310, 156319, 156332,
+	156341, 156354, 156364, 156378, 156393, 156409, 156419, 156433,
+	156448, 156464, 156479, 156495, 156512, 156522, 156536, 156551,
+	156567, 156577, 156591, 156606, 156622, 156637, 156653, 156670,
+	156679, 156692, 156701, 156714, 156721, 156730, 156737, 156748,
+	156759, 156773, 156788, 156804, 156821, 156836, 156852, 156866,
+	156881, 156897, 156911, 156926, 156942, 156959, 156974, 156990,
+	157004, 157019, 157035, 157046, 157058, 157071, 157085, 157097,
+	157110, 157121, 157133, 157146, 157156, 157166, 157180, 157195,
+	157211, 157228, 157243, 157259, 157273, 157288, 157304, 157318,
+	157333, 157349, 157366, 157381, 157397, 157411, 157426, 157442,
+	157453, 157465, 157478, 157492, 157504, 157517, 157528, 157540,
+	157553, 157564, 157575, 157589, 157604, 157620, 157637, 157652,
+	157668, 157682, 157697, 157713, 157727, 157742, 157758, 157775,
+	157790, 157806, 157820, 157835, 157851, 157862, 157874, 157887,
+	157901, 157913, 157926, 157937, 157949, 157962, 157972, 157982,
+	157993, 158004, 158014, 158024, 158035, 158046, 158057, 158068,
+	158078, 158088, 158098, 158108, 158121, 158135, 158150, 158166,
+	158180, 158195, 158208, 158222, 158237, 158250, 158264, 158279,
+	158295, 158309, 158324, 158337, 158351, 158366, 158376, 158387,
+	158399, 158412, 158423, 158435, 158445, 158456, 158468, 158481,
+	158492, 158504, 158513, 158522, 158535, 158549, 158564, 158580,
+	158594, 158609, 158622, 158636, 158651, 158664, 158678, 158693,
+	158709, 158723, 158738, 158751, 158765, 158780, 158790, 158801,
+	158813, 158826, 158837, 158849, 158859, 158870, 158882, 158895,
+	158906, 158918, 158928, 158938, 158951, 158965, 158980, 158996,
+	159010, 159025, 159038, 159052, 159067, 159080, 159094, 159109,
+	159125, 159139, 159154, 159167, 159181, 159196, 159206, 159217,
+	159229, 159242, 159253, 159265, 159275, 159286, 159298, 159311,
+	159322, 159334, 159343, 159352, 159362, 159376, 159391, 159407,
+	159417, 159431, 159446, 159462, 159477, 159493, 159510, 159519,
+	159532, 159541, 159554, 159564, 159578, 159593, 159609, 159619,
+	159633, 159648, 159664, 159679, 159695, 159712, 159722, 159736,
+	159751, 159767, 159777, 159791, 159806, 159822, 159837, 159853,
+	159870, 159879, 159892, 159901, 159914, 159923, 159932, 159941,
+	159949, 159964, 159979, 159993, 160007, 160021, 160034, 160045,
+	160056, 160067, 160082, 160096, 160111, 160125, 160140, 160156,
+	160170, 160188, 160203, 160222, 160238, 160258, 160272, 160287,
+	160301, 160316, 160332, 160346, 160364, 160379, 160398, 160414,
+	160434, 160445, 160457, 160468, 160480, 160493, 160504, 160519,
+	160531, 160547, 160560, 160577, 160587, 160597, 160607, 160621,
+	160632, 160643, 160654, 160669, 160683, 160698, 160712, 160727,
+	160743, 160757, 160775, 160790, 160809, 160825, 160845, 160859,
+	160874, 160888, 160903, 160919, 160933, 160951, 160966, 160985,
+	161001, 161021, 161032, 161044, 161055, 161067, 161080, 161091,
+	161106, 161118, 161134, 161147, 161164, 161174, 161184, 161194,
+	161208, 161220, 161232, 161247, 161263, 161280, 161295, 161311,
+	161328, 161343, 161359, 161376, 161391, 161407, 161424, 161436,
+	161449, 161463, 161475, 161488, 161502, 161513, 161524, 161538,
+	161552, 161565, 161578, 161591, 161603, 161619, 161636, 161652,
+	161669, 161687, 161703, 161723, 161740, 161761, 161779, 161801,
+	161817, 161834, 161850, 161867, 161885, 161901, 161921, 161938,
+	161959, 161977, 161999, 162012, 162026, 162039, 162053, 162068,
+	162081, 162098, 162112, 162130, 162145, 162164, 162180, 162197,
+	162213, 162230, 162248, 162264, 162284, 162301, 162322, 162340,
+	162362, 162378, 162395, 162411, 162428, 162446, 162462, 162482,
+	162499, 162520, 162538, 162560, 162573, 162587, 162600, 162614,
+	162629, 162642, 162659, 162673, 162691, 162706, 162725, 162736,
+	162747, 162758, 162773, 162783, 162793, 162803, 162817, 162833,
+	162850, 162866, 162883, 162901, 162917, 162937, 162954, 162975,
+	162993, 163015, 163031, 163048, 163064, 163081, 163099, 163115,
+	163135, 163152, 163173, 163191, 163213, 163226, 163240, 163253,
+	163267, 163282, 163295, 163312, 163326, 163344, 163359, 163378,
+	163394, 163411, 163427, 163444, 163462, 163478, 163498, 163515,
+	163536, 163554, 163576, 163592, 163609, 163625, 163642, 163660,
+	163676, 163696, 163713, 163734, 163752, 163774, 163787, 163801,
+	163814, 163828, 163843, 163856, 163873, 163887, 163905, 163920,
+	163939, 163955, 163972, 163988, 164005, 164023, 164039, 164059,
+	164076, 164097, 164115, 164137, 164153, 164170, 164186, 164203,
+	164221, 164237, 164257, 164274, 164295, 164313, 164335, 164348,
+	164362, 164375, 164389, 164404, 164417, 164434, 164448, 164466,
+	164481, 164500, 164515, 164531, 164546, 164562, 164579, 164594,
+	164613, 164629, 164649, 164666, 164687, 164702, 164718, 164733,
+	164749, 164766, 164781, 164800, 164816, 164836, 164853, 164874,
+	164886, 164899, 164911, 164924, 164938, 164950, 164966, 164979,
+	164996, 165010, 165028, 165039, 165050, 165061, 165076, 165086,
+	165096, 165106, 165120, 165132, 165143, 165157, 165171, 165181,
+	165191, 165205, 165219, 165229, 165239, 165251, 165262, 165276,
+	165290, 165300, 165310, 165324, 165338, 165348, 165358, 165371,
+	165383, 165396, 165408, 165421, 165437, 165453, 165466, 165478,
+	165490, 165505, 165520, 165532, 165543, 165555, 165570, 165585,
+	165597, 165608, 165620, 165635, 165650, 165662, 165673, 165687,
+	165701, 165714, 165727, 165741, 165755, 165768, 165781, 165796,
+	165811, 165825, 165839, 165853, 165866, 165876, 165887, 165897,
+	165911, 165922, 165934, 165944, 165958, 165969, 165984, 165996,
+	166012, 166021, 166030, 166043, 166052, 166065, 166079, 166092,
+	166103, 166116, 166129, 166145, 166162, 166180, 166196, 166213,
+	166231, 166247, 166264, 166282, 166298, 166315, 166333, 166346,
+	166360, 166375, 166388, 166402, 166417, 166429, 166441, 166451,
+	166462, 166472, 166486, 166497, 166509, 166519, 166533, 166544,
+	166559, 166571, 166587, 166601, 166614, 166627, 166643, 166660,
+	166678, 166694, 166711, 166729, 166745, 166762, 166780, 166796,
+	166813, 166831, 166844, 166858, 166873, 166886, 166900, 166915,
+	166927, 166939, 166952, 166964, 166974, 166985, 166995, 167009,
+	167020, 167032, 167042, 167056, 167067, 167082, 167094, 167110,
+	167119, 167128, 167141, 167150, 167163, 167174, 167185, 167196,
+	167211, 167225, 167240, 167254, 167269, 167285, 167299, 167317,
+	167332, 167351, 167367, 167387, 167401, 167416, 167430, 167445,
+	167461, 167475, 167493, 167508, 167527, 167543, 167563, 167574,
+	167586, 167597, 167609, 167622, 167633, 167648, 167660, 167676,
+	167689, 167706, 167716, 167726, 167736, 167750, 167761, 167772,
+	167783, 167798, 167812, 167827, 167841, 167856, 167872, 167886,
+	167904, 167919, 167938, 167954, 167974, 167988, 168003, 168017,
+	168032, 168048, 168062, 168080, 168095, 168114, 168130, 168150,
+	168161, 168173, 168184, 168196, 168209, 168220, 168235, 168247,
+	168263, 168276, 168293, 168303, 168313, 168323, 168337, 168348,
+	168362, 168370, 168378, 168396, 168413, 168426, 168439, 168451,
+	168463, 168472, 168481, 168492, 168503, 168514, 168525, 168534,
+	168542, 168550, 168559, 168568, 168578, 168588, 168601, 168615,
+	168630, 168646, 168660, 168675, 168688, 168702, 168717, 168730,
+	168744, 168759, 168775, 168789, 168804, 168817, 168831, 168846,
+	168856, 168867, 168879, 168892, 168903, 168915, 168925, 168936,
+	168948, 168961, 168972, 168984, 168993, 169002, 169015, 169029,
+	169044, 169060, 169074, 169089, 169102, 169116, 169131, 169144,
+	169158, 169173, 169189, 169203, 169218, 169231, 169245, 169260,
+	169270, 169281, 169293, 169306, 169317, 169329, 169339, 169350,
+	169362, 169375, 169386, 169398, 169408, 169418, 169431, 169445,
+	169460, 169476, 169490, 169505, 169518, 169532, 169547, 169560,
+	169574, 169589, 169605, 169619, 169634, 169647, 169661, 169676,
+	169686, 169697, 169709, 169722, 169733, 169745, 169755, 169766,
+	169778, 169791, 169802, 169814, 169823, 169832, 169842, 169856,
+	169871, 169887, 169897, 169911, 169926, 169942, 169957, 169973,
+	169990, 169999, 170012, 170021, 170034, 170044, 170058, 170073,
+	170089, 170099, 170113, 170128, 170144, 170159, 170175, 170192,
+	170202, 170216, 170231, 170247, 170257, 170271, 170286, 170302,
+	170317, 170333, 170350, 170359, 170372, 170381, 170394, 170406,
+	170418, 170430, 170442, 170449, 170455, 170464, 170473, 170485,
+	170498, 170512, 170527, 170540, 170554, 170566, 170579, 170593,
+	170605, 170618, 170632, 170647, 170660, 170674, 170686, 170699,
+	170713, 170722, 170732, 170743, 170755, 170765, 170776, 170785,
+	170795, 170806, 170814, 170822, 170831, 170840, 170852, 170865,
+	170879, 170894, 170907, 170921, 170933, 170946, 170960, 170972,
+	170985, 170999, 171014, 171027, 171041, 171053, 171066, 171080,
+	171089, 171099, 171110, 171122, 171132, 171143, 171152, 171162,
+	171173, 171181, 171189, 171209, 171230, 171250, 171270, 171291,
+	171311, 171328, 171346, 171363, 171383, 171404, 171424, 171444,
+	171465, 171485, 171502, 171520, 171537, 171550, 171564, 171579,
+	171591, 171604, 171618, 171628, 171638, 171651, 171665, 171680,
+	171693, 171707, 171722, 171735, 171749, 171764, 171777, 171791,
+	171806, 171816, 171827, 171839, 171849, 171860, 171872, 171881,
+	171890, 171900, 171910, 171923, 171937, 171952, 171968, 171982,
+	171997, 172010, 172024, 172039, 172052, 172066, 172081, 172097,
+	172111, 172126, 172139, 172153, 172168, 172178, 172189, 172201,
+	172214, 172225, 172237, 172247, 172258, 172270, 172279, 172288,
+	172301, 172315, 172330, 172346, 172360, 172375, 172388, 172402,
+	172417, 172430, 172444, 172459, 172475, 172489, 172504, 172517,
+	172531, 172546, 172556, 172567, 172579, 172592, 172603, 172615,
+	172625, 172636, 172648, 172658, 172668, 172681, 172695, 172710,
+	172723, 172737, 172752, 172765, 172779, 172794, 172807, 172821,
+	172836, 172846, 172857, 172869, 172879, 172890, 172902, 172911,
+	172920, 172933, 172946, 172962, 172979, 172997, 173016, 173033,
+	173051, 173067, 173084, 173102, 173118, 173135, 173153, 173172,
+	173189, 173207, 173223, 173240, 173258, 173271, 173285, 173300,
+	173316, 173330, 173345, 173358, 173372, 173387, 173399, 173411,
+	173424, 173437, 173453, 173470, 173488, 173504, 173521, 173539,
+	173555, 173572, 173590, 173606, 173623, 173641, 173654, 173668,
+	173683, 173696, 173710, 173725, 173737, 173749, 173762, 173775,
+	173791, 173808, 173826, 173845, 173862, 173880, 173896, 173913,
+	173931, 173947, 173964, 173982, 174001, 174018, 174036, 174052,
+	174069, 174087, 174100, 174114, 174129, 174145, 174159, 174174,
+	174187, 174201, 174216, 174228, 174240, 174253, 174266, 174282,
+	174299, 174317, 174333, 174350, 174368, 174384, 174401, 174419,
+	174435, 174452, 174470, 174483, 174497, 174512, 174525, 174539,
+	174554, 174566, 174578, 174588, 174598, 174611, 174625, 174640,
+	174653, 174667, 174682, 174695, 174709, 174724, 174737, 174751,
+	174766, 174776, 174787, 174799, 174809, 174820, 174832, 174841,
+	174850, 174860, 174870, 174883, 174897, 174912, 174928, 174942,
+	174957, 174970, 174984, 174999, 175012, 175026, 175041, 175057,
+	175071, 175086, 175099, 175113, 175128, 175138, 175149, 175161,
+	175174, 175185, 175197, 175207, 175218, 175230, 175239, 175248,
+	175258, 175268, 175281, 175295, 175310, 175326, 175340, 175355,
+	175368, 175382, 175397, 175410, 175424, 175439, 175455, 175469,
+	175484, 175497, 175511, 175526, 175536, 175547, 175559, 175572,
+	175583, 175595, 175605, 175616, 175628, 175637, 175646, 175657,
+	175668, 175682, 175697, 175713, 175727, 175742, 175758, 175772,
+	175787, 175803, 175817, 175832, 175848, 175859, 175871, 175884,
+	175895, 175907, 175920, 175930, 175940, 175951, 175962, 175976,
+	175991, 176007, 176021, 176036, 176052, 176066, 176081, 176097,
+	176111, 176126, 176142, 176153, 176165, 176178, 176189, 176201,
+	176214, 176224, 176234, 176246, 176258, 176273, 176289, 176306,
+	176321, 176337, 176354, 176369, 176385, 176402, 176417, 176433,
+	176450, 176462, 176475, 176489, 176501, 176514, 176528, 176539,
+	176550, 176562, 176574, 176589, 176605, 176622, 176637, 176653,
+	176670, 176685, 176701, 176718, 176733, 176749, 176766, 176778,
+	176791, 176805, 176817, 176830, 176844, 176855, 176866, 176876,
+	176886, 176899, 176913, 176928, 176941, 176955, 176970, 176983,
+	176997, 177012, 177025, 177039, 177054, 177064, 177075, 177087,
+	177097, 177108, 177120, 177129, 177138, 177151, 177164, 177180,
+	177197, 177215, 177231, 177248, 177266, 177282, 177299, 177317,
+	177333, 177350, 177368, 177381, 177395, 177410, 177423, 177437,
+	177452, 177464, 177476, 177489, 177503, 177518, 177534, 177548,
+	177563, 177576, 177590, 177605, 177618, 177632, 177647, 177663,
+	177677, 177692, 177705, 177719, 177734, 177744, 177755, 177767,
+	177780, 177791, 177803, 177813, 177824, 177836, 177850, 177865,
+	177881, 177898, 177913, 177929, 177943, 177958, 177974, 177988,
+	178003, 178019, 178036, 178051, 178067, 178081, 178096, 178112,
+	178123, 178135, 178148, 178162, 178174, 178187, 178198, 178210,
+	178223, 178237, 178252, 178268, 178285, 178300, 178316, 178330,
+	178345, 178361, 178375, 178390, 178406, 178423, 178438, 178454,
+	178468, 178483, 178499, 178510, 178522, 178535, 178549, 178561,
+	178574, 178585, 178597, 178610, 178620, 178630, 178639, 178648,
+	178661, 178675, 178690, 178706, 178720, 178735, 178748, 178762,
+	178777, 178790, 178804, 178819, 178835, 178849, 178864, 178877,
+	178891, 178906, 178916, 178927, 178939, 178952, 178963, 178975,
+	178985, 178996, 179008, 179017, 179026, 179034, 179042, 179052,
+	179062, 179075, 179089, 179104, 179117, 179131, 179146, 179159,
+	179173, 179188, 179201, 179215, 179230, 179240, 179251, 179263,
+	179273, 179284, 179296, 179305, 179314, 179324, 179334, 179347,
+	179361, 179376, 179389, 179403, 179418, 179431, 179445, 179460,
+	179473, 179487, 179502, 179512, 179523, 179535, 179545, 179556,
+	179568, 179577, 179586, 179599, 179612, 179624, 179636, 179652,
+	179669, 179687, 179703, 179720, 179738, 179754, 179771, 179789,
+	179805, 179822, 179840, 179853, 179867, 179882, 179895, 179909,
+	179924, 179940, 179957, 179975, 179994, 180011, 180029, 180045,
+	180062, 180080, 180096, 180113, 180131, 180150, 180167, 180185,
+	180201, 180218, 180236, 180249, 180263, 180278, 180294, 180308,
+	180323, 180336, 180350, 180365, 180381, 180398, 180416, 180435,
+	180452, 180470, 180486, 180503, 180521, 180537, 180554, 180572,
+	180591, 180608, 180626, 180642, 180659, 180677, 180690, 180704,
+	180719, 180735, 180749, 180764, 180777, 180791, 180806, 180822,
+	180839, 180857, 180873, 180890, 180908, 180924, 180941, 180959,
+	180975, 180992, 181010, 181023, 181037, 181052, 181065, 181079,
+	181094, 181108, 181122, 181135, 181148, 181161, 181174, 181186,
+	181198, 181214, 181230, 181249, 181269, 181290, 181309, 181329,
+	181350, 181369, 181389, 181410, 181429, 181449, 181470, 181486,
+	181503, 181521, 181537, 181554, 181572, 181592, 181613, 181635,
+	181655, 181676, 181698, 181715, 181733, 181752, 181767, 181782,
+	181798, 181814, 181833, 181853, 181874, 181893, 181913, 181934,
+	181953, 181973, 181994, 182013, 182033, 182054, 182070, 182087,
+	182105, 182121, 182138, 182156, 182176, 182197, 182219, 182239,
+	182260, 182282, 182299, 182317, 182336, 182351, 182366, 182388,
+	182410, 182429, 182451, 182473, 182492, 182508, 182524, 182543,
+	182563, 182584, 182603, 182623, 182644, 182663, 182683, 182704,
+	182723, 182743, 182764, 182780, 182797, 182815, 182831, 182848,
+	182866, 182886, 182907, 182929, 182949, 182970, 182992, 183009,
+	183027, 183046, 183061, 183076, 183092, 183108, 183127, 183147,
+	183168, 183187, 183207, 183228, 183247, 183267, 183288, 183307,
+	183327, 183348, 183364, 183381, 183399, 183415, 183432, 183450,
+	183470, 183491, 183513, 183533, 183554, 183576, 183593, 183611,
+	183630, 183645, 183660, 183675, 183690, 183708, 183726, 183744,
+	183762, 183777, 183792, 183806, 183820, 183831, 183842, 183853,
+	183868, 183878, 183888, 183898, 183912, 183926, 183941, 183955,
+	183970, 183984, 183999, 184013, 184028, 184039, 184051, 184062,
+	184074, 184088, 184103, 184119, 184134, 184148, 184163, 184177,
+	184192, 184208, 184223, 184237, 184252, 184263, 184275, 184288,
+	184300, 184311, 184323, 184335, 184347, 184362, 184378, 184393,
+	184409, 184424, 184440, 184455, 184471, 184483, 184496, 184508,
+	184521, 184532, 184543, 184555, 184567, 184582, 184598, 184615,
+	184631, 184646, 184662, 184677, 184693, 184710, 184726, 184741,
+	184757, 184769, 184782, 184796, 184809, 184821, 184834, 184845,
+	184856, 184868, 184880, 184895, 184911, 184928, 184944, 184959,
+	184975, 184990, 185006, 185023, 185039, 185054, 185070, 185082,
+	185095, 185109, 185122, 185134, 185147, 185158, 185169, 185181,
+	185193, 185208, 185224, 185239, 185255, 185270, 185286, 185301,
+	185317, 185329, 185342, 185354, 185367, 185378, 185389, 185403,
+	185417, 185431, 185445, 185457, 185469, 185484, 185500, 185515,
+	185531, 185546, 185562, 185577, 185593, 185605, 185618, 185630,
+	185643, 185654, 185665, 185677, 185689, 185704, 185720, 185737,
+	185753, 185768, 185784, 185799, 185815, 185832, 185848, 185863,
+	185879, 185891, 185904, 185918, 185931, 185943, 185956, 185967,
+	185978, 185990, 186002, 186017, 186033, 186050, 186066, 186081,
+	186097, 186112, 186128, 186145, 186161, 186176, 186192, 186204,
+	186217, 186231, 186244, 186256, 186269, 186280, 186291, 186303,
+	186315, 186330, 186346, 186361, 186377, 186392, 186408, 186423,
+	186439, 186451, 186464, 186476, 186489, 186500, 186511, 186525,
+	186539, 186553, 186567, 186581, 186596, 186612, 186627, 186641,
+	186656, 186670, 186685, 186701, 186716, 186730, 186745, 186756,
+	186768, 186781, 186793, 186804, 186816, 186831, 186847, 186862,
+	186878, 186893, 186909, 186924, 186940, 186952, 186965, 186977,
+	186990, 187005, 187021, 187038, 187054, 187069, 187085, 187100,
+	187116, 187133, 187149, 187164, 187180, 187192, 187205, 187219,
+	187232, 187244, 187257, 187272, 187288, 187305, 187321, 187336,
+	187352, 187367, 187383, 187400, 187416, 187431, 187447, 187459,
+	187472, 187486, 187499, 187511, 187524, 187539, 187555, 187570,
+	187586, 187601, 187617, 187632, 187648, 187660, 187673, 187685,
+	187698, 187712, 187727, 187741, 187756, 187770, 187785, 187799,
+	187814, 187825, 187837, 187848, 187860, 187869, 187878, 187887,
+	187896, 187914, 187933, 187951, 187970, 187990, 188008, 188027,
+	188045, 188064, 188084, 188099, 188115, 188130, 188146, 188163,
+	188181, 188200, 188218, 188237, 188257, 188275, 188294, 188312,
+	188331, 188351, 188366, 188382, 188397, 188413, 188430, 188448,
+	188467, 188485, 188504, 188524, 188542, 188561, 188579, 188598,
+	188618, 188633, 188649, 188664, 188680, 188697, 188715, 188734,
+	188752, 188771, 188791, 188809, 188828, 188846, 188865, 188885,
+	188900, 188916, 188931, 188947, 188964, 188973, 188982, 188992,
+	189002, 189012, 189022, 189032, 189042, 189052, 189062, 189071,
+	189080, 189098, 189117, 189137, 189158, 189177, 189197, 189215,
+	189234, 189254, 189272, 189291, 189311, 189332, 189351, 189371,
+	189389, 189408, 189428, 189443, 189459, 189476, 189494, 189510,
+	189527, 189542, 189558, 189575, 189593, 189612, 189632, 189653,
+	189672, 189692, 189710, 189729, 189749, 189767, 189786, 189806,
+	189827, 189846, 189866, 189884, 189903, 189923, 189938, 189954,
+	189971, 189989, 190005, 190022, 190037, 190053, 190070, 190083,
+	190096, 190108, 190120, 190132, 190144, 190155, 190166, 190179,
+	190192, 190204, 190216, 190228, 190240, 190251, 190262, 190275,
+	190288, 190303, 190319, 190336, 190354, 190370, 190387, 190402,
+	190418, 190435, 190450, 190466, 190483, 190501, 190517, 190534,
+	190549, 190565, 190582, 190594, 190607, 190621, 190636, 190649,
+	190663, 190675, 190688, 190702, 190714, 190726, 190738, 190750,
+	190764, 190779, 190795, 190812, 190827, 190843, 190857, 190872,
+	190888, 190902, 190917, 190933, 190950, 190965, 190981, 190995,
+	191010, 191026, 191037, 191049, 191062, 191076, 191088, 191101,
+	191112, 191124, 191137, 191148, 191159, 191172, 191185, 191197,
+	191209, 191221, 191233, 191244, 191255, 191268, 191281, 191296,
+	191312, 191329, 191347, 191363, 191380, 191395, 191411, 191428,
+	191443, 191459, 191476, 191494, 191510, 191527, 191542, 191558,
+	191575, 191587, 191600, 191614, 191629, 191642, 191656, 191668,
+	191681, 191695, 191707, 191719, 191731, 191743, 191757, 191772,
+	191788, 191805, 191820, 191836, 191850, 191865, 191881, 191895,
+	191910, 191926, 191943, 191958, 191974, 191988, 192003, 192019,
+	192030, 192042, 192055, 192069, 192081, 192094, 192105, 192117,
+	192130, 192141, 192152, 192165, 192178, 192190, 192202, 192214,
+	192226, 192237, 192248, 192261, 192274, 192286, 192298, 192310,
+	192322, 192333, 192344, 192357, 192370, 192382, 192394, 192406,
+	192418, 192429, 192440, 192453, 192466, 192479, 192492, 192505,
+	192519, 192534, 192547, 192561, 192576, 192589, 192603, 192618,
+	192631, 192645, 192660, 192670, 192681, 192693, 192703, 192714,
+	192726, 192736, 192746, 192759, 192773, 192788, 192804, 192818,
+	192833, 192846, 192860, 192875, 192885, 192896, 192908, 192921,
+	192932, 192944, 192954, 192965, 192977, 192992, 193008, 193025,
+	193040, 193056, 193073, 193088, 193104, 193121, 193136, 193152,
+	193169, 193181, 193194, 193208, 193220, 193233, 193247, 193262,
+	193278, 193295, 193313, 193329, 193346, 193361, 193377, 193394,
+	193409, 193425, 193442, 193460, 193476, 193493, 193508, 193524,
+	193541, 193553, 193566, 193580, 193595, 193608, 193622, 193634,
+	193647, 193661, 193677, 193694, 193712, 193731, 193748, 193766,
+	193782, 193799, 193817, 193833, 193850, 193868, 193887, 193904,
+	193922, 193938, 193955, 193973, 193986, 194000, 194015, 194031,
+	194045, 194060, 194073, 194087, 194102, 194118, 194135, 194153,
+	194172, 194189, 194207, 194223, 194240, 194258, 194274, 194291,
+	194309, 194328, 194345, 194363, 194379, 194396, 194414, 194427,
+	194441, 194456, 194472, 194486, 194501, 194514, 194528, 194543,
+	194558, 194574, 194591, 194609, 194625, 194642, 194657, 194673,
+	194690, 194705, 194721, 194738, 194756, 194772, 194789, 194804,
+	194820, 194837, 194849, 194862, 194876, 194891, 194904, 194918,
+	194930, 194943, 194957, 194972, 194988, 195005, 195020, 195036,
+	195053, 195068, 195084, 195101, 195116, 195132, 195149, 195161,
+	195174, 195188, 195200, 195213, 195227, 195241, 195255, 195269,
+	195287, 195300, 195313, 195326, 195343, 195357, 195371, 195385,
+	195403, 195416, 195429, 195442, 195459, 195472, 195485, 195498,
+	195511, 195528, 195546, 195565, 195581, 195598, 195616, 195632,
+	195649, 195667, 195683, 195700, 195718, 195737, 195754, 195772,
+	195788, 195805, 195823, 195840, 195858, 195877, 195893, 195910,
+	195928, 195944, 195961, 195979, 195995, 196012, 196030, 196049,
+	196066, 196084, 196100, 196117, 196135, 196149, 196164, 196180,
+	196193, 196207, 196222, 196235, 196249, 196264, 196277, 196291,
+	196306, 196322, 196336, 196351, 196364, 196378, 196393, 196405,
+	196417, 196429, 196441, 196454, 196467, 196480, 196493, 196510,
+	196528, 196547, 196563, 196580, 196598, 196614, 196631, 196649,
+	196665, 196682, 196700, 196719, 196736, 196754, 196770, 196787,
+	196805, 196822, 196840, 196859, 196875, 196892, 196910, 196926,
+	196943, 196961, 196977, 196994, 197012, 197031, 197048, 197066,
+	197082, 197099, 197117, 197131, 197146, 197162, 197175, 197189,
+	197204, 197217, 197231, 197246, 197259, 197273, 197288, 197304,
+	197318, 197333, 197346, 197360, 197375, 197387, 197399, 197411,
+	197423, 197434, 197445, 197460, 197476, 197493, 197507, 197522,
+	197538, 197552, 197567, 197583, 197597, 197612, 197628, 197645,
+	197660, 197676, 197690, 197705, 197721, 197733, 197746, 197760,
+	197771, 197783, 197796, 197807, 197819, 197832, 197843, 197855,
+	197868, 197882, 197894, 197907, 197918, 197930, 197943, 197954,
+	197965, 197979, 197994, 198010, 198027, 198042, 198058, 198072,
+	198087, 198103, 198114, 198126, 198139, 198153, 198165, 198178,
+	198189, 198201, 198214, 198224, 198234, 198248, 198263, 198279,
+	198292, 198306, 198321, 198334, 198348, 198363, 198376, 198390,
+	198405, 198421, 198435, 198450, 198463, 198477, 198492, 198503,
+	198515, 198528, 198538, 198549, 198561, 198571, 198582, 198594,
+	198604, 198615, 198627, 198640, 198651, 198663, 198673, 198684,
+	198696, 198711, 198727, 198744, 198759, 198775, 198792, 198807,
+	198823, 198840, 198855, 198871, 198888, 198900, 198913, 198927,
+	198939, 198952, 198966, 198981, 198997, 199014, 199032, 199048,
+	199065, 199080, 199096, 199113, 199128, 199144, 199161, 199179,
+	199195, 199212, 199227, 199243, 199260, 199272, 199285, 199299,
+	199314, 199327, 199341, 199353, 199366, 199380, 199396, 199413,
+	199431, 199450, 199467, 199485, 199501, 199518, 199536, 199552,
+	199569, 199587, 199606, 199623, 199641, 199657, 199674, 199692,
+	199705, 199719, 199734, 199750, 199764, 199779, 199792, 199806,
+	199821, 199837, 199854, 199872, 199891, 199908, 199926, 199942,
+	199959, 199977, 199993, 200010, 200028, 200047, 200064, 200082,
+	200098, 200115, 200133, 200146, 200160, 200175, 200191, 200205,
+	200220, 200233, 200247, 200262, 200277, 200293, 200310, 200328,
+	200344, 200361, 200376, 200392, 200409, 200424, 200440, 200457,
+	200475, 200491, 200508, 200523, 200539, 200556, 200568, 200581,
+	200595, 200610, 200623, 200637, 200649, 200662, 200676, 200691,
+	200707, 200724, 200739, 200755, 200772, 200787, 200803, 200820,
+	200835, 200851, 200868, 200880, 200893, 200907, 200919, 200932,
+	200946, 200959, 200973, 200988, 201001, 201015, 201030, 201043,
+	201057, 201072, 201085, 201099, 201114, 201124, 201135, 201147,
+	201157, 201168, 201180, 201196, 201213, 201231, 201247, 201264,
+	201282, 201298, 201315, 201333, 201349, 201366, 201384, 201397,
+	201411, 201426, 201439, 201453, 201468, 201484, 201501, 201519,
+	201535, 201552, 201570, 201586, 201603, 201621, 201637, 201654,
+	201672, 201685, 201699, 201714, 201727, 201741, 201756, 201772,
+	201789, 201807, 201823, 201840, 201858, 201874, 201891, 201909,
+	201925, 201942, 201960, 201973, 201987, 202002, 202015, 202029,
+	202044, 202060, 202077, 202095, 202111, 202128, 202146, 202162,
+	202179, 202197, 202213, 202230, 202248, 202261, 202275, 202290,
+	202303, 202317, 202332, 202343, 202354, 202364, 202374, 202385,
+	202396, 202406, 202416, 202427, 202438, 202448, 202458, 202469,
+	202480, 202495, 202505, 202515, 202529, 202543, 202560, 202577,
+	202591, 202604, 202618, 202635, 202652, 202666, 202679, 202693,
+	202710, 202727, 202741, 202754, 202768, 202785, 202802, 202816,
+	202829, 202840, 202851, 202862, 202873, 202884, 202895, 202906,
+	202917, 202928, 202939, 202949, 202959, 202971, 202983, 202994,
+	203005, 203017, 203029, 203041, 203053, 203065, 203077, 203089,
+	203101, 203113, 203125, 203137, 203149, 203160, 203171, 203182,
+	203193, 203204, 203215, 203225, 203235, 203249, 203263, 203274,
+	203285, 203296, 203307, 203318, 203329, 203339, 203349, 203361,
+	203373, 203384, 203395, 203406, 203417, 203428, 203439, 203449,
+	203459, 203470, 203481, 203491, 203501, 203512, 203523, 203533,
+	203543, 203554, 203565, 203575, 203585, 203596, 203607, 203617,
+	203627, 203642, 203658, 203675, 203693, 203709, 203726, 203741,
+	203757, 203774, 203789, 203805, 203822, 203840, 203856, 203873,
+	203888, 203904, 203921, 203933, 203946, 203960, 203975, 203988,
+	204002, 204014, 204027, 204041, 204056, 204072, 204089, 204107,
+	204123, 204140, 204155, 204171, 204188, 204203, 204219, 204236,
+	204254, 204270, 204287, 204302, 204318, 204335, 204347, 204360,
+	204374, 204389, 204402, 204416, 204428, 204441, 204455, 204466,
+	204477, 204489, 204501, 204513, 204525, 204537, 204549, 204562,
+	204575, 204588, 204601, 204613, 204625, 204637, 204649, 204660,
+	204671, 204682, 204693, 204706, 204719, 204731, 204743, 204758,
+	204773, 204790, 204808, 204827, 204847, 204865, 204884, 204901,
+	204919, 204938, 204955, 204973, 204992, 205012, 205030, 205049,
+	205066, 205084, 205103, 205117, 205132, 205148, 205165, 205180,
+	205196, 205210, 205225, 205241, 205255, 205269, 205284, 205299,
+	205316, 205334, 205353, 205373, 205391, 205410, 205427, 205445,
+	205464, 205481, 205499, 205518, 205538, 205556, 205575, 205592,
+	205610, 205629, 205643, 205658, 205674, 205691, 205706, 205722,
+	205736, 205751, 205767, 205781, 205795, 205809, 205823, 205840,
+	205858, 205877, 205894, 205912, 205931, 205948, 205966, 205985,
+	206002, 206020, 206039, 206053, 206068, 206084, 206098, 206113,
+	206129, 206142, 206155, 206167, 206179, 206194, 206210, 206227,
+	206242, 206258, 206275, 206290, 206306, 206323, 206338, 206354,
+	206371, 206383, 206396, 206410, 206422, 206435, 206449, 206460,
+	206471, 206485, 206499, 206512, 206525, 206539, 206553, 206566,
+	206579, 206590, 206601, 206615, 206630, 206646, 206660, 206675,
+	206691, 206705, 206720, 206736, 206750, 206765, 206781, 206792,
+	206804, 206817, 206828, 206840, 206853, 206863, 206873, 206884,
+	206895, 206909, 206924, 206940, 206957, 206972, 206988, 207002,
+	207017, 207033, 207047, 207062, 207078, 207095, 207110, 207126,
+	207140, 207155, 207171, 207182, 207194, 207207, 207221, 207233,
+	207246, 207257, 207269, 207282, 207292, 207302, 207316, 207331,
+	207347, 207364, 207379, 207395, 207409, 207424, 207440, 207454,
+	207469, 207485, 207502, 207517, 207533, 207547, 207562, 207578,
+	207589, 207601, 207614, 207628, 207640, 207653, 207664, 207676,
+	207689, 207700, 207711, 207725, 207740, 207756, 207770, 207785,
+	207801, 207815, 207830, 207846, 207860, 207875, 207891, 207902,
+	207914, 207927, 207938, 207950, 207963, 207973, 207983, 207994,
+	208005, 208019, 208034, 208050, 208064, 208079, 208095, 208109,
+	208124, 208140, 208154, 208169, 208185, 208196, 208208, 208221,
+	208232, 208244, 208257, 208267, 208277, 208288, 208299, 208313,
+	208328, 208344, 208361, 208376, 208392, 208406, 208421, 208437,
+	208451, 208466, 208482, 208499, 208514, 208530, 208544, 208559,
+	208575, 208586, 208598, 208611, 208625, 208637, 208650, 208661,
+	208673, 208686, 208696, 208706, 208720, 208735, 208751, 208768,
+	208783, 208799, 208813, 208828, 208844, 208858, 208873, 208889,
+	208906, 208921, 208937, 208951, 208966, 208982, 208993, 209005,
+	209018, 209032, 209044, 209057, 209068, 209080, 209093, 209104,
+	209115, 209129, 209144, 209160, 209174, 209189, 209205, 209219,
+	209234, 209250, 209264, 209279, 209295, 209306, 209318, 209331,
+	209342, 209354, 209367, 209377, 209387, 209398, 209409, 209423,
+	209438, 209454, 209468, 209483, 209499, 209513, 209528, 209544,
+	209558, 209573, 209589, 209600, 209612, 209625, 209636, 209648,
+	209661, 209671, 209681, 209692, 209703, 209717, 209732, 209748,
+	209765, 209780, 209796, 209810, 209825, 209841, 209855, 209870,
+	209886, 209903, 209918, 209934, 209948, 209963, 209979, 209990,
+	210002, 210015, 210029, 210041, 210054, 210065, 210077, 210090,
+	210100, 210110, 210124, 210139, 210155, 210172, 210187, 210203,
+	210217, 210232, 210248, 210262, 210277, 210293, 210310, 210325,
+	210341, 210355, 210370, 210386, 210397, 210409, 210422, 210436,
+	210448, 210461, 210472, 210484, 210497, 210508, 210519, 210533,
+	210548, 210564, 210578, 210593, 210609, 210623, 210638, 210654,
+	210668, 210683, 210699, 210710, 210722, 210735, 210746, 210758,
+	210771, 210781, 210791, 210802, 210813, 210827, 210842, 210858,
+	210872, 210887, 210903, 210917, 210932, 210948, 210962, 210977,
+	210993, 211004, 211016, 211029, 211040, 211052, 211065, 211075,
+	211085, 211096, 211107, 211121, 211136, 211152, 211169, 211184,
+	211200, 211214, 211229, 211245, 211259, 211274, 211290, 211307,
+	211322, 211338, 211352, 211367, 211383, 211394, 211406, 211419,
+	211433, 211445, 211458, 211469, 211481, 211494, 211504, 211514,
+	211528, 211543, 211559, 211576, 211591, 211607, 211621, 211636,
+	211652, 211666, 211681, 211697, 211714, 211729, 211745, 211759,
+	211774, 211790, 211801, 211813, 211826, 211840, 211852, 211865,
+	211876, 211888, 211901, 211912, 211923, 211937, 211952, 211968,
+	211982, 211997, 212013, 212027, 212042, 212058, 212072, 212087,
+	212103, 212114, 212126, 212139, 212150, 212162, 212175, 212185,
+	212195, 212210, 212225, 212237, 212252, 212267, 212279, 212293,
+	212308, 212322, 212337, 212353, 212367, 212382, 212396, 212411,
+	212427, 212438, 212450, 212461, 212473, 212486, 212500, 212515,
+	212529, 212544, 212560, 212574, 212589, 212603, 212618, 212634,
+	212645, 212657, 212668, 212680, 212693, 212708, 212723, 212735,
+	212750, 212765, 212777, 212792, 212807, 212819, 212834, 212849,
+	212861, 212874, 212886, 212901, 212916, 212928, 212942, 212957,
+	212971, 212986, 213002, 213016, 213031, 213045, 213060, 213076,
+	213087, 213099, 213110, 213122, 213135, 213149, 213164, 213178,
+	213193, 213209, 213223, 213238, 213252, 213267, 213283, 213294,
+	213306, 213317, 213329, 213342, 213356, 213371, 213385, 213400,
+	213416, 213430, 213445, 213459, 213474, 213490, 213501, 213513,
+	213524, 213536, 213549, 213564, 213580, 213595, 213611, 213628,
+	213643, 213659, 213674, 213690, 213707, 213719, 213732, 213744,
+	213757, 213771, 213786, 213802, 213817, 213833, 213850, 213865,
+	213881, 213896, 213912, 213929, 213941, 213954, 213966, 213979,
+	213993, 214008, 214024, 214039, 214055, 214072, 214087, 214103,
+	214118, 214134, 214151, 214163, 214176, 214188, 214201, 214215,
+	214230, 214246, 214261, 214277, 214294, 214309, 214325, 214340,
+	214356, 214373, 214385, 214398, 214410, 214423, 214437, 214452,
+	214468, 214483, 214499, 214516, 214531, 214547, 214562, 214578,
+	214595, 214607, 214620, 214632, 214645, 214659, 214674, 214690,
+	214705, 214721, 214738, 214753, 214769, 214784, 214800, 214817,
+	214829, 214842, 214854, 214867, 214881, 214894, 214907, 214923,
+	214940, 214958, 214974, 214991, 215009, 215025, 215042, 215060,
+	215076, 215093, 215111, 215124, 215138, 215153, 215166, 215180,
+	215195, 215207, 215219, 215232, 215245, 215261, 215278, 215296,
+	215312, 215329, 215347, 215363, 215380, 215398, 215414, 215431,
+	215449, 215462, 215476, 215491, 215504, 215518, 215533, 215545,
+	215557, 215570, 215583, 215599, 215616, 215634, 215650, 215667,
+	215685, 215701, 215718, 215736, 215752, 215769, 215787, 215800,
+	215814, 215829, 215842, 215856, 215871, 215883, 215895, 215908,
+	215921, 215937, 215954, 215972, 215988, 216005, 216023, 216039,
+	216056, 216074, 216090, 216107, 216125, 216138, 216152, 216167,
+	216180, 216194, 216209, 216221, 216233, 216246, 216259, 216275,
+	216292, 216310, 216326, 216343, 216361, 216377, 216394, 216412,
+	216428, 216445, 216463, 216476, 216490, 216505, 216518, 216532,
+	216547, 216559, 216571, 216584, 216597, 216613, 216630, 216648,
+	216664, 216681, 216699, 216715, 216732, 216750, 216766, 216783,
+	216801, 216814, 216828, 216843, 216856, 216870, 216885, 216897,
+	216909, 216925, 216942, 216958, 216975, 216993, 217009, 217026,
+	217042, 217059, 217077, 217090, 217104, 217117, 217131, 217146,
+	217162, 217179, 217195, 217212, 217230, 217246, 217263, 217279,
+	217296, 217314, 217327, 217341, 217354, 217368, 217383, 217399,
+	217416, 217432, 217449, 217467, 217483, 217500, 217516, 217533,
+	217551, 217564, 217578, 217591, 217605, 217620, 217636, 217653,
+	217669, 217686, 217704, 217720, 217737, 217753, 217770, 217788,
+	217801, 217815, 217828, 217842, 217857, 217873, 217890, 217906,
+	217923, 217941, 217957, 217974, 217990, 218007, 218025, 218038,
+	218052, 218065, 218079, 218094, 218110, 218127, 218143, 218160,
+	218178, 218194, 218211, 218227, 218244, 218262, 218275, 218289,
+	218302, 218316, 218331, 218346, 218361, 218373, 218387, 218402,
+	218416, 218431, 218447, 218461, 218476, 218490, 218505, 218521,
+	218532, 218544, 218555, 218567, 218580, 218593, 218606, 218622,
+	218639, 218657, 218673, 218690, 218708, 218724, 218741, 218759,
+	218775, 218792, 218810, 218823, 218837, 218852, 218865, 218879,
+	218894, 218906, 218918, 218931, 218944, 218960, 218977, 218995,
+	219011, 219028, 219046, 219062, 219079, 219097, 219113, 219130,
+	219148, 219161, 219175, 219190, 219203, 219217, 219232, 219244,
+	219256, 219269, 219282, 219298, 219315, 219333, 219349, 219366,
+	219384, 219400, 219417, 219435, 219451, 219468, 219486, 219499,
+	219513, 219528, 219541, 219555, 219570, 219582, 219594, 219607,
+	219620, 219636, 219653, 219671, 219687, 219704, 219722, 219738,
+	219755, 219773, 219789, 219806, 219824, 219837, 219851, 219866,
+	219879, 219893, 219908, 219920, 219932, 219945, 219958, 219974,
+	219991, 220009, 220025, 220042, 220060, 220076, 220093, 220111,
+	220127, 220144, 220162, 220175, 220189, 220204, 220217, 220231,
+	220246, 220258, 220270, 220283, 220296, 220312, 220329, 220347,
+	220363, 220380, 220398, 220414, 220431, 220449, 220465, 220482,
+	220500, 220513, 220527, 220542, 220555, 220569, 220584, 220596,
+	220608, 220619, 220630, 220644, 220659, 220675, 220692, 220707,
+	220723, 220737, 220752, 220768, 220782, 220797, 220813, 220830,
+	220845, 220861, 220875, 220890, 220906, 220917, 220929, 220942,
+	220956, 220968, 220981, 220992, 221004, 221017, 221027, 221037,
+	221050, 221063, 221079, 221096, 221114, 221130, 221147, 221165,
+	221181, 221198, 221216, 221232, 221249, 221267, 221280, 221294,
+	221309, 221322, 221336, 221351, 221363, 221375, 221387, 221399,
+	221414, 221430, 221447, 221462, 221478, 221495, 221510, 221526,
+	221543, 221558, 221574, 221591, 221603, 221616, 221630, 221642,
+	221655, 221669, 221680, 221691, 221702, 221713, 221727, 221742,
+	221758, 221772, 221787, 221803, 221817, 221832, 221848, 221862,
+	221877, 221893, 221904, 221916, 221929, 221940, 221952, 221965,
+	221975, 221985, 221996, 222007, 222021, 222036, 222052, 222069,
+	222084, 222100, 222114, 222129, 222145, 222159, 222174, 222190,
+	222207, 222222, 222238, 222252, 222267, 222283, 222294, 222306,
+	222319, 222333, 222345, 222358, 222369, 222381, 222394, 222404,
+	222414, 222428, 222443, 222459, 222476, 222491, 222507, 222521,
+	222536, 222552, 222566, 222581, 222597, 222614, 222629, 222645,
+	222659, 222674, 222690, 222701, 222713, 222726, 222740, 222752,
+	222765, 222776, 222788, 222801, 222812, 222823, 222837, 222852,
+	222868, 222882, 222897, 222913, 222927, 222942, 222958, 222972,
+	222987, 223003, 223014, 223026, 223039, 223050, 223062, 223075,
+	223085, 223095, 223116, 223138, 223161, 223185, 223207, 223230,
+	223251, 223273, 223296, 223317, 223339, 223362, 223386, 223408,
+	223431, 223452, 223474, 223497, 223515, 223534, 223554, 223575,
+	223594, 223614, 223632, 223651, 223671, 223683, 223695, 223710,
+	223726, 223743, 223761, 223777, 223794, 223809, 223825, 223842,
+	223857, 223873, 223890, 223908, 223924, 223941, 223956, 223972,
+	223989, 224001, 224014, 224028, 224043, 224056, 224070, 224082,
+	224095, 224109, 224120, 224131, 224146, 224162, 224179, 224194,
+	224210, 224227, 224242, 224258, 224275, 224290, 224306, 224323,
+	224335, 224348, 224362, 224374, 224387, 224401, 224416, 224432,
+	224449, 224467, 224483, 224500, 224515, 224531, 224548, 224563,
+	224579, 224596, 224614, 224630, 224647, 224662, 224678, 224695,
+	224707, 224720, 224734, 224749, 224762, 224776, 224788, 224801,
+	224815, 224830, 224846, 224863, 224881, 224897, 224914, 224929,
+	224945, 224962, 224977, 224993, 225010, 225028, 225044, 225061,
+	225076, 225092, 225109, 225121, 225134, 225148, 225163, 225176,
+	225190, 225202, 225215, 225229, 225244, 225260, 225277, 225292,
+	225308, 225325, 225340, 225356, 225373, 225388, 225404, 225421,
+	225433, 225446, 225460, 225472, 225485, 225499, 225511, 225524,
+	225538, 225553, 225566, 225580, 225592, 225605, 225619, 225631,
+	225644, 225658, 225673, 225686, 225700, 225712, 225725, 225739,
+	225748, 225758, 225769, 225781, 225791, 225802, 225811, 225821,
+	225832, 225844, 225857, 225871, 225886, 225899, 225913, 225925,
+	225938, 225952, 225964, 225977, 225991, 226006, 226019, 226033,
+	226045, 226058, 226072, 226081, 226091, 226102, 226114, 226124,
+	226135, 226144, 226154, 226165, 226173, 226181, 226188, 226195,
+	226205, 226215, 226225, 226239, 226253, 226268, 226284, 226297,
+	226311, 226326, 226339, 226353, 226368, 226382, 226397, 226413,
+	226426, 226440, 226455, 226468, 226482, 226497, 226508, 226520,
+	226533, 226543, 226554, 226566, 226576, 226587, 226599, 226613,
+	226628, 226644, 226657, 226671, 226686, 226699, 226713, 226728,
+	226742, 226757, 226773, 226786, 226800, 226815, 226828, 226842,
+	226857, 226868, 226880, 226893, 226903, 226914, 226926, 226936,
+	226947, 226959, 226973, 226988, 227004, 227021, 227036, 227052,
+	227066, 227081, 227097, 227111, 227126, 227142, 227159, 227174,
+	227190, 227204, 227219, 227235, 227246, 227258, 227271, 227285,
+	227297, 227310, 227321, 227333, 227346, 227360, 227375, 227391,
+	227408, 227423, 227439, 227453, 227468, 227484, 227498, 227513,
+	227529, 227546, 227561, 227577, 227591, 227606, 227622, 227633,
+	227645, 227658, 227672, 227684, 227697, 227708, 227720, 227733,
+	227747, 227762, 227778, 227791, 227805, 227820, 227833, 227847,
+	227862, 227876, 227891, 227907, 227920, 227934, 227949, 227962,
+	227976, 227991, 228002, 228014, 228027, 228037, 228048, 228060,
+	228070, 228081, 228093, 228107, 228122, 228138, 228151, 228165,
+	228180, 228193, 228207, 228222, 228236, 228251, 228267, 228280,
+	228294, 228309, 228322, 228336, 228351, 228362, 228374, 228387,
+	228397, 228408, 228420, 228430, 228441, 228453, 228467, 228482,
+	228498, 228515, 228530, 228546, 228560, 228575, 228591, 228605,
+	228620, 228636, 228653, 228668, 228684, 228698, 228713, 228729,
+	228740, 228752, 228765, 228779, 228791, 228804, 228815, 228827,
+	228840, 228854, 228869, 228885, 228902, 228917, 228933, 228947,
+	228962, 228978, 228992, 229007, 229023, 229040, 229055, 229071,
+	229085, 229100, 229116, 229127, 229139, 229152, 229166, 229178,
+	229191, 229202, 229214, 229227, 229236, 229245, 229254, 229263,
+	229272, 229285, 229294, 229303, 229312, 229321, 229330, 229343,
+	229352, 229361, 229370, 229379, 229388, 229401, 229410, 229419,
+	229428, 229437, 229446, 229459, 229470, 229481, 229495, 229509,
+	229523, 229537, 229548, 229559, 229569, 229579, 229597, 229615,
+	229630, 229648, 229666, 229681, 229699, 229717, 229732, 229750,
+	229768, 229783, 229792, 229801, 229810, 229823, 229832, 229841,
+	229850, 229863, 229872, 229881, 229890, 229903, 229912, 229921,
+	229930, 229943, 229952, 229961, 229970, 229983, 229999, 230016,
+	230034, 230049, 230065, 230082, 230097, 230113, 230130, 230146,
+	230163, 230181, 230196, 230212, 230229, 230244, 230260, 230277,
+	230290, 230304, 230319, 230331, 230344, 230358, 230370, 230383,
+	230397, 230413, 230430, 230448, 230463, 230479, 230496, 230511,
+	230527, 230544, 230560, 230577, 230595, 230610, 230626, 230643,
+	230658, 230674, 230691, 230704, 230718, 230733, 230745, 230758,
+	230772, 230784, 230797, 230811, 230825, 230840, 230856, 230873,
+	230888, 230904, 230918, 230933, 230949, 230963, 230978, 230994,
+	231011, 231026, 231042, 231056, 231071, 231087, 231098, 231110,
+	231123, 231137, 231149, 231162, 231173, 231185, 231198, 231212,
+	231227, 231243, 231260, 231275, 231291, 231305, 231320, 231336,
+	231350, 231365, 231381, 231398, 231413, 231429, 231443, 231458,
+	231474, 231485, 231497, 231510, 231524, 231536, 231549, 231560,
+	231572, 231585, 231599, 231614, 231630, 231644, 231659, 231675,
+	231689, 231704, 231720, 231734, 231749, 231765, 231776, 231788,
+	231801, 231812, 231824, 231837, 231852, 231868, 231885, 231900,
+	231916, 231933, 231948, 231964, 231981, 231996, 232012, 232029,
+	232041, 232054, 232068, 232080, 232093, 232107, 232116, 232125,
+	232134, 232147, 232156, 232165, 232174, 232187, 232196, 232205,
+	232214, 232227, 232243, 232260, 232278, 232293, 232309, 232326,
+	232341, 232357, 232374, 232390, 232407, 232425, 232440, 232456,
+	232473, 232488, 232504, 232521, 232534, 232548, 232563, 232575,
+	232588, 232602, 232614, 232627, 232641, 232657, 232674, 232692,
+	232707, 232723, 232740, 232755, 232771, 232788, 232804, 232821,
+	232839, 232854, 232870, 232887, 232902, 232918, 232935, 232948,
+	232962, 232977, 232989, 233002, 233016, 233028, 233041, 233055,
+	233069, 233084, 233100, 233117, 233132, 233148, 233162, 233177,
+	233193, 233207, 233222, 233238, 233255, 233270, 233286, 233300,
+	233315, 233331, 233342, 233354, 233367, 233381, 233393, 233406,
+	233417, 233429, 233442, 233456, 233471, 233487, 233504, 233519,
+	233535, 233549, 233564, 233580, 233594, 233609, 233625, 233642,
+	233657, 233673, 233687, 233702, 233718, 233729, 233741, 233754,
+	233768, 233780, 233793, 233804, 233816, 233829, 233843, 233858,
+	233874, 233888, 233903, 233919, 233933, 233948, 233964, 233978,
+	233993, 234009, 234020, 234032, 234045, 234056, 234068, 234081,
+	234096, 234112, 234129, 234144, 234160, 234177, 234192, 234208,
+	234225, 234240, 234256, 234273, 234285, 234298, 234312, 234324,
+	234337, 234351, 234370, 234390, 234409, 234429, 234448, 234468,
+	234487, 234507, 234523, 234540, 234556, 234573, 234584, 234595,
+	234609, 234624, 234640, 234654, 234669, 234685, 234699, 234714,
+	234730, 234744, 234759, 234775, 234786, 234798, 234811, 234822,
+	234834, 234847, 234857, 234867, 234878, 234889, 234904, 234920,
+	234937, 234951, 234966, 234982, 234996, 235011, 235027, 235042,
+	235058, 235075, 235089, 235104, 235120, 235134, 235149, 235165,
+	235177, 235190, 235204, 235215, 235227, 235240, 235251, 235263,
+	235276, 235286, 235296, 235308, 235320, 235335, 235351, 235368,
+	235383, 235399, 235416, 235431, 235447, 235464, 235479, 235495,
+	235512, 235524, 235537, 235551, 235563, 235576, 235590, 235601,
+	235612, 235624, 235636, 235651, 235667, 235684, 235699, 235715,
+	235732, 235747, 235763, 235780, 235795, 235811, 235828, 235840,
+	235853, 235867, 235879, 235892, 235906, 235917, 235928, 235939,
+	235950, 235960, 235970, 235981, 235992, 236002, 236012, 236023,
+	236034, 236044, 236054, 236065, 236079, 236093, 236107, 236121,
+	236132, 236143, 236153, 236163, 236173, 236183, 236197, 236212,
+	236228, 236241, 236255, 236270, 236283, 236297, 236312, 236325,
+	236339, 236354, 236367, 236381, 236396, 236410, 236425, 236441,
+	236454, 236468, 236483, 236496, 236510, 236525, 236538, 236552,
+	236567, 236580, 236594, 236609, 236620, 236632, 236645, 236655,
+	236666, 236678, 236688, 236699, 236711, 236721, 236732, 236744,
+	236754, 236765, 236777, 236786, 236795, 236804, 236814, 236824,
+	236834, 236848, 236863, 236879, 236892, 236906, 236921, 236934,
+	236948, 236963, 236976, 236990, 237005, 237018, 237032, 237047,
+	237061, 237076, 237092, 237105, 237119, 237134, 237147, 237161,
+	237176, 237189, 237203, 237218, 237231, 237245, 237260, 237271,
+	237283, 237296, 237306, 237317, 237329, 237339, 237350, 237362,
+	237372, 237383, 237395, 237405, 237416, 237428, 237437, 237446,
+	237455, 237466, 237477, 237491, 237506, 237522, 237539, 237554,
+	237570, 237584, 237599, 237615, 237629, 237644, 237660, 237677,
+	237692, 237708, 237722, 237737, 237753, 237764, 237776, 237789,
+	237803, 237815, 237828, 237839, 237851, 237864, 237874, 237884,
+	237895, 237906, 237920, 237935, 237951, 237968, 237983, 237999,
+	238013, 238028, 238044, 238058, 238073, 238089, 238106, 238121,
+	238137, 238151, 238166, 238182, 238193, 238205, 238218, 238232,
+	238244, 238257, 238268, 238280, 238293, 238303, 238313, 238327,
+	238342, 238358, 238372, 238387, 238403, 238417, 238432, 238448,
+	238462, 238477, 238493, 238504, 238516, 238529, 238540, 238552,
+	238565, 238575, 238585, 238595, 238608, 238622, 238637, 238650,
+	238664, 238679, 238692, 238706, 238721, 238734, 238748, 238763,
+	238776, 238790, 238805, 238818, 238832, 238847, 238860, 238874,
+	238889, 238902, 238916, 238931, 238941, 238952, 238964, 238974,
+	238985, 238997, 239007, 239018, 239030, 239040, 239051, 239063,
+	239072, 239081, 239090, 239100, 239110, 239120, 239134, 239149,
+	239165, 239178, 239192, 239207, 239220, 239234, 239249, 239262,
+	239276, 239291, 239304, 239318, 239333, 239347, 239362, 239378,
+	239391, 239405, 239420, 239433, 239447, 239462, 239475, 239489,
+	239504, 239517, 239531, 239546, 239557, 239569, 239582, 239592,
+	239603, 239615, 239625, 239636, 239648, 239658, 239669, 239681,
+	239691, 239702, 239714, 239723, 239732, 239741, 239755, 239770,
+	239786, 239799, 239813, 239828, 239841, 239855, 239870, 239883,
+	239897, 239912, 239925, 239939, 239954, 239968, 239983, 239999,
+	240012, 240026, 240041, 240054, 240068, 240083, 240096, 240110,
+	240125, 240138, 240152, 240167, 240178, 240190, 240203, 240213,
+	240224, 240236, 240246, 240257, 240269, 240279, 240290, 240302,
+	240312, 240323, 240335, 240346, 240357, 240371, 240386, 240402,
+	240419, 240434, 240450, 240464, 240479, 240495, 240509, 240524,
+	240540, 240557, 240572, 240588, 240602, 240617, 240633, 240644,
+	240656, 240669, 240683, 240695, 240708, 240719, 240731, 240744,
+	240754, 240764, 240778, 240793, 240809, 240826, 240841, 240857,
+	240871, 240886, 240902, 240916, 240931, 240947, 240964, 240979,
+	240995, 241009, 241024, 241040, 241051, 241063, 241076, 241090,
+	241102, 241115, 241126, 241138, 241151, 241165, 241180, 241196,
+	241210, 241225, 241241, 241255, 241270, 241286, 241300, 241315,
+	241331, 241342, 241354, 241367, 241378, 241390, 241403, 241413,
+	241423, 241433, 241446, 241460, 241475, 241488, 241502, 241517,
+	241530, 241544, 241559, 241572, 241586, 241601, 241614, 241628,
+	241643, 241656, 241670, 241685, 241698, 241712, 241727, 241740,
+	241754, 241769, 241779, 241790, 241802, 241812, 241823, 241835,
+	241845, 241856, 241868, 241878, 241889, 241901, 241910, 241919,
+	241928, 241939, 241953, 241967, 241981, 241995, 242006, 242017,
+	242027, 242037, 242047, 242057, 242071, 242086, 242102, 242115,
+	242129, 242144, 242157, 242171, 242186, 242199, 242213, 242228,
+	242241, 242255, 242270, 242284, 242299, 242315, 242328, 242342,
+	242357, 242370, 242384, 242399, 242412, 242426, 242441, 242454,
+	242468, 242483, 242494, 242506, 242519, 242529, 242540, 242552,
+	242562, 242573, 242585, 242595, 242606, 242618, 242628, 242639,
+	242651, 242660, 242669, 242678, 242688, 242698, 242708, 242722,
+	242737, 242753, 242766, 242780, 242795, 242808, 242822, 242837,
+	242850, 242864, 242879, 242892, 242906, 242921, 242935, 242950,
+	242966, 242979, 242993, 243008, 243021, 243035, 243050, 243063,
+	243077, 243092, 243105, 243119, 243134, 243145, 243157, 243170,
+	243180, 243191, 243203, 243213, 243224, 243236, 243246, 243257,
+	243269, 243279, 243290, 243302, 243311, 243320, 243329, 243340,
+	243351, 243365, 243380, 243396, 243413, 243428, 243444, 243458,
+	243473, 243489, 243503, 243518, 243534, 243551, 243566, 243582,
+	243596, 243611, 243627, 243638, 243650, 243663, 243677, 243689,
+	243702, 243713, 243725, 243738, 243748, 243758, 243769, 243780,
+	243794, 243809, 243825, 243842, 243857, 243873, 243887, 243902,
+	243918, 243932, 243947, 243963, 243980, 243995, 244011, 244025,
+	244040, 244056, 244067, 244079, 244092, 244106, 244118, 244131,
+	244142, 244154, 244167, 244177, 244187, 244201, 244216, 244232,
+	244246, 244261, 244277, 244291, 244306, 244322, 244336, 244351,
+	244367, 244378, 244390, 244403, 244414, 244426, 244439, 244449,
+	244459, 244469, 244482, 244496, 244511, 244524, 244538, 244553,
+	244566, 244580, 244595, 244608, 244622, 244637, 244650, 244664,
+	244679, 244692, 244706, 244721, 244734, 244748, 244763, 244776,
+	244790, 244805, 244815, 244826, 244838, 244848, 244859, 244871,
+	244881, 244892, 244904, 244914, 244925, 244937, 244946, 244955,
+	244964, 244974, 244984, 244997, 245011, 245026, 245039, 245053,
+	245068, 245081, 245095, 245110, 245123, 245137, 245152, 245162,
+	245173, 245185, 245195, 245206, 245218, 245227, 245236, 245246,
+	245256, 245269, 245283, 245298, 245314, 245328, 245343, 245356,
+	245370, 245385, 245398, 245412, 245427, 245443, 245457, 245472,
+	245485, 245499, 245514, 245524, 245535, 245547, 245560, 245571,
+	245583, 245593, 245604, 245616, 245625, 245634, 245644, 245654,
+	245667, 245681, 245696, 245712, 245726, 245741, 245754, 245768,
+	245783, 245796, 245810, 245825, 245841, 245855, 245870, 245883,
+	245897, 245912, 245922, 245933, 245945, 245958, 245969, 245981,
+	245991, 246002, 246014, 246023, 246032, 246043, 246054, 246068,
+	246083, 246099, 246113, 246128, 246144, 246158, 246173, 246189,
+	246203, 246218, 246234, 246245, 246257, 246270, 246281, 246293,
+	246306, 246316, 246326, 246337, 246348, 246362, 246377, 246393,
+	246407, 246422, 246438, 246452, 246467, 246483, 246497, 246512,
+	246528, 246539, 246551, 246564, 246575, 246587, 246600, 246610,
+	246620, 246632, 246644, 246659, 246675, 246692, 246707, 246723,
+	246740, 246755, 246771, 246788, 246803, 246819, 246836, 246848,
+	246861, 246875, 246887, 246900, 246914, 246925, 246936, 246948,
+	246960, 246975, 246991, 247008, 247023, 247039, 247056, 247071,
+	247087, 247104, 247119, 247135, 247152, 247164, 247177, 247191,
+	247203, 247216, 247230, 247241, 247252, 247262, 247272, 247285,
+	247299, 247314, 247327, 247341, 247356, 247369, 247383, 247398,
+	247411, 247425, 247440, 247450, 247461, 247473, 247483, 247494,
+	247506, 247515, 247524, 247543, 247563, 247584, 247602, 247621,
+	247641, 247659, 247678, 247698, 247717, 247737, 247758, 247776,
+	247795, 247815, 247833, 247852, 247872, 247888, 247905, 247923,
+	247938, 247954, 247971, 247986, 248002, 248019, 248038, 248058,
+	248079, 248097, 248116, 248136, 248154, 248173, 248193, 248212,
+	248232, 248253, 248271, 248290, 248310, 248328, 248347, 248367,
+	248383, 248400, 248418, 248433, 248449, 248466, 248481, 248497,
+	248514, 248529, 248545, 248560, 248576, 248591, 248607, 248622,
+	248638, 248650, 248663, 248675, 248688, 248703, 248719, 248736,
+	248752, 248767, 248783, 248798, 248814, 248831, 248847, 248862,
+	248878, 248890, 248903, 248917, 248930, 248942, 248955, 248970,
+	248986, 249003, 249019, 249034, 249050, 249065, 249081, 249098,
+	249114, 249129, 249145, 249157, 249170, 249184, 249197, 249209,
+	249222, 249237, 249253, 249268, 249284, 249299, 249315, 249330,
+	249346, 249358, 249371, 249383, 249396, 249412, 249429, 249445,
+	249462, 249478, 249495, 249511, 249528, 249541, 249555, 249568,
+	249582, 249598, 249615, 249633, 249650, 249666, 249683, 249699,
+	249716, 249734, 249751, 249767, 249784, 249797, 249811, 249826,
+	249840, 249853, 249867, 249883, 249900, 249918, 249935, 249951,
+	249968, 249984, 250001, 250019, 250036, 250052, 250069, 250082,
+	250096, 250111, 250125, 250138, 250152, 250168, 250185, 250201,
+	250218, 250234, 250251, 250267, 250284, 250297, 250311, 250324,
+	250338, 250348, 250358, 250367, 250376, 250390, 250404, 250421,
+	250439, 250458, 250475, 250493, 250512, 250529, 250547, 250566,
+	250583, 250601, 250620, 250634, 250649, 250665, 250679, 250694,
+	250710, 250723, 250736, 250750, 250764, 250781, 250799, 250818,
+	250838, 250856, 250875, 250892, 250910, 250929, 250946, 250964,
+	250983, 251003, 251021, 251040, 251057, 251075, 251094, 251108,
+	251123, 251139, 251156, 251171, 251187, 251201, 251216, 251232,
+	251245, 251258, 251273, 251288, 251306, 251325, 251345, 251366,
+	251385, 251405, 251423, 251442, 251462, 251480, 251499, 251519,
+	251540, 251559, 251579, 251597, 251616, 251636, 251651, 251667,
+	251684, 251702, 251718, 251735, 251750, 251766, 251783, 251797,
+	251811, 251825, 251839, 251856, 251874, 251893, 251910, 251928,
+	251947, 251964, 251982, 252001, 252018, 252036, 252055, 252069,
+	252084, 252100, 252114, 252129, 252145, 252158, 252171, 252185,
+	252199, 252216, 252234, 252253, 252270, 252288, 252307, 252324,
+	252342, 252361, 252378, 252396, 252415, 252429, 252444, 252460,
+	252474, 252489, 252505, 252518, 252531, 252545, 252559, 252576,
+	252594, 252613, 252633, 252651, 252670, 252687, 252705, 252724,
+	252741, 252759, 252778, 252798, 252816, 252835, 252852, 252870,
+	252889, 252903, 252918, 252934, 252951, 252966, 252982, 252996,
+	253011, 253027, 253040, 253053, 253068, 253083, 253101, 253120,
+	253140, 253161, 253180, 253200, 253218, 253237, 253257, 253275,
+	253294, 253314, 253335, 253354, 253374, 253392, 253411, 253431,
+	253446, 253462, 253479, 253497, 253513, 253530, 253545, 253561,
+	253578, 253592, 253606, 253620, 253634, 253651, 253669, 253688,
+	253705, 253723, 253742, 253759, 253777, 253796, 253813, 253831,
+	253850, 253864, 253879, 253895, 253909, 253924, 253940, 253953,
+	253966, 253979, 253993, 254008, 254024, 254038, 254053, 254066,
+	254080, 254095, 254108, 254122, 254137, 254153, 254167, 254182,
+	254195, 254209, 254224, 254234, 254245, 254257, 254270, 254281,
+	254293, 254303, 254314, 254326, 254339, 254353, 254368, 254384,
+	254398, 254413, 254426, 254440, 254455, 254468, 254482, 254497,
+	254513, 254527, 254542, 254555, 254569, 254584, 254594, 254605,
+	254617, 254630, 254641, 254653, 254663, 254674, 254686, 254695,
+	254704, 254712, 254720, 254737, 254755, 254774, 254790, 254807,
+	254825, 254841, 254858, 254876, 254893, 254911, 254930, 254946,
+	254963, 254981, 254997, 255014, 255032, 255046, 255061, 255077,
+	255090, 255104, 255119, 255132, 255146, 255161, 255177, 255191,
+	255206, 255223, 255241, 255260, 255276, 255293, 255311, 255327,
+	255344, 255362, 255379, 255397, 255416, 255432, 255449, 255467,
+	255483, 255500, 255518, 255532, 255547, 255563, 255576, 255590,
+	255605, 255618, 255632, 255647, 255663, 255677, 255692, 255705,
+	255719, 255734, 255747, 255761, 255776, 255792, 255806, 255821,
+	255834, 255848, 255863, 255876, 255890, 255905, 255921, 255935,
+	255950, 255964, 255979, 255995, 256012, 256027, 256043, 256057,
+	256072, 256088, 256102, 256117, 256133, 256150, 256165, 256181,
+	256195, 256210, 256226, 256237, 256249, 256262, 256276, 256288,
+	256301, 256312, 256324, 256337, 256351, 256366, 256382, 256399,
+	256414, 256430, 256444, 256459, 256475, 256489, 256504, 256520,
+	256537, 256552, 256568, 256582, 256597, 256613, 256624, 256636,
+	256649, 256663, 256675, 256688, 256699, 256711, 256724, 256736,
+	256749, 256763, 256775, 256788, 256802, 256814, 256827, 256841,
+	256853, 256866, 256880, 256891, 256903, 256916, 256930, 256942,
+	256955, 256966, 256978, 256991, 257005, 257017, 257030, 257041,
+	257053, 257066, 257080, 257092, 257105, 257116, 257128, 257141,
+	257155, 257167, 257180, 257191, 257203, 257216, 257227, 257239,
+	257252, 257266, 257278, 257291, 257302, 257314, 257327, 257338,
+	257350, 257363, 257377, 257389, 257402, 257414, 257427, 257441,
+	257456, 257469, 257483, 257495, 257508, 257522, 257534, 257547,
+	257561, 257576, 257589, 257603, 257615, 257628, 257642, 257651,
+	257661, 257672, 257684, 257694, 257705, 257714, 257724, 257735,
+	257744, 257753, 257761, 257769, 257779, 257790, 257802, 257812,
+	257823, 257835, 257843, 257855, 257863, 257875, 257893, 257912,
+	257932, 257949, 257967, 257986, 258003, 258021, 258040, 258058,
+	258077, 258097, 258114, 258132, 258151, 258168, 258186, 258205,
+	258220, 258236, 258253, 258267, 258282, 258298, 258312, 258327,
+	258343, 258360, 258375, 258391, 258409, 258428, 258448, 258465,
+	258483, 258502, 258519, 258537, 258556, 258574, 258593, 258613,
+	258630, 258648, 258667, 258684, 258702, 258721, 258736, 258752,
+	258769, 258783, 258798, 258814, 258828, 258843, 258859, 258876,
+	258891, 258907, 258925, 258944, 258964, 258981, 258999, 259018,
+	259035, 259053, 259072, 259090, 259109, 259129, 259146, 259164,
+	259183, 259200, 259218, 259237, 259252, 259268, 259285, 259299,
+	259314, 259330, 259344, 259359, 259375, 259392, 259407, 259423,
+	259437, 259452, 259468, 259482, 259497, 259513, 259530, 259545,
+	259561, 259575, 259590, 259606, 259620, 259635, 259651, 259668,
+	259683, 259699, 259713, 259728, 259744, 259758, 259773, 259789,
+	259806, 259821, 259837, 259857, 259878, 259900, 259919, 259939,
+	259960, 259979, 259999, 260020, 260040, 260061, 260083, 260102,
+	260122, 260143, 260162, 260182, 260203, 260220, 260238, 260257,
+	260273, 260290, 260308, 260324, 260341, 260359, 260378, 260395,
+	260413, 260433, 260454, 260476, 260495, 260515, 260536, 260555,
+	260575, 260596, 260616, 260637, 260659, 260678, 260698, 260719,
+	260738, 260758, 260779, 260796, 260814, 260833, 260849, 260866,
+	260884, 260900, 260917, 260935, 260954, 260971, 260989, 261009,
+	261030, 261052, 261071, 261091, 261112, 261131, 261151, 261172,
+	261192, 261213, 261235, 261254, 261274, 261295, 261314, 261334,
+	261355, 261372, 261390, 261409, 261425, 261442, 261460, 261476,
+	261493, 261511, 261530, 261547, 261565, 261579, 261597, 261616,
+	261636, 261650, 261668, 261687, 261707, 261726, 261746, 261767,
+	261781, 261799, 261818, 261838, 261852, 261870, 261889, 261909,
+	261928, 261948, 261969, 261983, 262001, 262020, 262040, 262054,
+	262072, 262091, 262111, 262130, 262150, 262171, 262183, 262195,
+	262206, 262217, 262229, 262241, 262252, 262263, 262274, 262289,
+	262300, 262315, 262326, 262341, 262352, 262367, 262383, 262400,
+	262418, 262437, 262454, 262472, 262488, 262505, 262523, 262539,
+	262556, 262574, 262593, 262610, 262628, 262644, 262661, 262679,
+	262692, 262706, 262721, 262737, 262751, 262766, 262779, 262793,
+	262808, 262824, 262841, 262859, 262878, 262895, 262913, 262929,
+	262946, 262964, 262980, 262997, 263015, 263034, 263051, 263069,
+	263085, 263102, 263120, 263133, 263147, 263162, 263178, 263192,
+	263207, 263220, 263234, 263249, 263263, 263278, 263294, 263308,
+	263323, 263339, 263353, 263368, 263384, 263398, 263413, 263429,
+	263442, 263456, 263471, 263487, 263501, 263516, 263529, 263543,
+	263558, 263574, 263588, 263603, 263616, 263630, 263645, 263661,
+	263675, 263690, 263703, 263717, 263732, 263748, 263762, 263777,
+	263790, 263804, 263819, 263832, 263846, 263861, 263877, 263891,
+	263906, 263919, 263933, 263948, 263961, 263975, 263990, 264006,
+	264020, 264035, 264049, 264064, 264080, 264097, 264112, 264128,
+	264142, 264157, 264173, 264187, 264202, 264218, 264235, 264250,
+	264266, 264280, 264295, 264311, 264322, 264334, 264347, 264361,
+	264373, 264386, 264397, 264409, 264422, 264433, 264444, 264454,
+	264464, 264476, 264489, 264503, 264515, 264528, 264542, 264552,
+	264566, 264576, 264590, 264606, 264623, 264641, 264660, 264677,
+	264695, 264711, 264728, 264746, 264762, 264779, 264797, 264816,
+	264833, 264851, 264867, 264884, 264902, 264915, 264929, 264944,
+	264960, 264974, 264989, 265002, 265016, 265031, 265047, 265061,
+	265076, 265092, 265109, 265127, 265146, 265163, 265181, 265197,
+	265214, 265232, 265248, 265265, 265283, 265302, 265319, 265337,
+	265353, 265370, 265388, 265401, 265415, 265430, 265446, 265460,
+	265475, 265488, 265502, 265517, 265533, 265547, 265562, 265578,
+	265595, 265613, 265632, 265649, 265667, 265683, 265700, 265718,
+	265734, 265751, 265769, 265788, 265805, 265823, 265839, 265856,
+	265874, 265887, 265901, 265916, 265932, 265946, 265961, 265974,
+	265988, 266003, 266019, 266033, 266048, 266061, 266075, 266090,
+	266103, 266121, 266140, 266160, 266174, 266189, 266202, 266216,
+	266231, 266244, 266262, 266281, 266301, 266315, 266330, 266343,
+	266357, 266372, 266385, 266403, 266422, 266442, 266456, 266471,
+	266489, 266507, 266522, 266540, 266558, 266573, 266589, 266605,
+	266621, 266637, 266653, 266669, 266685, 266701, 266719, 266737,
+	266752, 266770, 266788, 266803, 266817, 266831, 266846, 266865,
+	266885, 266906, 266924, 266943, 266963, 266981, 267000, 267020,
+	267036, 267053, 267071, 267086, 267102, 267119, 267134, 267150,
+	267167, 267186, 267206, 267227, 267245, 267264, 267284, 267302,
+	267321, 267341, 267357, 267374, 267392, 267407, 267423, 267440,
+	267455, 267471, 267488, 267507, 267527, 267548, 267566, 267585,
+	267605, 267623, 267642, 267662, 267678, 267695, 267713, 267728,
+	267744, 267761, 267776, 267792, 267809, 267828, 267848, 267869,
+	267887, 267906, 267926, 267944, 267963, 267983, 267999, 268016,
+	268034, 268049, 268065, 268082, 268097, 268113, 268130, 268142,
+	268154, 268170, 268187, 268205, 268220, 268236, 268253, 268268,
+	268284, 268301, 268317, 268334, 268352, 268367, 268383, 268400,
+	268415, 268431, 268448, 268461, 268475, 268490, 268502, 268515,
+	268529, 268541, 268554, 268568, 268579, 268590, 268602, 268614,
+	268630, 268647, 268665, 268680, 268696, 268713, 268728, 268744,
+	268761, 268777, 268794, 268812, 268827, 268843, 268860, 268875,
+	268891, 268908, 268921, 268935, 268950, 268962, 268975, 268989,
+	269001, 269014, 269028, 269039, 269050, 269061, 269072, 269083,
+	269094, 269106, 269118, 269130, 269142, 269153, 269164, 269177,
+	269190, 269202, 269214, 269224, 269234, 269247, 269261, 269276,
+	269292, 269306, 269321, 269334, 269348, 269363, 269376, 269390,
+	269405, 269421, 269435, 269450, 269463, 269477, 269492, 269502,
+	269513, 269525, 269538, 269549, 269561, 269571, 269582, 269594,
+	269607, 269618, 269630, 269639, 269648, 269661, 269675, 269690,
+	269706, 269720, 269735, 269748, 269762, 269777, 269790, 269804,
+	269819, 269835, 269849, 269864, 269877, 269891, 269906, 269916,
+	269927, 269939, 269952, 269963, 269975, 269985, 269996, 270008,
+	270021, 270032, 270044, 270054, 270064, 270077, 270091, 270106,
+	270122, 270136, 270151, 270164, 270178, 270193, 270206, 270220,
+	270235, 270251, 270265, 270280, 270293, 270307, 270322, 270332,
+	270343, 270355, 270368, 270379, 270391, 270401, 270412, 270424,
+	270437, 270448, 270460, 270469, 270478, 270488, 270502, 270517,
+	270533, 270543, 270557, 270572, 270588, 270603, 270619, 270636,
+	270645, 270658, 270667, 270680, 270690, 270704, 270719, 270735,
+	270745, 270759, 270774, 270790, 270805, 270821, 270838, 270848,
+	270862, 270877, 270893, 270903, 270917, 270932, 270948, 270963,
+	270979, 270996, 271005, 271018, 271027, 271040, 271049, 271059,
+	271069, 271082, 271096, 271111, 271127, 271141, 271156, 271169,
+	271183, 271198, 271211, 271225, 271240, 271256, 271270, 271285,
+	271298, 271312, 271327, 271337, 271348, 271360, 271373, 271384,
+	271396, 271406, 271417, 271429, 271442, 271453, 271465, 271474,
+	271483, 271496, 271510, 271525, 271541, 271555, 271570, 271583,
+	271597, 271612, 271625, 271639, 271654, 271670, 271684, 271699,
+	271712, 271726, 271741, 271751, 271762, 271774, 271787, 271798,
+	271810, 271820, 271831, 271843, 271856, 271867, 271879, 271889,
+	271899, 271912, 271926, 271941, 271957, 271971, 271986, 271999,
+	272013, 272028, 272041, 272055, 272070, 272086, 272100, 272115,
+	272128, 272142, 272157, 272167, 272178, 272190, 272203, 272214,
+	272226, 272236, 272247, 272259, 272272, 272283, 272295, 272304,
+	272313, 272323, 272337, 272352, 272368, 272378, 272392, 272407,
+	272423, 272438, 272454, 272471, 272480, 272493, 272502, 272515,
+	272525, 272539, 272554, 272570, 272580, 272594, 272609, 272625,
+	272640, 272656, 272673, 272683, 272697, 272712, 272728, 272738,
+	272752, 272767, 272783, 272798, 272814, 272831, 272840, 272853,
+	272862, 272875, 272886, 272897, 272907, 272917, 272928, 272939,
+	272949, 272959, 272971, 272987, 272999, 273015, 273028, 273039,
+	273054, 273065, 273080, 273092, 273108, 273120, 273136, 273149,
+	273161, 273177, 273189, 273205, 273218, 273229, 273244, 273255,
+	273270, 273283, 273296, 273312, 273329, 273347, 273366, 273383,
+	273401, 273417, 273434, 273452, 273468, 273485, 273503, 273522,
+	273539, 273557, 273573, 273590, 273608, 273621, 273635, 273650,
+	273666, 273680, 273695, 273708, 273722, 273737, 273749, 273761,
+	273774, 273787, 273803, 273820, 273838, 273857, 273874, 273892,
+	273908, 273925, 273943, 273959, 273976, 273994, 274013, 274030,
+	274048, 274064, 274081, 274099, 274112, 274126, 274141, 274157,
+	274171, 274186, 274199, 274213, 274228, 274240, 274252, 274265,
+	274278, 274294, 274311, 274329, 274348, 274365, 274383, 274399,
+	274416, 274434, 274450, 274467, 274485, 274504, 274521, 274539,
+	274555, 274572, 274590, 274603, 274617, 274632, 274648, 274662,
+	274677, 274690, 274704, 274719, 274731, 274743, 274756, 274769,
+	274785, 274802, 274820, 274839, 274856, 274874, 274890, 274907,
+	274925, 274941, 274958, 274976, 274995, 275012, 275030, 275046,
+	275063, 275081, 275094, 275108, 275123, 275139, 275153, 275168,
+	275181, 275195, 275210, 275222, 275234, 275244, 275254, 275267,
+	275281, 275296, 275312, 275326, 275341, 275354, 275368, 275383,
+	275396, 275410, 275425, 275441, 275455, 275470, 275483, 275497,
+	275512, 275522, 275533, 275545, 275558, 275569, 275581, 275591,
+	275602, 275614, 275623, 275632, 275642, 275652, 275665, 275679,
+	275694, 275710, 275724, 275739, 275752, 275766, 275781, 275794,
+	275808, 275823, 275839, 275853, 275868, 275881, 275895, 275910,
+	275920, 275931, 275943, 275956, 275967, 275979, 275989, 276000,
+	276012, 276021, 276030, 276039, 276050, 276055, 276062, 276071,
+	276080, 276091, 276100, 276111, 276117, 276127, 276135, 276143,
+	276149, 276160, 276166, 276177, 276184, 276196, 276203, 276215,
+	276222, 276238, 276247, 276256, 276265, 276274, 276283, 276292,
+	276300, 276308, 276314, 276323, 276332, 276341, 276348, 276357,
+	276366, 276375, 276384, 276393, 276402, 276411, 276420, 276429,
+	276438, 276447, 276455, 276463, 276469, 276479, 276489, 276499,
+	276509, 276519, 276524, 276531, 276536, 276545, 276553, 276562,
+	276576, 276588, 276600, 276615, 276628, 276639, 276650, 276664,
+	276672, 276685, 276696, 276707, 276721, 276729, 276738, 276752,
+	276764, 276776, 276791, 276804, 276815, 276826, 276840, 276848,
+	276861, 276872, 276883, 276897, 276905, 276918, 276935, 276946,
+	276961, 276972, 276986, 277004, 277019, 277031, 277040, 277048,
+	277057, 277071, 277083, 277095, 277110, 277123, 277134, 277145,
+	277159, 277167, 277180, 277191, 277202, 277216, 277224, 277233,
+	277247, 277259, 277271, 277286, 277299, 277310, 277321, 277335,
+	277343, 277356, 277367, 277378, 277392, 277400, 277413, 277430,
+	277441, 277456, 277467, 277481, 277499, 277514, 277526, 277535,
+	277545, 277560, 277573, 277586, 277602, 277611, 277625, 277637,
+	277649, 277664, 277672, 277685, 277696, 277707, 277721, 277731,
+	277746, 277759, 277772, 277788, 277797, 277811, 277823, 277835,
+	277850, 277858, 277871, 277882, 277893, 277907, 277915, 277928,
+	277945, 277956, 277971, 277982, 277996, 278014, 278029, 278041,
+	278048, 278055, 278063, 278075, 278085, 278095, 278108, 278115,
+	278127, 278137, 278147, 278160, 278167, 278175, 278187, 278197,
+	278207, 278220, 278227, 278239, 278249, 278259, 278272, 278279,
+	278291, 278307, 278317, 278331, 278341, 278354, 278371, 278385,
+	278398, 278409, 278417, 278425, 278433, 278441, 278457, 278467,
+	278474, 278483, 278491, 278501, 278507, 278515, 278522, 278531,
+	278540, 278551, 278558, 278567, 278574, 278580, 278588, 278595,
+	278605,
 };
 
 static const struct sched_resource btver2_resources[] = {

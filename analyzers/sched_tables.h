@@ -60,8 +60,16 @@ struct sched_model {
 	const uint16_t *by_opcode;	/* opcode id -> index into descs; 0 = unknown */
 };
 
-/* Opcode id (1..SCHED_N_OPCODES) -> LLVM name; sorted by name. */
-extern const char *const sched_opcode_names[SCHED_N_OPCODES + 1];
+/* Opcode ids 1..SCHED_N_OPCODES, sorted by LLVM name: the names, each
+ * ending in a NUL, and where each starts (id 0: the empty string). */
+extern const char sched_opcode_pool[];
+extern const uint32_t sched_opcode_off[SCHED_N_OPCODES + 1];
+
+static inline const char *
+sched_opcode_name(uint32_t opcode)
+{
+	return sched_opcode_pool + sched_opcode_off[opcode];
+}
 /* Terminated by an entry whose name is NULL. */
 extern const struct sched_model sched_models[];
 

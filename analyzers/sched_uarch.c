@@ -410,7 +410,7 @@ ua_insn_build(const struct sched_model *model, const struct sched_uarch *ua,
 	static bool dec_ready;
 	ZydisDecodedInstruction in;
 	ZydisDecodedOperand ops[ZYDIS_MAX_OPERAND_COUNT];
-	const char *name = m->opcode ? sched_opcode_names[m->opcode] : "";
+	const char *name = m->opcode ? sched_opcode_name(m->opcode) : "";
 	struct own_use own[SCHED_MAX_USES];
 	unsigned n_own, raw = 0, busy = 0, busy_unit = 0, ra;
 	bool decoded, indexed = false, stack_op, has_imm = false;

@@ -464,7 +464,7 @@ build_block(const struct model_choice *mc, const struct region *r, const struct 
 			char nm[64];
 			uint32_t id;
 
-			snprintf(nm, sizeof(nm), "LOCK_%s", sched_opcode_names[m.opcode]);
+			snprintf(nm, sizeof(nm), "LOCK_%s", sched_opcode_name(m.opcode));
 			id = sched_opcode_find(nm);
 			if (id)
 				m.opcode = id;
@@ -484,7 +484,7 @@ build_block(const struct model_choice *mc, const struct region *r, const struct 
 			insn_format(&ii, !opt->intel_out, buf, sizeof(buf));
 			warning_msg("mca: -mcpu=%s has no data for '%s' (%s); it is taken as one uop "
 				    "on no unit", opt->mcpu, sl ? sl->text : buf,
-				    sched_opcode_names[m.opcode]);
+				    sched_opcode_name(m.opcode));
 		}
 		if (mc->ua)
 			ua_insn_build(model, mc->ua, &mc->pt, &ii, &m, &b->si[b->n], &b->ui[b->n]);

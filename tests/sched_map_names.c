@@ -49,7 +49,7 @@ main(void)
 			} else {
 				if (m.lock)
 					printf("LOCK_PREFIX\n");
-				printf("%s\n", sched_opcode_names[m.opcode]);
+				printf("%s\n", sched_opcode_name(m.opcode));
 			}
 			off += ii.len;
 		}
