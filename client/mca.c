@@ -57,6 +57,7 @@ struct region {
 	size_t n;
 	struct src_line *lines;		/* assembly input only, by offset */
 	size_t n_lines;
+	bool marked;			/* by LLVM-MCA-BEGIN/END (a header in the report) */
 };
 
 static char *
@@ -221,7 +222,7 @@ out:
 /* Assemble text with the system assembler: the .text bytes into r, the
  * source line of each instruction from the listing. */
 static int
-assemble(const char *text, bool intel, struct region *r)
+assemble(const char *text, bool intel, const char *name, unsigned first_line, struct region *r)
 {
 	char dir[] = "/tmp/micactl-mcaXXXXXX";
 	char *src, *obj, *lst, *lopt, *err = NULL;
@@ -241,7 +242,12 @@ assemble(const char *text, bool intel, struct region *r)
 		perror_msg("%s", src);
 		goto out;
 	}
-	fprintf(f, "%s%s\n", intel ? ".intel_syntax noprefix\n" : "", text);
+	/* A line marker (as cpp writes them, and as honours) makes the
+	 * assembler's messages name the user's file and line, not ours. */
+	fprintf(f, "%s# %u \"", intel ? ".intel_syntax noprefix\n" : "", first_line);
+	for (const char *c = name; *c; c++)
+		fputc(*c == '"' || *c == '\\' || (unsigned char)*c < ' ' ? '_' : *c, f);
+	fprintf(f, "\"\n%s\n", text);
 	if (fclose(f) != 0) {
 		perror_msg("writing %s", src);
 		goto out;
@@ -250,6 +256,8 @@ assemble(const char *text, bool intel, struct region *r)
 		char *as_argv[] = { "as", "--64", lopt, "-o", obj, src, NULL };
 
 		if (run(as_argv, &err) != 0) {
+			for (size_t n = err ? strlen(err) : 0; n && (err[n - 1] == '\n' || err[n - 1] == ' '); n--)
+				err[n - 1] = '\0';
 			error_msg("mca: the assembler rejected the input:\n%s", err ? err : "");
 			goto out;
 		}
@@ -288,6 +296,8 @@ add_region(struct region **rs, size_t *n, const char *name)
 	return &(*rs)[(*n)++];
 }
 
+/* One block per line: hex digits, bytes optionally apart ("48 01 d8", as
+ * objdump prints them); a comma (BHive's CSV) or '#' ends the bytes. */
 static int
 parse_hex(char *text, struct region **rs, size_t *nr)
 {
@@ -295,28 +305,40 @@ parse_hex(char *text, struct region **rs, size_t *nr)
 	char *save = NULL;
 
 	for (char *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-		struct region *r;
-		size_t len;
+		struct region *r = NULL;
+		int hi = -1;
+		size_t i;
 
 		lineno++;
-		line += strspn(line, " \t");
-		len = strcspn(line, ",# \t\r");
-		if (!len)
-			continue;
-		if (len % 2) {
-			error_msg("mca: line %u: odd number of hex digits", lineno);
-			return -1;
-		}
-		r = add_region(rs, nr, NULL);
-		r->bytes = xmalloc(len / 2 + 1);
-		for (size_t i = 0; i < len; i += 2) {
-			int hi = hex_digit(line[i]), lo = hex_digit(line[i + 1]);
+		for (i = 0; line[i] && line[i] != ',' && line[i] != '#'; i++) {
+			int d = hex_digit(line[i]);
 
-			if (hi < 0 || lo < 0) {
-				error_msg("mca: line %u: '%c%c' is not hex", lineno, line[i], line[i + 1]);
+			if (line[i] == ' ' || line[i] == '\t' || line[i] == '\r') {
+				if (hi >= 0)
+					break;
+				continue;
+			}
+			if (d < 0) {
+				error_msg("mca: line %u, column %zu: '%c' is not a hex digit "
+					  "(--hex reads machine code as hex bytes, e.g. 4801d8 "
+					  "or 48 01 d8)", lineno, i + 1, line[i]);
 				return -1;
 			}
-			r->bytes[r->n++] = (uint8_t)(hi << 4 | lo);
+			if (!r) {
+				r = add_region(rs, nr, NULL);
+				r->bytes = xmalloc(strlen(line) / 2 + 1);
+			}
+			if (hi < 0) {
+				hi = d;
+				continue;
+			}
+			r->bytes[r->n++] = (uint8_t)(hi << 4 | d);
+			hi = -1;
+		}
+		if (hi >= 0) {
+			error_msg("mca: line %u, column %zu: odd number of hex digits "
+				  "(a byte is two digits)", lineno, i);
+			return -1;
 		}
 	}
 	return 0;
@@ -325,12 +347,13 @@ parse_hex(char *text, struct region **rs, size_t *nr)
 /* Split assembly into LLVM-MCA-BEGIN/END regions (the whole text when
  * there are none) and assemble each. */
 static int
-parse_asm(char *text, bool intel, struct region **rs, size_t *nr)
+parse_asm(char *text, bool intel, const char *file, struct region **rs, size_t *nr)
 {
 	bool any = strstr(text, "LLVM-MCA-BEGIN") != NULL;
 	size_t cap = 256, len = 0;
 	char *cur = xmalloc(cap), *name = NULL;
 	bool in = !any;
+	unsigned lineno = 0, first = 1;
 	int ret = 0;
 
 	cur[0] = '\0';
@@ -338,6 +361,7 @@ parse_asm(char *text, bool intel, struct region **rs, size_t *nr)
 		char *m;
 		size_t l;
 
+		lineno++;
 		next = strchr(line, '\n');
 		if (next)
 			*next++ = '\0';
@@ -347,13 +371,19 @@ parse_asm(char *text, bool intel, struct region **rs, size_t *nr)
 			free(name);
 			name = clean_source(m);
 			in = true;
+			first = lineno + 1;
 			len = 0;
 			cur[0] = '\0';
 			continue;
 		}
 		if (strstr(line, "LLVM-MCA-END")) {
-			if (in && assemble(cur, intel, add_region(rs, nr, name)) < 0)
-				ret = -1;
+			if (in) {
+				struct region *r = add_region(rs, nr, name);
+
+				r->marked = true;
+				if (assemble(cur, intel, file, first, r) < 0)
+					ret = -1;
+			}
 			len = 0;
 			cur[0] = '\0';
 			in = false;
@@ -371,8 +401,13 @@ parse_asm(char *text, bool intel, struct region **rs, size_t *nr)
 		cur[len++] = '\n';
 		cur[len] = '\0';
 	}
-	if (ret == 0 && in && assemble(cur, intel, add_region(rs, nr, name)) < 0)
-		ret = -1;
+	if (ret == 0 && in) {
+		struct region *r = add_region(rs, nr, name);
+
+		r->marked = any;
+		if (assemble(cur, intel, file, first, r) < 0)
+			ret = -1;
+	}
 	free(cur);
 	free(name);
 	return ret;
@@ -1539,10 +1574,28 @@ cmd_mca(int argc, char **argv)
 	}
 	if (!opt.mcpu || strcmp(opt.mcpu, "native") == 0)
 		opt.mcpu = trace_sched_host_cpu();
+	if (strcmp(opt.mcpu, "help") == 0) {
+		/* As llvm-mca -mcpu=help: the names it accepts, on stdout. */
+		static const char *const cpus[] = {
+			"skylake", "skylake-avx512", "cascadelake", "haswell", "ivybridge",
+			"sandybridge", "alderlake", "alderlake-p", "btver2", "znver3", "znver4",
+		};
+
+		printf("CPUs for -mcpu (default: the host's, %s; 'native' is the same):\n",
+		       trace_sched_host_cpu());
+		for (size_t i = 0; i < sizeof(cpus) / sizeof(cpus[0]); i++) {
+			const struct sched_model *m = sched_model_find(cpus[i]);
+
+			printf("  %-15s LLVM's %s tables%s\n", cpus[i], m ? m->name : "?",
+			       sched_uarch_find(cpus[i]) ? "; corrected model (the default)" :
+			       "; llvm-mca's pipeline with corrections");
+		}
+		return 0;
+	}
 	model = sched_model_find(opt.mcpu);
 	if (!model) {
 		error_msg("mca: unknown CPU '%s' (-mcpu: skylake, haswell, ivybridge, sandybridge, "
-			  "alderlake, btver2, znver3, znver4)", opt.mcpu);
+			  "alderlake, btver2, znver3, znver4; -mcpu=help lists them all)", opt.mcpu);
 		return 1;
 	}
 	memset(&mc, 0, sizeof(mc));
@@ -1562,7 +1615,8 @@ cmd_mca(int argc, char **argv)
 	text = read_all(in, &len);
 	if (in != stdin)
 		fclose(in);
-	if ((opt.hex ? parse_hex(text, &rs, &nr) : parse_asm(text, opt.intel_in, &rs, &nr)) < 0)
+	if ((opt.hex ? parse_hex(text, &rs, &nr) :
+	     parse_asm(text, opt.intel_in, in == stdin ? "<stdin>" : argv[optind], &rs, &nr)) < 0)
 		goto out;
 	if (nr == 0 || (nr == 1 && rs[0].n == 0)) {
 		error_msg("mca: no assembly instructions found in the input");
@@ -1641,8 +1695,8 @@ cmd_mca(int argc, char **argv)
 		if (opt.json) {
 			print_json(out, &opt, &mc, &rs[i], &b, &res, tables, i == 0);
 		} else {
-			if (nr > 1 || rs[i].name[0])
-				fprintf(out, "%s[%zu] Code Region%s%s\n\n", i ? "\n" : "", i,
+			if (nr > 1 || rs[i].marked)
+				fprintf(out, "\n[%zu] Code Region%s%s\n\n", i,
 					rs[i].name[0] ? " - " : "", rs[i].name);
 			if (opt.instruction_tables) {
 				/* llvm-mca: the static tables replace the simulation. */

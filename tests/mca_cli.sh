@@ -18,6 +18,8 @@ check "timeline row [0,1]" 'grep -q "^\[0,1\]     D==eeeeER" "$tmp/tl"'
 
 printf 'mov (%%rdi), %%rax\n# LLVM-MCA-BEGIN one\nadd %%rax, %%rbx\n# LLVM-MCA-END\n# LLVM-MCA-BEGIN two\nimul %%rbx, %%rcx\nimul %%rcx, %%rdx\n# LLVM-MCA-END\n' > "$tmp/reg.s"
 "$micactl" mca -mcpu=skylake --json "$tmp/reg.s" > "$tmp/reg.json"
+"$micactl" mca -mcpu=skylake "$tmp/reg.s" > "$tmp/reg.out"
+check "regions: a header after a blank line, as llvm-mca prints it" '[ "$(sed -n 1,3p "$tmp/reg.out" | tr "\n" "|")" = "|[0] Code Region - one||" ] && grep -q "^\[1\] Code Region - two$" "$tmp/reg.out"'
 check "regions: two JSON objects" '[ "$(grep -o total_cycles "$tmp/reg.json" | wc -l)" -eq 2 ]'
 check "regions: JSON parses" 'python3 -c "import json,sys; a=json.load(open(sys.argv[1])); assert [x[\"instructions\"] for x in a]==[1,2]" "$tmp/reg.json"'
 
@@ -25,10 +27,29 @@ printf '4801d8\n4801d84801c3,123.0\n' > "$tmp/blocks.hex"
 "$micactl" mca -mcpu=skylake --hex --json "$tmp/blocks.hex" > "$tmp/hex.json"
 check "--hex: one object per line" 'python3 -c "import json,sys; a=json.load(open(sys.argv[1])); assert [x[\"instructions\"] for x in a]==[1,2]" "$tmp/hex.json"'
 
+printf '48 01 d8\n4801d8 48 01c3 # two adds\n' > "$tmp/spaced.hex"
+"$micactl" mca -mcpu=skylake --hex --json "$tmp/spaced.hex" > "$tmp/spaced.json"
+check "--hex: bytes may be apart, # ends the line" 'python3 -c "import json,sys; a=json.load(open(sys.argv[1])); assert [x[\"instructions\"] for x in a]==[1,2]" "$tmp/spaced.json"'
+printf '4801d8\n48 01 zz\n' > "$tmp/nothex.hex"
+"$micactl" mca --hex "$tmp/nothex.hex" > /dev/null 2> "$tmp/err"; rc=$?
+check "--hex: a non-hex character is an error naming line and column" '[ $rc -eq 1 ] && grep -q "line 2, column 7: .z. is not a hex digit" "$tmp/err"'
+printf '4801d\n' > "$tmp/odd.hex"
+"$micactl" mca --hex "$tmp/odd.hex" > /dev/null 2> "$tmp/err"; rc=$?
+check "--hex: an odd number of digits is an error" '[ $rc -eq 1 ] && grep -q "line 1, column 5: odd number of hex digits" "$tmp/err"'
+
+"$micactl" mca -mcpu=help > "$tmp/cpus" 2>&1; rc=$?
+check "-mcpu=help: exit 0, eleven CPUs, which are corrected" '[ $rc -eq 0 ] && [ "$(grep -c "^  [a-z]" "$tmp/cpus")" -eq 11 ] && grep -q "^  ivybridge       LLVM.s sandybridge tables; corrected model" "$tmp/cpus" && grep -q "^  znver4          LLVM.s znver4 tables; llvm-mca.s pipeline" "$tmp/cpus"'
+"$micactl" mca -mcpu=pentium "$tmp/blocks.hex" > /dev/null 2> "$tmp/err"; rc=$?
+check "unknown -mcpu: exit 1, points at -mcpu=help" '[ $rc -eq 1 ] && grep -q "unknown CPU .pentium.*-mcpu=help" "$tmp/err"'
 printf 'mov %%rax, %%rbx\nfrobnicate %%rax\n' > "$tmp/bad.s"
 "$micactl" mca "$tmp/bad.s" > /dev/null 2> "$tmp/err"; rc=$?
 check "bad assembly: exit 1" '[ $rc -eq 1 ]'
-check "bad assembly: assembler message" 'grep -q "frobnicate" "$tmp/err"'
+check "bad assembly: the assembler's message names the input file and line" 'grep -q "^$tmp/bad.s:2: Error: no such instruction: .frobnicate %rax." "$tmp/err"'
+printf 'nop\n# LLVM-MCA-BEGIN r\nadd %%rax, %%rbx\n\nfrobnicate %%rax\n# LLVM-MCA-END\n' | "$micactl" mca - > /dev/null 2> "$tmp/err"
+check "bad assembly in a region: line of the whole input" 'grep -q "^<stdin>:5: Error: no such instruction" "$tmp/err"'
+printf 'mov rax, rbx\nfrobnicate eax\n' > "$tmp/badintel.s"
+"$micactl" mca -x86-asm-syntax=intel "$tmp/badintel.s" > /dev/null 2> "$tmp/err"
+check "bad Intel-syntax assembly: line 2, not 3" 'grep -q "^$tmp/badintel.s:2: Error" "$tmp/err"'
 : > "$tmp/empty.s"
 "$micactl" mca "$tmp/empty.s" > /dev/null 2> "$tmp/err"; rc=$?
 check "empty input: exit 1 with a message" '[ $rc -eq 1 ] && grep -q "no assembly instructions" "$tmp/err"'
