@@ -36,6 +36,7 @@ static const struct sched_uarch uarchs[] = {
 		.simple_sta_port = 7, .fwd_save = 1,
 		.cc_complex = true, .cc_both_uop = 1, .partial_load_merge = true,
 		.stack_page_miss = 9, .lzcnt_dep_fixed = true, .shift_cl_lat = 1,
+		.load_ports_alternate = true,
 	},
 	{
 		.name = "haswell", .model = "haswell", .port_prefix = "HWPort",
@@ -50,7 +51,7 @@ static const struct sched_uarch uarchs[] = {
 		.simple_sta_port = 7,
 		.fusible_not_last = true, .pop5c_complex = true,
 		.cc_both_uop = 2, .cc_complex = true, .partial_load_merge = true,
-		.stack_page_miss = 8, .shift_cl_lat = 1,
+		.stack_page_miss = 8, .shift_cl_lat = 1, .load_ports_alternate = true,
 	},
 	{
 		.name = "ivybridge", .model = "sandybridge", .port_prefix = "SBPort",
@@ -1085,6 +1086,7 @@ struct ua_sim {
 	unsigned cand_mask;		/* ports with n_cand[p] != 0 */
 	unsigned cand_added;		/* ports given a ready uop (dispatch_stage()) */
 	unsigned pending[UA_MAX_PORTS];
+	unsigned load_turn;		/* loads renamed so far (load_ports_alternate) */
 	uint32_t busy_until[4];
 	uint32_t prod[N_REGS];		/* register -> producer ref (make_ref()) */
 	/* stack engine and address values */
@@ -1144,6 +1146,7 @@ sim_clear(struct ua_sim *s, uint64_t used)
 	memset(s->n_cand, 0, sizeof(s->n_cand));
 	s->cand_mask = s->cand_added = 0;
 	memset(s->pending, 0, sizeof(s->pending));
+	s->load_turn = 0;
 	memset(s->busy_until, 0, sizeof(s->busy_until));
 	memset(s->prod, 0, sizeof(s->prod));
 	s->se_offset = 0;
@@ -1692,6 +1695,10 @@ choose_port(struct ua_sim *s, uint16_t mask, const unsigned *snap, unsigned *ass
 
 	if (mask && !(mask & (mask - 1)))
 		return (unsigned)__builtin_ctz(mask);
+	/* HSW/SKL: loads take their two ports in turn, whatever the queues
+	 * hold (a load queued behind its address is not work a port has). */
+	if (s->ua->load_ports_alternate && mask == s->pt.load && popcount16(mask) == 2)
+		return (unsigned)__builtin_ctz(s->load_turn++ & 1 ? mask & (mask - 1) : mask);
 	/* The ports of the mask in increasing order (the first of the
 	 * least loaded wins): the least of (load, port), without a branch
 	 * per port (loads are below RS_SLOTS, ports below 16). */

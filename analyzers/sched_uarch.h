@@ -63,6 +63,8 @@ struct sched_uarch {
 	bool false_dep_popcnt;		/* popcnt/lzcnt/tzcnt wait for their destination */
 	bool lzcnt_dep_fixed;		/* ... but lzcnt/tzcnt no longer (Skylake) */
 	uint8_t shift_cl_lat;		/* register latency of SHL/SHR/SAR r,cl; 0 = LLVM's */
+	bool load_ports_alternate;	/* HSW/SKL: loads go to ports 2 and 3 in
+					 * turn, not to the less loaded one */
 	unsigned simple_sta_port;	/* port that takes only [base+disp] store
 					 * addresses (port 7), or UA_MAX_PORTS */
 	bool fusible_not_last;		/* SNB..HSW: a macro-fusible instruction
