@@ -998,24 +998,27 @@ enum { REF_RESULT = 0, REF_SYNC = 1 };
  * stage writes them (those set at rename are set by rename_insn(), the
  * stage times by their stages).  A new field must be set there. */
 struct ua_dyn {
-	/* Hot: what dependents look at (one cache line). */
+	/* Hot: what dependents, the scheduler and dispatch look at (its
+	 * first cache line: the ring is aligned on lines, and so is each
+	 * record). */
 	uint64_t seq;
 	uint32_t result_ready, sync_ready, load_ready, std_time, t_retire;
 	uint32_t done, t_issue, res_max;
 	const struct ua_insn *ui;
 	uint8_t uops_left, ops_left, n_uops, slots;
 	uint8_t fuse, taken, needs_sync, ptr_chase;
+	uint32_t t_ready, t_dispatch;
 	/* The rest. */
 	uint64_t addr;
 	uint32_t tag;
 	uint8_t slots_left, retire_left, started, idq_uops;
 	uint8_t n_src_addr, n_src_data, has_lkey, has_skey;
 	uint8_t lsize, ssize, fwd_fail;
-	uint32_t t_fetch, t_predec, t_dec, t_ready, t_dispatch;
+	uint32_t t_fetch, t_predec, t_dec;
 	uint32_t src_addr[4], src_data[UA_MAX_SRCS], src_sync;	/* producer refs */
 	uint64_t fwd;
 	uint8_t uop_port[UA_MAX_UOPS + 1];
-};
+} __attribute__((aligned(64)));
 
 /* The address keys of a ring slot's load and store (struct ua_dyn's
  * has_lkey, has_skey): set at push, read at rename only, so kept apart
@@ -1099,6 +1102,7 @@ struct ua_sim {
 	uint64_t n_stored;			/* stores recorded so far */
 	uint64_t store_head[STORE_BUCKETS];	/* newest store number, or NO_STORE */
 	bool bhive;
+	struct block_ctx *blk;		/* ua_run_block_reuse()'s accounting, or NULL */
 
 	struct ua_stats st;
 };
@@ -1159,6 +1163,7 @@ sim_clear(struct ua_sim *s, uint64_t used)
 	for (unsigned i = 0; i < STORE_BUCKETS; i++)
 		s->store_head[i] = NO_STORE;
 	s->bhive = false;
+	s->blk = NULL;
 	memset(&s->st, 0, sizeof(s->st));
 }
 
@@ -1173,7 +1178,7 @@ ua_sim_new(const struct sched_model *model, const struct sched_uarch *ua, enum u
 	while (size < ua->rob + ua->idq + ua->iq + 2 * UA_LOOKAHEAD)
 		size *= 2;
 	s->mask = size - 1;
-	s->ring = malloc(size * sizeof(*s->ring));
+	s->ring = aligned_alloc(64, size * sizeof(*s->ring));
 	s->keys = malloc(size * sizeof(*s->keys));
 	s->waiters = malloc(size * sizeof(*s->waiters));
 	if (!s->ring || !s->keys || !s->waiters || ua_ports_init(model, ua, &s->pt) < 0) {
@@ -1349,7 +1354,7 @@ struct blocker {
 /* A producer reference: the low 31 bits of (seq + 1) and which time
  * (result or sync); 0 = none.  Producers a consumer can see are within
  * the ring, far less than 2^31 instructions back. */
-static uint32_t
+static inline __attribute__((always_inline)) uint32_t
 ref_time(const struct ua_sim *s, uint32_t ref, struct blocker *b)
 {
 	const struct ua_dyn *p;
@@ -1440,6 +1445,7 @@ uop_ready_time(const struct ua_sim *s, const struct ua_dyn *d, unsigned u, struc
 }
 
 static void wake(struct ua_sim *s, const struct ua_dyn *d);
+static void block_retired(struct block_ctx *b, const struct ua_dyn *d, uint32_t cycle);
 
 static void
 retire_stage(struct ua_sim *s, ua_retire_fn fn, void *arg)
@@ -1468,7 +1474,9 @@ retire_stage(struct ua_sim *s, ua_retire_fn fn, void *arg)
 		s->st.cyc_retired++;
 		if (!(d->ui->flags & UA_MOVE_ELIM) && !(d->ui->flags & UA_ZERO_IDIOM) && d->fuse != 2)
 			s->st.regs_used -= d->ui->n_dst;
-		if (fn) {
+		if (s->blk) {
+			block_retired(s->blk, d, s->cycle);
+		} else if (fn) {
 			struct ua_retired r;
 
 			/* port_uops[p] and busy_cycles[k] are zeroed when
@@ -1516,26 +1524,35 @@ uop_done(struct ua_dyn *d, uint32_t t)
 		d->done = t;
 }
 
+/* e->ready for slot i, or, while an input's time is unknown, slot i on
+ * that instruction's wait list (returns false).  Out of line: the
+ * common calls of rs_place() (a known time) stay cheap. */
+static __attribute__((noinline)) bool
+rs_ready(struct ua_sim *s, struct rs_slot *e, int32_t i)
+{
+	struct blocker b = { UINT64_MAX, F_RETIRE };
+
+	e->ready = uop_ready_time(s, &s->ring[e->seq & s->mask], e->uop, &b);
+	if (e->ready == NEVER) {
+		unsigned w = (unsigned)(b.seq & s->mask);
+
+		e->next = s->waiters[w];
+		s->waiters[w] = i;
+		return false;
+	}
+	return true;
+}
+
 /* Put slot i where it belongs now: waiting on an instruction, in the
  * wheel, or among its port's ready uops. */
-static void
+static inline void
 rs_place(struct ua_sim *s, int32_t i)
 {
 	struct rs_slot *e = &s->rs[i];
 	uint32_t c = s->cycle;
 
-	if (e->ready == NEVER) {
-		struct blocker b = { UINT64_MAX, F_RETIRE };
-
-		e->ready = uop_ready_time(s, &s->ring[e->seq & s->mask], e->uop, &b);
-		if (e->ready == NEVER) {
-			unsigned w = (unsigned)(b.seq & s->mask);
-
-			e->next = s->waiters[w];
-			s->waiters[w] = i;
-			return;
-		}
-	}
+	if (e->ready == NEVER && !rs_ready(s, e, i))
+		return;
 	if (e->ready > c) {
 		uint32_t at = e->ready - c >= WHEEL ? c + WHEEL - 1 : e->ready;
 
@@ -1689,7 +1706,7 @@ dispatch_stage(struct ua_sim *s)
 }
 
 static unsigned
-choose_port(struct ua_sim *s, uint16_t mask, const unsigned *snap, unsigned *assigned)
+choose_port(struct ua_sim *s, uint16_t mask, const unsigned *load)
 {
 	unsigned best = UINT_MAX;
 
@@ -1703,7 +1720,7 @@ choose_port(struct ua_sim *s, uint16_t mask, const unsigned *snap, unsigned *ass
 	 * least loaded wins): the least of (load, port), without a branch
 	 * per port (loads are below RS_SLOTS, ports below 16). */
 	for (unsigned m = mask & ((1u << s->pt.n) - 1); m; m &= m - 1) {
-		unsigned p = (unsigned)__builtin_ctz(m), key = (snap[p] + assigned[p]) << 4 | p;
+		unsigned p = (unsigned)__builtin_ctz(m), key = load[p] << 4 | p;
 
 		best = key < best ? key : best;
 	}
@@ -1724,7 +1741,7 @@ rs_add(struct ua_sim *s, uint64_t seq, unsigned uop, unsigned port)
 }
 
 static void
-rename_insn(struct ua_sim *s, struct ua_dyn *d, const unsigned *snap, unsigned *assigned)
+rename_insn(struct ua_sim *s, struct ua_dyn *d, unsigned *load)
 {
 	const struct ua_insn *ui = d->ui;
 	const struct ua_keys *key = &s->keys[d->seq & s->mask];
@@ -1811,20 +1828,20 @@ rename_insn(struct ua_sim *s, struct ua_dyn *d, const unsigned *snap, unsigned *
 	d->ops_left = ui->n_op;
 	d->uops_left = 0;
 	for (unsigned u = 0; d->fuse != 2 && u < ui->n_uops; u++) {
-		unsigned p = choose_port(s, ui->uops[u].ports, snap, assigned);
+		unsigned p = choose_port(s, ui->uops[u].ports, load);
 
 		if (d->fuse == 1 && ui->uops[u].kind == UA_OP)
-			p = choose_port(s, s->pt.branch, snap, assigned);
-		assigned[p]++;
+			p = choose_port(s, s->pt.branch, load);
+		load[p]++;
 		s->pending[p]++;
 		d->uop_port[u] = (uint8_t)p;
 		added[n_added++] = rs_add(s, d->seq, u, p);
 		d->uops_left++;
 	}
 	if (d->needs_sync) {
-		unsigned p = choose_port(s, s->pt.alu, snap, assigned);
+		unsigned p = choose_port(s, s->pt.alu, load);
 
-		assigned[p]++;
+		load[p]++;
 		s->pending[p]++;
 		d->uop_port[UA_MAX_UOPS] = (uint8_t)p;
 		added[n_added++] = rs_add(s, d->seq, UA_MAX_UOPS, p);
@@ -1848,10 +1865,13 @@ static void
 rename_stage(struct ua_sim *s)
 {
 	unsigned budget = s->ua->issue_width;
-	unsigned snap[UA_MAX_PORTS], assigned[UA_MAX_PORTS] = { 0 };
+	/* Each port's queue as the cycle began, plus the uops this cycle
+	 * gave it (port assignment at rename sees no dispatch of its own
+	 * cycle). */
+	unsigned load[UA_MAX_PORTS];
 	bool any = false;
 
-	memcpy(snap, s->pending, sizeof(snap));
+	memcpy(load, s->pending, sizeof(load));
 	while (budget && s->ren_head < s->dec_head) {
 		struct ua_dyn *d = &s->ring[s->ren_head & s->mask];
 		unsigned take;
@@ -1891,7 +1911,7 @@ rename_stage(struct ua_sim *s)
 		if (d->slots_left)
 			break;
 		s->idq_uops -= d->idq_uops;
-		rename_insn(s, d, snap, assigned);
+		rename_insn(s, d, load);
 		s->ren_head++;
 	}
 	if (!any && s->ren_head == s->dec_head)
@@ -2100,40 +2120,71 @@ struct block_ctx {
 	int port_col[UA_MAX_PORTS], busy_col[4];
 	uint32_t *iter_end;	/* retire cycle of each iteration's last instruction */
 	uint32_t last_retire;
+	/* Uops per port of each instruction of the block, summed over its
+	 * retired copies (into r->pressure at the end, with the busy
+	 * cycles: integer sums, as exact as the doubles were). */
+	uint32_t (*port_uops)[UA_MAX_PORTS];
+	/* Instructions retire in program order: the index in the block and
+	 * the iteration of the next one, kept without dividing. */
+	unsigned idx, it;
 };
 
+/* Account a retired instruction of the block (called by retire_stage()
+ * in place of a ua_retire_fn: no struct ua_retired to fill). */
 static void
-block_retired(void *arg, const struct ua_retired *rt)
+block_retired(struct block_ctx *b, const struct ua_dyn *d, uint32_t cycle)
 {
-	struct block_ctx *b = arg;
-	unsigned idx = rt->tag % b->n, it = rt->tag / b->n;
-	double *pr = &b->r->pressure[(size_t)idx * b->r->n_columns];
+	unsigned idx = b->idx, it = b->it, nu = d->ui->n_uops;
+	uint32_t *pu = b->port_uops[idx];
 
-	for (unsigned m = rt->port_mask & ((1u << b->pt->n) - 1); m; m &= m - 1) {
-		unsigned p = (unsigned)__builtin_ctz(m);
-
-		if (rt->port_uops[p] && b->port_col[p] >= 0)
-			pr[b->port_col[p]] += rt->port_uops[p];
-	}
-	for (unsigned m = rt->busy_mask & ((1u << b->pt->n_busy) - 1); m; m &= m - 1) {
-		unsigned k = (unsigned)__builtin_ctz(m);
-
-		if (rt->busy_cycles[k] && b->busy_col[k] >= 0)
-			pr[b->busy_col[k]] += rt->busy_cycles[k];
-	}
+	/* its uops, then the stack-sync uop (d->n_uops counts both; 0 for
+	 * a Jcc fused into the instruction before it) */
+	if (d->n_uops < nu)
+		nu = d->n_uops;
+	for (unsigned u = 0; u < nu; u++)
+		pu[d->uop_port[u]]++;
+	if (d->n_uops > nu)
+		pu[d->uop_port[UA_MAX_UOPS]]++;
 	if (it < b->tl_iters) {
-		struct sched_timeline_entry *t = &b->r->timeline[rt->tag];
+		struct sched_timeline_entry *t = &b->r->timeline[d->tag];
+		uint32_t dispatched = d->t_dispatch == NEVER ? d->t_issue : d->t_dispatch;
 
-		t->dispatched = rt->issued;
-		t->ready = rt->ready;
-		t->issued = rt->dispatched;
-		t->executed = rt->executed;
-		t->retired = rt->retired;
-		t->dispatch_end = rt->issued;
+		t->dispatched = d->t_issue;
+		t->ready = d->t_ready == NEVER ? dispatched : d->t_ready;
+		t->issued = dispatched;
+		t->executed = d->done;
+		t->retired = cycle;
+		t->dispatch_end = d->t_issue;
 	}
-	if (idx == b->n - 1)
-		b->iter_end[it] = rt->retired;
-	b->last_retire = rt->retired;
+	if (++idx == b->n) {
+		b->iter_end[it] = cycle;
+		idx = 0;
+		b->it = it + 1;
+	}
+	b->idx = idx;
+	b->last_retire = cycle;
+}
+
+/* The sums of block_retired() into r->pressure, and the cycles each
+ * instruction keeps a busy unit (its uops', once per iteration: every
+ * copy retired; none for a Jcc fused into the instruction before it). */
+static void
+block_pressure(const struct block_ctx *b, const struct ua_insn *ui, const uint8_t *fuse)
+{
+	for (unsigned i = 0; i < b->n; i++) {
+		double *pr = &b->r->pressure[(size_t)i * b->r->n_columns];
+		uint64_t busy[4] = { 0 };
+
+		for (unsigned p = 0; p < b->pt->n; p++)
+			if (b->port_uops[i][p] && b->port_col[p] >= 0)
+				pr[b->port_col[p]] += b->port_uops[i][p];
+		for (unsigned u = 0; fuse[i] != 2 && u < ui[i].n_uops; u++)
+			if (ui[i].uops[u].busy)
+				busy[ui[i].uops[u].busy_unit] += (uint64_t)ui[i].uops[u].busy * b->iters;
+		for (unsigned k = 0; k < b->pt->n_busy; k++)
+			if (busy[k] && b->busy_col[k] >= 0)
+				pr[b->busy_col[k]] += (double)busy[k];
+	}
 }
 
 /* Lower bound of the cycles per iteration from the ports: for every set
@@ -2366,11 +2417,13 @@ ua_run_block_reuse(struct ua_sim **sim, const struct sched_model *model,
 	fuse = calloc(n, 1);
 	addr = calloc(n, sizeof(*addr));
 	b.iter_end = calloc(iters, sizeof(*b.iter_end));
+	b.port_uops = calloc(n, sizeof(*b.port_uops));
 	r->pressure = calloc((size_t)n * (ncols ? ncols : 1), sizeof(double));
 	r->column_names = calloc(ncols ? ncols : 1, sizeof(*r->column_names));
 	b.tl_iters = p->timeline_max_iterations < iters ? p->timeline_max_iterations : iters;
 	r->timeline = calloc((size_t)b.tl_iters * n + 1, sizeof(*r->timeline));
-	if (!fuse || !addr || !b.iter_end || !r->pressure || !r->column_names || !r->timeline)
+	if (!fuse || !addr || !b.iter_end || !b.port_uops || !r->pressure || !r->column_names ||
+	    !r->timeline)
 		goto out;
 	b.n = n;
 	b.iters = iters;
@@ -2417,6 +2470,7 @@ ua_run_block_reuse(struct ua_sim **sim, const struct sched_model *model,
 		}
 	}
 	ua_macro_fuse(ua, ui, n, fuse);
+	s->blk = &b;
 	for (unsigned i = 0; i < n; i++) {
 		addr[i] = block_len;
 		block_len += ui[i].len;
@@ -2439,7 +2493,7 @@ ua_run_block_reuse(struct ua_sim **sim, const struct sched_model *model,
 				push_base += block_len;
 			}
 		}
-		ua_sim_cycle(s, block_retired, &b);
+		ua_sim_cycle(s, NULL, NULL);
 		{
 			const struct ua_stats *u = &s->st;
 			struct sched_stats *st = &r->stats;
@@ -2501,6 +2555,7 @@ ua_run_block_reuse(struct ua_sim **sim, const struct sched_model *model,
 				r->stats.bound_port_columns |= 1ULL << b.port_col[q];
 		r->stats.bound_deps = dep_bound(ui, n, &r->stats.bound_dep_reg);
 	}
+	block_pressure(&b, ui, fuse);
 	r->throughput = sched_steady_throughput(b.iter_end, iters, r->total_cycles);
 	if (mode == UA_TP_UNROLLED) {
 		double extra = stack_page_penalty(ua, ui, n, r->throughput);
@@ -2512,8 +2567,10 @@ ua_run_block_reuse(struct ua_sim **sim, const struct sched_model *model,
 out:
 	if (ret < 0)
 		sched_result_free(r);
+	s->blk = NULL;
 	free(fuse);
 	free(addr);
 	free(b.iter_end);
+	free(b.port_uops);
 	return ret;
 }

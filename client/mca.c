@@ -15,6 +15,7 @@
 #include <getopt.h>
 #include <malloc.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdio_ext.h>
@@ -449,6 +450,16 @@ line_at(const struct region *r, size_t off)
 	return best;
 }
 
+/* snprintf(dst, size, "%s", src) without printf's cost per instruction */
+static void
+copy_str(char *dst, size_t size, const char *src)
+{
+	size_t n = strnlen(src, size - 1);
+
+	memcpy(dst, src, n);
+	dst[n] = '\0';
+}
+
 static int
 build_block(const struct model_choice *mc, const struct region *r, const struct mca_opts *opt,
 	    struct block *b)
@@ -540,7 +551,7 @@ build_block(const struct model_choice *mc, const struct region *r, const struct 
 				*sp = '\t';
 			snprintf(b->text[b->n], sizeof(b->text[0]), "lock\t\t%.115s", buf);
 		} else if (use_source && tl) {
-			snprintf(b->text[b->n], sizeof(b->text[0]), "%s", tl->text);
+			copy_str(b->text[b->n], sizeof(b->text[0]), tl->text);
 		} else {
 			char *sp;
 
@@ -551,7 +562,7 @@ build_block(const struct model_choice *mc, const struct region *r, const struct 
 			sp = strchr(buf, ' ');
 			if (sp)
 				*sp = '\t';	/* llvm-mca: a tab after the mnemonic */
-			snprintf(b->text[b->n], sizeof(b->text[0]), "%s", buf);
+			copy_str(b->text[b->n], sizeof(b->text[0]), buf);
 		}
 		b->n++;
 		off += ii.len;
@@ -1108,10 +1119,97 @@ print_timeline(FILE *o, const struct mca_opts *opt, const struct block *b,
 /* ------------------------------------------------------------------ */
 /* JSON                                                                */
 
+/* The JSON output goes through a buffer of its own, written once per
+ * block: stdio's cost per call (a few dozen small writes per block, more
+ * with the views) was 3% of a batched run's instructions. */
+struct jout {
+	FILE *f;
+	size_t len;
+	char buf[16384];
+};
+
 static void
-json_str(FILE *o, const char *s)
+jo_flush(struct jout *o)
 {
-	fputc('"', o);
+	/* A write error shows in ferror() / fclose() of o->f. */
+	if (o->len)
+		(void)fwrite(o->buf, 1, o->len, o->f);
+	o->len = 0;
+}
+
+static void
+jo_write(struct jout *o, const char *s, size_t n)
+{
+	if (n > sizeof(o->buf) - o->len) {
+		jo_flush(o);
+		if (n > sizeof(o->buf)) {
+			(void)fwrite(s, 1, n, o->f);
+			return;
+		}
+	}
+	memcpy(o->buf + o->len, s, n);
+	o->len += n;
+}
+
+static void
+jo_puts(struct jout *o, const char *s)
+{
+	jo_write(o, s, strlen(s));
+}
+
+static void
+jo_putc(struct jout *o, char c)
+{
+	if (o->len == sizeof(o->buf))
+		jo_flush(o);
+	o->buf[o->len++] = c;
+}
+
+/* printf's "%llu" */
+static void
+jo_u64(struct jout *o, uint64_t v)
+{
+	char buf[24], *e = buf + sizeof(buf), *q = e;
+
+	do {
+		*--q = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	jo_write(o, q, (size_t)(e - q));
+}
+
+static void __attribute__((format(printf, 2, 3)))
+jo_printf(struct jout *o, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(o->buf + o->len, sizeof(o->buf) - o->len, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return;
+	if ((size_t)n < sizeof(o->buf) - o->len) {
+		o->len += (size_t)n;
+		return;
+	}
+	/* It did not fit: flush, then print again (into the buffer, or
+	 * straight to the file when larger than the buffer). */
+	jo_flush(o);
+	va_start(ap, fmt);
+	if ((size_t)n < sizeof(o->buf)) {
+		n = vsnprintf(o->buf, sizeof(o->buf), fmt, ap);
+		o->len = n > 0 ? (size_t)n : 0;
+	} else {
+		(void)vfprintf(o->f, fmt, ap);
+	}
+	va_end(ap);
+}
+
+static void
+json_str(struct jout *o, const char *s)
+{
+	jo_putc(o, '"');
 	for (; *s; s++) {
 		unsigned char c = (unsigned char)*s;
 		size_t run = 0;
@@ -1120,24 +1218,24 @@ json_str(FILE *o, const char *s)
 		while ((unsigned char)s[run] >= 0x20 && s[run] != '"' && s[run] != '\\')
 			run++;
 		if (run) {
-			fwrite(s, 1, run, o);
+			jo_write(o, s, run);
 			s += run - 1;
 			continue;
 		}
 		if (c == '"' || c == '\\')
-			fprintf(o, "\\%c", c);
+			jo_printf(o, "\\%c", c);
 		else if (c == '\t')
-			fputs("\\t", o);
+			jo_puts(o, "\\t");
 		else if (c < 0x20)
-			fprintf(o, "\\u%04x", c);
+			jo_printf(o, "\\u%04x", c);
 		else
-			fputc(c, o);
+			jo_putc(o, c);
 	}
-	fputc('"', o);
+	jo_putc(o, '"');
 }
 
 /*
- * fprintf(o, "%.4f", v) (decimals 4) or "%.2f" (decimals 2), without
+ * jo_printf(o, "%.4f", v) (decimals 4) or "%.2f" (decimals 2), without
  * printf's cost for the common case.  y = v * 10^decimals is rounded
  * once (error at most half an ulp, below 2^-12 for |y| < 2^40); when y is
  * within 1/4 of an integer k, the exact v * 10^decimals is within
@@ -1146,7 +1244,7 @@ json_str(FILE *o, const char *s)
  * rounding tie, negative, huge, not finite) goes to printf.
  */
 static void
-json_fixed(FILE *o, double v, unsigned decimals)
+json_fixed(struct jout *o, double v, unsigned decimals)
 {
 	double scale = decimals == 4 ? 10000.0 : 100.0;
 	double y = v * scale, k;
@@ -1154,12 +1252,12 @@ json_fixed(FILE *o, double v, unsigned decimals)
 	uint64_t n;
 
 	if (!(v >= 0.0) || signbit(v) || !(y < 1099511627776.0)) {
-		fprintf(o, decimals == 4 ? "%.4f" : "%.2f", v);
+		jo_printf(o, decimals == 4 ? "%.4f" : "%.2f", v);
 		return;
 	}
 	k = floor(y + 0.5);
 	if (fabs(y - k) > 0.25) {
-		fprintf(o, decimals == 4 ? "%.4f" : "%.2f", v);
+		jo_printf(o, decimals == 4 ? "%.4f" : "%.2f", v);
 		return;
 	}
 	n = (uint64_t)k;
@@ -1172,26 +1270,29 @@ json_fixed(FILE *o, double v, unsigned decimals)
 		*--q = (char)('0' + n % 10);
 		n /= 10;
 	} while (n);
-	fwrite(q, 1, (size_t)(e - q), o);
+	jo_write(o, q, (size_t)(e - q));
 }
 
 static void
-json_hist(FILE *o, const char *name, const uint64_t *h)
+json_hist(struct jout *o, const char *name, const uint64_t *h)
 {
 	bool first = true;
 
-	fprintf(o, ", \"%s\": {", name);
+	jo_printf(o, ", \"%s\": {", name);
 	for (unsigned k = 0; k < SCHED_HIST; k++) {
 		if (!h[k])
 			continue;
-		fprintf(o, "%s\"%u\": %llu", first ? "" : ", ", k, (unsigned long long)h[k]);
+		jo_puts(o, first ? "\"" : ", \"");
+		jo_u64(o, k);
+		jo_puts(o, "\": ");
+		jo_u64(o, h[k]);
 		first = false;
 	}
-	fputc('}', o);
+	jo_putc(o, '}');
 }
 
 static void
-print_json(FILE *o, const struct mca_opts *opt, const struct model_choice *mc,
+print_json(struct jout *o, const struct mca_opts *opt, const struct model_choice *mc,
 	   const struct region *rg, const struct block *b, const struct sched_result *res,
 	   const double *tables, bool first)
 {
@@ -1199,128 +1300,142 @@ print_json(FILE *o, const struct mca_opts *opt, const struct model_choice *mc,
 	const struct sched_stats *st = &res->stats;
 	double cyc = res->total_cycles ? (double)res->total_cycles : 1.0;
 
-	fprintf(o, "%s{\"region\": ", first ? "" : ",\n ");
+	jo_puts(o, first ? "{\"region\": " : ",\n {\"region\": ");
 	json_str(o, rg->name);
-	fprintf(o, ", \"cpu\": \"%s\", \"model\": \"%s\", \"throughput_mode\": \"%s\", "
-		"\"instructions\": %u, \"iterations\": %u, \"total_cycles\": %llu, "
-		"\"total_uops\": %llu, \"dispatch_width\": %u, \"cycles_per_iteration\": ",
-		model->name, opt->llvm ? "llvm" : "corrected", opt->loop ? "loop" : "unrolled",
-		res->n_insns, res->iterations, (unsigned long long)res->total_cycles,
-		(unsigned long long)res->total_uops, res->dispatch_width);
+	/* (printf's "%s" and "%u" by hand: a call per field costs less) */
+	jo_puts(o, ", \"cpu\": \"");
+	jo_puts(o, model->name);
+	jo_puts(o, opt->llvm ? "\", \"model\": \"llvm\"" : "\", \"model\": \"corrected\"");
+	jo_puts(o, opt->loop ? ", \"throughput_mode\": \"loop\"" :
+			       ", \"throughput_mode\": \"unrolled\"");
+	jo_puts(o, ", \"instructions\": ");
+	jo_u64(o, res->n_insns);
+	jo_puts(o, ", \"iterations\": ");
+	jo_u64(o, res->iterations);
+	jo_puts(o, ", \"total_cycles\": ");
+	jo_u64(o, res->total_cycles);
+	jo_puts(o, ", \"total_uops\": ");
+	jo_u64(o, res->total_uops);
+	jo_puts(o, ", \"dispatch_width\": ");
+	jo_u64(o, res->dispatch_width);
+	jo_puts(o, ", \"cycles_per_iteration\": ");
 	json_fixed(o, (double)res->total_cycles / res->iterations, 4);
-	fputs(", \"uops_per_cycle\": ", o);
+	jo_puts(o, ", \"uops_per_cycle\": ");
 	json_fixed(o, res->total_uops / cyc, 4);
-	fputs(", \"ipc\": ", o);
+	jo_puts(o, ", \"ipc\": ");
 	json_fixed(o, (double)res->total_insns / cyc, 4);
-	fputs(", \"block_rthroughput\": ", o);
+	jo_puts(o, ", \"block_rthroughput\": ");
 	json_fixed(o, res->block_rthroughput, 4);
-	fputs(", \"throughput\": ", o);
+	jo_puts(o, ", \"throughput\": ");
 	json_fixed(o, res->throughput, 4);
 	if (opt->instruction_info) {
-		fprintf(o, ", \"instruction_info\": [");
+		jo_puts(o, ", \"instruction_info\": [");
 		for (unsigned i = 0; i < b->n; i++) {
 			const struct sched_insn *s = &b->si[i];
 
-			fprintf(o, "%s{\"uops\": %u, \"latency\": %u, \"rthroughput\": ",
-				i ? ", " : "", mc->ua ? b->ui[i].fused : s->uops, s->latency);
+			jo_puts(o, i ? ", {\"uops\": " : "{\"uops\": ");
+			jo_u64(o, mc->ua ? b->ui[i].fused : s->uops);
+			jo_puts(o, ", \"latency\": ");
+			jo_u64(o, s->latency);
+			jo_puts(o, ", \"rthroughput\": ");
 			json_fixed(o, s->rthroughput, 2);
-			fputs(s->may_load ? ", \"may_load\": true" : ", \"may_load\": false", o);
-			fputs(s->may_store ? ", \"may_store\": true" : ", \"may_store\": false", o);
-			fputs(s->has_side_effects ? ", \"has_side_effects\": true, \"text\": "
-						  : ", \"has_side_effects\": false, \"text\": ", o);
+			jo_puts(o, s->may_load ? ", \"may_load\": true" : ", \"may_load\": false");
+			jo_puts(o, s->may_store ? ", \"may_store\": true" : ", \"may_store\": false");
+			jo_puts(o, s->has_side_effects ? ", \"has_side_effects\": true, \"text\": "
+						  : ", \"has_side_effects\": false, \"text\": ");
 			json_str(o, b->text[i]);
-			fputc('}', o);
+			jo_putc(o, '}');
 		}
-		fputc(']', o);
+		jo_putc(o, ']');
 	}
 	if (opt->resource_pressure || opt->instruction_tables) {
 		const double *pr = opt->instruction_tables ? tables : res->pressure;
 		unsigned it = opt->instruction_tables ? 1 : res->iterations;
 
-		fprintf(o, ", \"%s\": {\"resources\": [",
-			opt->instruction_tables ? "instruction_tables" : "resource_pressure");
+		jo_puts(o, opt->instruction_tables ? ", \"instruction_tables\": {\"resources\": ["
+						   : ", \"resource_pressure\": {\"resources\": [");
 		for (unsigned c = 0; c < res->n_columns; c++) {
-			fprintf(o, "%s", c ? ", " : "");
+			jo_puts(o, c ? ", " : "");
 			json_str(o, res->column_names[c]);
 		}
-		fprintf(o, "], \"per_iteration\": [");
+		jo_puts(o, "], \"per_iteration\": [");
 		for (unsigned c = 0; c < res->n_columns; c++) {
 			double sum = 0;
 
 			for (unsigned i = 0; i < b->n; i++)
 				sum += pr[i * res->n_columns + c];
 			if (c)
-				fputs(", ", o);
+				jo_puts(o, ", ");
 			json_fixed(o, sum / it, 4);
 		}
-		fprintf(o, "], \"by_instruction\": [");
+		jo_puts(o, "], \"by_instruction\": [");
 		for (unsigned i = 0; i < b->n; i++) {
-			fputs(i ? ", [" : "[", o);
+			jo_puts(o, i ? ", [" : "[");
 			for (unsigned c = 0; c < res->n_columns; c++) {
 				if (c)
-					fputs(", ", o);
+					jo_puts(o, ", ");
 				json_fixed(o, pr[i * res->n_columns + c] / it, 4);
 			}
-			fputc(']', o);
+			jo_putc(o, ']');
 		}
-		fprintf(o, "]}");
+		jo_puts(o, "]}");
 	}
 	if (opt->timeline) {
-		fprintf(o, ", \"timeline\": [");
+		jo_puts(o, ", \"timeline\": [");
 		for (unsigned k = 0; k < res->timeline_iterations * b->n; k++) {
 			const struct sched_timeline_entry *t = &res->timeline[k];
 
-			fprintf(o, "%s{\"iteration\": %u, \"index\": %u, \"dispatched\": %u, "
+			jo_printf(o, "%s{\"iteration\": %u, \"index\": %u, \"dispatched\": %u, "
 				"\"ready\": %u, \"issued\": %u, \"executed\": %u, \"retired\": %u}",
 				k ? ", " : "", k / b->n, k % b->n, t->dispatched, t->ready, t->issued,
 				t->executed, t->retired);
 		}
-		fputc(']', o);
+		jo_putc(o, ']');
 	}
 	if (opt->dispatch_stats) {
 		static const char *const names[SCHED_N_STALLS] = {
 			"RAT", "RCU", "SCHEDQ", "LQ", "SQ", "GROUP", "USH",
 		};
 
-		fprintf(o, ", \"dispatch_stats\": {\"cycles\": %llu, \"stalls\": {",
+		jo_printf(o, ", \"dispatch_stats\": {\"cycles\": %llu, \"stalls\": {",
 			(unsigned long long)st->cycles);
 		for (unsigned k = 0; k < SCHED_N_STALLS; k++)
-			fprintf(o, "%s\"%s\": %llu", k ? ", " : "", names[k],
+			jo_printf(o, "%s\"%s\": %llu", k ? ", " : "", names[k],
 				(unsigned long long)st->stalls[k]);
 		if (!opt->llvm)
-			fprintf(o, ", \"FE\": %llu", (unsigned long long)st->frontend_stalls);
-		fputc('}', o);
+			jo_printf(o, ", \"FE\": %llu", (unsigned long long)st->frontend_stalls);
+		jo_putc(o, '}');
 		json_hist(o, "dispatched", st->dispatched);
-		fputc('}', o);
+		jo_putc(o, '}');
 	}
 	if (opt->scheduler_stats) {
-		fprintf(o, ", \"scheduler_stats\": {\"cycles\": %llu", (unsigned long long)st->cycles);
+		jo_printf(o, ", \"scheduler_stats\": {\"cycles\": %llu", (unsigned long long)st->cycles);
 		json_hist(o, "issued", st->issued);
-		fprintf(o, ", \"queues\": [");
+		jo_puts(o, ", \"queues\": [");
 		for (unsigned k = 0; k < st->n_buffers; k++) {
-			fprintf(o, "%s{\"name\": ", k ? ", " : "");
+			jo_printf(o, "%s{\"name\": ", k ? ", " : "");
 			json_str(o, st->buffers[k].name);
-			fprintf(o, ", \"average\": %.4f, \"max\": %u, \"size\": %u}",
+			jo_printf(o, ", \"average\": %.4f, \"max\": %u, \"size\": %u}",
 				st->cycles ? (double)st->buffers[k].cumulative / st->cycles : 0.0,
 				st->buffers[k].max_used, st->buffers[k].size);
 		}
-		fprintf(o, "]}");
+		jo_puts(o, "]}");
 	}
 	if (opt->retire_stats) {
-		fprintf(o, ", \"retire_stats\": {\"cycles\": %llu", (unsigned long long)st->cycles);
+		jo_printf(o, ", \"retire_stats\": {\"cycles\": %llu", (unsigned long long)st->cycles);
 		json_hist(o, "retired", st->retired);
-		fprintf(o, ", \"rob_size\": %u, \"rob_max\": %u, \"rob_average\": %.4f}",
+		jo_printf(o, ", \"rob_size\": %u, \"rob_max\": %u, \"rob_average\": %.4f}",
 			st->rob_size, st->rob_max,
 			st->cycles ? (double)st->rob_cumulative / st->cycles : 0.0);
 	}
 	if (opt->register_file_stats) {
-		fprintf(o, ", \"register_file_stats\": [");
+		jo_puts(o, ", \"register_file_stats\": [");
 		for (unsigned f = 0; f < st->n_prf; f++) {
 			const struct sched_prf_stat *p = &st->prf[f];
 
-			fprintf(o, "%s{\"name\": ", f ? ", " : "");
+			jo_printf(o, "%s{\"name\": ", f ? ", " : "");
 			json_str(o, p->name ? p->name : "default");
-			fprintf(o, ", \"physical_registers\": %u, \"mappings\": %llu, \"max_used\": %u, "
+			jo_printf(o, ", \"physical_registers\": %u, \"mappings\": %llu, \"max_used\": %u, "
 				"\"optimizable_moves\": %llu, \"moves_eliminated\": %llu, "
 				"\"zero_moves\": %llu, \"max_moves_per_cycle\": %u}", p->size,
 				(unsigned long long)p->mappings, p->max_used,
@@ -1328,12 +1443,12 @@ print_json(FILE *o, const struct mca_opts *opt, const struct model_choice *mc,
 				(unsigned long long)p->moves_eliminated,
 				(unsigned long long)p->zero_moves, p->max_moves_per_cycle);
 		}
-		fputc(']', o);
+		jo_putc(o, ']');
 	}
 	if (opt->bottleneck) {
 		bool first_r = true;
 
-		fprintf(o, ", \"bottleneck_analysis\": {\"cycles\": %llu, \"pressure_cycles\": %llu, "
+		jo_printf(o, ", \"bottleneck_analysis\": {\"cycles\": %llu, \"pressure_cycles\": %llu, "
 			"\"resource_cycles\": %llu, \"data_cycles\": %llu, \"register_cycles\": %llu, "
 			"\"memory_cycles\": %llu, \"resources\": {", (unsigned long long)st->cycles,
 			(unsigned long long)st->bn_cycles, (unsigned long long)st->bn_resource,
@@ -1342,15 +1457,15 @@ print_json(FILE *o, const struct mca_opts *opt, const struct model_choice *mc,
 		for (unsigned j = 0; j < model->n_resources; j++) {
 			if (!st->bn_per_resource[j])
 				continue;
-			fprintf(o, "%s", first_r ? "" : ", ");
+			jo_puts(o, first_r ? "" : ", ");
 			json_str(o, model->resources[j].name);
-			fprintf(o, ": %llu", (unsigned long long)st->bn_per_resource[j]);
+			jo_printf(o, ": %llu", (unsigned long long)st->bn_per_resource[j]);
 			first_r = false;
 		}
-		fprintf(o, "}, \"bound_issue\": %.4f, \"bound_ports\": %.4f, \"bound_deps\": %.4f}",
+		jo_printf(o, "}, \"bound_issue\": %.4f, \"bound_ports\": %.4f, \"bound_deps\": %.4f}",
 			st->bound_issue, st->bound_ports, st->bound_deps);
 	}
-	fputc('}', o);
+	jo_putc(o, '}');
 }
 
 /* ------------------------------------------------------------------ */
@@ -1473,6 +1588,7 @@ cmd_mca(int argc, char **argv)
 	size_t nr = 0, len;
 	char *text = NULL;
 	FILE *in, *out = stdout;
+	struct jout *jo = NULL;
 	struct ua_sim *sim = NULL;	/* the engine, kept from block to block */
 	int c, run, ret = 1;
 
@@ -1641,8 +1757,12 @@ cmd_mca(int argc, char **argv)
 	}
 	/* One thread writes it: no stdio locking per call. */
 	__fsetlocking(out, FSETLOCKING_BYCALLER);
-	if (opt.json)
+	if (opt.json) {
+		jo = xmalloc(sizeof(*jo));
+		jo->f = out;
+		jo->len = 0;
 		fputs("[", out);
+	}
 	for (size_t i = 0; i < nr; i++) {
 		struct block b;
 		struct sched_result res;
@@ -1693,7 +1813,8 @@ cmd_mca(int argc, char **argv)
 				sched_instruction_tables(model, b.si, b.n, tables, res.n_columns);
 		}
 		if (opt.json) {
-			print_json(out, &opt, &mc, &rs[i], &b, &res, tables, i == 0);
+			print_json(jo, &opt, &mc, &rs[i], &b, &res, tables, i == 0);
+			jo_flush(jo);
 		} else {
 			if (nr > 1 || rs[i].marked)
 				fprintf(out, "\n[%zu] Code Region%s%s\n\n", i,
@@ -1746,6 +1867,7 @@ out:
 	}
 	free(rs);
 	free(text);
+	free(jo);
 	ua_sim_free(sim);
 	return ret;
 }

@@ -234,6 +234,32 @@ main(void)
 		ok(b.ui[0].n_load == 1 && b.ui[0].uops[0].kind == UA_LOAD &&
 		   b.ui[0].uops[1].busy == 21 && b.ui[0].fused == 36,
 		   "skylake divq 8(%%r8): a load, then DIV64r's uops (36 fused, divider 21 cycles)");
+	/* Its resource pressure over 50 iterations (summed as uops and busy
+	 * cycles per retired copy; micactl divides by the iterations): the
+	 * divider 21 cycles a division, 1050; the ports one uop each, 50
+	 * times the instruction's uops. */
+	{
+		struct sched_params p = { .iterations = 50 };
+		struct sched_result r;
+		double div = -1, ports = 0;
+
+		if (build("49f77008", &b) == 0 &&
+		    ua_run_block(skl, skl_ua, &p, UA_TP_UNROLLED, b.ui, b.n, &r) == 0) {
+			for (unsigned c = 0; c < r.n_columns; c++) {
+				if (strcmp(r.column_names[c], "SKLDivider") == 0)
+					div = r.pressure[c];
+				else if (strncmp(r.column_names[c], "SKLPort", 7) == 0)
+					ports += r.pressure[c];
+			}
+			if (!ok(div == 1050.0 && ports == 50.0 * b.ui[0].n_uops,
+				"divq 8(%%r8) x 50: divider 1050 cycles, %u uops on ports",
+				50 * b.ui[0].n_uops))
+				diag("  divider %.1f, ports %.1f", div, ports);
+			sched_result_free(&r);
+		} else {
+			ok(0, "divq 8(%%r8) x 50: pressure");
+		}
+	}
 
 	/* vdivsd %xmm0,%xmm7,%xmm0: a chain through the divide's fast-path
 	 * latency, 10 cycles on Haswell and Ivy Bridge (LLVM: 20 and 22;
