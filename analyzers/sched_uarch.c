@@ -2230,49 +2230,13 @@ port_bound(const struct ua_ports *pt, const struct ua_insn *ui, unsigned n, unsi
 	return best;
 }
 
-/* The loop-carried dependency bound: latencies only, no resources.  The
- * registers the block names are numbered in increasing order: the answer
- * of arrays over every register, without clearing and scanning those for
- * each block (and no state shared between threads). */
+/* The loop-carried dependency bound: latencies only, no resources. */
 static double
 dep_bound(const struct ua_insn *ui, unsigned n, uint16_t *reg)
 {
-	enum { K = 24, NONE = 0xffff };
-	uint16_t regs[N_REGS], idx[N_REGS];
-	uint32_t t[N_REGS], half_reg[N_REGS], at_half = 0, at_end = 0;
-	unsigned nr = 0;
+	enum { K = 24 };
+	uint32_t t[N_REGS] = { 0 }, at_half = 0, at_end = 0, half_reg[N_REGS];
 
-	/* the registers, in increasing order */
-	memset(idx, 0xff, sizeof(idx));
-	for (unsigned i = 0; i < n; i++) {
-		const struct ua_insn *u = &ui[i];
-		const uint16_t *lists[4] = { u->addr, u->data, u->dst, &u->move_src };
-		unsigned counts[4] = { u->n_addr, u->n_data, u->n_dst,
-				       (u->flags & UA_MOVE_ELIM) ? 1u : 0u };
-
-		for (unsigned l = 0; l < 4; l++) {
-			for (unsigned k = 0; k < counts[l]; k++) {
-				unsigned r = reg_slot(lists[l][k]);
-
-				if (idx[r] != NONE)
-					continue;
-				idx[r] = 0;
-				regs[nr++] = (uint16_t)r;
-			}
-		}
-	}
-	for (unsigned a = 1; a < nr; a++)
-		for (unsigned b = a; b > 0 && regs[b - 1] > regs[b]; b--) {
-			uint16_t x = regs[b];
-
-			regs[b] = regs[b - 1];
-			regs[b - 1] = x;
-		}
-	for (unsigned k = 0; k < nr; k++) {
-		idx[regs[k]] = (uint16_t)k;
-		t[k] = 0;
-	}
-#define R(x) idx[reg_slot(x)]
 	for (unsigned it = 0; it < K; it++) {
 		for (unsigned i = 0; i < n; i++) {
 			const struct ua_insn *u = &ui[i];
@@ -2280,34 +2244,31 @@ dep_bound(const struct ua_insn *ui, unsigned n, uint16_t *reg)
 
 			if (u->flags & UA_ZERO_IDIOM) {
 				for (unsigned k = 0; k < u->n_dst; k++)
-					t[R(u->dst[k])] = 0;
+					t[reg_slot(u->dst[k])] = 0;
 				continue;
 			}
 			if (u->flags & UA_MOVE_ELIM) {
-				t[R(u->dst[0])] = t[R(u->move_src)];
+				t[reg_slot(u->dst[0])] = t[reg_slot(u->move_src)];
 				continue;
 			}
 			for (unsigned k = 0; k < u->n_addr; k++)
-				a = max32(a, t[R(u->addr[k])]);
+				a = max32(a, t[reg_slot(u->addr[k])]);
 			for (unsigned k = 0; k < u->n_data; k++)
-				d = max32(d, t[R(u->data[k])]);
+				d = max32(d, t[reg_slot(u->data[k])]);
 			if (u->n_load)
 				d = max32(d, a + u->load_lat);
 			res = u->n_op ? d + u->op_lat : d;
 			for (unsigned k = 0; k < u->n_dst; k++)
-				t[R(u->dst[k])] = res;
+				t[reg_slot(u->dst[k])] = res;
 		}
 		if (it == K / 2 - 1)
-			memcpy(half_reg, t, nr * sizeof(*t));
+			memcpy(half_reg, t, sizeof(half_reg));
 	}
-#undef R
 	*reg = 0;
-	for (unsigned k = 0; k < nr; k++) {
-		if (t[k] - half_reg[k] > at_end - at_half) {
-			unsigned r = regs[k];
-
-			at_end = t[k];
-			at_half = half_reg[k];
+	for (unsigned r = 0; r < N_REGS; r++) {
+		if (t[r] - half_reg[r] > at_end - at_half) {
+			at_end = t[r];
+			at_half = half_reg[r];
 			*reg = (uint16_t)(r == ZYDIS_REGISTER_MAX_VALUE + 1 ? SCHED_REG_FLAGS : r);
 		}
 	}
