@@ -1705,13 +1705,11 @@ dispatch_stage(struct ua_sim *s)
 	}
 }
 
-static unsigned
-choose_port(struct ua_sim *s, uint16_t mask, const unsigned *load)
+static __attribute__((noinline)) unsigned
+choose_port_of(struct ua_sim *s, uint16_t mask, const unsigned *load)
 {
 	unsigned best = UINT_MAX;
 
-	if (mask && !(mask & (mask - 1)))
-		return (unsigned)__builtin_ctz(mask);
 	/* HSW/SKL: loads take their two ports in turn, whatever the queues
 	 * hold (a load queued behind its address is not work a port has). */
 	if (s->ua->load_ports_alternate && mask == s->pt.load && popcount16(mask) == 2)
@@ -1725,6 +1723,16 @@ choose_port(struct ua_sim *s, uint16_t mask, const unsigned *load)
 		best = key < best ? key : best;
 	}
 	return best == UINT_MAX ? 0 : best & 15;
+}
+
+/* The port of a uop that may go to the ports of mask: the only one, or
+ * choose_port_of()'s. */
+static inline unsigned
+choose_port(struct ua_sim *s, uint16_t mask, const unsigned *load)
+{
+	if (mask && !(mask & (mask - 1)))
+		return (unsigned)__builtin_ctz(mask);
+	return choose_port_of(s, mask, load);
 }
 
 /* A renamed uop enters the scheduler; it is placed once the whole
