@@ -14,8 +14,10 @@
 #   micad --model llvm   the llvm-mca reproduction, Total Cycles / 100
 #   llvm-mca-14      Total Cycles / 100 (how BHive's authors scored it)
 # and the time per block: one batched process for all blocks (the fastest
-# of --repeat runs, the process alone: its output is parsed after), and one
-# process per block (on a sample: --sample N blocks per file).
+# of --repeat runs, the process alone: its output is parsed after; micad
+# with one thread, --jobs=1, and with its default of a thread per CPU,
+# whose CPU time is shown too), and one process per block (on a sample:
+# --sample N blocks per file).
 #
 # Usage: mca_accuracy.py [--micactl PATH] [--data DIR] [--sample N]
 #                        [--files skl,hsw,ivb] [--repeat N] [--json OUT]
@@ -23,6 +25,7 @@ import argparse
 import json
 import os
 import re
+import resource
 import shutil
 import subprocess
 import sys
@@ -107,19 +110,23 @@ def parse_llvm_mca(out, n):
 
 
 def run_micad(micactl, cpu, path, *extra, repeat=1):
-    """(parsed JSON, seconds the process took: the fastest of `repeat`
-    runs).  Only the process is timed, as for llvm-mca-14 (whose text is
-    parsed after its timing too)."""
+    """(parsed JSON, seconds the process took, CPU seconds it used: those
+    of the fastest of `repeat` runs).  Only the process is timed, as for
+    llvm-mca-14 (whose text is parsed after its timing too)."""
     args = [micactl, "mca", "-mcpu=" + cpu] + list(extra) + ["--hex", "--json", path]
     best = None
     for _ in range(repeat):
+        ru = resource.getrusage(resource.RUSAGE_CHILDREN)
         t = time.perf_counter()
         r = subprocess.run(args, capture_output=True, text=True)
         secs = time.perf_counter() - t
+        ru2 = resource.getrusage(resource.RUSAGE_CHILDREN)
+        cpu_secs = (ru2.ru_utime - ru.ru_utime) + (ru2.ru_stime - ru.ru_stime)
         if r.returncode != 0:
             die("%s failed: %s" % (" ".join(args), r.stderr[:500]))
-        best = secs if best is None else min(best, secs)
-    return json.loads(r.stdout), best
+        if best is None or secs < best[0]:
+            best = (secs, cpu_secs)
+    return json.loads(r.stdout), best[0], best[1]
 
 
 def shell_loop(cmd, prog, files):
@@ -199,6 +206,7 @@ def main():
     if not have_llvm:
         sys.stderr.write("mca_accuracy: llvm-mca-14/llvm-mc-14 not found (Debian package "
                          "llvm-14): micad only, no block classes\n")
+    ncpu = len(os.sched_getaffinity(0))
     tmp = tempfile.mkdtemp(prefix="mca_accuracy.")
     report = {}
     try:
@@ -210,15 +218,25 @@ def main():
             hexpath = os.path.join(tmp, f + ".hex")
             with open(hexpath, "w") as h:
                 h.write("".join(b + "\n" for b, _ in blocks))
-            preds, times, per_proc = {}, {}, {}
+            preds, times, per_proc, cpu_ms = {}, {}, {}, {}
             nrep = max(1, a.repeat)
-            js, times["micad"] = run_micad(a.micactl, cpu, hexpath, repeat=nrep)
+            # One thread (--jobs=1: the work per block, comparable with
+            # llvm-mca-14's one thread), then micactl's default, a thread
+            # per CPU (the wall-clock time a user waits).
+            js, times["micad"], _ = run_micad(a.micactl, cpu, hexpath, "--jobs=1",
+                                              repeat=nrep)
             preds["micad"] = [o["throughput"] for o in js]
-            js, times["micad --bhive"] = run_micad(a.micactl, cpu, hexpath, "--bhive",
-                                                   repeat=nrep)
+            js, wall, cpu_secs = run_micad(a.micactl, cpu, hexpath, repeat=nrep)
+            if [o["throughput"] for o in js] != preds["micad"]:
+                die("micactl mca --jobs=0 and --jobs=1 disagree on %s.csv" % f)
+            times["micad, %d threads" % ncpu] = wall
+            cpu_ms["micad, %d threads" % ncpu] = 1000.0 * cpu_secs / n
+            js, times["micad --bhive"], _ = run_micad(a.micactl, cpu, hexpath, "--bhive",
+                                                      "--jobs=1", repeat=nrep)
             preds["micad --bhive"] = [o["throughput"] for o in js]
-            js, times["micad --model llvm"] = run_micad(a.micactl, cpu, hexpath,
-                                                        "--model=llvm", repeat=nrep)
+            js, times["micad --model llvm"], _ = run_micad(a.micactl, cpu, hexpath,
+                                                           "--model=llvm", "--jobs=1",
+                                                           repeat=nrep)
             preds["micad --model llvm"] = [o["total_cycles"] / o["iterations"] for o in js]
             step = max(1, n // a.sample)
             sample = list(range(0, n, step))[:a.sample]
@@ -255,6 +273,7 @@ def main():
                 classes["load+store"] = [i for i in range(n) if lm[i][1] and lm[i][2]]
             rep = {"cpu": cpu, "blocks": n, "sample": len(sample), "scores": {},
                    "batched_ms_per_block": {k: 1000.0 * v / n for k, v in times.items()},
+                   "batched_cpu_ms_per_block": cpu_ms,
                    "process_ms_per_block": {k: 1000.0 * v for k, v in per_proc.items()}}
             for cname, idx in classes.items():
                 for tool, p in preds.items():
@@ -280,8 +299,15 @@ def print_file(f, rep, classes, preds):
                 continue
             print("  %-10s %-19s %6d %7.1f%% %6.3f %6.1f%% %6.1f%%" %
                   (cname, tool, s["n"], s["mape"], s["tau"], s["w10"], s["w25"]))
-    print("  time per block: batched " + ", ".join(
+    print("  time per block: batched (one thread unless said) " + ", ".join(
         "%s %.3f ms" % kv for kv in rep["batched_ms_per_block"].items()))
+    for k, v in rep["batched_cpu_ms_per_block"].items():
+        print("    (%s: %.3f ms of CPU time per block)" % (k, v))
+    t = rep["batched_ms_per_block"]
+    if "llvm-mca-14" in t:
+        print("  llvm-mca-14's batched time per block over micad's: " + ", ".join(
+            "%s %.1fx" % (k, t["llvm-mca-14"] / v) for k, v in t.items()
+            if k.startswith("micad")))
     print("  time per block: one process per block (%d sampled blocks) " % rep["sample"] +
           ", ".join("%s %.2f ms" % kv for kv in rep["process_ms_per_block"].items()))
     print()

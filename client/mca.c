@@ -15,6 +15,8 @@
 #include <getopt.h>
 #include <malloc.h>
 #include <math.h>
+#include <pthread.h>
+#include <sched.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -419,6 +421,12 @@ struct block {
 	struct sched_insn *si;
 	struct ua_insn *ui;		/* the corrected model's view, when it has one */
 	char (*text)[128];
+	/* build_block()'s messages, kept (defer) for when the report is
+	 * written: 'E' or 'W', the text, a newline; each one */
+	bool defer;
+	char *msgs;
+	size_t msgs_len;
+	char where[32];			/* "region N: " in front of them (of several) */
 };
 
 static void
@@ -427,7 +435,55 @@ block_free(struct block *b)
 	free(b->si);
 	free(b->ui);
 	free(b->text);
+	free(b->msgs);
 	memset(b, 0, sizeof(*b));
+}
+
+/* A message of build_block(): printed now or, for a block built ahead of
+ * its turn (--jobs), kept until its report is written, so that messages
+ * and reports come in input order as from one thread. */
+static void __attribute__((format(printf, 3, 4)))
+block_msg(struct block *b, bool warning, const char *fmt, ...)
+{
+	char text[1024];
+	size_t n;
+	va_list ap;
+
+	n = (size_t)snprintf(text, sizeof(text), "mca: %s", b->where);
+	va_start(ap, fmt);
+	vsnprintf(text + n, sizeof(text) - n, fmt, ap);
+	va_end(ap);
+	if (!b->defer) {
+		if (warning)
+			warning_msg("%s", text);
+		else
+			error_msg("%s", text);
+		return;
+	}
+	n = strlen(text);
+	b->msgs = xreallocarray(b->msgs, b->msgs_len + n + 3, 1);
+	b->msgs[b->msgs_len++] = warning ? 'W' : 'E';
+	memcpy(b->msgs + b->msgs_len, text, n);
+	b->msgs_len += n;
+	b->msgs[b->msgs_len++] = '\n';
+	b->msgs[b->msgs_len] = '\0';
+}
+
+/* Print the messages block_msg() kept. */
+static void
+block_print_msgs(struct block *b)
+{
+	for (char *m = b->msgs, *e; m && *m; m = e + 1) {
+		e = strchr(m, '\n');
+		*e = '\0';
+		if (*m == 'W')
+			warning_msg("%s", m + 1);
+		else
+			error_msg("%s", m + 1);
+	}
+	free(b->msgs);
+	b->msgs = NULL;
+	b->msgs_len = 0;
 }
 
 /* The model to run: llvm-mca's pipeline (with or without the corrections
@@ -466,8 +522,11 @@ build_block(const struct model_choice *mc, const struct region *r, const struct 
 {
 	const struct sched_model *model = mc->model;
 	bool use_source = r->n_lines && opt->intel_out == opt->intel_in;
+	struct block keep = *b;
 
 	memset(b, 0, sizeof(*b));
+	b->defer = keep.defer;
+	memcpy(b->where, keep.where, sizeof(b->where));
 	for (size_t off = 0; off < r->n;) {
 		struct insn_info ii;
 		struct sched_mapping m;
@@ -480,8 +539,7 @@ build_block(const struct model_choice *mc, const struct region *r, const struct 
 
 			for (size_t i = 0; i < 8 && off + i < r->n; i++)
 				snprintf(hex + 3 * i, sizeof(hex) - 3 * i, "%02x ", r->bytes[off + i]);
-			error_msg("mca: bytes at offset %zu do not decode: %s", off, hex);
-			block_free(b);
+			block_msg(b, false, "bytes at offset %zu do not decode: %s", off, hex);
 			return -1;
 		}
 		if (sl && sl->directive) {
@@ -490,9 +548,8 @@ build_block(const struct model_choice *mc, const struct region *r, const struct 
 		}
 		if (sched_map(r->bytes + off, r->n - off, &m) < 0) {
 			insn_format(&ii, !opt->intel_out, buf, sizeof(buf));
-			error_msg("mca: no LLVM opcode for '%s' at offset %zu (looked for %s)", buf,
-				  off, m.tried);
-			block_free(b);
+			block_msg(b, false, "no LLVM opcode for '%s' at offset %zu (looked for %s)",
+				  buf, off, m.tried);
 			return -1;
 		}
 		if (b->n + 2 > b->cap) {
@@ -528,9 +585,9 @@ build_block(const struct model_choice *mc, const struct region *r, const struct 
 		}
 		if (sched_insn_init(model, &ii, &m, &b->si[b->n]) < 0) {
 			insn_format(&ii, !opt->intel_out, buf, sizeof(buf));
-			warning_msg("mca: -mcpu=%s has no data for '%s' (%s); it is taken as one uop "
-				    "on no unit", opt->mcpu, sl ? sl->text : buf,
-				    sched_opcode_name(m.opcode));
+			block_msg(b, true, "-mcpu=%s has no data for '%s' (%s); it is taken as "
+				  "one uop on no unit", opt->mcpu, sl ? sl->text : buf,
+				  sched_opcode_name(m.opcode));
 		}
 		if (mc->ua)
 			ua_insn_build(model, mc->ua, &mc->pt, &ii, &m, &b->si[b->n], &b->ui[b->n]);
@@ -1501,6 +1558,336 @@ pick(const char *opt, const char *v, const char *first, const char *second, bool
 	return 0;
 }
 
+/* ------------------------------------------------------------------ */
+/* Running the regions                                                 */
+
+/* What the analysis of every region shares (read only). */
+struct mca_run {
+	const struct mca_opts *opt;
+	const struct model_choice *mc;
+	const struct region *rs;
+	size_t nr;
+};
+
+/* Simulate region i, whose block b is built, and print its report to out
+ * (JSON through jo, whose file is out).  *sim is the engine one thread
+ * keeps from region to region.  Returns 0, UA_RUN_STUCK or -1 (out of
+ * memory): region_failed() says so, where one thread would stop. */
+static int
+analyze_region(const struct mca_run *mr, size_t i, const struct block *b, struct ua_sim **sim,
+	       FILE *out, struct jout *jo)
+{
+	const struct mca_opts *opt = mr->opt;
+	const struct model_choice *mc = mr->mc;
+	const struct sched_model *model = mc->model;
+	const struct region *r = &mr->rs[i];
+	struct sched_result res;
+	struct sched_params p = {
+		.iterations = opt->iterations, .dispatch_width = opt->dispatch,
+		.noalias = opt->noalias, .bhive_env = opt->bhive,
+		.register_file_size = opt->reg_file_size,
+		.lqueue = opt->lqueue, .squeue = opt->squeue,
+		.timeline_max_iterations = opt->timeline ? opt->tl_max_iter : 0,
+		.no_bottleneck = !opt->bottleneck,
+	};
+	double *tables = NULL;
+	int run;
+
+	run = mc->ua ? ua_run_block_reuse(sim, model, mc->ua, &p,
+					  opt->loop ? UA_TP_LOOP : UA_TP_UNROLLED, b->ui, b->n, &res)
+		     : sched_run(model, &p, b->si, b->n, &res);
+	if (run < 0)
+		return run;
+	if (opt->instruction_tables) {
+		tables = calloc((size_t)b->n * (res.n_columns ? res.n_columns : 1), sizeof(*tables));
+		if (!tables) {
+			sched_result_free(&res);
+			return -1;
+		}
+		if (mc->ua)
+			ua_instruction_tables(model, mc->ua, b->ui, b->n, tables, res.n_columns);
+		else
+			sched_instruction_tables(model, b->si, b->n, tables, res.n_columns);
+	}
+	if (opt->json) {
+		print_json(jo, opt, mc, r, b, &res, tables, i == 0);
+		jo_flush(jo);
+	} else {
+		if (mr->nr > 1 || r->marked)
+			fprintf(out, "\n[%zu] Code Region%s%s\n\n", i, r->name[0] ? " - " : "", r->name);
+		if (opt->instruction_tables) {
+			/* llvm-mca: the static tables replace the simulation. */
+			print_instruction_info(out, mc, b);
+			print_pressure(out, model, b, tables, res.n_columns, 1);
+		} else {
+			print_summary(out, opt, &res);
+			if (opt->bottleneck && mc->ua)
+				print_bottleneck_corrected(out, opt, &res);
+			else if (opt->bottleneck)
+				print_bottleneck(out, opt, model, b, &res);
+			if (opt->instruction_info)
+				print_instruction_info(out, mc, b);
+			if (opt->dispatch_stats)
+				print_dispatch_stats(out, &res.stats, mc->ua != NULL);
+			if (opt->scheduler_stats)
+				print_scheduler_stats(out, &res.stats);
+			if (opt->retire_stats)
+				print_retire_stats(out, &res.stats);
+			if (opt->register_file_stats)
+				print_register_file_stats(out, &res.stats);
+			if (opt->resource_pressure)
+				print_pressure(out, model, b, res.pressure, res.n_columns,
+					       res.iterations);
+			if (opt->timeline && res.timeline_iterations)
+				print_timeline(out, opt, b, &res);
+		}
+	}
+	free(tables);
+	sched_result_free(&res);
+	return 0;
+}
+
+static void
+region_failed(size_t i, int run)
+{
+	if (run == UA_RUN_STUCK)
+		error_msg("mca: region %zu: the scheduling model made no progress for %u cycles "
+			  "(no instruction retired): a bug of the model; please report it with "
+			  "this input and the options used", i, UA_STUCK_CYCLES);
+	else
+		error_msg("mca: out of memory simulating region %zu", i);
+}
+
+/* Build region i's block; -1 after saying why (now, or with b->defer
+ * set, when block_print_msgs() prints its messages). */
+static int
+region_block(const struct mca_run *mr, size_t i, struct block *b)
+{
+	const struct region *r = &mr->rs[i];
+
+	if (r->n == 0) {
+		block_msg(b, false, "region %zu%s%s has no instructions", i, r->name[0] ? " - " : "",
+			  r->name);
+		return -1;
+	}
+	if (mr->nr > 1)
+		snprintf(b->where, sizeof(b->where), "region %zu: ", i);
+	if (build_block(mr->mc, r, mr->opt, b) < 0)
+		return -1;
+	if (b->n == 0) {
+		b->where[0] = '\0';
+		block_msg(b, false, "region %zu has no instructions", i);
+		return -1;
+	}
+	return 0;
+}
+
+/* The regions one after the other. */
+static int
+run_serial(const struct mca_run *mr, FILE *out, struct jout *jo)
+{
+	struct ua_sim *sim = NULL;	/* the engine, kept from block to block */
+	int ret = 0;
+
+	for (size_t i = 0; i < mr->nr && ret == 0; i++) {
+		struct block b = { 0 };
+		int run;
+
+		if (region_block(mr, i, &b) < 0) {
+			ret = -1;
+		} else if ((run = analyze_region(mr, i, &b, &sim, out, jo)) < 0) {
+			region_failed(i, run);
+			ret = -1;
+		}
+		block_free(&b);
+	}
+	ua_sim_free(sim);
+	return ret;
+}
+
+/*
+ * --jobs: the regions simulated by worker threads, each with its own
+ * engine, into memory; this thread decodes the blocks (in input order, so
+ * the decoder's tables are built by one thread) a window ahead and writes
+ * the reports in input order as they are done.  The output, messages
+ * included, is byte for byte that of one thread: an error stops the run
+ * where one thread would have stopped.
+ */
+#define MCA_WINDOW 64		/* blocks built ahead of the one written */
+#define MCA_MAX_JOBS 64
+
+/* --jobs=0: one thread per CPU this process may run on. */
+static unsigned
+default_jobs(void)
+{
+	cpu_set_t set;
+	int n;
+
+	if (sched_getaffinity(0, sizeof(set), &set) == 0)
+		n = CPU_COUNT(&set);
+	else
+		n = (int)sysconf(_SC_NPROCESSORS_ONLN);
+	return n < 1 ? 1 : n > MCA_MAX_JOBS ? MCA_MAX_JOBS : (unsigned)n;
+}
+
+struct mca_slot {
+	struct block b;
+	char *text;		/* the report */
+	size_t len;
+	int run;		/* analyze_region()'s result */
+	bool done;
+};
+
+struct mca_pool {
+	const struct mca_run *mr;
+	pthread_mutex_t lock;
+	pthread_cond_t work, done;
+	struct mca_slot slot[MCA_WINDOW];	/* region i in slot[i % MCA_WINDOW] */
+	size_t built, claimed;
+	bool quit;
+};
+
+static void *
+mca_worker(void *arg)
+{
+	struct mca_pool *p = arg;
+	struct ua_sim *sim = NULL;
+	struct jout *jo = malloc(sizeof(*jo));
+
+	pthread_mutex_lock(&p->lock);
+	for (;;) {
+		struct mca_slot *s;
+		size_t i;
+		FILE *m;
+		int run = -1;
+
+		while (!p->quit && p->claimed == p->built)
+			pthread_cond_wait(&p->work, &p->lock);
+		if (p->quit)
+			break;
+		i = p->claimed++;
+		s = &p->slot[i % MCA_WINDOW];
+		pthread_mutex_unlock(&p->lock);
+
+		/* A memory stream fails only for want of memory: the slot
+		 * then says so (run -1), as a failed simulation would. */
+		m = jo ? open_memstream(&s->text, &s->len) : NULL;
+		if (m) {
+			__fsetlocking(m, FSETLOCKING_BYCALLER);
+			jo->f = m;
+			jo->len = 0;
+			run = analyze_region(p->mr, i, &s->b, &sim, m, jo);
+			if (fclose(m) != 0 && run == 0)
+				run = -1;
+		}
+
+		pthread_mutex_lock(&p->lock);
+		s->run = run;
+		s->done = true;
+		pthread_cond_signal(&p->done);
+	}
+	pthread_mutex_unlock(&p->lock);
+	ua_sim_free(sim);
+	free(jo);
+	return NULL;
+}
+
+/* Returns 0, -1 after an error message, or 1 when no thread could be
+ * started (nothing was written: the caller runs the regions itself). */
+static int
+run_parallel(const struct mca_run *mr, unsigned jobs, FILE *out)
+{
+	struct mca_pool *p = xcalloc(1, sizeof(*p));
+	pthread_t *tid = xcalloc(jobs, sizeof(*tid));
+	unsigned started = 0;
+	size_t written = 0;
+	bool build_failed = false;
+	int ret = 0, err;
+
+	p->mr = mr;
+	pthread_mutex_init(&p->lock, NULL);
+	pthread_cond_init(&p->work, NULL);
+	pthread_cond_init(&p->done, NULL);
+	for (; started < jobs; started++) {
+		err = pthread_create(&tid[started], NULL, mca_worker, p);
+		if (err) {
+			/* Fewer threads still give the same output. */
+			if (started == 0) {
+				errno = err;
+				perror_msg("mca: cannot start a thread for --jobs; running the "
+					   "regions in one thread");
+				ret = 1;
+			}
+			break;
+		}
+	}
+	while (ret == 0 && written < mr->nr) {
+		struct mca_slot *s;
+
+		/* Build ahead while the window has room: a block that fails
+		 * to build stays in the slot after the last one built. */
+		while (!build_failed && p->built < mr->nr && p->built - written < MCA_WINDOW) {
+			s = &p->slot[p->built % MCA_WINDOW];
+			memset(s, 0, sizeof(*s));
+			s->b.defer = true;
+			if (region_block(mr, p->built, &s->b) < 0) {
+				build_failed = true;
+				break;
+			}
+			pthread_mutex_lock(&p->lock);
+			p->built++;
+			pthread_cond_signal(&p->work);
+			pthread_mutex_unlock(&p->lock);
+		}
+		/* Every region before the failed one is written: its
+		 * messages now. */
+		if (written == p->built) {
+			ret = -1;
+			break;
+		}
+		s = &p->slot[written % MCA_WINDOW];
+		pthread_mutex_lock(&p->lock);
+		while (!s->done)
+			pthread_cond_wait(&p->done, &p->lock);
+		pthread_mutex_unlock(&p->lock);
+		block_print_msgs(&s->b);
+		if (s->run < 0) {
+			region_failed(written, s->run);
+			ret = -1;
+		} else if (s->len) {
+			(void)fwrite(s->text, 1, s->len, out);	/* errors: ferror(), fclose() */
+		}
+		free(s->text);
+		block_free(&s->b);
+		written++;
+	}
+	pthread_mutex_lock(&p->lock);
+	p->quit = true;
+	pthread_cond_broadcast(&p->work);
+	pthread_mutex_unlock(&p->lock);
+	for (unsigned t = 0; t < started; t++)
+		pthread_join(tid[t], NULL);
+	/* What was built or simulated after an error, and the block that
+	 * failed to build (its messages, when its turn came). */
+	for (size_t i = written; i < p->built; i++) {
+		free(p->slot[i % MCA_WINDOW].text);
+		block_free(&p->slot[i % MCA_WINDOW].b);
+	}
+	if (build_failed) {
+		struct block *b = &p->slot[p->built % MCA_WINDOW].b;
+
+		if (written == p->built)
+			block_print_msgs(b);
+		block_free(b);
+	}
+	pthread_cond_destroy(&p->work);
+	pthread_cond_destroy(&p->done);
+	pthread_mutex_destroy(&p->lock);
+	free(tid);
+	free(p);
+	return ret;
+}
+
 static void
 usage(FILE *f)
 {
@@ -1530,7 +1917,10 @@ usage(FILE *f)
 		"                             measured) or run as a loop\n"
 		"  --bhive                    BHive's environment: registers all start with\n"
 		"                             one value, loads all return one value\n"
-		"  --hex, --json\n", trace_sched_host_cpu());
+		"  --hex, --json\n"
+		"  --jobs=N                   regions analyzed by N threads at once (default 0:\n"
+		"                             one per CPU; the output is the same for any N)\n",
+		trace_sched_host_cpu());
 }
 
 int
@@ -1540,7 +1930,7 @@ cmd_mca(int argc, char **argv)
 		O_MCPU = 256, O_MARCH, O_TRIPLE, O_VARIANT, O_ITER, O_DISP, O_RFSIZE, O_NOALIAS,
 		O_LQ, O_SQ, O_TL, O_TLI, O_TLC, O_RP, O_RFS, O_DS, O_SS, O_RS, O_II, O_ALLS,
 		O_ALLV, O_IT, O_BN, O_OUT, O_HEX, O_JSON, O_MODEL, O_TPMODE, O_BHIVE, O_SYNTAX,
-		O_HELP,
+		O_JOBS, O_HELP,
 	};
 	static const struct option longopts[] = {
 		{ "mcpu", required_argument, NULL, O_MCPU },
@@ -1573,6 +1963,7 @@ cmd_mca(int argc, char **argv)
 		{ "throughput", required_argument, NULL, O_TPMODE },
 		{ "bhive", no_argument, NULL, O_BHIVE },
 		{ "x86-asm-syntax", required_argument, NULL, O_SYNTAX },
+		{ "jobs", required_argument, NULL, O_JOBS },
 		{ "help", no_argument, NULL, O_HELP },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -1589,8 +1980,8 @@ cmd_mca(int argc, char **argv)
 	char *text = NULL;
 	FILE *in, *out = stdout;
 	struct jout *jo = NULL;
-	struct ua_sim *sim = NULL;	/* the engine, kept from block to block */
-	int c, run, ret = 1;
+	unsigned jobs = 0;
+	int c, ret = 1;
 
 	opterr = 0;
 	optind = 0;	/* glibc: 0 starts a fresh scan (micactl parsed its own options) */
@@ -1599,7 +1990,7 @@ cmd_mca(int argc, char **argv)
 		bool b = false;
 
 		if ((c == O_ITER || c == O_DISP || c == O_TLI || c == O_TLC || c == O_RFSIZE ||
-		     c == O_LQ || c == O_SQ || c == O_VARIANT) &&
+		     c == O_LQ || c == O_SQ || c == O_VARIANT || c == O_JOBS) &&
 		    (parse_u64(optarg, &v) < 0 || v > 100000000ULL)) {
 			error_msg("mca: invalid number '%s' for %s", optarg, argv[optind - 1]);
 			return 1;
@@ -1674,6 +2065,14 @@ cmd_mca(int argc, char **argv)
 		case O_TPMODE:
 			if (pick("--throughput", optarg, "unrolled", "loop", &opt.loop) < 0)
 				return 1;
+			break;
+		case O_JOBS:
+			if (v > MCA_MAX_JOBS) {
+				error_msg("mca: --jobs=%llu: at most %u threads (0 = one per CPU)",
+					  v, MCA_MAX_JOBS);
+				return 1;
+			}
+			jobs = (unsigned)v;
 			break;
 		case O_HELP: usage(stdout); return 0;
 		default:
@@ -1763,92 +2162,20 @@ cmd_mca(int argc, char **argv)
 		jo->len = 0;
 		fputs("[", out);
 	}
-	for (size_t i = 0; i < nr; i++) {
-		struct block b;
-		struct sched_result res;
-		struct sched_params p = {
-			.iterations = opt.iterations, .dispatch_width = opt.dispatch,
-			.noalias = opt.noalias, .bhive_env = opt.bhive,
-			.register_file_size = opt.reg_file_size,
-			.lqueue = opt.lqueue, .squeue = opt.squeue,
-			.timeline_max_iterations = opt.timeline ? opt.tl_max_iter : 0,
-			.no_bottleneck = !opt.bottleneck,
-		};
-		double *tables = NULL;
+	{
+		struct mca_run mr = { &opt, &mc, rs, nr };
+		int r = 1;
 
-		if (rs[i].n == 0) {
-			error_msg("mca: region %zu%s%s has no instructions", i,
-				  rs[i].name[0] ? " - " : "", rs[i].name);
+		if (jobs == 0)
+			jobs = default_jobs();
+		if (jobs > nr)
+			jobs = (unsigned)nr;
+		if (jobs > 1)
+			r = run_parallel(&mr, jobs, out);
+		if (r > 0)
+			r = run_serial(&mr, out, jo);
+		if (r < 0)
 			goto out;
-		}
-		if (build_block(&mc, &rs[i], &opt, &b) < 0)
-			goto out;
-		if (b.n == 0) {
-			error_msg("mca: region %zu has no instructions", i);
-			goto out;
-		}
-		run = mc.ua ? ua_run_block_reuse(&sim, model, mc.ua, &p,
-						 opt.loop ? UA_TP_LOOP : UA_TP_UNROLLED,
-						 b.ui, b.n, &res)
-			    : sched_run(model, &p, b.si, b.n, &res);
-		if (run == UA_RUN_STUCK) {
-			error_msg("mca: region %zu: the scheduling model made no progress for %u "
-				  "cycles (no instruction retired): a bug of the model; please "
-				  "report it with this input and the options used", i,
-				  UA_STUCK_CYCLES);
-			block_free(&b);
-			goto out;
-		}
-		if (run < 0) {
-			error_msg("mca: out of memory simulating region %zu", i);
-			block_free(&b);
-			goto out;
-		}
-		if (opt.instruction_tables) {
-			tables = xcalloc((size_t)b.n * (res.n_columns ? res.n_columns : 1),
-					 sizeof(*tables));
-			if (mc.ua)
-				ua_instruction_tables(model, mc.ua, b.ui, b.n, tables, res.n_columns);
-			else
-				sched_instruction_tables(model, b.si, b.n, tables, res.n_columns);
-		}
-		if (opt.json) {
-			print_json(jo, &opt, &mc, &rs[i], &b, &res, tables, i == 0);
-			jo_flush(jo);
-		} else {
-			if (nr > 1 || rs[i].marked)
-				fprintf(out, "\n[%zu] Code Region%s%s\n\n", i,
-					rs[i].name[0] ? " - " : "", rs[i].name);
-			if (opt.instruction_tables) {
-				/* llvm-mca: the static tables replace the simulation. */
-				print_instruction_info(out, &mc, &b);
-				print_pressure(out, model, &b, tables, res.n_columns, 1);
-			} else {
-				print_summary(out, &opt, &res);
-				if (opt.bottleneck && mc.ua)
-					print_bottleneck_corrected(out, &opt, &res);
-				else if (opt.bottleneck)
-					print_bottleneck(out, &opt, model, &b, &res);
-				if (opt.instruction_info)
-					print_instruction_info(out, &mc, &b);
-				if (opt.dispatch_stats)
-					print_dispatch_stats(out, &res.stats, mc.ua != NULL);
-				if (opt.scheduler_stats)
-					print_scheduler_stats(out, &res.stats);
-				if (opt.retire_stats)
-					print_retire_stats(out, &res.stats);
-				if (opt.register_file_stats)
-					print_register_file_stats(out, &res.stats);
-				if (opt.resource_pressure)
-					print_pressure(out, model, &b, res.pressure, res.n_columns,
-						       res.iterations);
-				if (opt.timeline && res.timeline_iterations)
-					print_timeline(out, &opt, &b, &res);
-			}
-		}
-		free(tables);
-		sched_result_free(&res);
-		block_free(&b);
 	}
 	if (opt.json)
 		fputs("]\n", out);
@@ -1868,6 +2195,5 @@ out:
 	free(rs);
 	free(text);
 	free(jo);
-	ua_sim_free(sim);
 	return ret;
 }

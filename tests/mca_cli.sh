@@ -120,4 +120,32 @@ printf '585b595a5e\n' > "$tmp/pops.hex"
 check "default model: five pops at 2.59 cycles per iteration" 'grep -q "^Throughput:        2.59 cycles per iteration" "$tmp/pops.out"'
 "$micactl" mca -mcpu=skylake --hex -bottleneck-analysis "$tmp/pops.hex" > "$tmp/bn.out"
 check "corrected model bottleneck analysis: ports bound 2.5 (loads)" 'grep -q "Execution ports           2.50  (SKLPort2, SKLPort3)" "$tmp/bn.out"'
+# --jobs: regions analyzed by several threads, the output (messages
+# included, in their place) that of one thread.  130 blocks of 1-4 of 13
+# instructions: loads, stores, pushes, a divide, a fused pair.
+python3 -c "
+ins = ['4801d8', '488b07', '48890f', '50', '5b', '48f7f1', '4883c001', '480fafc3',
+       'c5fc58c1', '4c8d0c48', '4839d8', '488b4c2408', '31c0']
+for k in range(130):
+    print(''.join(ins[(k * 7 + j * 5) % 13] for j in range(1 + k % 4)) + ('7405' if k % 9 == 0 else ''))
+" > "$tmp/many.hex"
+"$micactl" mca -mcpu=skylake --jobs=1 --hex --json "$tmp/many.hex" > "$tmp/j1.json" 2>&1; rc1=$?
+"$micactl" mca -mcpu=skylake --jobs=2 --hex --json "$tmp/many.hex" > "$tmp/j2.json" 2>&1; rc2=$?
+"$micactl" mca -mcpu=skylake --jobs=7 --hex --json "$tmp/many.hex" > "$tmp/j7.json" 2>&1; rc7=$?
+check "--jobs=1, 2, 7: the same JSON, 130 regions" '[ $rc1 -eq 0 ] && [ $rc2 -eq 0 ] && [ $rc7 -eq 0 ] && cmp -s "$tmp/j1.json" "$tmp/j2.json" && cmp -s "$tmp/j1.json" "$tmp/j7.json" && python3 -c "import json,sys; assert len(json.load(open(sys.argv[1])))==130" "$tmp/j1.json"'
+"$micactl" mca -mcpu=haswell --jobs=1 --hex -all-views "$tmp/many.hex" > "$tmp/j1.txt" 2>&1
+"$micactl" mca -mcpu=haswell --hex -all-views "$tmp/many.hex" > "$tmp/j0.txt" 2>&1
+"$micactl" mca -mcpu=haswell --model=llvm --jobs=1 --hex -all-views "$tmp/many.hex" > "$tmp/l1.txt" 2>&1
+"$micactl" mca -mcpu=haswell --model=llvm --jobs=3 --hex -all-views "$tmp/many.hex" > "$tmp/l3.txt" 2>&1
+check "--jobs: every view the same as one thread's (both models)" 'cmp -s "$tmp/j1.txt" "$tmp/j0.txt" && cmp -s "$tmp/l1.txt" "$tmp/l3.txt" && [ "$(grep -c "Code Region" "$tmp/j0.txt")" -eq 130 ]'
+sed '90s/.*/0f04/' "$tmp/many.hex" > "$tmp/bad90.hex"
+"$micactl" mca -mcpu=skylake --jobs=1 --hex "$tmp/bad90.hex" > "$tmp/b1.txt" 2>&1; rc1=$?
+"$micactl" mca -mcpu=skylake --jobs=3 --hex "$tmp/bad90.hex" > "$tmp/b3.txt" 2>&1; rc3=$?
+check "--jobs: bytes that do not decode in region 89 stop there, after regions 0-88" '[ $rc1 -eq 1 ] && [ $rc3 -eq 1 ] && cmp -s "$tmp/b1.txt" "$tmp/b3.txt" && [ "$(grep -c "Code Region" "$tmp/b3.txt")" -eq 89 ] && tail -1 "$tmp/b3.txt" | grep -q "region 89: bytes at offset 0 do not decode: 0f 04"'
+sed '40s/.*/c4e27198c2/' "$tmp/many.hex" > "$tmp/fma40.hex"
+"$micactl" mca -mcpu=btver2 --jobs=1 --hex "$tmp/fma40.hex" > "$tmp/f1.txt" 2>&1; rc1=$?
+"$micactl" mca -mcpu=btver2 --jobs=2 --hex "$tmp/fma40.hex" > "$tmp/f2.txt" 2>&1; rc2=$?
+check "--jobs: a warning comes before its own region's report" '[ $rc1 -eq 0 ] && [ $rc2 -eq 0 ] && cmp -s "$tmp/f1.txt" "$tmp/f2.txt" && grep -B2 "^\[39\] Code Region" "$tmp/f2.txt" | head -1 | grep -q "warning: mca: region 39: -mcpu=btver2 has no data for .vfmadd"'
+"$micactl" mca --jobs=65 --hex "$tmp/many.hex" > /dev/null 2> "$tmp/err"; rc=$?
+check "--jobs above 64: exit 1 with the limit" '[ $rc -eq 1 ] && grep -q "jobs=65: at most 64" "$tmp/err"'
 echo "1..$n"
