@@ -19,6 +19,7 @@
 #include <Zydis/Zydis.h>
 
 #include "decoder.h"
+#include "insn_zydis.h"
 #include "iclass.h"
 
 #define N_REGS (ZYDIS_REGISTER_MAX_VALUE + 1)
@@ -533,8 +534,17 @@ implicit_regs(struct insn_info *ii, const ZydisDecodedInstruction *in,
 int
 insn_decode(const uint8_t *bytes, size_t n, uint64_t pc, struct insn_info *out)
 {
-	ZydisDecodedInstruction in;
-	ZydisDecodedOperand ops[ZYDIS_MAX_OPERAND_COUNT];
+	struct insn_zydis z;
+
+	return insn_decode_zydis(bytes, n, pc, out, &z);
+}
+
+int
+insn_decode_zydis(const uint8_t *bytes, size_t n, uint64_t pc, struct insn_info *out,
+		  struct insn_zydis *z)
+{
+	const ZydisDecodedInstruction *const in = &z->in;
+	const ZydisDecodedOperand *const ops = z->ops;
 	enum iclass_prefix rep = ICLASS_NO_REP;
 	bool rep_prefix;
 
@@ -544,29 +554,29 @@ insn_decode(const uint8_t *bytes, size_t n, uint64_t pc, struct insn_info *out)
 	out->len = (uint8_t)(n < INSN_MAX_BYTES ? n : INSN_MAX_BYTES);
 	memcpy(out->bytes, bytes, out->len);
 
-	if (!ZYAN_SUCCESS(ZydisDecoderDecodeFull(&zdecoder, bytes, n, &in, ops))) {
+	if (!ZYAN_SUCCESS(ZydisDecoderDecodeFull(&zdecoder, bytes, n, &z->in, z->ops))) {
 		out->flags = INSN_INVALID;
 		return -1;
 	}
-	out->len = in.length;
-	memset(out->bytes + in.length, 0, INSN_MAX_BYTES - in.length);
-	out->mnemonic = (uint16_t)in.mnemonic;
-	out->category = (uint8_t)in.meta.category;
-	out->isa_ext = (uint8_t)in.meta.isa_ext;
-	if (in.attributes & ZYDIS_ATTRIB_HAS_LOCK)
+	out->len = in->length;
+	memset(out->bytes + in->length, 0, INSN_MAX_BYTES - in->length);
+	out->mnemonic = (uint16_t)in->mnemonic;
+	out->category = (uint8_t)in->meta.category;
+	out->isa_ext = (uint8_t)in->meta.isa_ext;
+	if (in->attributes & ZYDIS_ATTRIB_HAS_LOCK)
 		out->flags |= INSN_LOCK;
-	if (in.address_width == 32)
+	if (in->address_width == 32)
 		out->flags |= INSN_ADDR32;
 
-	rep_prefix = in.attributes & (ZYDIS_ATTRIB_HAS_REP | ZYDIS_ATTRIB_HAS_REPE |
+	rep_prefix = in->attributes & (ZYDIS_ATTRIB_HAS_REP | ZYDIS_ATTRIB_HAS_REPE |
 				      ZYDIS_ATTRIB_HAS_REPNE);
 	/* INS/OUTS (IOSTRINGOP) repeat like the other string instructions:
 	 * Pin/XED's REP_INSB, REP_OUTSD are real REPs. */
-	if (rep_prefix && (in.meta.category == ZYDIS_CATEGORY_STRINGOP ||
-			   in.meta.category == ZYDIS_CATEGORY_IOSTRINGOP))
+	if (rep_prefix && (in->meta.category == ZYDIS_CATEGORY_STRINGOP ||
+			   in->meta.category == ZYDIS_CATEGORY_IOSTRINGOP))
 		out->flags |= INSN_REP;
 
-	for (unsigned i = 0; i < in.operand_count; i++) {
+	for (unsigned i = 0; i < in->operand_count; i++) {
 		const ZydisDecodedOperand *op = &ops[i];
 		bool read = op->actions & (ZYDIS_OPERAND_ACTION_READ | ZYDIS_OPERAND_ACTION_CONDREAD);
 		bool write = op->actions & (ZYDIS_OPERAND_ACTION_WRITE | ZYDIS_OPERAND_ACTION_CONDWRITE);
@@ -580,29 +590,29 @@ insn_decode(const uint8_t *bytes, size_t n, uint64_t pc, struct insn_info *out)
 			    op->reg.value == ZYDIS_REGISTER_K0)
 				break;
 			/* LEAVE sets RSP from RBP; the old RSP is not read. */
-			if (in.mnemonic == ZYDIS_MNEMONIC_LEAVE && op->reg.value == ZYDIS_REGISTER_RSP)
+			if (in->mnemonic == ZYDIS_MNEMONIC_LEAVE && op->reg.value == ZYDIS_REGISTER_RSP)
 				read = false;
 			note_reg(out, op->reg.value, read, write);
 			break;
 		case ZYDIS_OPERAND_TYPE_MEMORY:
-			if (in.mnemonic == ZYDIS_MNEMONIC_ENTER &&
+			if (in->mnemonic == ZYDIS_MNEMONIC_ENTER &&
 			    op->visibility == ZYDIS_OPERAND_VISIBILITY_HIDDEN) {
 				enter_templates(out, (unsigned)ops[1].imm.value.u);
 				if ((ops[1].imm.value.u & 31) > 1)
 					note_reg(out, ZYDIS_REGISTER_RBP, true, false);
 				break;
 			}
-			memory_operand(out, &in, op, ops);
+			memory_operand(out, in, op, ops);
 			break;
 		default:
 			break;
 		}
 	}
-	implicit_regs(out, &in, ops);
-	if (in.cpu_flags) {
-		out->flags_read = in.cpu_flags->tested;
-		out->flags_written = in.cpu_flags->modified | in.cpu_flags->set_0 |
-				     in.cpu_flags->set_1 | in.cpu_flags->undefined;
+	implicit_regs(out, in, ops);
+	if (in->cpu_flags) {
+		out->flags_read = in->cpu_flags->tested;
+		out->flags_written = in->cpu_flags->modified | in->cpu_flags->set_0 |
+				     in->cpu_flags->set_1 | in->cpu_flags->undefined;
 	}
 
 	for (unsigned i = 0; i < out->n_mem; i++) {
@@ -611,21 +621,21 @@ insn_decode(const uint8_t *bytes, size_t n, uint64_t pc, struct insn_info *out)
 		if (out->mem[i].dir & MEM_WRITE)
 			out->flags |= INSN_HAS_MEM_WRITE;
 	}
-	if (in.mnemonic == ZYDIS_MNEMONIC_MOV) {
+	if (in->mnemonic == ZYDIS_MNEMONIC_MOV) {
 		bool all_regs = true;
 
-		for (unsigned i = 0; i < in.operand_count_visible; i++)
+		for (unsigned i = 0; i < in->operand_count_visible; i++)
 			all_regs &= ops[i].type == ZYDIS_OPERAND_TYPE_REGISTER;
 		if (all_regs)
 			out->flags |= INSN_MOV_ALL_REGS;
 	}
 
 	/* Control flow. */
-	switch (in.meta.category) {
+	switch (in->meta.category) {
 	case ZYDIS_CATEGORY_COND_BR:
 		out->branch = BR_COND;
-		out->cond = cond_of(in.mnemonic);
-		if (in.mnemonic == ZYDIS_MNEMONIC_XBEGIN || in.mnemonic == ZYDIS_MNEMONIC_XEND)
+		out->cond = cond_of(in->mnemonic);
+		if (in->mnemonic == ZYDIS_MNEMONIC_XBEGIN || in->mnemonic == ZYDIS_MNEMONIC_XEND)
 			out->flags |= INSN_XBEGIN_XEND;
 		break;
 	case ZYDIS_CATEGORY_UNCOND_BR:
@@ -645,8 +655,8 @@ insn_decode(const uint8_t *bytes, size_t n, uint64_t pc, struct insn_info *out)
 	default:
 		break;
 	}
-	if (in.meta.category == ZYDIS_CATEGORY_SYSCALL ||
-	    (in.mnemonic == ZYDIS_MNEMONIC_INT && ops[0].imm.value.u == 0x80))
+	if (in->meta.category == ZYDIS_CATEGORY_SYSCALL ||
+	    (in->mnemonic == ZYDIS_MNEMONIC_INT && ops[0].imm.value.u == 0x80))
 		out->flags |= INSN_SYSCALL;
 	if (out->branch == BR_JUMP || out->branch == BR_CALL || out->branch == BR_COND) {
 		const ZydisDecodedOperand *op = &ops[0];
@@ -654,7 +664,7 @@ insn_decode(const uint8_t *bytes, size_t n, uint64_t pc, struct insn_info *out)
 		if (op->type == ZYDIS_OPERAND_TYPE_IMMEDIATE && op->imm.is_relative) {
 			ZyanU64 target;
 
-			if (ZYAN_SUCCESS(ZydisCalcAbsoluteAddress(&in, op, pc, &target)))
+			if (ZYAN_SUCCESS(ZydisCalcAbsoluteAddress(in, op, pc, &target)))
 				out->direct_target = target;
 		} else if (op->type == ZYDIS_OPERAND_TYPE_REGISTER) {
 			out->flags |= INSN_INDIRECT;
@@ -670,13 +680,13 @@ insn_decode(const uint8_t *bytes, size_t n, uint64_t pc, struct insn_info *out)
 		rep = ICLASS_REP;
 		/* Only CMPS/SCAS test ZF; F2 on MOVS/STOS/LODS/INS/OUTS
 		 * repeats exactly like F3 (XED: REP_MOVSB). */
-		if (is_compare_string(in.mnemonic)) {
-			rep = (in.attributes & ZYDIS_ATTRIB_HAS_REPNE) ? ICLASS_REPNE : ICLASS_REPE;
+		if (is_compare_string(in->mnemonic)) {
+			rep = (in->attributes & ZYDIS_ATTRIB_HAS_REPNE) ? ICLASS_REPNE : ICLASS_REPE;
 			out->flags |= INSN_REP_COND;
 		}
 	}
-	out->iclass = iclass_of(out->mnemonic, rep, is_far_transfer(&in, ops),
-				in.meta.category != ZYDIS_CATEGORY_STRINGOP);
+	out->iclass = iclass_of(out->mnemonic, rep, is_far_transfer(in, ops),
+				in->meta.category != ZYDIS_CATEGORY_STRINGOP);
 	if (out->flags & INSN_LOCK)
 		out->iclass = iclass_locked(out->iclass);
 
@@ -910,22 +920,33 @@ insn_mnemonic_name(const struct insn_info *ii)
 int
 insn_format(const struct insn_info *ii, bool att, char *buf, size_t size)
 {
-	ZydisDecodedInstruction in;
-	ZydisDecodedOperand ops[ZYDIS_MAX_OPERAND_COUNT];
-	ZydisFormatter fmt;
+	struct insn_zydis z;
 
 	ensure_init();
 	if (size == 0)
 		return -EINVAL;
 	if ((ii->flags & INSN_INVALID) ||
-	    !ZYAN_SUCCESS(ZydisDecoderDecodeFull(&zdecoder, ii->bytes, ii->len, &in, ops))) {
+	    !ZYAN_SUCCESS(ZydisDecoderDecodeFull(&zdecoder, ii->bytes, ii->len, &z.in, z.ops))) {
 		snprintf(buf, size, "(bad)");
 		return -EINVAL;
 	}
-	if (!ZYAN_SUCCESS(ZydisFormatterInit(&fmt, att ? ZYDIS_FORMATTER_STYLE_ATT
+	return insn_format_zydis(ii, &z, att, buf, size);
+}
+
+int
+insn_format_zydis(const struct insn_info *ii, const struct insn_zydis *z, bool att,
+		  char *buf, size_t size)
+{
+	ZydisFormatter fmt;
+
+	if (size == 0)
+		return -EINVAL;
+	if ((ii->flags & INSN_INVALID) ||
+	    !ZYAN_SUCCESS(ZydisFormatterInit(&fmt, att ? ZYDIS_FORMATTER_STYLE_ATT
 						      : ZYDIS_FORMATTER_STYLE_INTEL)) ||
-	    !ZYAN_SUCCESS(ZydisFormatterFormatInstruction(&fmt, &in, ops, in.operand_count_visible,
-							  buf, size, ii->pc, NULL))) {
+	    !ZYAN_SUCCESS(ZydisFormatterFormatInstruction(&fmt, &z->in, z->ops,
+							  z->in.operand_count_visible, buf, size,
+							  ii->pc, NULL))) {
 		snprintf(buf, size, "(bad)");
 		return -EINVAL;
 	}

@@ -2,7 +2,7 @@
 noinst_LIBRARIES += libmica.a
 libmica_a_SOURCES = \
 	analyzers/event.h \
-	analyzers/decoder.h analyzers/decoder.c \
+	analyzers/decoder.h analyzers/decoder.c analyzers/insn_zydis.h \
 	analyzers/iclass.h analyzers/iclass.c \
 	analyzers/decode_cache.h analyzers/decode_cache.c
 libmica_a_CFLAGS = $(AM_CFLAGS)

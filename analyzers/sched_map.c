@@ -26,6 +26,7 @@
 #include <Zydis/Zydis.h>
 
 #include "sched_map.h"
+#include "insn_zydis.h"
 #include "sched_tables.h"
 
 uint32_t
@@ -563,40 +564,49 @@ sched_map(const uint8_t *bytes, size_t n, struct sched_mapping *out)
 {
 	static ZydisDecoder dec;
 	static bool dec_ready;
-	ZydisDecodedInstruction in;
-	ZydisDecodedOperand ops[ZYDIS_MAX_OPERAND_COUNT];
+	struct insn_zydis z;
+
+	if (!dec_ready) {
+		ZydisDecoderInit(&dec, ZYDIS_MACHINE_MODE_LONG_64, ZYDIS_STACK_WIDTH_64);
+		dec_ready = true;
+	}
+	if (!ZYAN_SUCCESS(ZydisDecoderDecodeFull(&dec, bytes, n, &z.in, z.ops))) {
+		memset(out, 0, sizeof(*out));
+		snprintf(out->tried, sizeof(out->tried), "(undecodable)");
+		return -1;
+	}
+	return sched_map_zydis(&z, out);
+}
+
+int
+sched_map_zydis(const struct insn_zydis *z, struct sched_mapping *out)
+{
+	const ZydisDecodedInstruction *const inp = &z->in;
+	const ZydisDecodedOperand *const ops = z->ops;
 	struct map_ctx c;
 	const char *s;
 	int r;
 
 	memset(out, 0, sizeof(*out));
-	if (!dec_ready) {
-		ZydisDecoderInit(&dec, ZYDIS_MACHINE_MODE_LONG_64, ZYDIS_STACK_WIDTH_64);
-		dec_ready = true;
-	}
-	if (!ZYAN_SUCCESS(ZydisDecoderDecodeFull(&dec, bytes, n, &in, ops))) {
-		snprintf(out->tried, sizeof(out->tried), "(undecodable)");
-		return -1;
-	}
 	memset(&c, 0, sizeof(c));
-	c.in = &in;
+	c.in = inp;
 	c.out = out;
-	s = ZydisMnemonicGetString(in.mnemonic);
+	s = ZydisMnemonicGetString(inp->mnemonic);
 	for (size_t i = 0; s && s[i] && i + 1 < sizeof(c.mn); i++)
 		c.mn[i] = (char)toupper((unsigned char)s[i]);
 	collect_operands(&c, ops);
-	out->lock = (in.attributes & ZYDIS_ATTRIB_HAS_LOCK) != 0;
+	out->lock = (inp->attributes & ZYDIS_ATTRIB_HAS_LOCK) != 0;
 	classify_idiom(&c);
 
 	r = map_special(&c);
 	if (r >= 0)
 		return r ? 0 : -1;
-	if (in.meta.isa_set == ZYDIS_ISA_SET_X87)
+	if (inp->meta.isa_set == ZYDIS_ISA_SET_X87)
 		return map_x87(&c) ? 0 : -1;
-	if (has_vector_operand(&c) || in.meta.isa_set == ZYDIS_ISA_SET_SSE ||
-	    in.meta.isa_set == ZYDIS_ISA_SET_SSE2 || in.meta.isa_set == ZYDIS_ISA_SET_SSE3 ||
-	    in.meta.isa_set == ZYDIS_ISA_SET_SSSE3 || in.meta.isa_set == ZYDIS_ISA_SET_SSE4 ||
-	    in.meta.isa_set == ZYDIS_ISA_SET_AVX || in.meta.isa_set == ZYDIS_ISA_SET_AVX2)
+	if (has_vector_operand(&c) || inp->meta.isa_set == ZYDIS_ISA_SET_SSE ||
+	    inp->meta.isa_set == ZYDIS_ISA_SET_SSE2 || inp->meta.isa_set == ZYDIS_ISA_SET_SSE3 ||
+	    inp->meta.isa_set == ZYDIS_ISA_SET_SSSE3 || inp->meta.isa_set == ZYDIS_ISA_SET_SSE4 ||
+	    inp->meta.isa_set == ZYDIS_ISA_SET_AVX || inp->meta.isa_set == ZYDIS_ISA_SET_AVX2)
 		return map_vector(&c) ? 0 : -1;
 	return map_gpr(&c) ? 0 : -1;
 }

@@ -23,6 +23,10 @@ struct sched_mapping {
  * looked for). */
 int sched_map(const uint8_t *bytes, size_t n, struct sched_mapping *out);
 
+/* sched_map() of an instruction already decoded (insn_zydis.h). */
+struct insn_zydis;
+int sched_map_zydis(const struct insn_zydis *z, struct sched_mapping *out);
+
 /* Opcode id of an LLVM opcode name, 0 if no model knows it. */
 uint32_t sched_opcode_find(const char *name);
 

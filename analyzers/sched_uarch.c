@@ -21,6 +21,7 @@
 
 #include "decoder.h"
 #include "sched_uarch.h"
+#include "insn_zydis.h"
 
 static const struct sched_uarch uarchs[] = {
 	{
@@ -242,6 +243,15 @@ popcount16(uint16_t x)
 	return (unsigned)((x + (x >> 8)) & 0x1F);
 }
 
+/* The engine's number of a register of the model's lists: the Zydis id,
+ * the flags (SCHED_REG_FLAGS) one past the last.  ua_insn_build() stores
+ * these in struct ua_insn. */
+static unsigned
+reg_slot(uint16_t reg)
+{
+	return reg == SCHED_REG_FLAGS ? ZYDIS_REGISTER_MAX_VALUE + 1 : reg;
+}
+
 static reg_id
 fold(reg_id r)
 {
@@ -409,8 +419,26 @@ ua_insn_build(const struct sched_model *model, const struct sched_uarch *ua,
 {
 	static ZydisDecoder dec;
 	static bool dec_ready;
-	ZydisDecodedInstruction in;
-	ZydisDecodedOperand ops[ZYDIS_MAX_OPERAND_COUNT];
+	struct insn_zydis z;
+
+	if (!dec_ready) {
+		ZydisDecoderInit(&dec, ZYDIS_MACHINE_MODE_LONG_64, ZYDIS_STACK_WIDTH_64);
+		dec_ready = true;
+	}
+	return ua_insn_build_zydis(model, ua, pt, ii,
+				   ZYAN_SUCCESS(ZydisDecoderDecodeFull(&dec, ii->bytes, ii->len,
+								       &z.in, z.ops)) ? &z : NULL,
+				   m, si, ui);
+}
+
+int
+ua_insn_build_zydis(const struct sched_model *model, const struct sched_uarch *ua,
+		    const struct ua_ports *pt, const struct insn_info *ii,
+		    const struct insn_zydis *z, const struct sched_mapping *m,
+		    const struct sched_insn *si, struct ua_insn *ui)
+{
+	const ZydisDecodedInstruction *const in = z ? &z->in : NULL;
+	const ZydisDecodedOperand *const ops = z ? z->ops : NULL;
 	const char *name = m->opcode ? sched_opcode_name(m->opcode) : "";
 	struct own_use own[SCHED_MAX_USES];
 	unsigned n_own, raw = 0, busy = 0, busy_unit = 0, ra;
@@ -421,11 +449,7 @@ ua_insn_build(const struct sched_model *model, const struct sched_uarch *ua,
 	memset(ui, 0, sizeof(*ui));
 	ui->len = ii->len;
 	ui->llvm_latency = si->latency;
-	if (!dec_ready) {
-		ZydisDecoderInit(&dec, ZYDIS_MACHINE_MODE_LONG_64, ZYDIS_STACK_WIDTH_64);
-		dec_ready = true;
-	}
-	decoded = ZYAN_SUCCESS(ZydisDecoderDecodeFull(&dec, ii->bytes, ii->len, &in, ops));
+	decoded = z != NULL;
 
 	/* Control flow, stack engine, nops. */
 	if (ii->branch != BR_NONE)
@@ -458,27 +482,27 @@ ua_insn_build(const struct sched_model *model, const struct sched_uarch *ua,
 		else if (ii->branch == BR_RET)
 			ui->stack_delta = 8;
 	}
-	if (decoded && in.mnemonic == ZYDIS_MNEMONIC_NOP)
+	if (decoded && in->mnemonic == ZYDIS_MNEMONIC_NOP)
 		ui->flags |= UA_NOP;
 	if (decoded) {
 		/* The opcode byte precedes ModRM, else the displacement or
 		 * immediate, else it ends the instruction. */
-		unsigned pos = (in.attributes & ZYDIS_ATTRIB_HAS_MODRM) ? in.raw.modrm.offset
-			     : in.raw.disp.size ? in.raw.disp.offset
-			     : in.raw.imm[0].size ? in.raw.imm[0].offset : in.length;
+		unsigned pos = (in->attributes & ZYDIS_ATTRIB_HAS_MODRM) ? in->raw.modrm.offset
+			     : in->raw.disp.size ? in->raw.disp.offset
+			     : in->raw.imm[0].size ? in->raw.imm[0].offset : in->length;
 
 		ui->opc_pos = (uint8_t)(pos ? pos - 1 : 0);
 	}
-	if (decoded && in.mnemonic == ZYDIS_MNEMONIC_POP && in.opcode == 0x5C)
+	if (decoded && in->mnemonic == ZYDIS_MNEMONIC_POP && in->opcode == 0x5C)
 		ui->flags |= UA_POP5C;
 	if (decoded) {
-		for (unsigned i = 0; i < in.operand_count_visible; i++)
+		for (unsigned i = 0; i < in->operand_count_visible; i++)
 			if (ops[i].type == ZYDIS_OPERAND_TYPE_IMMEDIATE)
 				has_imm = true;
 		/* Length-changing prefix: 66h with a 16-bit immediate. */
-		if ((in.attributes & ZYDIS_ATTRIB_HAS_OPERANDSIZE) && in.raw.imm[0].size == 16)
+		if ((in->attributes & ZYDIS_ATTRIB_HAS_OPERANDSIZE) && in->raw.imm[0].size == 16)
 			ui->flags |= UA_LCP;
-		switch (in.mnemonic) {
+		switch (in->mnemonic) {
 		case ZYDIS_MNEMONIC_CMP:
 		case ZYDIS_MNEMONIC_ADD:
 		case ZYDIS_MNEMONIC_SUB:
@@ -662,7 +686,7 @@ ua_insn_build(const struct sched_model *model, const struct sched_uarch *ua,
 			if (is_addr) {
 				add_reg(ui->addr, &ui->n_addr, 4, f);
 				/* Also a data input when used as a plain operand. */
-				for (unsigned k = 0; decoded && k < in.operand_count_visible; k++)
+				for (unsigned k = 0; decoded && k < in->operand_count_visible; k++)
 					if (ops[k].type == ZYDIS_OPERAND_TYPE_REGISTER &&
 					    fold(ops[k].reg.value) == f)
 						add_reg(ui->data, &ui->n_data, UA_MAX_SRCS, f);
@@ -704,18 +728,18 @@ ua_insn_build(const struct sched_model *model, const struct sched_uarch *ua,
 	/* Destinations that are inputs too: CMOVcc (always reads it), BSF/BSR
 	 * (kept when the source is zero), POPCNT/LZCNT/TZCNT (a false
 	 * dependency up to Skylake, which fixed it for LZCNT and TZCNT). */
-	if (decoded && ui->n_dst && (starts_with(name, "CMOV") || in.mnemonic == ZYDIS_MNEMONIC_BSF ||
-				     in.mnemonic == ZYDIS_MNEMONIC_BSR ||
-				     (ua->false_dep_popcnt && (in.mnemonic == ZYDIS_MNEMONIC_POPCNT ||
+	if (decoded && ui->n_dst && (starts_with(name, "CMOV") || in->mnemonic == ZYDIS_MNEMONIC_BSF ||
+				     in->mnemonic == ZYDIS_MNEMONIC_BSR ||
+				     (ua->false_dep_popcnt && (in->mnemonic == ZYDIS_MNEMONIC_POPCNT ||
 							       (!ua->lzcnt_dep_fixed &&
-								(in.mnemonic == ZYDIS_MNEMONIC_LZCNT ||
-								 in.mnemonic == ZYDIS_MNEMONIC_TZCNT))))))
+								(in->mnemonic == ZYDIS_MNEMONIC_LZCNT ||
+								 in->mnemonic == ZYDIS_MNEMONIC_TZCNT))))))
 		add_reg(ui->data, &ui->n_data, UA_MAX_SRCS, ui->dst[0]);
 	/* Three-component LEA (base, index and an encoded displacement, even
 	 * a zero one as [rbp+r*s] needs): 3 cycles on port 1. */
-	if (decoded && ua->slow_lea && in.mnemonic == ZYDIS_MNEMONIC_LEA &&
+	if (decoded && ua->slow_lea && in->mnemonic == ZYDIS_MNEMONIC_LEA &&
 	    ops[1].mem.base != ZYDIS_REGISTER_NONE && ops[1].mem.index != ZYDIS_REGISTER_NONE &&
-	    in.raw.disp.size > 0 && ui->n_uops == 1 && pt->n > 1) {
+	    in->raw.disp.size > 0 && ui->n_uops == 1 && pt->n > 1) {
 		ui->flags |= UA_SLOW_LEA;
 		ui->op_lat = 3;
 		ui->uops[0].ports = 1u << 1;
@@ -725,9 +749,9 @@ ua_insn_build(const struct sched_model *model, const struct sched_uarch *ua,
 	 * is ready a cycle after the shift (Agner Fog, uops.info), not after
 	 * LLVM's 3. */
 	if (decoded && ua->shift_cl_lat && ui->n_load == 0 &&
-	    (in.mnemonic == ZYDIS_MNEMONIC_SHL || in.mnemonic == ZYDIS_MNEMONIC_SHR ||
-	     in.mnemonic == ZYDIS_MNEMONIC_SAR) &&
-	    in.operand_count_visible == 2 && ops[1].type == ZYDIS_OPERAND_TYPE_REGISTER &&
+	    (in->mnemonic == ZYDIS_MNEMONIC_SHL || in->mnemonic == ZYDIS_MNEMONIC_SHR ||
+	     in->mnemonic == ZYDIS_MNEMONIC_SAR) &&
+	    in->operand_count_visible == 2 && ops[1].type == ZYDIS_OPERAND_TYPE_REGISTER &&
 	    ops[1].reg.value == ZYDIS_REGISTER_CL)
 		ui->op_lat = ua->shift_cl_lat;
 	/* HSW/SKL rename no low 8- or 16-bit register apart: a load into
@@ -758,11 +782,11 @@ ua_insn_build(const struct sched_model *model, const struct sched_uarch *ua,
 	 * dumped tables leave unresolved).  SNB to SKL decode even the
 	 * single-uop forms on the first decoder only (BHive: five
 	 * instructions with one CMOVE or SETE take 2 cycles, not 1.25). */
-	if (decoded && (in.meta.category == ZYDIS_CATEGORY_CMOV ||
-			in.meta.category == ZYDIS_CATEGORY_SETCC)) {
-		bool both = in.mnemonic == ZYDIS_MNEMONIC_CMOVBE ||
-			    in.mnemonic == ZYDIS_MNEMONIC_CMOVNBE ||
-			    in.mnemonic == ZYDIS_MNEMONIC_SETBE || in.mnemonic == ZYDIS_MNEMONIC_SETNBE;
+	if (decoded && (in->meta.category == ZYDIS_CATEGORY_CMOV ||
+			in->meta.category == ZYDIS_CATEGORY_SETCC)) {
+		bool both = in->mnemonic == ZYDIS_MNEMONIC_CMOVBE ||
+			    in->mnemonic == ZYDIS_MNEMONIC_CMOVNBE ||
+			    in->mnemonic == ZYDIS_MNEMONIC_SETBE || in->mnemonic == ZYDIS_MNEMONIC_SETNBE;
 
 		if (both && ua->cc_both_uop && ui->n_uops < UA_MAX_UOPS) {
 			uint16_t ports = pt->alu;
@@ -825,7 +849,7 @@ ua_insn_build(const struct sched_model *model, const struct sched_uarch *ua,
 			 * buffer and holds the cache line: one every N
 			 * cycles, on a unit of its own.  (The caller passes
 			 * a locked instruction without its prefix byte.) */
-			bool xchg = decoded && in.mnemonic == ZYDIS_MNEMONIC_XCHG && si->may_store;
+			bool xchg = decoded && in->mnemonic == ZYDIS_MNEMONIC_XCHG && si->may_store;
 			uint8_t n = xchg ? so->busy_xchg : so->busy;
 
 			if (!m->lock && !xchg)
@@ -838,7 +862,7 @@ ua_insn_build(const struct sched_model *model, const struct sched_uarch *ua,
 		}
 		/* FP divide: BHive's operands take the divider's fast path
 		 * (the low end of the latency and throughput ranges). */
-		if (!decoded || in.mnemonic != so->mnemonic)
+		if (!decoded || in->mnemonic != so->mnemonic)
 			continue;
 		ui->op_lat = so->latency;
 		for (unsigned k = 0; k < ui->n_uops; k++)
@@ -895,7 +919,7 @@ ua_insn_build(const struct sched_model *model, const struct sched_uarch *ua,
 				 * two-operand forms whose destination is a source. */
 				bool keep = false;
 
-				if (decoded && !st_pair && in.operand_count_visible == 2 &&
+				if (decoded && !st_pair && in->operand_count_visible == 2 &&
 				    ops[0].type == ZYDIS_OPERAND_TYPE_REGISTER &&
 				    (ops[0].actions & ZYDIS_OPERAND_ACTION_MASK_READ) &&
 				    (ops[0].actions & ZYDIS_OPERAND_ACTION_MASK_WRITE))
@@ -914,21 +938,21 @@ ua_insn_build(const struct sched_model *model, const struct sched_uarch *ua,
 	/* Value tracking for address matching. */
 	ui->vt = UA_VT_NEW;
 	if (decoded && ui->n_dst && ZydisRegisterGetClass((ZydisRegister)ui->dst[0]) ==
-	    ZYDIS_REGCLASS_GPR64 && in.operand_count_visible >= 1 &&
+	    ZYDIS_REGCLASS_GPR64 && in->operand_count_visible >= 1 &&
 	    ops[0].type == ZYDIS_OPERAND_TYPE_REGISTER && ops[0].size == 64) {
-		switch (in.mnemonic) {
+		switch (in->mnemonic) {
 		case ZYDIS_MNEMONIC_ADD:
 		case ZYDIS_MNEMONIC_SUB:
-			if (in.operand_count_visible == 2 && ops[1].type == ZYDIS_OPERAND_TYPE_IMMEDIATE) {
+			if (in->operand_count_visible == 2 && ops[1].type == ZYDIS_OPERAND_TYPE_IMMEDIATE) {
 				ui->vt = UA_VT_DELTA;
-				ui->vt_delta = in.mnemonic == ZYDIS_MNEMONIC_ADD ? ops[1].imm.value.s
+				ui->vt_delta = in->mnemonic == ZYDIS_MNEMONIC_ADD ? ops[1].imm.value.s
 										 : -ops[1].imm.value.s;
 			}
 			break;
 		case ZYDIS_MNEMONIC_INC:
 		case ZYDIS_MNEMONIC_DEC:
 			ui->vt = UA_VT_DELTA;
-			ui->vt_delta = in.mnemonic == ZYDIS_MNEMONIC_INC ? 1 : -1;
+			ui->vt_delta = in->mnemonic == ZYDIS_MNEMONIC_INC ? 1 : -1;
 			break;
 		case ZYDIS_MNEMONIC_LEA:
 			if (ops[1].mem.index == ZYDIS_REGISTER_NONE && ops[1].mem.base != ZYDIS_REGISTER_NONE &&
@@ -949,6 +973,16 @@ ua_insn_build(const struct sched_model *model, const struct sched_uarch *ua,
 			break;
 		}
 	}
+	/* The flags as the engine numbers them (reg_slot()): its register
+	 * arrays are indexed by these lists as they are. */
+	for (unsigned i = 0; i < ui->n_addr; i++)
+		ui->addr[i] = (uint16_t)reg_slot(ui->addr[i]);
+	for (unsigned i = 0; i < ui->n_data; i++)
+		ui->data[i] = (uint16_t)reg_slot(ui->data[i]);
+	for (unsigned i = 0; i < ui->n_dst; i++)
+		ui->dst[i] = (uint16_t)reg_slot(ui->dst[i]);
+	ui->move_src = (uint16_t)reg_slot(ui->move_src);
+	ui->vt_src = (uint16_t)reg_slot(ui->vt_src);
 	return 0;
 }
 
@@ -1107,11 +1141,6 @@ struct ua_sim {
 	struct ua_stats st;
 };
 
-static unsigned
-reg_slot(uint16_t reg)
-{
-	return reg == SCHED_REG_FLAGS ? ZYDIS_REGISTER_MAX_VALUE + 1 : reg;
-}
 
 /* The state of a new engine, from one whose first `used' ring slots were
  * used (a fresh one: all): only what a run changes is written again.
@@ -1308,12 +1337,12 @@ ua_sim_push(struct ua_sim *s, const struct ua_insn *ui, uint64_t addr, uint32_t 
 	if (ui->flags & UA_STACK_OP)
 		s->voff[ZYDIS_REGISTER_RSP] += ui->stack_delta;
 	for (unsigned i = 0; i < ui->n_dst; i++) {
-		unsigned r = reg_slot(ui->dst[i]);
+		unsigned r = ui->dst[i];
 
 		if (i == 0 && ui->vt == UA_VT_DELTA) {
 			s->voff[r] += ui->vt_delta;
 		} else if (i == 0 && ui->vt == UA_VT_COPY) {
-			unsigned src = reg_slot(ui->vt_src);
+			unsigned src = ui->vt_src;
 
 			s->vid[r] = s->vid[src];
 			s->voff[r] = s->voff[src] + ui->vt_delta;
@@ -1767,13 +1796,13 @@ rename_insn(struct ua_sim *s, struct ua_dyn *d, unsigned *load)
 	}
 	d->n_src_addr = ui->n_addr;
 	for (unsigned i = 0; i < ui->n_addr; i++)
-		d->src_addr[i] = s->prod[reg_slot(ui->addr[i])];
+		d->src_addr[i] = s->prod[ui->addr[i]];
 	d->n_src_data = ui->n_data;
 	for (unsigned i = 0; i < ui->n_data; i++)
-		d->src_data[i] = s->prod[reg_slot(ui->data[i])];
+		d->src_data[i] = s->prod[ui->data[i]];
 	/* Fast pointer chasing: a simple load whose base came from a load. */
 	if ((ui->flags & UA_PTR_LOAD) && s->ua->fast_ptr_chase && d->n_src_addr) {
-		uint32_t ref = s->prod[reg_slot(ui->load_mem.base)];
+		uint32_t ref = s->prod[ui->load_mem.base];
 
 		if (ref && !(ref & 1)) {
 			const struct ua_dyn *p = &s->ring[((ref >> 1) - 1) & s->mask];
@@ -1783,13 +1812,13 @@ rename_insn(struct ua_sim *s, struct ua_dyn *d, unsigned *load)
 		}
 	}
 	if (ui->flags & UA_MOVE_ELIM) {
-		s->prod[reg_slot(ui->dst[0])] = s->prod[reg_slot(ui->move_src)];
+		s->prod[ui->dst[0]] = s->prod[ui->move_src];
 		for (unsigned i = 1; i < ui->n_dst; i++)
-			s->prod[reg_slot(ui->dst[i])] = make_ref(d->seq, REF_RESULT);
+			s->prod[ui->dst[i]] = make_ref(d->seq, REF_RESULT);
 		d->result_ready = c;
 	} else {
 		for (unsigned i = 0; i < ui->n_dst; i++)
-			s->prod[reg_slot(ui->dst[i])] = make_ref(d->seq, REF_RESULT);
+			s->prod[ui->dst[i]] = make_ref(d->seq, REF_RESULT);
 		if (!ui->n_op && !ui->n_load)
 			d->result_ready = c;
 	}
@@ -2252,22 +2281,22 @@ dep_bound(const struct ua_insn *ui, unsigned n, uint16_t *reg)
 
 			if (u->flags & UA_ZERO_IDIOM) {
 				for (unsigned k = 0; k < u->n_dst; k++)
-					t[reg_slot(u->dst[k])] = 0;
+					t[u->dst[k]] = 0;
 				continue;
 			}
 			if (u->flags & UA_MOVE_ELIM) {
-				t[reg_slot(u->dst[0])] = t[reg_slot(u->move_src)];
+				t[u->dst[0]] = t[u->move_src];
 				continue;
 			}
 			for (unsigned k = 0; k < u->n_addr; k++)
-				a = max32(a, t[reg_slot(u->addr[k])]);
+				a = max32(a, t[u->addr[k]]);
 			for (unsigned k = 0; k < u->n_data; k++)
-				d = max32(d, t[reg_slot(u->data[k])]);
+				d = max32(d, t[u->data[k]]);
 			if (u->n_load)
 				d = max32(d, a + u->load_lat);
 			res = u->n_op ? d + u->op_lat : d;
 			for (unsigned k = 0; k < u->n_dst; k++)
-				t[reg_slot(u->dst[k])] = res;
+				t[u->dst[k]] = res;
 		}
 		if (it == K / 2 - 1)
 			memcpy(half_reg, t, sizeof(half_reg));

@@ -174,6 +174,14 @@ int ua_insn_build(const struct sched_model *model, const struct sched_uarch *ua,
 		  const struct sched_mapping *m, const struct sched_insn *si,
 		  struct ua_insn *ui);
 
+/* ua_insn_build() of an instruction already decoded into z
+ * (insn_zydis.h; NULL: it did not decode). */
+struct insn_zydis;
+int ua_insn_build_zydis(const struct sched_model *model, const struct sched_uarch *ua,
+			const struct ua_ports *pt, const struct insn_info *ii,
+			const struct insn_zydis *z, const struct sched_mapping *m,
+			const struct sched_insn *si, struct ua_insn *ui);
+
 /* Mark macro-fused pairs of a block (ui[i] with ui[i + 1]): fills fused[]
  * with 1 for the first of a pair, 2 for the Jcc absorbed by it. */
 void ua_macro_fuse(const struct sched_uarch *ua, const struct ua_insn *ui, unsigned n,

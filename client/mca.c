@@ -28,6 +28,7 @@
 
 #include "commands.h"
 #include "decoder.h"
+#include "insn_zydis.h"
 #include "sched_map.h"
 #include "sched_pipeline.h"
 #include "sched_uarch.h"
@@ -529,12 +530,13 @@ build_block(const struct model_choice *mc, const struct region *r, const struct 
 	memcpy(b->where, keep.where, sizeof(b->where));
 	for (size_t off = 0; off < r->n;) {
 		struct insn_info ii;
+		struct insn_zydis z;	/* decoded once for all of them */
 		struct sched_mapping m;
 		const struct src_line *sl = line_at(r, off), *tl;
 		char buf[128];
 		bool split;
 
-		if (insn_decode(r->bytes + off, r->n - off, off, &ii) < 0) {
+		if (insn_decode_zydis(r->bytes + off, r->n - off, off, &ii, &z) < 0) {
 			char hex[64] = "";
 
 			for (size_t i = 0; i < 8 && off + i < r->n; i++)
@@ -546,8 +548,8 @@ build_block(const struct model_choice *mc, const struct region *r, const struct 
 			off += ii.len;	/* alignment padding: llvm-mca never sees it */
 			continue;
 		}
-		if (sched_map(r->bytes + off, r->n - off, &m) < 0) {
-			insn_format(&ii, !opt->intel_out, buf, sizeof(buf));
+		if (sched_map_zydis(&z, &m) < 0) {
+			insn_format_zydis(&ii, &z, !opt->intel_out, buf, sizeof(buf));
 			block_msg(b, false, "no LLVM opcode for '%s' at offset %zu (looked for %s)",
 				  buf, off, m.tried);
 			return -1;
@@ -584,13 +586,17 @@ build_block(const struct model_choice *mc, const struct region *r, const struct 
 			snprintf(b->text[b->n++], sizeof(b->text[0]), "lock");
 		}
 		if (sched_insn_init(model, &ii, &m, &b->si[b->n]) < 0) {
-			insn_format(&ii, !opt->intel_out, buf, sizeof(buf));
+			insn_format_zydis(&ii, &z, !opt->intel_out, buf, sizeof(buf));
 			block_msg(b, true, "-mcpu=%s has no data for '%s' (%s); it is taken as "
 				  "one uop on no unit", opt->mcpu, sl ? sl->text : buf,
 				  sched_opcode_name(m.opcode));
 		}
-		if (mc->ua)
+		/* (split: the instruction's bytes less one, decoded again) */
+		if (mc->ua && split)
 			ua_insn_build(model, mc->ua, &mc->pt, &ii, &m, &b->si[b->n], &b->ui[b->n]);
+		else if (mc->ua)
+			ua_insn_build_zydis(model, mc->ua, &mc->pt, &ii, &z, &m, &b->si[b->n],
+					    &b->ui[b->n]);
 		else if (mc->correct)
 			sched_insn_correct(model, &ii, &m, &b->si[b->n]);
 		else
@@ -612,7 +618,7 @@ build_block(const struct model_choice *mc, const struct region *r, const struct 
 		} else {
 			char *sp;
 
-			insn_format(&ii, !opt->intel_out, buf, sizeof(buf));
+			insn_format_zydis(&ii, &z, !opt->intel_out, buf, sizeof(buf));
 			/* The prefix is shown as its own instruction. */
 			if (split && !strncmp(buf, "lock ", 5))
 				memmove(buf, buf + 5, strlen(buf + 5) + 1);

@@ -1,0 +1,29 @@
+/*
+ * An instruction as Zydis decoded it, with all its operands: for the
+ * callers that decode an instruction and then hand it to several
+ * analyzers (micactl mca: the decoder, the LLVM opcode mapping, the
+ * corrected model, the text), so that it is decoded once.  Each of those
+ * has an entry point that decodes the bytes itself too.
+ */
+#ifndef MICAD_INSN_ZYDIS_H
+#define MICAD_INSN_ZYDIS_H
+
+#include <Zydis/Zydis.h>
+
+#include "decoder.h"
+
+struct insn_zydis {
+	ZydisDecodedInstruction in;
+	ZydisDecodedOperand ops[ZYDIS_MAX_OPERAND_COUNT];
+};
+
+/* insn_decode(), keeping Zydis's decoding in *z. */
+int insn_decode_zydis(const uint8_t *bytes, size_t n, uint64_t pc, struct insn_info *out,
+		      struct insn_zydis *z);
+
+/* insn_format() of the instruction ii that insn_decode_zydis() decoded
+ * into z. */
+int insn_format_zydis(const struct insn_info *ii, const struct insn_zydis *z, bool att,
+		      char *buf, size_t size);
+
+#endif
