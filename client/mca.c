@@ -462,6 +462,8 @@ block_msg(struct block *b, bool warning, const char *fmt, ...)
 		return;
 	}
 	n = strlen(text);
+	for (char *c = strchr(text, '\n'); c; c = strchr(c, '\n'))
+		*c = ' ';	/* one line each: block_print_msgs() splits on them */
 	b->msgs = xreallocarray(b->msgs, b->msgs_len + n + 3, 1);
 	b->msgs[b->msgs_len++] = warning ? 'W' : 'E';
 	memcpy(b->msgs + b->msgs_len, text, n);
