@@ -973,6 +973,9 @@ ua_insn_build_zydis(const struct sched_model *model, const struct sched_uarch *u
 			break;
 		}
 	}
+	if (ui->fused > 1 || (ui->flags & UA_COMPLEX_DEC) ||
+	    (ua->pop5c_complex && (ui->flags & UA_POP5C)))
+		ui->flags |= UA_DEC_FIRST;
 	/* The flags as the engine numbers them (reg_slot()): its register
 	 * arrays are indexed by these lists as they are. */
 	for (unsigned i = 0; i < ui->n_addr; i++)
@@ -2036,8 +2039,7 @@ decode_stage(struct ua_sim *s)
 			s->dec_head++;
 			continue;
 		}
-		if ((d->ui->fused > 1 || (d->ui->flags & UA_COMPLEX_DEC) ||
-		     (ua->pop5c_complex && (d->ui->flags & UA_POP5C))) && n > 0)
+		if ((d->ui->flags & UA_DEC_FIRST) && n > 0)
 			break;
 		/* The stack engine's sync uop is inserted after the
 		 * decoders: it takes no decoder uop slot. */

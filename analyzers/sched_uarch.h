@@ -115,6 +115,9 @@ enum ua_insn_flags {
 	UA_SLOW_LEA = 1 << 13,	/* three-component LEA */
 	UA_POP5C = 1 << 14,	/* pop %rsp / pop %r12 (opcode 5C): ends a decode group */
 	UA_COMPLEX_DEC = 1 << 15,	/* one uop, but only the first decoder takes it */
+	UA_DEC_FIRST = 1 << 16,	/* only the first decoder of a group takes it (more
+				 * than one fused uop, UA_COMPLEX_DEC, or UA_POP5C
+				 * where pop5c_complex): set by ua_insn_build() */
 };
 
 /* How the value of a written GPR relates to a register before it, for
