@@ -532,6 +532,13 @@ implicit_regs(struct insn_info *ii, const ZydisDecodedInstruction *in,
 }
 
 int
+insn_zydis_decode(const uint8_t *bytes, size_t n, struct insn_zydis *z)
+{
+	ensure_init();
+	return ZYAN_SUCCESS(ZydisDecoderDecodeFull(&zdecoder, bytes, n, &z->in, z->ops)) ? 0 : -1;
+}
+
+int
 insn_decode(const uint8_t *bytes, size_t n, uint64_t pc, struct insn_info *out)
 {
 	struct insn_zydis z;
@@ -922,11 +929,9 @@ insn_format(const struct insn_info *ii, bool att, char *buf, size_t size)
 {
 	struct insn_zydis z;
 
-	ensure_init();
 	if (size == 0)
 		return -EINVAL;
-	if ((ii->flags & INSN_INVALID) ||
-	    !ZYAN_SUCCESS(ZydisDecoderDecodeFull(&zdecoder, ii->bytes, ii->len, &z.in, z.ops))) {
+	if ((ii->flags & INSN_INVALID) || insn_zydis_decode(ii->bytes, ii->len, &z) < 0) {
 		snprintf(buf, size, "(bad)");
 		return -EINVAL;
 	}

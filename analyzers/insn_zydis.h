@@ -17,6 +17,10 @@ struct insn_zydis {
 	ZydisDecodedOperand ops[ZYDIS_MAX_OPERAND_COUNT];
 };
 
+/* Zydis's decoding of the bytes alone (64-bit mode); 0, or -1 when they
+ * do not decode. */
+int insn_zydis_decode(const uint8_t *bytes, size_t n, struct insn_zydis *z);
+
 /* insn_decode(), keeping Zydis's decoding in *z. */
 int insn_decode_zydis(const uint8_t *bytes, size_t n, uint64_t pc, struct insn_info *out,
 		      struct insn_zydis *z);

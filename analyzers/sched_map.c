@@ -562,15 +562,9 @@ classify_idiom(struct map_ctx *c)
 int
 sched_map(const uint8_t *bytes, size_t n, struct sched_mapping *out)
 {
-	static ZydisDecoder dec;
-	static bool dec_ready;
 	struct insn_zydis z;
 
-	if (!dec_ready) {
-		ZydisDecoderInit(&dec, ZYDIS_MACHINE_MODE_LONG_64, ZYDIS_STACK_WIDTH_64);
-		dec_ready = true;
-	}
-	if (!ZYAN_SUCCESS(ZydisDecoderDecodeFull(&dec, bytes, n, &z.in, z.ops))) {
+	if (insn_zydis_decode(bytes, n, &z) < 0) {
 		memset(out, 0, sizeof(*out));
 		snprintf(out->tried, sizeof(out->tried), "(undecodable)");
 		return -1;

@@ -19,6 +19,7 @@
 #include <Zydis/Zydis.h>
 
 #include "sched_pipeline.h"
+#include "insn_zydis.h"
 
 const struct sched_model *
 sched_model_find(const char *name)
@@ -191,25 +192,18 @@ intel_model(const struct sched_model *model)
 static void
 lea_variant(const struct sched_model *model, const struct insn_info *ii, struct sched_insn *si)
 {
-	static ZydisDecoder dec;
-	static bool dec_ready;
-	ZydisDecodedInstruction in;
-	ZydisDecodedOperand ops[ZYDIS_MAX_OPERAND_COUNT];
+	struct insn_zydis z;
 	const ZydisDecodedOperand *mem = NULL;
 	bool slow, zen = strncmp(model->name, "znver", 5) == 0;
 
 	if (strncmp(sched_opcode_name(si->opcode), "LEA", 3) != 0 ||
 	    intel_model(model))
 		return;
-	if (!dec_ready) {
-		ZydisDecoderInit(&dec, ZYDIS_MACHINE_MODE_LONG_64, ZYDIS_STACK_WIDTH_64);
-		dec_ready = true;
-	}
-	if (!ZYAN_SUCCESS(ZydisDecoderDecodeFull(&dec, ii->bytes, ii->len, &in, ops)))
+	if (insn_zydis_decode(ii->bytes, ii->len, &z) < 0)
 		return;
-	for (unsigned i = 0; i < in.operand_count_visible; i++)
-		if (ops[i].type == ZYDIS_OPERAND_TYPE_MEMORY)
-			mem = &ops[i];
+	for (unsigned i = 0; i < z.in.operand_count_visible; i++)
+		if (z.ops[i].type == ZYDIS_OPERAND_TYPE_MEMORY)
+			mem = &z.ops[i];
 	if (!mem)
 		return;
 	slow = (mem->mem.index != ZYDIS_REGISTER_NONE && mem->mem.scale > 1) ||

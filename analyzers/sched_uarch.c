@@ -417,17 +417,10 @@ ua_insn_build(const struct sched_model *model, const struct sched_uarch *ua,
 	      const struct sched_mapping *m, const struct sched_insn *si,
 	      struct ua_insn *ui)
 {
-	static ZydisDecoder dec;
-	static bool dec_ready;
 	struct insn_zydis z;
 
-	if (!dec_ready) {
-		ZydisDecoderInit(&dec, ZYDIS_MACHINE_MODE_LONG_64, ZYDIS_STACK_WIDTH_64);
-		dec_ready = true;
-	}
 	return ua_insn_build_zydis(model, ua, pt, ii,
-				   ZYAN_SUCCESS(ZydisDecoderDecodeFull(&dec, ii->bytes, ii->len,
-								       &z.in, z.ops)) ? &z : NULL,
+				   insn_zydis_decode(ii->bytes, ii->len, &z) == 0 ? &z : NULL,
 				   m, si, ui);
 }
 

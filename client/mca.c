@@ -593,12 +593,17 @@ build_block(const struct model_choice *mc, const struct region *r, const struct 
 				  "one uop on no unit", opt->mcpu, sl ? sl->text : buf,
 				  sched_opcode_name(m.opcode));
 		}
-		/* (split: the instruction's bytes less one, decoded again) */
-		if (mc->ua && split)
-			ua_insn_build(model, mc->ua, &mc->pt, &ii, &m, &b->si[b->n], &b->ui[b->n]);
-		else if (mc->ua)
-			ua_insn_build_zydis(model, mc->ua, &mc->pt, &ii, &z, &m, &b->si[b->n],
+		if (mc->ua) {
+			/* A split prefix is its own instruction: the model
+			 * takes the rest, decoded without it. */
+			struct insn_zydis rest;
+			const struct insn_zydis *zp = &z;
+
+			if (split)
+				zp = insn_zydis_decode(ii.bytes + 1, ii.len, &rest) == 0 ? &rest : NULL;
+			ua_insn_build_zydis(model, mc->ua, &mc->pt, &ii, zp, &m, &b->si[b->n],
 					    &b->ui[b->n]);
+		}
 		else if (mc->correct)
 			sched_insn_correct(model, &ii, &m, &b->si[b->n]);
 		else
