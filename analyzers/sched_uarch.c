@@ -424,6 +424,141 @@ ua_insn_build(const struct sched_model *model, const struct sched_uarch *ua,
 				   m, si, ui);
 }
 
+/* B of a value from operand o: a register (not AH..DH), an immediate or
+ * the loaded value. */
+static bool
+eval_operand(const ZydisDecodedOperand *o, struct ua_eval *e)
+{
+	switch (o->type) {
+	case ZYDIS_OPERAND_TYPE_REGISTER:
+		if (ZydisRegisterGetClass(o->reg.value) != ZYDIS_REGCLASS_GPR64 &&
+		    ZydisRegisterGetClass(o->reg.value) != ZYDIS_REGCLASS_GPR32 &&
+		    ZydisRegisterGetClass(o->reg.value) != ZYDIS_REGCLASS_GPR16 &&
+		    ZydisRegisterGetClass(o->reg.value) != ZYDIS_REGCLASS_GPR8)
+			return false;
+		if (o->reg.value == ZYDIS_REGISTER_AH || o->reg.value == ZYDIS_REGISTER_BH ||
+		    o->reg.value == ZYDIS_REGISTER_CH || o->reg.value == ZYDIS_REGISTER_DH)
+			return false;
+		e->b = fold(o->reg.value);
+		e->scale = 1;
+		e->bsize = (uint8_t)(o->size / 8);
+		return true;
+	case ZYDIS_OPERAND_TYPE_IMMEDIATE:
+		e->imm = o->imm.is_signed ? o->imm.value.s : (int64_t)o->imm.value.u;
+		return true;
+	case ZYDIS_OPERAND_TYPE_MEMORY:
+		if (o->mem.type != ZYDIS_MEMOP_TYPE_MEM)
+			return false;
+		e->bmem = 1;
+		e->bsize = (uint8_t)(o->size / 8);
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* The values an instruction gives its destination register (ui->ev) and
+ * writes to memory (ui->sv), for the BHive environment; UA_EV_NONE where
+ * it is not one of the few operations followed. */
+static void
+eval_build(const ZydisDecodedInstruction *in, const ZydisDecodedOperand *ops,
+	   struct ua_insn *ui)
+{
+	const ZydisDecodedOperand *d = &ops[0];
+	struct ua_eval e = { 0 };
+	bool to_mem, ok = true;
+	unsigned nv = in->operand_count_visible;
+
+	if (in->mnemonic == ZYDIS_MNEMONIC_PUSH && nv == 1) {
+		e.op = UA_EV_B;
+		if (eval_operand(&ops[0], &e) && !e.bmem)
+			ui->sv = e;
+		return;
+	}
+	if (in->mnemonic == ZYDIS_MNEMONIC_POP && nv == 1 &&
+	    d->type == ZYDIS_OPERAND_TYPE_REGISTER && d->size == 64) {
+		ui->ev = (struct ua_eval){ .op = UA_EV_B, .width = 8, .bmem = 1, .bsize = 8 };
+		return;
+	}
+	if (nv < 1 || (d->type != ZYDIS_OPERAND_TYPE_REGISTER && d->type != ZYDIS_OPERAND_TYPE_MEMORY))
+		return;
+	to_mem = d->type == ZYDIS_OPERAND_TYPE_MEMORY;
+	if (!to_mem && ((d->size != 32 && d->size != 64) ||
+			(ZydisRegisterGetClass(d->reg.value) != ZYDIS_REGCLASS_GPR64 &&
+			 ZydisRegisterGetClass(d->reg.value) != ZYDIS_REGCLASS_GPR32)))
+		return;
+	e.width = (uint8_t)(to_mem ? 8 : d->size / 8);
+	/* A is the destination for two-operand arithmetic */
+	if (to_mem)
+		e.amem = 1;
+	else
+		e.a = fold(d->reg.value);
+	switch (in->mnemonic) {
+	case ZYDIS_MNEMONIC_MOV:
+	case ZYDIS_MNEMONIC_MOVZX:
+	case ZYDIS_MNEMONIC_MOVSX:
+	case ZYDIS_MNEMONIC_MOVSXD:
+		e.op = UA_EV_B;
+		e.a = 0;
+		e.amem = 0;
+		e.sext = in->mnemonic == ZYDIS_MNEMONIC_MOVSX || in->mnemonic == ZYDIS_MNEMONIC_MOVSXD;
+		ok = nv == 2 && eval_operand(&ops[1], &e);
+		break;
+	case ZYDIS_MNEMONIC_LEA:
+		if (nv != 2 || ops[1].mem.base == ZYDIS_REGISTER_RIP)
+			return;
+		e.op = UA_EV_ADD;
+		e.a = fold(ops[1].mem.base);
+		e.b = fold(ops[1].mem.index);
+		e.scale = ops[1].mem.scale ? ops[1].mem.scale : 1;
+		e.bsize = 8;
+		e.imm = ops[1].mem.disp.value;
+		break;
+	case ZYDIS_MNEMONIC_ADD: e.op = UA_EV_ADD; goto two;
+	case ZYDIS_MNEMONIC_SUB: e.op = UA_EV_SUB; goto two;
+	case ZYDIS_MNEMONIC_AND: e.op = UA_EV_AND; goto two;
+	case ZYDIS_MNEMONIC_OR: e.op = UA_EV_OR; goto two;
+	case ZYDIS_MNEMONIC_XOR: e.op = UA_EV_XOR; goto two;
+	case ZYDIS_MNEMONIC_SHL: e.op = UA_EV_SHL; goto two;
+	case ZYDIS_MNEMONIC_SHR: e.op = UA_EV_SHR; goto two;
+	case ZYDIS_MNEMONIC_SAR: e.op = UA_EV_SAR; goto two;
+	two:
+		if (nv == 1) {		/* shift by 1 */
+			e.imm = 1;
+			break;
+		}
+		ok = nv == 2 && eval_operand(&ops[1], &e) && !(e.bmem && e.amem);
+		/* xor/sub of a register with itself: 0 whatever it held */
+		if (ok && !to_mem && !e.bmem && e.b == e.a && e.bsize == e.width &&
+		    (e.op == UA_EV_XOR || e.op == UA_EV_SUB)) {
+			e = (struct ua_eval){ .op = UA_EV_B, .width = e.width };
+		}
+		break;
+	case ZYDIS_MNEMONIC_INC:
+	case ZYDIS_MNEMONIC_DEC:
+		e.op = UA_EV_ADD;
+		e.imm = in->mnemonic == ZYDIS_MNEMONIC_INC ? 1 : -1;
+		break;
+	case ZYDIS_MNEMONIC_CMOVB: case ZYDIS_MNEMONIC_CMOVBE: case ZYDIS_MNEMONIC_CMOVL:
+	case ZYDIS_MNEMONIC_CMOVLE: case ZYDIS_MNEMONIC_CMOVNB: case ZYDIS_MNEMONIC_CMOVNBE:
+	case ZYDIS_MNEMONIC_CMOVNL: case ZYDIS_MNEMONIC_CMOVNLE: case ZYDIS_MNEMONIC_CMOVNO:
+	case ZYDIS_MNEMONIC_CMOVNP: case ZYDIS_MNEMONIC_CMOVNS: case ZYDIS_MNEMONIC_CMOVNZ:
+	case ZYDIS_MNEMONIC_CMOVO: case ZYDIS_MNEMONIC_CMOVP: case ZYDIS_MNEMONIC_CMOVS:
+	case ZYDIS_MNEMONIC_CMOVZ:
+		e.op = UA_EV_SAME;
+		ok = !to_mem && nv == 2 && eval_operand(&ops[1], &e);
+		break;
+	default:
+		return;
+	}
+	if (!ok)
+		return;
+	if (to_mem)
+		ui->sv = e;
+	else
+		ui->ev = e;
+}
+
 int
 ua_insn_build_zydis(const struct sched_model *model, const struct sched_uarch *ua,
 		    const struct ua_ports *pt, const struct insn_info *ii,
@@ -966,6 +1101,8 @@ ua_insn_build_zydis(const struct sched_model *model, const struct sched_uarch *u
 			break;
 		}
 	}
+	if (decoded)
+		eval_build(in, ops, ui);
 	if (ui->fused > 1 || (ui->flags & UA_COMPLEX_DEC) ||
 	    (ua->pop5c_complex && (ui->flags & UA_POP5C)))
 		ui->flags |= UA_DEC_FIRST;
@@ -1132,6 +1269,7 @@ struct ua_sim {
 	uint64_t n_stored;			/* stores recorded so far */
 	uint64_t store_head[STORE_BUCKETS];	/* newest store number, or NO_STORE */
 	bool bhive;
+	uint8_t *bh_mem;		/* BHive's page: bytes, then a known flag per byte */
 	struct block_ctx *blk;		/* ua_run_block_reuse()'s accounting, or NULL */
 
 	struct ua_stats st;
@@ -1220,13 +1358,180 @@ ua_sim_new(const struct sched_model *model, const struct sched_uarch *ua, enum u
 	return s;
 }
 
-void
+/* BHive's environment (ua_sim_bhive_env()).  A known value is vid
+ * BH_KNOWN with the value in voff (the register "none", vid 1 and 0,
+ * reads as a known 0); an address from known values has key BH_KEY and
+ * the virtual address. */
+#define BH_KNOWN	1
+#define BH_KEY		0x6268697665ULL
+#define BH_PAGE		4096u
+#define BH_INIT		0x2324000u
+
+int
 ua_sim_bhive_env(struct ua_sim *s)
 {
-	for (unsigned r = ZYDIS_REGISTER_RAX; r <= ZYDIS_REGISTER_R15; r++)
-		if (r != ZYDIS_REGISTER_RSP)
-			s->vid[r] = 1;
+	if (!s->bh_mem)
+		s->bh_mem = malloc(2 * BH_PAGE);
+	if (!s->bh_mem)
+		return -1;
+	for (unsigned r = ZYDIS_REGISTER_RAX; r <= ZYDIS_REGISTER_R15; r++) {
+		s->vid[r] = BH_KNOWN;
+		s->voff[r] = BH_INIT;
+	}
+	s->voff[ZYDIS_REGISTER_RSP] = BH_INIT + 0x800;
+	s->voff[ZYDIS_REGISTER_RBP] = BH_INIT + 0x7f0;
+	for (unsigned i = 0; i < BH_PAGE; i += 8) {
+		uint64_t v = BH_INIT;
+
+		memcpy(s->bh_mem + i, &v, 8);
+	}
+	memset(s->bh_mem + BH_PAGE, 1, BH_PAGE);
 	s->bhive = true;
+	return 0;
+}
+
+/* The size bytes at virtual address addr (little-endian, zero-extended)
+ * if every one is known. */
+static bool
+bh_read(const struct ua_sim *s, uint64_t addr, unsigned size, uint64_t *v)
+{
+	uint64_t x = 0;
+
+	if (size == 0 || size > 8)
+		return false;
+	for (unsigned i = 0; i < size; i++) {
+		unsigned o = (unsigned)(addr + i) % BH_PAGE;
+
+		if (!s->bh_mem[BH_PAGE + o])
+			return false;
+		x |= (uint64_t)s->bh_mem[o] << (8 * i);
+	}
+	*v = x;
+	return true;
+}
+
+static void
+bh_write(struct ua_sim *s, uint64_t addr, unsigned size, bool known, uint64_t v)
+{
+	if (size > BH_PAGE)
+		size = BH_PAGE;
+	for (unsigned i = 0; i < size; i++) {
+		unsigned o = (unsigned)(addr + i) % BH_PAGE;
+
+		s->bh_mem[o] = (uint8_t)(i < 8 ? v >> (8 * i) : 0);
+		s->bh_mem[BH_PAGE + o] = known && i < 8;
+	}
+}
+
+static uint64_t
+bh_ext(uint64_t v, unsigned size, bool sext)
+{
+	if (size >= 8 || size == 0)
+		return v;
+	v &= (1ULL << (8 * size)) - 1;
+	if (sext && (v >> (8 * size - 1)) & 1)
+		v |= ~0ULL << (8 * size);
+	return v;
+}
+
+/* The value e gives, if its inputs are known; mem: the loaded value. */
+static bool
+bh_eval(const struct ua_sim *s, const struct ua_eval *e, bool mem_ok, uint64_t mem,
+	uint64_t *out)
+{
+	uint64_t a, b, r;
+
+	if (e->op == UA_EV_NONE || ((e->amem || e->bmem) && !mem_ok))
+		return false;
+	if (e->amem) {
+		a = mem;
+	} else {
+		if (s->vid[e->a] != BH_KNOWN)
+			return false;
+		a = (uint64_t)s->voff[e->a];
+	}
+	if (e->bmem) {
+		b = bh_ext(mem, e->bsize, e->sext);
+	} else {
+		if (s->vid[e->b] != BH_KNOWN)
+			return false;
+		b = bh_ext((uint64_t)s->voff[e->b], e->bsize, e->sext) * e->scale +
+		    (uint64_t)e->imm;
+	}
+	switch (e->op) {
+	case UA_EV_B: r = b; break;
+	case UA_EV_SAME:
+		if (a != b)
+			return false;
+		r = a;
+		break;
+	case UA_EV_ADD: r = a + b; break;
+	case UA_EV_SUB: r = a - b; break;
+	case UA_EV_AND: r = a & b; break;
+	case UA_EV_OR: r = a | b; break;
+	case UA_EV_XOR: r = a ^ b; break;
+	case UA_EV_SHL: r = a << (b & (e->width == 8 ? 63 : 31)); break;
+	case UA_EV_SHR:
+		r = e->width == 8 ? a >> (b & 63) : (uint64_t)((uint32_t)a >> (b & 31));
+		break;
+	case UA_EV_SAR:
+		r = e->width == 8 ? (uint64_t)((int64_t)a >> (b & 63))
+				  : (uint64_t)(uint32_t)((int32_t)(uint32_t)a >> (b & 31));
+		break;
+	default:
+		return false;
+	}
+	*out = e->width == 4 ? (uint64_t)(uint32_t)r : r;
+	return true;
+}
+
+/* Registers and memory after ui, in the BHive environment: dst[0] known
+ * when its inputs are (else as the plain tracking has it), the bytes it
+ * stores at a known address known when their value is. */
+static bool
+bh_known_addr(const struct ua_sim *s, const struct ua_mem *m)
+{
+	return !m->rip && s->vid[m->base] == BH_KNOWN && s->vid[m->index] == BH_KNOWN;
+}
+
+static void
+bh_values(struct ua_sim *s, const struct ua_insn *ui, struct ua_keys *key)
+{
+	uint64_t mem = 0, v = 0;
+	bool mem_ok = false, known;
+
+	/* Addresses from known values: their key says so (mem_key() has
+	 * put the address in the second half). */
+	if (ui->has_load_mem && bh_known_addr(s, &ui->load_mem))
+		key->lkey_a = BH_KEY;
+	if (ui->has_store_mem && bh_known_addr(s, &ui->store_mem))
+		key->skey_a = BH_KEY;
+
+	if (ui->has_load_mem && key->lkey_a == BH_KEY)
+		mem_ok = bh_read(s, key->lkey_b, ui->load_mem.size, &mem);
+	if (ui->has_store_mem && key->skey_a == BH_KEY) {
+		known = bh_eval(s, &ui->sv, mem_ok, mem, &v);
+		bh_write(s, key->skey_b, ui->store_mem.size ? ui->store_mem.size : 1, known, v);
+	}
+	if (ui->flags & UA_STACK_OP)
+		s->voff[ZYDIS_REGISTER_RSP] += ui->stack_delta;
+	known = ui->n_dst && bh_eval(s, &ui->ev, mem_ok, mem, &v);
+	for (unsigned i = 0; i < ui->n_dst; i++) {
+		unsigned r = ui->dst[i];
+
+		if (i == 0 && known) {
+			s->vid[r] = BH_KNOWN;
+			s->voff[r] = (int64_t)v;
+		} else if (i == 0 && ui->vt == UA_VT_DELTA && s->vid[r] != BH_KNOWN) {
+			s->voff[r] += ui->vt_delta;
+		} else if (i == 0 && ui->vt == UA_VT_COPY && s->vid[ui->vt_src] != BH_KNOWN) {
+			s->vid[r] = s->vid[ui->vt_src];
+			s->voff[r] = s->voff[ui->vt_src] + ui->vt_delta;
+		} else {
+			s->vid[r] = s->next_vid++;
+			s->voff[r] = 0;
+		}
+	}
 }
 
 void
@@ -1237,6 +1542,7 @@ ua_sim_free(struct ua_sim *s)
 	free(s->ring);
 	free(s->keys);
 	free(s->waiters);
+	free(s->bh_mem);
 	free(s);
 }
 
@@ -1330,26 +1636,25 @@ ua_sim_push(struct ua_sim *s, const struct ua_insn *ui, uint64_t addr, uint32_t 
 			mem_key(s, &ui->store_mem, addr, ui->len, &key->skey_a, &key->skey_b);
 		}
 	}
-	if (ui->flags & UA_STACK_OP)
-		s->voff[ZYDIS_REGISTER_RSP] += ui->stack_delta;
-	for (unsigned i = 0; i < ui->n_dst; i++) {
-		unsigned r = ui->dst[i];
+	if (s->bhive) {
+		bh_values(s, ui, key);
+	} else {
+		if (ui->flags & UA_STACK_OP)
+			s->voff[ZYDIS_REGISTER_RSP] += ui->stack_delta;
+		for (unsigned i = 0; i < ui->n_dst; i++) {
+			unsigned r = ui->dst[i];
 
-		if (i == 0 && ui->vt == UA_VT_DELTA) {
-			s->voff[r] += ui->vt_delta;
-		} else if (i == 0 && ui->vt == UA_VT_COPY) {
-			unsigned src = ui->vt_src;
+			if (i == 0 && ui->vt == UA_VT_DELTA) {
+				s->voff[r] += ui->vt_delta;
+			} else if (i == 0 && ui->vt == UA_VT_COPY) {
+				unsigned src = ui->vt_src;
 
-			s->vid[r] = s->vid[src];
-			s->voff[r] = s->voff[src] + ui->vt_delta;
-		} else if (s->bhive && i == 0 && (ui->flags & UA_PURE_LOAD) &&
-			   ZydisRegisterGetClass((ZydisRegister)ui->dst[0]) == ZYDIS_REGCLASS_GPR64) {
-			/* Every load returns the same value in BHive. */
-			s->vid[r] = 2 + ui->load_mem.size;
-			s->voff[r] = 0;
-		} else {
-			s->vid[r] = s->next_vid++;
-			s->voff[r] = 0;
+				s->vid[r] = s->vid[src];
+				s->voff[r] = s->voff[src] + ui->vt_delta;
+			} else {
+				s->vid[r] = s->next_vid++;
+				s->voff[r] = 0;
+			}
 		}
 	}
 
@@ -1773,6 +2078,49 @@ rs_add(struct ua_sim *s, uint64_t seq, unsigned uop, unsigned port)
 	return i;
 }
 
+/* The store a load d forwards from (d->fwd, d->fwd_fail): the newest
+ * older store of the last n_stores that overlaps it, looked for among
+ * those whose key falls in the load's bucket, newest first.  page: the
+ * load's address is known in BHive's environment, whose pages are one:
+ * addresses match by their offset in the page, and a store to another
+ * virtual page cannot forward. */
+static inline __attribute__((always_inline)) void
+find_store(const struct ua_sim *s, struct ua_dyn *d, const struct ua_keys *key, bool page)
+{
+	uint64_t oldest = s->n_stored - s->n_stores;
+
+	for (uint64_t k = s->store_head[store_bucket(key->lkey_a)];
+	     k != NO_STORE && k >= oldest; k = s->stores[k % UA_STORES].prev) {
+		const struct store_rec *r = &s->stores[k % UA_STORES];
+		/* offsets may wrap: compare differences */
+		int64_t diff = (int64_t)(key->lkey_b - r->b);
+		int64_t lsize = d->lsize ? d->lsize : 1;
+		bool other_page = false;
+
+		if (page) {
+			int64_t pd = (int64_t)((key->lkey_b - r->b) % BH_PAGE);
+
+			if (pd >= (int64_t)BH_PAGE / 2)
+				pd -= BH_PAGE;
+			other_page = pd != diff;
+			diff = pd;
+		}
+		/* Older than anything in flight: its data is in the cache
+		 * by now (and so is every older store's). */
+		if (r->seq + 64 < s->ret_head)
+			break;
+		if (r->seq >= d->seq || r->a != key->lkey_a || diff >= (int64_t)r->size ||
+		    -diff >= lsize)
+			continue;
+		d->fwd = r->seq + 1;
+		/* A store with no store-data uop never sets std_time: the
+		 * load reads the data once the store is written. */
+		d->fwd_fail = diff < 0 || diff + lsize > (int64_t)r->size || !r->has_std ||
+			      other_page;
+		break;
+	}
+}
+
 static void
 rename_insn(struct ua_sim *s, struct ua_dyn *d, unsigned *load)
 {
@@ -1821,30 +2169,10 @@ rename_insn(struct ua_sim *s, struct ua_dyn *d, unsigned *load)
 	/* Store-to-load forwarding through a matching address: the newest
 	 * older store that overlaps the load. */
 	if (d->has_lkey) {
-		/* The stores of the last n_stores whose key falls in the
-		 * load's bucket, newest first. */
-		uint64_t oldest = s->n_stored - s->n_stores;
-
-		for (uint64_t k = s->store_head[store_bucket(key->lkey_a)];
-		     k != NO_STORE && k >= oldest; k = s->stores[k % UA_STORES].prev) {
-			const struct store_rec *r = &s->stores[k % UA_STORES];
-			/* offsets may wrap: compare differences */
-			int64_t diff = (int64_t)(key->lkey_b - r->b);
-			int64_t lsize = d->lsize ? d->lsize : 1;
-
-			/* Older than anything in flight: its data is in the
-			 * cache by now (and so is every older store's). */
-			if (r->seq + 64 < s->ret_head)
-				break;
-			if (r->seq >= d->seq || r->a != key->lkey_a || diff >= (int64_t)r->size ||
-			    -diff >= lsize)
-				continue;
-			d->fwd = r->seq + 1;
-			/* A store with no store-data uop never sets std_time:
-			 * the load reads the data once the store is written. */
-			d->fwd_fail = diff < 0 || diff + lsize > (int64_t)r->size || !r->has_std;
-			break;
-		}
+		if (s->bhive && key->lkey_a == BH_KEY)
+			find_store(s, d, key, true);
+		else
+			find_store(s, d, key, false);
 	}
 	if (d->has_skey) {
 		unsigned bk = store_bucket(key->skey_a);
@@ -2439,8 +2767,8 @@ ua_run_block_reuse(struct ua_sim **sim, const struct sched_model *model,
 		if (!s)
 			return -1;
 	}
-	if (p->bhive_env)
-		ua_sim_bhive_env(s);
+	if (p->bhive_env && ua_sim_bhive_env(s) < 0)
+		return -1;
 	for (unsigned i = 0; i < model->n_resources; i++)
 		if (!model->resources[i].is_group)
 			ncols += model->resources[i].units;

@@ -130,6 +130,30 @@ struct ua_mem {
 	int64_t disp;
 };
 
+/* The value an instruction gives its first destination (a GPR) or
+ * writes to memory, for ua_sim_bhive_env()'s known register and memory
+ * values: op(A, B) with A the register a (0 for none) and B the
+ * register b times scale plus imm, or the value loaded when bmem; the
+ * result is cut to width bytes (4: zero-extended to 64 bits). */
+enum ua_ev_op {
+	UA_EV_NONE,		/* unknown: a new value */
+	UA_EV_B,		/* B (mov, a load, an immediate) */
+	UA_EV_SAME,		/* A when A = B (cmov: either way) */
+	UA_EV_ADD, UA_EV_SUB, UA_EV_AND, UA_EV_OR, UA_EV_XOR,
+	UA_EV_SHL, UA_EV_SHR, UA_EV_SAR,
+};
+
+struct ua_eval {
+	uint8_t op;		/* enum ua_ev_op */
+	uint8_t width;		/* 4 or 8 */
+	uint8_t scale;
+	uint8_t amem, bmem;	/* A, B is the loaded value */
+	uint8_t bsize;		/* bytes of B's register or load (1, 2, 4, 8) */
+	uint8_t sext;		/* B's register or load is sign-extended */
+	uint16_t a, b;		/* registers, 0 for none */
+	int64_t imm;
+};
+
 /* One instruction as the corrected model sees it. */
 struct ua_insn {
 	uint32_t flags;		/* enum ua_insn_flags */
@@ -153,6 +177,8 @@ struct ua_insn {
 	uint16_t vt_src;
 	int64_t vt_delta;
 	uint16_t fe_stall;	/* cycles the front end stops after it (pause) */
+	struct ua_eval ev;	/* dst[0]'s value (BHive environment) */
+	struct ua_eval sv;	/* the value stored (BHive environment) */
 	/* LLVM's numbers, for the instruction info view. */
 	unsigned llvm_latency;
 };
@@ -223,11 +249,17 @@ struct ua_stats {
 struct ua_sim *ua_sim_new(const struct sched_model *model, const struct sched_uarch *ua,
 			  enum ua_frontend fe);
 
-/* BHive's measurement environment: every general-purpose register starts
- * with the same value and every load returns the same value, so that
- * addresses computed from different registers may be equal (and then
- * stores forward to loads).  Call before pushing anything. */
-void ua_sim_bhive_env(struct ua_sim *s);
+/* BHive's measurement environment (its timing harness): every
+ * general-purpose register starts at 0x2324000 but RSP (that plus 0x800)
+ * and RBP (plus 0x7f0), every virtual page maps one physical page whose
+ * 8-byte words all start at 0x2324000.  The engine follows the values
+ * it can (moves, immediates, add/sub/logic/shift, lea, loads, stores), so
+ * that addresses are known where the harness makes them known; a load
+ * and an older store to the same offset of the page depend on each other
+ * (through forwarding at the same virtual address, through the cache
+ * once the store is written at another).  Call before pushing
+ * anything.  -1: out of memory (the engine is left as it was). */
+int ua_sim_bhive_env(struct ua_sim *s);
 void ua_sim_free(struct ua_sim *s);
 
 /* Instructions the front end still holds (pushed, not yet renamed). */

@@ -1928,8 +1928,8 @@ usage(FILE *f)
 		"  --model=corrected|llvm     the corrected model (default) or llvm-mca's\n"
 		"  --throughput=unrolled|loop the block unrolled (default, as BHive\n"
 		"                             measured) or run as a loop\n"
-		"  --bhive                    BHive's environment: registers all start with\n"
-		"                             one value, loads all return one value\n"
+		"  --bhive                    BHive's environment: its harness's register\n"
+		"                             and memory values, one physical page\n"
 		"  --hex, --json\n"
 		"  --jobs=N                   regions analyzed by N threads at once (default 0:\n"
 		"                             one per CPU; the output is the same for any N)\n",
