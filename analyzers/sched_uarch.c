@@ -1182,6 +1182,7 @@ struct ua_dyn {
 	uint8_t n_src_addr, n_src_data, has_lkey, has_skey;
 	uint8_t lsize, ssize, fwd_fail;
 	uint32_t t_fetch, t_predec, t_dec;
+	uint32_t sta_time;		/* a store's address uop dispatched */
 	uint32_t src_addr[4], src_data[UA_MAX_SRCS], src_sync;	/* producer refs */
 	uint64_t fwd;
 	uint8_t uop_port[UA_MAX_UOPS + 1];
@@ -1747,6 +1748,10 @@ uop_ready_time(const struct ua_sim *s, const struct ua_dyn *d, unsigned u, struc
 			if (st->seq == seq) {
 				uint32_t w = d->fwd_fail ? st->t_retire : st->std_time;
 
+				/* and the store's address known */
+				if (!d->fwd_fail && st->ui->n_sta && st->sta_time > w)
+					w = st->sta_time;
+
 				if (w == NEVER) {
 					b->seq = seq;
 					b->field = d->fwd_fail ? F_RETIRE : F_STD;
@@ -1965,6 +1970,7 @@ dispatch_uop(struct ua_sim *s, int32_t i)
 		break;
 	}
 	case UA_STA:
+		d->sta_time = c;
 		uop_done(d, c + 1);
 		break;
 	case UA_STD:
@@ -2131,7 +2137,7 @@ rename_insn(struct ua_sim *s, struct ua_dyn *d, unsigned *load)
 	unsigned n_added = 0;
 
 	d->t_issue = c;
-	d->load_ready = d->result_ready = d->sync_ready = d->std_time = NEVER;
+	d->load_ready = d->result_ready = d->sync_ready = d->std_time = d->sta_time = NEVER;
 	d->done = c;
 	d->res_max = 0;
 	if (d->needs_sync) {

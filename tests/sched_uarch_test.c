@@ -524,6 +524,25 @@ main(void)
 	/* movl 4(%rbx) reads the upper half of a word, 0 */
 	is_tp(corrected_bhive("8b4b04488b040b488903"), 8.0,
 	      "BHive: a 4-byte load of a word's upper half is 0: (%%rbx,%%rcx) is (%%rbx)");
+	/* A load forwards only once the store's address is known: here
+	 * the store's address comes from a load, the forwarded load's does
+	 * not (in BHive, (%r8) is (%rbx)). */
+	{
+		struct sched_params p = { .iterations = 10, .bhive_env = true,
+					  .timeline_max_iterations = 1 };
+		struct sched_result r;
+
+		if (build("4c8b442408498900488b13", &b) == 0 &&
+		    ua_run_block(skl, skl_ua, &p, UA_TP_UNROLLED, b.ui, b.n, &r) == 0) {
+			if (!ok(r.timeline[2].issued >= r.timeline[0].executed,
+				"BHive: mov (%%rbx) forwards from mov %%rax,(%%r8) once %%r8 is loaded"))
+				diag("  load issued at %u, %%r8 loaded at %u", r.timeline[2].issued,
+				     r.timeline[0].executed);
+			sched_result_free(&r);
+		} else {
+			ok(0, "BHive: forwarding after the store's address");
+		}
+	}
 	/* The same offset of another virtual page: no forwarding, the load
 	 * waits for the store to be written (retired, then 7 cycles). */
 	{
