@@ -471,6 +471,7 @@ eval_build(const ZydisDecodedInstruction *in, const ZydisDecodedOperand *ops,
 
 	if (in->mnemonic == ZYDIS_MNEMONIC_PUSH && nv == 1) {
 		e.op = UA_EV_B;
+		e.width = 8;
 		if (eval_operand(&ops[0], &e) && !e.bmem)
 			ui->sv = e;
 		return;
@@ -487,7 +488,7 @@ eval_build(const ZydisDecodedInstruction *in, const ZydisDecodedOperand *ops,
 			(ZydisRegisterGetClass(d->reg.value) != ZYDIS_REGCLASS_GPR64 &&
 			 ZydisRegisterGetClass(d->reg.value) != ZYDIS_REGCLASS_GPR32)))
 		return;
-	e.width = (uint8_t)(to_mem ? 8 : d->size / 8);
+	e.width = (uint8_t)(d->size / 8);
 	/* A is the destination for two-operand arithmetic */
 	if (to_mem)
 		e.amem = 1;
@@ -1471,17 +1472,24 @@ bh_eval(const struct ua_sim *s, const struct ua_eval *e, bool mem_ok, uint64_t m
 	case UA_EV_AND: r = a & b; break;
 	case UA_EV_OR: r = a | b; break;
 	case UA_EV_XOR: r = a ^ b; break;
-	case UA_EV_SHL: r = a << (b & (e->width == 8 ? 63 : 31)); break;
+	case UA_EV_SHL:
 	case UA_EV_SHR:
-		r = e->width == 8 ? a >> (b & 63) : (uint64_t)((uint32_t)a >> (b & 31));
-		break;
 	case UA_EV_SAR:
-		r = e->width == 8 ? (uint64_t)((int64_t)a >> (b & 63))
-				  : (uint64_t)(uint32_t)((int32_t)(uint32_t)a >> (b & 31));
+		/* 32- and 64-bit shifts (a byte or word in memory: not followed) */
+		if (e->width == 8)
+			r = e->op == UA_EV_SHL ? a << (b & 63) : e->op == UA_EV_SHR ? a >> (b & 63)
+			    : (uint64_t)((int64_t)a >> (b & 63));
+		else if (e->width == 4)
+			r = e->op == UA_EV_SHL ? a << (b & 31)
+			    : e->op == UA_EV_SHR ? (uint64_t)((uint32_t)a >> (b & 31))
+			    : (uint64_t)(uint32_t)((int32_t)(uint32_t)a >> (b & 31));
+		else
+			return false;
 		break;
 	default:
 		return false;
 	}
+	/* a 32-bit result is zero-extended; a store keeps the bytes it writes */
 	*out = e->width == 4 ? (uint64_t)(uint32_t)r : r;
 	return true;
 }

@@ -145,7 +145,7 @@ enum ua_ev_op {
 
 struct ua_eval {
 	uint8_t op;		/* enum ua_ev_op */
-	uint8_t width;		/* 4 or 8 */
+	uint8_t width;		/* bytes of the destination: a register's 4 or 8, memory's */
 	uint8_t scale;
 	uint8_t amem, bmem;	/* A, B is the loaded value */
 	uint8_t bsize;		/* bytes of B's register or load (1, 2, 4, 8) */

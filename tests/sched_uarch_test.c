@@ -521,6 +521,17 @@ main(void)
 	      "BHive: a stored pointer is loaded back: (%%rdx) is 64(%%rbx)");
 	is_tp(corrected_bhive("488d4b4848894b08488b5308488b0248894340"), 2.0,
 	      "BHive: the same storing 72(%%rbx): no chain");
+	/* Stored immediates and read-modify-writes are followed too. */
+	is_tp(corrected_bhive("48c7430840403202488b4b08488b0148894340"), 4.0,
+	      "BHive: movq $0x2324040,8(%%rbx) read back as a pointer: (%%rcx) is 0x40(%%rbx)");
+	is_tp(corrected_bhive("48c7430848403202488b4b08488b0148894340"),
+	      corrected("48c7430848403202488b4b08488b0148894340", UA_TP_UNROLLED, NULL),
+	      "BHive: the same storing $0x2324048: no chain, as outside BHive");
+	is_tp(corrected_bhive("48c74308004032024883430840488b4b08488b0148894340"), 4.0,
+	      "BHive: addq $0x40,8(%%rbx) on the stored 0x2324000: (%%rcx) is 0x40(%%rbx)");
+	is_tp(corrected_bhive("48c74308004032024883430848488b4b08488b0148894340"),
+	      corrected("48c74308004032024883430848488b4b08488b0148894340", UA_TP_UNROLLED, NULL),
+	      "BHive: the same adding $0x48: no chain, as outside BHive");
 	/* movl 4(%rbx) reads the upper half of a word, 0 */
 	is_tp(corrected_bhive("8b4b04488b040b488903"), 8.0,
 	      "BHive: a 4-byte load of a word's upper half is 0: (%%rbx,%%rcx) is (%%rbx)");
