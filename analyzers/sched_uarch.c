@@ -1494,15 +1494,15 @@ bh_eval(const struct ua_sim *s, const struct ua_eval *e, bool mem_ok, uint64_t m
 	return true;
 }
 
-/* Registers and memory after ui, in the BHive environment: dst[0] known
- * when its inputs are (else as the plain tracking has it), the bytes it
- * stores at a known address known when their value is. */
 static bool
 bh_known_addr(const struct ua_sim *s, const struct ua_mem *m)
 {
 	return !m->rip && s->vid[m->base] == BH_KNOWN && s->vid[m->index] == BH_KNOWN;
 }
 
+/* Registers and memory after ui, in the BHive environment: dst[0] known
+ * when its inputs are (else as the plain tracking has it), the bytes it
+ * stores at a known address known when their value is. */
 static void
 bh_values(struct ua_sim *s, const struct ua_insn *ui, struct ua_keys *key)
 {

@@ -132,9 +132,10 @@ struct ua_mem {
 
 /* The value an instruction gives its first destination (a GPR) or
  * writes to memory, for ua_sim_bhive_env()'s known register and memory
- * values: op(A, B) with A the register a (0 for none) and B the
- * register b times scale plus imm, or the value loaded when bmem; the
- * result is cut to width bytes (4: zero-extended to 64 bits). */
+ * values: op(A, B) with A the register a (0 for none), or the value
+ * loaded when amem, and B the register b (its low bsize bytes, extended)
+ * times scale plus imm, or the value loaded when bmem; a 4-byte result
+ * is zero-extended to 64 bits, a store writes its own size. */
 enum ua_ev_op {
 	UA_EV_NONE,		/* unknown: a new value */
 	UA_EV_B,		/* B (mov, a load, an immediate) */
