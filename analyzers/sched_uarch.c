@@ -1500,14 +1500,14 @@ bh_known_addr(const struct ua_sim *s, const struct ua_mem *m)
 	return !m->rip && s->vid[m->base] == BH_KNOWN && s->vid[m->index] == BH_KNOWN;
 }
 
-/* Registers and memory after ui, in the BHive environment: dst[0] known
- * when its inputs are (else as the plain tracking has it), the bytes it
- * stores at a known address known when their value is. */
-static void
-bh_values(struct ua_sim *s, const struct ua_insn *ui, struct ua_keys *key)
+/* Memory after ui, in the BHive environment, and the value it gives
+ * dst[0] when that is known (returns true): the bytes it stores at a
+ * known address are known when their value is. */
+static bool
+bh_values(struct ua_sim *s, const struct ua_insn *ui, struct ua_keys *key, uint64_t *dst0)
 {
 	uint64_t mem = 0, v = 0;
-	bool mem_ok = false, known;
+	bool mem_ok = false;
 
 	/* Addresses from known values: their key says so (mem_key() has
 	 * put the address in the second half). */
@@ -1519,28 +1519,11 @@ bh_values(struct ua_sim *s, const struct ua_insn *ui, struct ua_keys *key)
 	if (ui->has_load_mem && key->lkey_a == BH_KEY)
 		mem_ok = bh_read(s, key->lkey_b, ui->load_mem.size, &mem);
 	if (ui->has_store_mem && key->skey_a == BH_KEY) {
-		known = bh_eval(s, &ui->sv, mem_ok, mem, &v);
+		bool known = bh_eval(s, &ui->sv, mem_ok, mem, &v);
+
 		bh_write(s, key->skey_b, ui->store_mem.size ? ui->store_mem.size : 1, known, v);
 	}
-	if (ui->flags & UA_STACK_OP)
-		s->voff[ZYDIS_REGISTER_RSP] += ui->stack_delta;
-	known = ui->n_dst && bh_eval(s, &ui->ev, mem_ok, mem, &v);
-	for (unsigned i = 0; i < ui->n_dst; i++) {
-		unsigned r = ui->dst[i];
-
-		if (i == 0 && known) {
-			s->vid[r] = BH_KNOWN;
-			s->voff[r] = (int64_t)v;
-		} else if (i == 0 && ui->vt == UA_VT_DELTA && s->vid[r] != BH_KNOWN) {
-			s->voff[r] += ui->vt_delta;
-		} else if (i == 0 && ui->vt == UA_VT_COPY && s->vid[ui->vt_src] != BH_KNOWN) {
-			s->vid[r] = s->vid[ui->vt_src];
-			s->voff[r] = s->voff[ui->vt_src] + ui->vt_delta;
-		} else {
-			s->vid[r] = s->next_vid++;
-			s->voff[r] = 0;
-		}
-	}
+	return ui->n_dst && bh_eval(s, &ui->ev, mem_ok, mem, dst0);
 }
 
 void
@@ -1593,6 +1576,8 @@ ua_sim_push(struct ua_sim *s, const struct ua_insn *ui, uint64_t addr, uint32_t 
 {
 	struct ua_dyn *d;
 	struct ua_keys *key;
+	uint64_t value = 0;
+	bool known;
 
 	if (s->push_end - s->ret_head >= s->mask)
 		return -1;
@@ -1645,25 +1630,27 @@ ua_sim_push(struct ua_sim *s, const struct ua_insn *ui, uint64_t addr, uint32_t 
 			mem_key(s, &ui->store_mem, addr, ui->len, &key->skey_a, &key->skey_b);
 		}
 	}
-	if (s->bhive) {
-		bh_values(s, ui, key);
-	} else {
-		if (ui->flags & UA_STACK_OP)
-			s->voff[ZYDIS_REGISTER_RSP] += ui->stack_delta;
-		for (unsigned i = 0; i < ui->n_dst; i++) {
-			unsigned r = ui->dst[i];
+	/* Register values: in BHive's environment the known ones (vid
+	 * BH_KNOWN), else how dst[0] relates to a register before it. */
+	known = s->bhive && bh_values(s, ui, key, &value);
+	if (ui->flags & UA_STACK_OP)
+		s->voff[ZYDIS_REGISTER_RSP] += ui->stack_delta;
+	for (unsigned i = 0; i < ui->n_dst; i++) {
+		unsigned r = ui->dst[i];
 
-			if (i == 0 && ui->vt == UA_VT_DELTA) {
-				s->voff[r] += ui->vt_delta;
-			} else if (i == 0 && ui->vt == UA_VT_COPY) {
-				unsigned src = ui->vt_src;
+		if (i == 0 && known) {
+			s->vid[r] = BH_KNOWN;
+			s->voff[r] = (int64_t)value;
+		} else if (i == 0 && ui->vt == UA_VT_DELTA && s->vid[r] != BH_KNOWN) {
+			s->voff[r] += ui->vt_delta;
+		} else if (i == 0 && ui->vt == UA_VT_COPY && s->vid[ui->vt_src] != BH_KNOWN) {
+			unsigned src = ui->vt_src;
 
-				s->vid[r] = s->vid[src];
-				s->voff[r] = s->voff[src] + ui->vt_delta;
-			} else {
-				s->vid[r] = s->next_vid++;
-				s->voff[r] = 0;
-			}
+			s->vid[r] = s->vid[src];
+			s->voff[r] = s->voff[src] + ui->vt_delta;
+		} else {
+			s->vid[r] = s->next_vid++;
+			s->voff[r] = 0;
 		}
 	}
 
