@@ -51,12 +51,13 @@ build(const char *hex, struct blk *b)
 	return 0;
 }
 
-/* Steady-state cycles per iteration; total fused uops in *uops. */
+/* Steady-state cycles per iteration; total fused uops in *uops; bhive:
+ * in BHive's measurement environment (ua_sim_bhive_env()). */
 static double
-corrected(const char *hex, enum ua_tp_mode mode, uint64_t *uops)
+run_tp(const char *hex, enum ua_tp_mode mode, bool bhive, uint64_t *uops)
 {
 	struct blk b;
-	struct sched_params p = { .iterations = 200 };
+	struct sched_params p = { .iterations = 200, .bhive_env = bhive };
 	struct sched_result r;
 	double tp;
 
@@ -70,6 +71,18 @@ corrected(const char *hex, enum ua_tp_mode mode, uint64_t *uops)
 }
 
 static double
+corrected(const char *hex, enum ua_tp_mode mode, uint64_t *uops)
+{
+	return run_tp(hex, mode, false, uops);
+}
+
+static double
+corrected_bhive(const char *hex)
+{
+	return run_tp(hex, UA_TP_UNROLLED, true, NULL);
+}
+
+static double
 plain(const char *hex)
 {
 	struct blk b;
@@ -78,22 +91,6 @@ plain(const char *hex)
 	double tp;
 
 	if (build(hex, &b) < 0 || sched_run(skl, &p, b.si, b.n, &r) < 0)
-		return -1;
-	tp = r.throughput;
-	sched_result_free(&r);
-	return tp;
-}
-
-/* In BHive's measurement environment (ua_sim_bhive_env()). */
-static double
-corrected_bhive(const char *hex)
-{
-	struct blk b;
-	struct sched_params p = { .iterations = 200, .bhive_env = true };
-	struct sched_result r;
-	double tp;
-
-	if (build(hex, &b) < 0 || ua_run_block(skl, skl_ua, &p, UA_TP_UNROLLED, b.ui, b.n, &r) < 0)
 		return -1;
 	tp = r.throughput;
 	sched_result_free(&r);
