@@ -14,6 +14,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -61,36 +63,122 @@ micad_path(void)
 }
 
 /*
+ * Whether a daemon socket may be trusted with a request (which carries
+ * our environment, our terminal and our working directory): its
+ * directory is a real directory that belongs to us (or to root, for the
+ * system daemon and sockets root made) and that nobody else may write to,
+ * else another user could have put a daemon of theirs there.  0, or -1
+ * after saying why.
+ */
+static int
+check_socket_dir(const char *sock, bool must_be_mine)
+{
+	char *dir = xstrdup(sock), *slash = strrchr(dir, '/');
+	struct stat st;
+	int ret = -1;
+
+	if (!slash) {
+		free(dir);
+		dir = xstrdup(".");
+	} else if (slash == dir) {
+		slash[1] = '\0';
+	} else {
+		*slash = '\0';
+	}
+	if (lstat(dir, &st) < 0) {
+		ret = -errno;
+		goto out;
+	}
+	if (!S_ISDIR(st.st_mode))
+		error_msg("refusing the daemon socket '%s': '%s' is not a directory (a symbolic "
+			  "link?): remove it if it is not yours", sock, dir);
+	else if (st.st_uid != getuid() && (must_be_mine || st.st_uid != 0))
+		error_msg("refusing the daemon socket '%s': its directory '%s' belongs to uid %u, "
+			  "not to you (uid %u)%s: someone else may be posing as micad; remove it if "
+			  "you know whose it is, or pass --socket", sock, dir, (unsigned)st.st_uid,
+			  (unsigned)getuid(), must_be_mine ? "" : " or root");
+	else if (st.st_mode & (must_be_mine ? 077 : 022))
+		error_msg("refusing the daemon socket '%s': its directory '%s' is open to other "
+			  "users (mode %03o): make it 0700 (chmod 700 '%s') or remove it", sock, dir,
+			  (unsigned)(st.st_mode & 0777), dir);
+	else
+		ret = 0;
+out:
+	free(dir);
+	return ret;
+}
+
+/* Connect to path and check that the server is root or ourselves, before
+ * anything is sent.  The fd, or -errno (-EPERM after saying why). */
+static int
+trusted_connect(const char *path, bool must_be_mine)
+{
+	struct ucred cr;
+	socklen_t len = sizeof(cr);
+	int fd, r = check_socket_dir(path, must_be_mine);
+
+	if (r < 0)
+		return r == -1 ? -EPERM : r;
+	fd = ctl_connect(path);
+	if (fd < 0)
+		return fd;
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &len) < 0) {
+		r = -errno;
+		perror_msg("SO_PEERCRED on '%s'", path);
+		close(fd);
+		return r;
+	}
+	if (cr.uid != 0 && cr.uid != getuid()) {
+		error_msg("refusing the daemon at '%s': it runs as uid %u, neither root nor you "
+			  "(uid %u): someone else may be posing as micad", path, (unsigned)cr.uid,
+			  (unsigned)getuid());
+		close(fd);
+		return -EPERM;
+	}
+	return fd;
+}
+
+/*
  * Start 'micad serve' for this user, detached from us (its own session,
- * not our child), logging into micad.log beside the socket; then wait for
- * the socket to answer.
+ * not our child), logging into micad.log beside the socket, in a directory
+ * of ours that nobody else may write to; then wait for the socket to
+ * answer.
  */
 static int
 spawn_daemon(const char *sock)
 {
 	char *micad = micad_path(), *log = xasprintf("%s.log", sock);
-	pid_t pid = fork();
-	int fd = -1;
+	char *dir = xstrdup(sock), *slash = strrchr(dir, '/');
+	pid_t pid;
+	int fd = -1, logfd = -1, in = -1;
 
+	if (slash && slash != dir) {
+		*slash = '\0';
+		if (mkdir(dir, 0700) < 0 && errno != EEXIST) {
+			perror_msg("cannot create the socket directory '%s'", dir);
+			goto fail;
+		}
+	}
+	if (check_socket_dir(sock, true) < 0)
+		goto fail;
+	logfd = open(log, O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | O_CLOEXEC, 0600);
+	in = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	if (logfd < 0 || in < 0) {
+		perror_msg("cannot start micad: %s", logfd < 0 ? log : "/dev/null");
+		goto fail;
+	}
+	pid = fork();
 	if (pid < 0) {
 		perror_msg("cannot start micad: fork");
 		goto fail;
 	}
 	if (pid == 0) {
 		char *argv[] = { micad, "serve", "--socket", (char *)sock, NULL };
-		char *dir = xstrdup(sock), *slash = strrchr(dir, '/');
-		int in, out;
 
-		if (slash && slash != dir) {
-			*slash = '\0';
-			mkdir(dir, 0700);
-		}
 		setsid();
 		if (fork() != 0)
 			_exit(0);
-		in = open("/dev/null", O_RDONLY);
-		out = open(log, O_WRONLY | O_CREAT | O_APPEND, 0600);
-		if (in < 0 || out < 0 || dup2(in, 0) < 0 || dup2(out, 1) < 0 || dup2(out, 2) < 0)
+		if (dup2(in, 0) < 0 || dup2(logfd, 1) < 0 || dup2(logfd, 2) < 0)
 			_exit(127);
 		execvp(micad, argv);
 		_exit(127);
@@ -103,6 +191,10 @@ spawn_daemon(const char *sock)
 			break;
 		usleep(20000);
 	}
+	if (fd >= 0) {
+		close(fd);
+		fd = trusted_connect(sock, true);
+	}
 	if (fd < 0) {
 		error_msg("started micad (%s serve --socket %s) but it does not answer: see %s",
 			  micad, sock, log);
@@ -111,6 +203,11 @@ spawn_daemon(const char *sock)
 	fprintf(stderr, "micactl: started micad for uid %u (socket %s, log %s)\n",
 		(unsigned)getuid(), sock, log);
 fail:
+	if (logfd >= 0)
+		close(logfd);
+	if (in >= 0)
+		close(in);
+	free(dir);
 	free(micad);
 	free(log);
 	return fd;
@@ -118,7 +215,8 @@ fail:
 
 /*
  * Connect: --socket or $MICAD_SOCKET exactly; else this user's daemon,
- * else the system one, else start this user's (unless --no-spawn).
+ * else the system one, else start this user's (unless --no-spawn).  Every
+ * socket is checked before anything is sent (trusted_connect).
  */
 static int
 daemon_connect(const struct ctl_opts *o)
@@ -128,18 +226,19 @@ daemon_connect(const struct ctl_opts *o)
 	int fd, e;
 
 	if (explicit_path && *explicit_path) {
-		fd = ctl_connect(explicit_path);
-		if (fd < 0)
+		fd = trusted_connect(explicit_path, false);
+		if (fd < 0 && fd != -EPERM)
 			error_msg("cannot reach micad at '%s': %s (is 'micad serve --socket %s' "
 				  "running?)", explicit_path, strerror(-fd), explicit_path);
 		return fd;
 	}
 	user = ctl_user_socket_path();
-	fd = ctl_connect(user);
-	if (fd >= 0)
+	fd = trusted_connect(user, true);
+	if (fd >= 0 || fd == -EPERM)
 		goto out;
 	e = -fd;
-	if (access(CTL_SYSTEM_SOCKET, F_OK) == 0 && (fd = ctl_connect(CTL_SYSTEM_SOCKET)) >= 0)
+	if (access(CTL_SYSTEM_SOCKET, F_OK) == 0 &&
+	    ((fd = trusted_connect(CTL_SYSTEM_SOCKET, false)) >= 0 || fd == -EPERM))
 		goto out;
 	if (o->no_spawn) {
 		error_msg("cannot reach micad at '%s': %s; start it with 'micad serve' (or "
@@ -150,7 +249,7 @@ daemon_connect(const struct ctl_opts *o)
 	fd = spawn_daemon(user);
 out:
 	free(user);
-	return fd;
+	return fd < 0 ? -1 : fd;
 }
 
 /* Read one reply; on op=error print its message.  1: a reply, 0: the
@@ -417,41 +516,35 @@ session_cmd(int argc, char **argv, bool run)
 
 	ctl_msg_init(&req, run ? "run" : "attach");
 	if (config) {
-		/* Checked here, with its own name in any message; the daemon gets
-		 * the absolute path and the text. */
+		/* Read and checked here, as this user, with its own name in any
+		 * message: the daemon gets the texts, and opens no path of
+		 * ours. */
+		struct mica_config_text text;
 		struct mica_config cfg;
 		char *abs = realpath(config, NULL);
-		FILE *f;
-		char *text = NULL;
-		size_t len = 0;
 
-		if (!abs) {
-			perror_msg("cannot read the configuration '%s'", config);
+		if (!abs || mica_config_read(abs, &text) < 0) {
+			if (!abs)
+				perror_msg("cannot read the configuration '%s'", config);
+			free(abs);
 			ctl_msg_free(&req);
 			return run ? 127 : 1;
 		}
-		if (mica_config_load(&cfg, config) < 0) {
+		if (mica_config_load_text(&cfg, &text) < 0) {
+			mica_config_free(&cfg);
+			mica_config_text_free(&text);
 			free(abs);
 			ctl_msg_free(&req);
 			return run ? 127 : 1;
 		}
 		mica_config_free(&cfg);
-		f = open_memstream(&text, &len);
-		{
-			FILE *in = fopen(abs, "r");
-			char buf[4096];
-			size_t n;
-
-			while (in && f && (n = fread(buf, 1, sizeof(buf), in)) > 0)
-				fwrite(buf, 1, n, f);
-			if (in)
-				fclose(in);
-		}
-		if (f)
-			fclose(f);
 		ctl_msg_add(&req, "config_path", abs);
-		ctl_msg_add(&req, "config", text ? text : "");
-		free(text);
+		ctl_msg_add(&req, "config", text.text);
+		if (text.spec_text) {
+			ctl_msg_add(&req, "itypes_spec_path", text.spec_name);
+			ctl_msg_add(&req, "itypes_spec", text.spec_text);
+		}
+		mica_config_text_free(&text);
 		free(abs);
 	}
 	if (interval)
@@ -479,6 +572,19 @@ session_cmd(int argc, char **argv, bool run)
 
 			umask(um);
 			ctl_msg_addf(&req, "umask", "%u", (unsigned)um);
+		}
+		/* The program is ours: it gets our limits, as if we ran it. */
+		for (int r = 0; r < RLIM_NLIMITS; r++) {
+			struct rlimit rl;
+			char soft[24], hard[24];
+
+			if (getrlimit(r, &rl) < 0)
+				continue;
+			snprintf(soft, sizeof(soft), "%llu", (unsigned long long)rl.rlim_cur);
+			snprintf(hard, sizeof(hard), "%llu", (unsigned long long)rl.rlim_max);
+			ctl_msg_addf(&req, "rlimit", "%d:%s:%s", r,
+				     rl.rlim_cur == RLIM_INFINITY ? "inf" : soft,
+				     rl.rlim_max == RLIM_INFINITY ? "inf" : hard);
 		}
 		req.fds[0] = 0;
 		req.fds[1] = 1;

@@ -10,8 +10,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
 #include <sys/socket.h>
 #include <sys/un.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "util.h"
@@ -171,8 +173,23 @@ ctl_send(int sock, const struct ctl_msg *m)
 	return 0;
 }
 
+/* Milliseconds left until deadline (CLOCK_MONOTONIC ms), at least 0;
+ * -1 without a deadline. */
 static int
-read_full(int sock, void *buf, size_t n, struct ctl_msg *m)
+ms_left(int64_t deadline)
+{
+	struct timespec now;
+	int64_t left;
+
+	if (deadline < 0)
+		return -1;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	left = deadline - ((int64_t)now.tv_sec * 1000 + now.tv_nsec / 1000000);
+	return left < 0 ? 0 : left > INT32_MAX ? INT32_MAX : (int)left;
+}
+
+static int
+read_full(int sock, void *buf, size_t n, struct ctl_msg *m, int64_t deadline)
 {
 	size_t done = 0;
 
@@ -184,8 +201,27 @@ read_full(int sock, void *buf, size_t n, struct ctl_msg *m)
 		struct iovec iov = { (char *)buf + done, n - done };
 		struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1,
 				     .msg_control = cm.buf, .msg_controllen = sizeof(cm.buf) };
-		ssize_t r = recvmsg(sock, &mh, MSG_CMSG_CLOEXEC);
+		ssize_t r;
 
+		if (deadline >= 0) {
+			/* The whole frame within the deadline, however slowly
+			 * its bytes drip in. */
+			struct pollfd pf = { sock, POLLIN, 0 };
+			int left = ms_left(deadline), p;
+
+			if (left == 0)
+				return -ETIMEDOUT;
+			p = poll(&pf, 1, left);
+			if (p < 0 && errno == EINTR)
+				continue;
+			if (p < 0)
+				return -errno;
+			if (p == 0)
+				return -ETIMEDOUT;
+		}
+		r = recvmsg(sock, &mh, MSG_CMSG_CLOEXEC | (deadline >= 0 ? MSG_DONTWAIT : 0));
+		if (r < 0 && deadline >= 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+			continue;
 		if (r < 0) {
 			if (errno == EINTR)
 				continue;
@@ -213,28 +249,13 @@ read_full(int sock, void *buf, size_t n, struct ctl_msg *m)
 	return 1;
 }
 
-int
-ctl_recv(int sock, struct ctl_msg *m)
+/* Every string must be NUL-terminated and hold a '=', and op= be there. */
+static int
+check_frame(const struct ctl_msg *m)
 {
-	uint32_t len;
-	int r;
+	size_t len = m->len;
 
-	ctl_msg_init(m, NULL);
-	r = read_full(sock, &len, sizeof(len), m);
-	if (r <= 0)
-		return r;
-	if (len == 0 || len > CTL_MAX_FRAME)
-		return -EBADMSG;
-	m->buf = xmalloc(len);
-	m->cap = len;
-	r = read_full(sock, m->buf, len, m);
-	if (r == 0)
-		return -EBADMSG;
-	if (r < 0)
-		return r;
-	m->len = len;
-	/* Every string must be NUL-terminated and hold a '='. */
-	if (m->buf[len - 1] != '\0')
+	if (len == 0 || m->buf[len - 1] != '\0')
 		return -EBADMSG;
 	for (size_t p = 0; p < len; p += strlen(m->buf + p) + 1)
 		if (!strchr(m->buf + p, '='))
@@ -242,6 +263,54 @@ ctl_recv(int sock, struct ctl_msg *m)
 	if (!ctl_msg_get(m, "op"))
 		return -EBADMSG;
 	return 1;
+}
+
+int
+ctl_recv_deadline(int sock, struct ctl_msg *m, int timeout_ms)
+{
+	int64_t deadline = -1;
+	uint32_t len;
+	int r;
+
+	if (timeout_ms >= 0) {
+		struct timespec now;
+
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		deadline = (int64_t)now.tv_sec * 1000 + now.tv_nsec / 1000000 + timeout_ms;
+	}
+	ctl_msg_init(m, NULL);
+	r = read_full(sock, &len, sizeof(len), m, deadline);
+	if (r <= 0)
+		return r;
+	if (len == 0 || len > CTL_MAX_FRAME)
+		return -EBADMSG;
+	m->buf = xmalloc(len);
+	m->cap = len;
+	r = read_full(sock, m->buf, len, m, deadline);
+	if (r == 0)
+		return -EBADMSG;
+	if (r < 0)
+		return r;
+	m->len = len;
+	return check_frame(m);
+}
+
+int
+ctl_recv(int sock, struct ctl_msg *m)
+{
+	return ctl_recv_deadline(sock, m, -1);
+}
+
+int
+ctl_msg_parse(struct ctl_msg *m, const void *buf, size_t len)
+{
+	ctl_msg_init(m, NULL);
+	if (len == 0 || len > CTL_MAX_FRAME)
+		return -EBADMSG;
+	m->buf = xmalloc(len);
+	m->cap = m->len = len;
+	memcpy(m->buf, buf, len);
+	return check_frame(m);
 }
 
 int

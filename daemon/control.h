@@ -64,6 +64,11 @@ int ctl_send(int sock, const struct ctl_msg *m);
 /* Receive one frame into m (initialized here).  1, 0 at a clean end of
  * the connection, or -errno (-EBADMSG for a malformed frame). */
 int ctl_recv(int sock, struct ctl_msg *m);
+/* The same, the whole frame within timeout_ms (-1: no limit), however
+ * slowly it arrives: -ETIMEDOUT after that. */
+int ctl_recv_deadline(int sock, struct ctl_msg *m, int timeout_ms);
+/* A frame's body (what follows its length) from memory: 1 or -EBADMSG. */
+int ctl_msg_parse(struct ctl_msg *m, const void *buf, size_t len);
 
 /* Reply helpers. */
 int ctl_send_error(int sock, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -6,26 +6,25 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "mica_files.h"
 #include "util.h"
 
-char *
-mica_read_file(const char *path, size_t *len)
+/* The rest of fd, NUL-terminated, at most max bytes; NULL after
+ * reporting why. */
+static char *
+read_all(int fd, const char *path, size_t *len, size_t max)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	size_t n = 0, cap = 4096;
-	char *buf;
+	char *buf = xmalloc(cap);
 
-	if (fd < 0) {
-		perror_msg("%s", path);
-		return NULL;
-	}
-	buf = xmalloc(cap);
 	for (;;) {
 		ssize_t r;
 
@@ -37,57 +36,179 @@ mica_read_file(const char *path, size_t *len)
 				continue;
 			perror_msg("%s: read", path);
 			free(buf);
-			close(fd);
 			return NULL;
 		}
 		if (r == 0)
 			break;
 		n += (size_t)r;
+		if (n > max) {
+			error_msg("%s: larger than %zu bytes", path, max);
+			free(buf);
+			return NULL;
+		}
 	}
-	close(fd);
 	buf[n] = '\0';
 	*len = n;
 	return buf;
 }
 
-int
-mica_config_load(struct mica_config *cfg, const char *path)
+char *
+mica_read_file(const char *path, size_t *len)
 {
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	size_t n = 0;
+	char *buf;
+
+	if (fd < 0) {
+		perror_msg("%s", path);
+		return NULL;
+	}
+	buf = read_all(fd, path, &n, SIZE_MAX);
+	close(fd);
+	if (buf)
+		*len = n;
+	return buf;
+}
+
+/*
+ * A configuration or spec file: a regular file of at most MICA_FILE_MAX
+ * bytes (not a FIFO that blocks, not /dev/zero that never ends).
+ */
+static char *
+read_config_file(const char *path, size_t *len)
+{
+	/* O_NONBLOCK: a FIFO must not hold us at open() */
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	struct stat st;
+	char *buf;
+
+	if (fd < 0) {
+		perror_msg("%s", path);
+		return NULL;
+	}
+	if (fstat(fd, &st) < 0) {
+		perror_msg("%s: fstat", path);
+		close(fd);
+		return NULL;
+	}
+	if (!S_ISREG(st.st_mode) || st.st_size > MICA_FILE_MAX) {
+		error_msg("%s: %s (a configuration or spec file is a regular file of at most "
+			  "%d MiB)", path, S_ISREG(st.st_mode) ? "too large" : "not a regular file",
+			  MICA_FILE_MAX >> 20);
+		close(fd);
+		return NULL;
+	}
+	buf = read_all(fd, path, len, MICA_FILE_MAX);
+	close(fd);
+	return buf;
+}
+
+/*
+ * The itypes spec file cfg names, as MICA finds it: a relative name from
+ * the configuration file's directory (MICA's working directory).
+ */
+static char *
+spec_path_of(const struct mica_config *cfg, const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	return cfg->itypes_spec_file[0] == '/' || !slash
+		? xstrdup(cfg->itypes_spec_file)
+		: xasprintf("%.*s/%s", (int)(slash - path), path, cfg->itypes_spec_file);
+}
+
+static bool
+needs_spec(const struct mica_config *cfg)
+{
+	return cfg->itypes_spec_file && (cfg->analyses & MICA_BIT(MICA_ITYPES));
+}
+
+int
+mica_config_read(const char *path, struct mica_config_text *out)
+{
+	struct mica_config cfg;
 	char err[512];
 	size_t len;
-	char *text = mica_read_file(path, &len);
 	int r;
 
-	if (!text)
-		return -1;
-	mica_config_init(cfg);
-	r = mica_config_parse(cfg, path, text, len, err, sizeof(err));
-	free(text);
+	memset(out, 0, sizeof(*out));
+	out->name = xstrdup(path);
+	out->text = read_config_file(path, &len);
+	if (!out->text)
+		goto fail;
+	mica_config_init(&cfg);
+	r = mica_config_parse(&cfg, path, out->text, len, err, sizeof(err));
 	if (r < 0) {
+		error_msg("%s", err);
+		mica_config_free(&cfg);
+		goto fail;
+	}
+	if (needs_spec(&cfg)) {
+		out->spec_name = spec_path_of(&cfg, path);
+		out->spec_text = read_config_file(out->spec_name, &len);
+		if (!out->spec_text) {
+			error_msg("%s: cannot read itypes_spec_file '%s'", path, out->spec_name);
+			mica_config_free(&cfg);
+			goto fail;
+		}
+	}
+	mica_config_free(&cfg);
+	return 0;
+fail:
+	mica_config_text_free(out);
+	return -1;
+}
+
+void
+mica_config_text_free(struct mica_config_text *t)
+{
+	free(t->name);
+	free(t->text);
+	free(t->spec_name);
+	free(t->spec_text);
+	memset(t, 0, sizeof(*t));
+}
+
+int
+mica_config_load_text(struct mica_config *cfg, const struct mica_config_text *src)
+{
+	char err[512];
+
+	mica_config_init(cfg);
+	if (mica_config_parse(cfg, src->name, src->text, strlen(src->text), err,
+			      sizeof(err)) < 0) {
 		error_msg("%s", err);
 		return -1;
 	}
-	if (cfg->itypes_spec_file && (cfg->analyses & MICA_BIT(MICA_ITYPES))) {
-		const char *slash = strrchr(path, '/');
-		char *spec_path = cfg->itypes_spec_file[0] == '/' || !slash
-			? xstrdup(cfg->itypes_spec_file)
-			: xasprintf("%.*s/%s", (int)(slash - path), path, cfg->itypes_spec_file);
-
-		text = mica_read_file(spec_path, &len);
-		if (!text) {
-			error_msg("%s: cannot read itypes_spec_file '%s'", path, spec_path);
-			free(spec_path);
+	if (needs_spec(cfg)) {
+		if (!src->spec_text) {
+			error_msg("%s: itypes_spec_file '%s' was not sent with the configuration "
+				  "(micactl sends it: update micactl to micad's version)", src->name,
+				  cfg->itypes_spec_file);
 			return -1;
 		}
-		cfg->itypes_spec = itypes_spec_parse(spec_path, text, len, err, sizeof(err));
-		free(text);
-		free(spec_path);
+		cfg->itypes_spec = itypes_spec_parse(src->spec_name ? src->spec_name
+						     : cfg->itypes_spec_file, src->spec_text,
+						     strlen(src->spec_text), err, sizeof(err));
 		if (!cfg->itypes_spec) {
 			error_msg("%s", err);
 			return -1;
 		}
 	}
 	return 0;
+}
+
+int
+mica_config_load(struct mica_config *cfg, const char *path)
+{
+	struct mica_config_text t;
+	int r;
+
+	if (mica_config_read(path, &t) < 0)
+		return -1;
+	r = mica_config_load_text(cfg, &t);
+	mica_config_text_free(&t);
+	return r;
 }
 
 static int

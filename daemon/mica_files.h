@@ -19,6 +19,29 @@
 char *mica_read_file(const char *path, size_t *len);
 
 /*
+ * A configuration's text and that of the itypes spec file it names, as
+ * read from disk by whoever may read them (micactl, for the daemon: the
+ * daemon never opens a path a client names).  malloc'd strings.
+ */
+#define MICA_FILE_MAX (16 << 20)
+
+struct mica_config_text {
+	char *name;		/* the configuration file's name, for messages */
+	char *text;
+	char *spec_name;	/* the spec file's path; NULL: none needed */
+	char *spec_text;
+};
+
+/* Read the file at path and the spec file it names (when it runs itypes)
+ * into out: regular files of at most MICA_FILE_MAX bytes each.  -1 after reporting the error (file, line, problem). */
+int mica_config_read(const char *path, struct mica_config_text *out);
+void mica_config_text_free(struct mica_config_text *t);
+
+/* Load and check a configuration from its text (no file is opened).
+ * -1 after reporting the error. */
+int mica_config_load_text(struct mica_config *cfg, const struct mica_config_text *src);
+
+/*
  * Load and check mica.conf at path, and the itypes spec file it names (a
  * relative name is taken from the configuration file's directory, which is
  * MICA's working directory).  -1 after reporting the error (file, line,

@@ -369,7 +369,7 @@ replay_session_begin(struct replay *rp, const char *db, const char *config, cons
 static int
 session_pid_fn(struct store *st, void *arg, char *err, size_t errsz)
 {
-	return store_session_pid(st, ((const int64_t *)arg)[0], ((const int64_t *)arg)[1], err,
+	return store_session_pid(st, ((const int64_t *)arg)[0], ((const int64_t *)arg)[1], NULL, err,
 				 errsz);
 }
 

@@ -10,8 +10,10 @@
 #include "ring.h"
 
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <time.h>
 
 #include "util.h"
@@ -27,6 +29,7 @@ struct rec_hdr {
 struct ring {
 	uint8_t *buf;
 	size_t size, mask;
+	bool shared;		/* one mapping, MAP_SHARED: ring_new_shared() */
 	/* Producer and consumer fields on separate cache lines. */
 	_Alignas(64) _Atomic size_t head;
 	size_t pending_head;	/* producer: head after the reserved record */
@@ -64,11 +67,39 @@ ring_new(size_t size)
 	return r;
 }
 
+/*
+ * The header and the buffer in one anonymous MAP_SHARED mapping, so that a
+ * process forked afterwards produces into the ring its parent consumes
+ * (the daemon's tracer process, serve.h).  The consumer then cannot trust
+ * the producer: ring_peek() checks every record's bounds.
+ */
+struct ring *
+ring_new_shared(size_t size)
+{
+	size_t n = 65536, hdr = (sizeof(struct ring) + 4095) & ~(size_t)4095;
+	struct ring *r;
+
+	while (n < size)
+		n <<= 1;
+	r = mmap(NULL, hdr + n, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (r == MAP_FAILED)
+		return NULL;
+	r->buf = (uint8_t *)r + hdr;
+	r->size = n;
+	r->mask = n - 1;
+	r->shared = true;
+	return r;
+}
+
 void
 ring_free(struct ring *r)
 {
 	if (!r)
 		return;
+	if (r->shared) {
+		munmap(r, ((sizeof(struct ring) + 4095) & ~(size_t)4095) + r->size);
+		return;
+	}
 	free(r->buf);
 	free(r);
 }
@@ -156,16 +187,25 @@ ring_peek(struct ring *r, const void **data, size_t *len)
 			continue;
 		}
 		const struct rec_hdr *h = (const struct rec_hdr *)(r->buf + (tail & r->mask));
+		/* Read once: a producer in another process could change them. */
+		uint32_t type = ((volatile const struct rec_hdr *)h)->type;
+		size_t hlen = ((volatile const struct rec_hdr *)h)->len;
 
-		if (h->type == RING_PAD) {
-			tail += HDR_SIZE + h->len;
+		if (r->shared && ((tail & r->mask) + rec_space(hlen) > r->size ||
+				  tail + rec_space(hlen) > head)) {
+			/* Not a record this ring's producer can write: the
+			 * producer is broken, and nothing after it is read. */
+			return RING_END;
+		}
+		if (type == RING_PAD) {
+			tail += HDR_SIZE + hlen;
 			atomic_store_explicit(&r->tail, tail, memory_order_release);
 			continue;
 		}
 		*data = h + 1;
-		*len = h->len;
-		r->pending_tail = tail + rec_space(h->len);
-		return h->type;
+		*len = hlen;
+		r->pending_tail = tail + rec_space(hlen);
+		return type;
 	}
 }
 

@@ -21,6 +21,11 @@ struct ring;
 
 /* A ring of size bytes (rounded up to a power of two, at least 64 KiB). */
 struct ring *ring_new(size_t size);
+/* The same in memory shared with processes forked afterwards (NULL with
+ * errno set if it cannot be mapped); its consumer checks every record's
+ * bounds, so a producer it does not trust cannot make it read outside
+ * the ring. */
+struct ring *ring_new_shared(size_t size);
 void ring_free(struct ring *r);
 
 /* Largest record ring_reserve() accepts. */

@@ -13,6 +13,7 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <sqlite3.h>
 #include <stdio.h>
@@ -22,6 +23,7 @@
 #include <sys/mman.h>
 #include <sys/signalfd.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/un.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -29,12 +31,19 @@
 
 #include "commands.h"
 #include "http.h"
+#include "mica_files.h"
 #include "store.h"
 #include "trace_mgsim.h"
 #include "util.h"
 
-#define MAX_SESSIONS 64
-#define REQUEST_TIMEOUT_S 5
+#define MAX_SESSIONS 256
+#define DEFAULT_SESSIONS_PER_USER 16
+/* Connections served at once: in all, and of one user. */
+#define MAX_CONNS 256
+#define MAX_CONNS_PER_USER 16
+/* A request must arrive whole within this; a reply be taken this fast. */
+#define REQUEST_TIMEOUT_MS 5000
+#define SEND_TIMEOUT_S 5
 #define SHUTDOWN_GRACE_S 30
 
 struct live {
@@ -46,14 +55,39 @@ struct live {
 	time_t started;
 };
 
+/* What a connection's thread copies out of a live slot, under the lock. */
+struct live_row {
+	int64_t session;
+	char mode[8];
+	int32_t state, pid;
+	uid_t uid;
+	uint64_t instructions, millis;
+	time_t started;
+	char *command;
+};
+
+struct conn_count {
+	uid_t uid;
+	int n;
+};
+
+/*
+ * Connections are served each on a thread of its own, so that a slow or
+ * silent client holds only its own thread; lock guards live[] and the
+ * connection counts (the HTTP server's threads read live[] too).
+ */
 struct serve {
 	const char *socket_path;
 	char *db;
 	bool system, as_root, quiet;
 	int listen_fd, lock_fd, sig_fd;
 	bool stopping;
+	int max_per_user;		/* sessions at once of one non-root user */
 	struct http_server *http;
+	pthread_mutex_t lock;
 	struct live live[MAX_SESSIONS];
+	int n_conns;
+	struct conn_count conns[MAX_CONNS];
 };
 
 static void
@@ -83,11 +117,13 @@ usage(FILE *f)
 		"      --allow-remote  allow --http on an address that is not loopback\n"
 		"      --http-host NAME  accept this Host header too (repeatable)\n"
 		"      --web-root DIR  the web UI's files (default: the installed ones)\n"
+		"      --max-sessions-per-user N  sessions one user (not root) may run at\n"
+		"                      once (default %d, at most %d)\n"
 		"  -q, --quiet         no log lines on standard error\n"
 		"  -h, --help          this help\n"
 		"\n"
 		"Under systemd socket activation (LISTEN_FDS=1) the socket comes from systemd.\n",
-		HTTP_DEFAULT_PORT, HTTP_DEFAULT_PORT);
+		HTTP_DEFAULT_PORT, HTTP_DEFAULT_PORT, DEFAULT_SESSIONS_PER_USER, MAX_SESSIONS);
 }
 
 /* ---- the socket ---- */
@@ -186,6 +222,22 @@ open_socket(struct serve *sv)
 
 /* ---- sessions ---- */
 
+static void
+sv_lock(struct serve *sv)
+{
+	int e = pthread_mutex_lock(&sv->lock);
+
+	if (e)
+		error_msg_and_die("pthread_mutex_lock: %s", strerror(e));
+}
+
+static void
+sv_unlock(struct serve *sv)
+{
+	pthread_mutex_unlock(&sv->lock);
+}
+
+/* Under the lock. */
 static struct live *
 live_find(struct serve *sv, int64_t session)
 {
@@ -193,6 +245,21 @@ live_find(struct serve *sv, int64_t session)
 		if (sv->live[i].worker && atomic_load(&sv->live[i].sh->session) == session)
 			return &sv->live[i];
 	return NULL;
+}
+
+/* Under the lock. */
+static void
+live_copy(const struct live *l, struct live_row *r)
+{
+	r->session = atomic_load(&l->sh->session);
+	memcpy(r->mode, l->mode, sizeof(r->mode));
+	r->state = atomic_load(&l->sh->state);
+	r->pid = atomic_load(&l->sh->target_pid);
+	r->uid = l->uid;
+	r->instructions = atomic_load(&l->sh->instructions);
+	r->millis = atomic_load(&l->sh->millis);
+	r->started = l->started;
+	r->command = xstrdup(l->command);
 }
 
 static void
@@ -220,11 +287,12 @@ join_args(const struct ctl_msg *m)
 	return out;
 }
 
-/* fd onto target in the child, whatever the fds' numbers were. */
+/* from[i] onto WORKER_FD_CONN + i in the child, whatever the fds' numbers
+ * were (async-signal-safe: between fork and exec). */
 static int
 move_fds(const int *from, int n)
 {
-	int tmp[8];
+	int tmp[16];
 
 	for (int i = 0; i < n; i++)
 		if ((tmp[i] = fcntl(from[i], F_DUPFD_CLOEXEC, 64)) < 0)
@@ -236,15 +304,51 @@ move_fds(const int *from, int n)
 }
 
 /*
+ * The client's control groups (its /proc/PID/cgroup), while its process
+ * is the one that connected: its pid still holds the client's uid.
+ * malloc'd, or NULL.
+ */
+static char *
+peer_cgroup(const struct peer *p)
+{
+	char path[64], line[256];
+	unsigned long ruid = (unsigned long)-1;
+	size_t len;
+	char *cg;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)p->pid);
+	if (!(f = fopen(path, "re")))
+		return NULL;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "Uid: %lu", &ruid) == 1)
+			break;
+	fclose(f);
+	if (ruid != p->uid)
+		return NULL;
+	snprintf(path, sizeof(path), "/proc/%d/cgroup", (int)p->pid);
+	cg = mica_read_file(path, &len);
+	if (cg && (len == 0 || len > 65536)) {
+		free(cg);
+		cg = NULL;
+	}
+	return cg;
+}
+
+/*
  * The session's worker: a fresh 'micad worker' process (serve.h says why
- * not a plain fork), given the client's connection, the request (through
- * a socketpair, with the fds it carried) and the shared memfd.  Sets
- * l->sh and l->worker, or replies with the error and returns -1.
+ * not a plain fork), given the client's connection, the request in a
+ * memfd (written whole before the worker exists: nothing here can wait on
+ * it), the shared memfd, the target's pidfd and the fds the request
+ * carried.  Sets l->sh and l->worker, or replies with the error and
+ * returns -1.  Under the lock (a reaped worker must find its slot).
  */
 static int
-spawn_worker(struct serve *sv, struct live *l, int conn, struct ctl_msg *req)
+spawn_worker(struct serve *sv, struct live *l, int conn, struct ctl_msg *req, int pidfd,
+	     const char *cgroup)
 {
-	int sp[2] = { -1, -1 }, shfd = -1, r;
+	int shfd = -1, rqfd = -1, fds[16], nfds = 0;
+	char nfds_arg[16];
 	pid_t w;
 
 	shfd = memfd_create("micad-session", MFD_CLOEXEC);
@@ -256,43 +360,51 @@ spawn_worker(struct serve *sv, struct live *l, int conn, struct ctl_msg *req)
 		goto fail;
 	}
 	mgsim_live_init(&l->sh->mgsim);
-	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sp) < 0) {
-		ctl_send_error(conn, "cannot start a session: socketpair: %s", strerror(errno));
+	rqfd = memfd_create("micad-request", MFD_CLOEXEC);
+	if (rqfd < 0 || write_all(rqfd, req->buf, req->len) < 0 || lseek(rqfd, 0, SEEK_SET) < 0) {
+		ctl_send_error(conn, "cannot start a session: request memfd: %s", strerror(errno));
 		goto fail;
 	}
-	/* The request with its fds waits in the socket for the worker. */
-	if ((r = ctl_send(sp[0], req)) < 0) {
-		ctl_send_error(conn, "cannot start a session: %s", strerror(-r));
-		goto fail;
-	}
+	fds[nfds++] = conn;
+	fds[nfds++] = rqfd;
+	fds[nfds++] = shfd;
+	fds[nfds++] = pidfd >= 0 ? pidfd : rqfd;	/* a placeholder when none */
+	for (unsigned i = 0; i < req->nfds; i++)
+		fds[nfds++] = req->fds[i];
+	snprintf(nfds_arg, sizeof(nfds_arg), "%u", req->nfds);
 	w = fork();
 	if (w < 0) {
 		ctl_send_error(conn, "cannot start a session: fork: %s", strerror(errno));
 		goto fail;
 	}
 	if (w == 0) {
-		const int fds[] = { conn, sp[1], shfd };
-		char *argv[] = { "micad", "worker", "--db", sv->db,
-				 sv->as_root ? "--as-root" : NULL, NULL };
+		char *argv[12] = { "micad", "worker", "--db", sv->db, "--nfds", nfds_arg };
+		int a = 6;
 		sigset_t none;
 
+		if (sv->as_root)
+			argv[a++] = "--as-root";
+		if (pidfd >= 0)
+			argv[a++] = "--pidfd";
+		if (cgroup) {
+			argv[a++] = "--cgroup";
+			argv[a++] = (char *)cgroup;
+		}
+		argv[a] = NULL;
 		sigemptyset(&none);
 		sigprocmask(SIG_SETMASK, &none, NULL);
-		if (move_fds(fds, 3) < 0)
+		if (move_fds(fds, nfds) < 0)
 			_exit(127);
 		execv("/proc/self/exe", argv);
 		_exit(127);
 	}
-	close(sp[0]);
-	close(sp[1]);
+	close(rqfd);
 	close(shfd);
 	l->worker = w;
 	return 0;
 fail:
-	if (sp[0] >= 0) {
-		close(sp[0]);
-		close(sp[1]);
-	}
+	if (rqfd >= 0)
+		close(rqfd);
 	if (shfd >= 0)
 		close(shfd);
 	if (l->sh)
@@ -302,18 +414,53 @@ fail:
 }
 
 static void
+log_session(struct serve *sv, const struct peer *p, const char *mode, const char *command,
+	    pid_t worker)
+{
+	if (!sv->quiet)
+		fprintf(stderr, "micad: uid %u: %s %s (worker %d)\n", (unsigned)p->uid, mode,
+			command, (int)worker);
+}
+
+static void
 start_session(struct serve *sv, int conn, struct ctl_msg *req, const struct peer *p)
 {
 	bool run = ctl_msg_is(req, "run");
 	struct live *l = NULL;
-	char why[512];
+	char why[512], *command, *cgroup;
 	int64_t pid = 0;
+	int pidfd = -1, mine = 0;
 
-	if (sv->stopping) {
-		ctl_send_error(conn, "micad is shutting down: try again when it is back");
-		return;
-	}
-	if (run) {
+	if (!run) {
+		if (!ctl_msg_get_i64(req, "pid", &pid) || pid <= 0 || pid > INT32_MAX) {
+			ctl_send_error(conn, "attach: '%s' is not a process id",
+				       ctl_msg_get(req, "pid") ? ctl_msg_get(req, "pid") : "");
+			return;
+		}
+		/* Held from now on: a number reused by another process while
+		 * the session starts cannot be mistaken for the one named. */
+		pidfd = (int)syscall(SYS_pidfd_open, (pid_t)pid, 0);
+		if (pidfd < 0) {
+			if (errno == ESRCH)
+				ctl_send_error(conn, "attach %lld refused: no process %lld",
+					       (long long)pid, (long long)pid);
+			else
+				ctl_send_error(conn, "attach %lld refused: pidfd_open: %s",
+					       (long long)pid, strerror(errno));
+			return;
+		}
+		if (access_may_attach(p, (pid_t)pid, why, sizeof(why)) < 0) {
+			ctl_send_error(conn, "attach %lld refused: %s", (long long)pid, why);
+			close(pidfd);
+			return;
+		}
+		if (pid == getpid()) {
+			ctl_send_error(conn, "attach %lld refused: that is micad itself",
+				       (long long)pid);
+			close(pidfd);
+			return;
+		}
+	} else {
 		if (!ctl_msg_get(req, "arg")) {
 			ctl_send_error(conn, "run: no program given");
 			return;
@@ -329,39 +476,44 @@ start_session(struct serve *sv, int conn, struct ctl_msg *req, const struct peer
 				       "system one", (unsigned)geteuid(), (unsigned)p->uid);
 			return;
 		}
-	} else {
-		if (!ctl_msg_get_i64(req, "pid", &pid) || pid <= 0 || pid > 0x7fffffff) {
-			ctl_send_error(conn, "attach: '%s' is not a process id",
-				       ctl_msg_get(req, "pid") ? ctl_msg_get(req, "pid") : "");
-			return;
-		}
-		if (access_may_attach(p, (pid_t)pid, why, sizeof(why)) < 0) {
-			ctl_send_error(conn, "attach %lld refused: %s", (long long)pid, why);
-			return;
-		}
-		if (pid == getpid()) {
-			ctl_send_error(conn, "attach %lld refused: that is micad itself",
-				       (long long)pid);
-			return;
-		}
 	}
-	for (int i = 0; i < MAX_SESSIONS && !l; i++)
-		if (!sv->live[i].worker)
+	command = run ? join_args(req) : xasprintf("pid %lld", (long long)pid);
+	cgroup = p->uid ? peer_cgroup(p) : NULL;
+	sv_lock(sv);
+	if (sv->stopping) {
+		ctl_send_error(conn, "micad is shutting down: try again when it is back");
+		goto out;
+	}
+	for (int i = 0; i < MAX_SESSIONS; i++) {
+		if (!sv->live[i].worker && !l)
 			l = &sv->live[i];
-	if (!l) {
-		ctl_send_error(conn, "micad already runs %d sessions: stop one first",
-			       MAX_SESSIONS);
-		return;
+		mine += sv->live[i].worker && sv->live[i].uid == p->uid;
 	}
-	if (spawn_worker(sv, l, conn, req) < 0)
-		return;
+	if (p->uid != 0 && mine >= sv->max_per_user) {
+		ctl_send_error(conn, "you (uid %u) have %d sessions running, the most this micad "
+			       "allows one user (--max-sessions-per-user): stop one first "
+			       "(micactl list, micactl stop SESSION)", (unsigned)p->uid, mine);
+		goto out;
+	}
+	if (!l) {
+		ctl_send_error(conn, "micad runs %d sessions, its most: try again when one has "
+			       "ended", MAX_SESSIONS);
+		goto out;
+	}
+	if (spawn_worker(sv, l, conn, req, pidfd, cgroup) < 0)
+		goto out;
 	l->uid = p->uid;
 	snprintf(l->mode, sizeof(l->mode), "%s", run ? "run" : "attach");
-	l->command = run ? join_args(req) : xasprintf("pid %lld", (long long)pid);
+	l->command = command;
+	command = NULL;
 	l->started = time(NULL);
-	if (!sv->quiet)
-		fprintf(stderr, "micad: uid %u: %s %s (worker %d)\n", (unsigned)p->uid, l->mode,
-			l->command, (int)l->worker);
+	log_session(sv, p, l->mode, l->command, l->worker);
+out:
+	sv_unlock(sv);
+	free(command);
+	free(cgroup);
+	if (pidfd >= 0)
+		close(pidfd);
 }
 
 /* ---- list and status ---- */
@@ -372,26 +524,53 @@ may_see(const struct peer *p, int64_t uid)
 	return p->uid == 0 || (int64_t)p->uid == uid;
 }
 
-static void
-send_live_row(int conn, const struct live *l)
+/* Send a live row (and free its copy). */
+static int
+send_live_row(int conn, struct live_row *l)
 {
 	struct ctl_msg m;
+	int r;
 
 	ctl_msg_init(&m, "row");
-	ctl_msg_addf(&m, "session", "%lld", (long long)atomic_load(&l->sh->session));
+	ctl_msg_addf(&m, "session", "%lld", (long long)l->session);
 	ctl_msg_add(&m, "mode", l->mode);
-	ctl_msg_add(&m, "state", atomic_load(&l->sh->state) == SESSION_STARTING ? "starting"
-		    : "running");
-	ctl_msg_addf(&m, "pid", "%d", (int)atomic_load(&l->sh->target_pid));
+	ctl_msg_add(&m, "state", l->state == SESSION_STARTING ? "starting" : "running");
+	ctl_msg_addf(&m, "pid", "%d", (int)l->pid);
 	ctl_msg_addf(&m, "uid", "%u", (unsigned)l->uid);
-	ctl_msg_addf(&m, "instructions", "%llu",
-		     (unsigned long long)atomic_load(&l->sh->instructions));
-	ctl_msg_addf(&m, "seconds", "%.3f", atomic_load(&l->sh->millis) / 1000.0);
+	ctl_msg_addf(&m, "instructions", "%llu", (unsigned long long)l->instructions);
+	ctl_msg_addf(&m, "seconds", "%.3f", l->millis / 1000.0);
 	ctl_msg_addf(&m, "started", "%lld", (long long)l->started);
 	ctl_msg_add(&m, "command", l->command);
 	ctl_msg_add(&m, "live", "1");
-	ctl_send(conn, &m);
+	r = ctl_send(conn, &m);
 	ctl_msg_free(&m);
+	free(l->command);
+	l->command = NULL;
+	return r;
+}
+
+/* Copies of the live sessions the peer may see (of session only when it
+ * is not 0; with no database row yet only when no_row); their count. */
+static int
+live_rows(struct serve *sv, const struct peer *p, int64_t only, bool no_row,
+	  struct live_row *out)
+{
+	int n = 0;
+
+	sv_lock(sv);
+	for (int i = 0; i < MAX_SESSIONS; i++) {
+		struct live *l = &sv->live[i];
+		int64_t id;
+
+		if (!l->worker || !l->sh || !may_see(p, l->uid))
+			continue;
+		id = atomic_load(&l->sh->session);
+		if ((only && id != only) || (no_row && id != 0))
+			continue;
+		live_copy(l, &out[n++]);
+	}
+	sv_unlock(sv);
+	return n;
 }
 
 /*
@@ -421,15 +600,16 @@ list_sessions(struct serve *sv, int conn, const struct peer *p, int64_t only)
 	sqlite3_bind_int64(st, 1, only);
 	while ((r = sqlite3_step(st)) == SQLITE_ROW) {
 		int64_t id = sqlite3_column_int64(st, 0), uid = sqlite3_column_int64(st, 4);
-		struct live *l = live_find(sv, id);
+		struct live_row lr;
 		struct ctl_msg m;
 		const char *reason = (const char *)sqlite3_column_text(st, 2);
 
 		if (!may_see(p, uid))
 			continue;
 		found++;
-		if (l) {
-			send_live_row(conn, l);
+		if (live_rows(sv, p, id, false, &lr) == 1) {
+			if (send_live_row(conn, &lr) < 0)
+				goto out;
 			continue;
 		}
 		ctl_msg_init(&m, "row");
@@ -450,8 +630,10 @@ list_sessions(struct serve *sv, int conn, const struct peer *p, int64_t only)
 		if (sqlite3_column_type(st, 7) != SQLITE_NULL)
 			ctl_msg_addf(&m, "status", "%lld", (long long)sqlite3_column_int64(st, 7));
 		ctl_msg_add(&m, "command", (const char *)sqlite3_column_text(st, 8));
-		ctl_send(conn, &m);
+		r = ctl_send(conn, &m);
 		ctl_msg_free(&m);
+		if (r < 0)
+			goto out;	/* a client that does not read: let it go */
 	}
 	if (r != SQLITE_DONE) {
 		ctl_send_error(conn, "cannot read the results database '%s': %s", sv->db,
@@ -459,14 +641,14 @@ list_sessions(struct serve *sv, int conn, const struct peer *p, int64_t only)
 		goto out;
 	}
 	/* Live sessions whose row is not there yet. */
-	for (int i = 0; i < MAX_SESSIONS; i++) {
-		struct live *l = &sv->live[i];
+	if (!only) {
+		struct live_row *rows = xcalloc(MAX_SESSIONS, sizeof(*rows));
+		int n = live_rows(sv, p, 0, true, rows);
 
-		if (l->worker && atomic_load(&l->sh->session) == 0 && !only &&
-		    may_see(p, l->uid)) {
-			send_live_row(conn, l);
-			found++;
-		}
+		for (int i = 0; i < n; i++)
+			send_live_row(conn, &rows[i]);
+		found += n;
+		free(rows);
 	}
 	if (only && !found)
 		ctl_send_error(conn, "no session %lld (see 'micactl list')", (long long)only);
@@ -488,23 +670,31 @@ stop_session(struct serve *sv, int conn, const struct ctl_msg *req, const struct
 			       ctl_msg_get(req, "session") ? ctl_msg_get(req, "session") : "");
 		return;
 	}
+	sv_lock(sv);
 	l = live_find(sv, id);
 	if (!l) {
+		sv_unlock(sv);
 		ctl_send_error(conn, "session %lld is not running here (see 'micactl list')",
 			       (long long)id);
 		return;
 	}
 	if (!may_see(p, l->uid)) {
+		uid_t owner = l->uid;
+
+		sv_unlock(sv);
 		ctl_send_error(conn, "session %lld belongs to uid %u: you (uid %u) may stop only "
-			       "your own sessions", (long long)id, (unsigned)l->uid,
+			       "your own sessions", (long long)id, (unsigned)owner,
 			       (unsigned)p->uid);
 		return;
 	}
 	if (kill(l->worker, SIGUSR1) < 0) {
-		ctl_send_error(conn, "cannot stop session %lld: %s", (long long)id,
-			       strerror(errno));
+		int e = errno;
+
+		sv_unlock(sv);
+		ctl_send_error(conn, "cannot stop session %lld: %s", (long long)id, strerror(e));
 		return;
 	}
+	sv_unlock(sv);
 	ctl_send_op(conn, "ok");
 }
 
@@ -530,11 +720,15 @@ static bool
 http_live_cb(void *arg, int64_t session, struct http_live *out)
 {
 	struct serve *sv = arg;
-	struct live *l = live_find(sv, session);
+	struct live *l;
 	struct mgsim_live_data d;
 
-	if (!l)
+	sv_lock(sv);
+	l = live_find(sv, session);
+	if (!l) {
+		sv_unlock(sv);
 		return false;
+	}
 	memset(out, 0, sizeof(*out));
 	out->session = session;
 	snprintf(out->state, sizeof(out->state), "%s",
@@ -547,6 +741,7 @@ http_live_cb(void *arg, int64_t session, struct http_live *out)
 		for (int i = 0; i < HTTP_MGSIM_COUNTERS && i < MGSIM_NUM_COUNTERS; i++)
 			out->mgsim[i] = d.v[i];
 	}
+	sv_unlock(sv);
 	return true;
 }
 
@@ -572,53 +767,54 @@ send_ui(struct serve *sv, int conn, const struct peer *p)
 /* ---- the loop ---- */
 
 static void
-handle_connection(struct serve *sv, int conn)
+handle_connection(struct serve *sv, int conn, struct peer *p)
 {
-	struct timeval tv = { REQUEST_TIMEOUT_S, 0 };
+	struct timeval tv = { SEND_TIMEOUT_S, 0 };
 	struct ctl_msg req;
-	struct peer p;
 	int64_t v;
 	int r;
 
-	if (peer_get(conn, &p) < 0) {
-		perror_msg("SO_PEERCRED");
-		return;
-	}
-	/* A client that connects and says nothing must not hold the daemon. */
-	setsockopt(conn, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-	r = ctl_recv(conn, &req);
+	/* A client that does not read its replies holds only this thread,
+	 * and only so long. */
+	setsockopt(conn, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+	/* A client that says nothing, or drips its request, neither. */
+	r = ctl_recv_deadline(conn, &req, REQUEST_TIMEOUT_MS);
 	if (r <= 0) {
-		if (r < 0)
+		if (r == -ETIMEDOUT)
+			ctl_send_error(conn, "the request did not arrive within %d s",
+				       REQUEST_TIMEOUT_MS / 1000);
+		else if (r < 0)
 			ctl_send_error(conn, "malformed request (%s)", strerror(-r));
 		goto out;
 	}
-	tv.tv_sec = 0;
-	setsockopt(conn, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
 	if (ctl_msg_is(&req, "info")) {
 		send_info(sv, conn);
 	} else if (ctl_msg_is(&req, "run") || ctl_msg_is(&req, "attach")) {
-		start_session(sv, conn, &req, &p);
+		start_session(sv, conn, &req, p);
 	} else if (ctl_msg_is(&req, "list")) {
-		list_sessions(sv, conn, &p, 0);
+		list_sessions(sv, conn, p, 0);
 	} else if (ctl_msg_is(&req, "status")) {
 		if (ctl_msg_get(&req, "session")) {
 			if (!ctl_msg_get_i64(&req, "session", &v) || v <= 0)
 				ctl_send_error(conn, "status: '%s' is not a session number",
 					       ctl_msg_get(&req, "session"));
 			else
-				list_sessions(sv, conn, &p, v);
+				list_sessions(sv, conn, p, v);
 		} else {
-			for (int i = 0; i < MAX_SESSIONS; i++)
-				if (sv->live[i].worker && may_see(&p, sv->live[i].uid))
-					send_live_row(conn, &sv->live[i]);
+			struct live_row *rows = xcalloc(MAX_SESSIONS, sizeof(*rows));
+			int n = live_rows(sv, p, 0, false, rows);
+
+			for (int i = 0; i < n; i++)
+				send_live_row(conn, &rows[i]);
+			free(rows);
 			ctl_send_op(conn, "end");
 		}
 	} else if (ctl_msg_is(&req, "ui")) {
-		send_ui(sv, conn, &p);
+		send_ui(sv, conn, p);
 	} else if (ctl_msg_is(&req, "stop")) {
-		stop_session(sv, conn, &req, &p);
+		stop_session(sv, conn, &req, p);
 	} else if (ctl_msg_is(&req, "shutdown")) {
-		if (p.uid != 0 && p.uid != geteuid()) {
+		if (p->uid != 0 && p->uid != geteuid()) {
 			ctl_send_error(conn, "shutdown: only root or uid %u may stop this micad",
 				       (unsigned)geteuid());
 		} else {
@@ -630,16 +826,117 @@ handle_connection(struct serve *sv, int conn)
 	}
 out:
 	ctl_msg_free(&req);
-	peer_free(&p);
+}
+
+struct conn_job {
+	struct serve *sv;
+	int fd;
+	struct peer peer;
+};
+
+/* Under the lock: count a connection of uid in (+1) or out (-1); false
+ * if one more is not allowed. */
+static bool
+conn_count(struct serve *sv, uid_t uid, int delta)
+{
+	struct conn_count *c = NULL;
+
+	for (int i = 0; i < sv->n_conns; i++)
+		if (sv->conns[i].uid == uid)
+			c = &sv->conns[i];
+	if (delta > 0) {
+		int total = 0;
+
+		for (int i = 0; i < sv->n_conns; i++)
+			total += sv->conns[i].n;
+		if (total >= MAX_CONNS || (c && c->n >= MAX_CONNS_PER_USER && uid != 0))
+			return false;
+		if (!c) {
+			c = &sv->conns[sv->n_conns++];
+			c->uid = uid;
+			c->n = 0;
+		}
+	}
+	if (c) {
+		c->n += delta;
+		if (c->n == 0)
+			*c = sv->conns[--sv->n_conns];
+	}
+	return true;
+}
+
+static void *
+conn_thread(void *arg)
+{
+	struct conn_job *j = arg;
+
+	handle_connection(j->sv, j->fd, &j->peer);
+	close(j->fd);
+	sv_lock(j->sv);
+	conn_count(j->sv, j->peer.uid, -1);
+	sv_unlock(j->sv);
+	peer_free(&j->peer);
+	free(j);
+	return NULL;
+}
+
+/* A new connection: its own thread, within the per-user limit. */
+static void
+accept_connection(struct serve *sv, int conn)
+{
+	struct conn_job *j = xcalloc(1, sizeof(*j));
+	pthread_attr_t at;
+	pthread_t th;
+	bool ok;
+	int e;
+
+	j->sv = sv;
+	j->fd = conn;
+	if (peer_get(conn, &j->peer) < 0) {
+		perror_msg("SO_PEERCRED");
+		goto drop;
+	}
+	sv_lock(sv);
+	ok = conn_count(sv, j->peer.uid, +1);
+	sv_unlock(sv);
+	if (!ok) {
+		struct ctl_msg m;
+
+		/* Never wait on this client: the reply goes if it fits. */
+		ctl_msg_init(&m, "error");
+		ctl_msg_addf(&m, "message", "too many connections of uid %u at once: try again "
+			     "later", (unsigned)j->peer.uid);
+		send(conn, &(uint32_t){ (uint32_t)m.len }, 4, MSG_DONTWAIT | MSG_NOSIGNAL);
+		send(conn, m.buf, m.len, MSG_DONTWAIT | MSG_NOSIGNAL);
+		ctl_msg_free(&m);
+		goto drop;
+	}
+	pthread_attr_init(&at);
+	pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
+	e = pthread_create(&th, &at, conn_thread, j);
+	pthread_attr_destroy(&at);
+	if (e == 0)
+		return;
+	errno = e;
+	perror_msg("cannot serve a connection (pthread_create)");
+	sv_lock(sv);
+	conn_count(sv, j->peer.uid, -1);
+	sv_unlock(sv);
+drop:
+	close(conn);
+	peer_free(&j->peer);
+	free(j);
 }
 
 static int
-live_count(const struct serve *sv)
+live_count(struct serve *sv)
 {
 	int n = 0;
 
+	sv_lock(sv);
 	for (int i = 0; i < MAX_SESSIONS; i++)
 		n += sv->live[i].worker != 0;
+	sv_unlock(sv);
 	return n;
 }
 
@@ -649,6 +946,7 @@ reap(struct serve *sv)
 	int status;
 	pid_t w;
 
+	sv_lock(sv);
 	while ((w = waitpid(-1, &status, WNOHANG)) > 0)
 		for (int i = 0; i < MAX_SESSIONS; i++)
 			if (sv->live[i].worker == w) {
@@ -658,6 +956,7 @@ reap(struct serve *sv)
 						sv->live[i].command);
 				live_release(&sv->live[i]);
 			}
+	sv_unlock(sv);
 }
 
 static void
@@ -665,12 +964,16 @@ begin_shutdown(struct serve *sv)
 {
 	if (sv->stopping)
 		return;
+	sv_lock(sv);
 	sv->stopping = true;
+	sv_unlock(sv);
 	if (!sv->quiet)
 		fprintf(stderr, "micad: stopping: detaching %d session(s)\n", live_count(sv));
+	sv_lock(sv);
 	for (int i = 0; i < MAX_SESSIONS; i++)
 		if (sv->live[i].worker)
 			kill(sv->live[i].worker, SIGUSR1);
+	sv_unlock(sv);
 	if (sv->listen_fd >= 0) {
 		close(sv->listen_fd);
 		sv->listen_fd = -1;
@@ -694,9 +997,11 @@ serve_loop(struct serve *sv)
 			if (time(NULL) > deadline) {
 				error_msg("sessions did not end within %d s of the detach request: "
 					  "killing their workers", SHUTDOWN_GRACE_S);
+				sv_lock(sv);
 				for (int i = 0; i < MAX_SESSIONS; i++)
 					if (sv->live[i].worker)
 						kill(sv->live[i].worker, SIGKILL);
+				sv_unlock(sv);
 			}
 		}
 		if (poll(pf, (nfds_t)n, sv->stopping ? 1000 : -1) < 0) {
@@ -723,8 +1028,7 @@ serve_loop(struct serve *sv)
 					perror_msg("accept");
 				continue;
 			}
-			handle_connection(sv, conn);
-			close(conn);
+			accept_connection(sv, conn);
 		}
 	}
 }
@@ -741,11 +1045,15 @@ cmd_serve(int argc, char **argv)
 		{ "allow-remote", no_argument, NULL, 'R' },
 		{ "http-host", required_argument, NULL, 'n' },
 		{ "web-root", required_argument, NULL, 'w' },
+		{ "max-sessions-per-user", required_argument, NULL, 'm' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
-	struct serve sv = { .listen_fd = -1, .lock_fd = -1, .sig_fd = -1 };
+	struct serve sv = { .listen_fd = -1, .lock_fd = -1, .sig_fd = -1,
+			    .max_per_user = DEFAULT_SESSIONS_PER_USER,
+			    .lock = PTHREAD_MUTEX_INITIALIZER };
+	unsigned long long u;
 	struct http_config hc = { 0 };
 	const char **hosts = NULL;
 	size_t n_hosts = 0;
@@ -783,6 +1091,14 @@ cmd_serve(int argc, char **argv)
 			break;
 		case 'w':
 			hc.web_root = optarg;
+			break;
+		case 'm':
+			if (parse_u64(optarg, &u) < 0 || u == 0 || u > MAX_SESSIONS) {
+				error_msg("--max-sessions-per-user: '%s' is not a number of sessions "
+					  "from 1 to %d", optarg, MAX_SESSIONS);
+				return 2;
+			}
+			sv.max_per_user = (int)u;
 			break;
 		case 'q':
 			sv.quiet = true;

@@ -56,7 +56,9 @@ struct worker_args {
 	const struct peer *peer;
 	struct session_shared *shared;
 	const char *db;
-	bool as_root;			/* the daemon runs as root: set the client's ids */
+	bool as_root;			/* the daemon runs as root: trace as the client */
+	int pidfd;			/* attach: the target, held since the request; else -1 */
+	const char *cgroup;		/* the client's cgroup (v2 path), or NULL */
 };
 
 /* In the worker: run the session to its end, tell the client, and
@@ -68,8 +70,16 @@ int worker_main(const struct worker_args *a);
  * daemon with fork and exec): a process forked from the daemon would
  * inherit SQLite's in-process lock bookkeeping of the daemon's own
  * connections (the HTTP server's), which SQLite forbids and which shows
- * as endless SQLITE_PROTOCOL errors.  Its fds: */
-enum { WORKER_FD_CONN = 3, WORKER_FD_REQUEST = 4, WORKER_FD_SHARED = 5 };
+ * as endless SQLITE_PROTOCOL errors.  Its fds: the connection, a memfd
+ * holding the request's frame, the shared memfd, the target's pidfd
+ * (--pidfd), then the --nfds N fds the request carried.
+ *
+ * The worker keeps the daemon's credentials: it writes the results
+ * database.  It traces from a child process of its own that takes the
+ * client's (trace_child.h).
+ */
+enum { WORKER_FD_CONN = 3, WORKER_FD_REQUEST = 4, WORKER_FD_SHARED = 5, WORKER_FD_PIDFD = 6,
+       WORKER_FD_REQ_FDS = 7 };
 int cmd_worker(int argc, char **argv);
 
 #endif /* MICAD_SERVE_H */

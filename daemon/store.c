@@ -577,15 +577,21 @@ store_session_begin(struct store *st, const struct store_session *s, char *err, 
 }
 
 int
-store_session_pid(struct store *st, int64_t session, int64_t pid, char *err, size_t errsz)
+store_session_pid(struct store *st, int64_t session, int64_t pid, const char *command,
+		  char *err, size_t errsz)
 {
 	sqlite3_stmt *q;
 	int rc;
 
-	if (prepare(st, "UPDATE session SET pid = ? WHERE id = ?", &q, err, errsz) < 0)
+	if (prepare(st, "UPDATE session SET pid = ?, command = coalesce(?, command) WHERE id = ?",
+		    &q, err, errsz) < 0)
 		return -1;
 	sqlite3_bind_int64(q, 1, pid);
-	sqlite3_bind_int64(q, 2, session);
+	if (command)
+		sqlite3_bind_text(q, 2, command, -1, SQLITE_TRANSIENT);
+	else
+		sqlite3_bind_null(q, 2);
+	sqlite3_bind_int64(q, 3, session);
 	rc = step_done(st, q, err, errsz);
 	sqlite3_finalize(q);
 	return rc;

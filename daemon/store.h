@@ -59,8 +59,10 @@ struct store_session {
 int64_t store_session_begin(struct store *st, const struct store_session *s,
 			    char *err, size_t errsz);
 
-/* The session's first traced process, once it is known. */
-int store_session_pid(struct store *st, int64_t session, int64_t pid, char *err, size_t errsz);
+/* The session's first traced process, once it is known, and its command
+ * line (NULL: unchanged). */
+int store_session_pid(struct store *st, int64_t session, int64_t pid, const char *command,
+		      char *err, size_t errsz);
 
 /* Group names for itypes of a session ("other" is added for the
  * catch-all). */

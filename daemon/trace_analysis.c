@@ -9,10 +9,13 @@
 #include <pthread.h>
 #include <signal.h>
 #include <sched.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
 
+#include "decoder.h"
+#include "u64map.h"
 #include "util.h"
 
 struct ta_thread {
@@ -32,6 +35,24 @@ struct trace_analysis {
 	int avoid_cpu;
 	pthread_t thread;
 	bool started, finished;
+	/* A producer in another process (trace_analysis_set_remote): its
+	 * instructions decoded again here, by key, and its executables. */
+	bool remote;
+	struct u64map insns;		/* key -> struct ta_insn * */
+	struct ta_insn *insn_list;
+	struct ta_exe *exes;
+	uint64_t rejected;
+};
+
+struct ta_insn {
+	struct insn_info ii;
+	struct ta_insn *next;
+};
+
+struct ta_exe {
+	int32_t pid;
+	char *path;
+	struct ta_exe *next;
 };
 
 struct trace_analysis *
@@ -50,7 +71,110 @@ trace_analysis_free(struct trace_analysis *ta)
 			n = t->next;
 			free(t);
 		}
+	if (ta->remote)
+		u64map_free(&ta->insns);
+	for (struct ta_insn *x = ta->insn_list, *n; x; x = n) {
+		n = x->next;
+		free(x);
+	}
+	for (struct ta_exe *x = ta->exes, *n; x; x = n) {
+		n = x->next;
+		free(x->path);
+		free(x);
+	}
 	free(ta);
+}
+
+void
+trace_analysis_set_remote(struct trace_analysis *ta)
+{
+	if (u64map_init(&ta->insns, 10) < 0)
+		error_msg_and_die("out of memory");
+	ta->remote = true;
+}
+
+const char *
+trace_analysis_exe(const struct trace_analysis *ta, int32_t pid)
+{
+	for (const struct ta_exe *x = ta->exes; x; x = x->next)
+		if (x->pid == pid)
+			return x->path;
+	return NULL;
+}
+
+uint64_t
+trace_analysis_rejected(const struct trace_analysis *ta)
+{
+	return ta->rejected;
+}
+
+/* TREC_INSN: decode the producer's bytes here; the key names it. */
+static void
+remote_insn(struct trace_analysis *ta, const void *data, size_t len)
+{
+	struct trace_insn_rec r;
+	struct ta_insn *x;
+	uint64_t *slot;
+	bool created;
+
+	if (len < sizeof(r)) {
+		ta->rejected++;
+		return;
+	}
+	memcpy(&r, data, sizeof(r));
+	x = xmalloc(sizeof(*x));
+	insn_decode(r.bytes, r.len < INSN_MAX_BYTES ? r.len : INSN_MAX_BYTES, r.pc, &x->ii);
+	x->next = ta->insn_list;
+	ta->insn_list = x;
+	slot = u64map_insert(&ta->insns, r.key, &created);
+	if (!slot)
+		error_msg_and_die("out of memory");
+	*slot = (uint64_t)(uintptr_t)&x->ii;
+}
+
+static void
+remote_exe(struct trace_analysis *ta, const void *data, size_t len)
+{
+	const struct trace_exe_rec *r = data;
+	struct ta_exe *x;
+	size_t n;
+
+	if (len <= sizeof(*r) || memchr(r->path, '\0', len - sizeof(*r)) == NULL) {
+		ta->rejected++;
+		return;
+	}
+	n = strlen(r->path);
+	for (x = ta->exes; x && x->pid != r->pid; x = x->next)
+		;
+	if (!x) {
+		x = xcalloc(1, sizeof(*x));
+		x->pid = r->pid;
+		x->next = ta->exes;
+		ta->exes = x;
+	}
+	free(x->path);
+	x->path = xmalloc(n + 1);
+	memcpy(x->path, r->path, n + 1);
+}
+
+/*
+ * An event of a producer in another process: its info is a key of a
+ * TREC_INSN record sent before, and nothing in it may take the analyzers
+ * outside their tables.  False: dropped (counted in rejected).
+ */
+static bool
+remote_event(struct trace_analysis *ta, struct insn_event *ev, size_t len)
+{
+	uint64_t *v;
+
+	if (len < offsetof(struct insn_event, mem) || ev->n_mem > EV_MAX_MEM ||
+	    len < insn_event_size(ev) ||
+	    !(v = u64map_find(&ta->insns, (uint64_t)(uintptr_t)ev->info))) {
+		ta->rejected++;
+		return false;
+	}
+	ev->info = (const struct insn_info *)(uintptr_t)*v;
+	return true;
 }
 
 void
@@ -185,13 +309,20 @@ ta_main(void *arg)
 		if (type == TREC_EVENT) {
 			memcpy(&ev, data, len < sizeof(ev) ? len : sizeof(ev));
 			ring_release(ta->ring);
-			trace_analysis_feed_event(ta, &ev);
-		} else if (type == TREC_THREAD) {
+			if (!ta->remote || remote_event(ta, &ev, len))
+				trace_analysis_feed_event(ta, &ev);
+		} else if (type == TREC_THREAD && len >= sizeof(struct trace_thread_rec)) {
 			struct trace_thread_rec r;
 
 			memcpy(&r, data, sizeof(r));
 			ring_release(ta->ring);
 			trace_analysis_feed_thread(ta, &r);
+		} else if (type == TREC_INSN && ta->remote) {
+			remote_insn(ta, data, len);
+			ring_release(ta->ring);
+		} else if (type == TREC_EXE && ta->remote) {
+			remote_exe(ta, data, len);
+			ring_release(ta->ring);
 		} else {
 			ring_release(ta->ring);
 		}

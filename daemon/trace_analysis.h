@@ -43,6 +43,22 @@ void trace_analysis_add(struct trace_analysis *ta, const struct trace_consumer *
 int trace_analysis_start(struct trace_analysis *ta, struct ring *ring, int avoid_cpu);
 void trace_analysis_join(struct trace_analysis *ta);
 
+/*
+ * The ring's producer is a tracer in another process (tracer_options
+ * .publish): its TREC_INSN records are decoded here and its events'
+ * info keys mapped to them; an event that names no instruction sent
+ * before, or whose size or access count is impossible, is dropped and
+ * counted.  Call before trace_analysis_start().
+ */
+void trace_analysis_set_remote(struct trace_analysis *ta);
+
+/* The executable of process pid as the remote tracer last read it, or
+ * NULL (valid until the analysis is freed). */
+const char *trace_analysis_exe(const struct trace_analysis *ta, int32_t pid);
+
+/* Records of the remote producer dropped as impossible. */
+uint64_t trace_analysis_rejected(const struct trace_analysis *ta);
+
 /* Synchronous feeding (replay). */
 void trace_analysis_feed_thread(struct trace_analysis *ta, const struct trace_thread_rec *r);
 void trace_analysis_feed_event(struct trace_analysis *ta, const struct insn_event *ev);

@@ -35,6 +35,8 @@ struct trace_mica {
 	struct tm_tid *tids;
 	size_t n_tids;
 	_Atomic uint64_t *live_intervals;	/* intervals stored so far, or NULL */
+	const char *(*exe_source)(void *arg, int32_t pid);
+	void *exe_arg;
 };
 
 struct tm_thread {
@@ -61,13 +63,14 @@ tm_iclass(void *ctx, const struct insn_info *ii)
 static const struct mica_names tm_names = { tm_category, tm_iclass, NULL };
 
 struct trace_mica *
-trace_mica_new(const char *config, long long interval, const char *out_dir)
+trace_mica_new(const struct mica_config_text *config, long long interval, const char *out_dir)
 {
 	struct trace_mica *m = xcalloc(1, sizeof(*m));
 	char err[256];
 
 	if (config) {
-		if (mica_config_load(&m->cfg, config) < 0) {
+		if (mica_config_load_text(&m->cfg, config) < 0) {
+			mica_config_free(&m->cfg);
 			free(m);
 			return NULL;
 		}
@@ -94,6 +97,14 @@ const struct mica_config *
 trace_mica_config(const struct trace_mica *m)
 {
 	return &m->cfg;
+}
+
+void
+trace_mica_set_exe_source(struct trace_mica *m, const char *(*fn)(void *arg, int32_t pid),
+			  void *arg)
+{
+	m->exe_source = fn;
+	m->exe_arg = arg;
 }
 
 void
@@ -147,13 +158,19 @@ tm_interval(void *arg, const struct mica_interval *iv)
 }
 
 /* The executable of process pid (malloc'd), or NULL if /proc does not say
- * (the process may be gone already: the analysis lags the tracer). */
+ * (the process may be gone already: the analysis lags the tracer), or as
+ * the tracer read it (trace_mica_set_exe_source). */
 static char *
-process_exe(int32_t pid)
+process_exe(const struct trace_mica *m, int32_t pid)
 {
 	char link[64], buf[PATH_MAX];
 	ssize_t n;
 
+	if (m->exe_source) {
+		const char *exe = m->exe_source(m->exe_arg, pid);
+
+		return exe ? xstrdup(exe) : NULL;
+	}
 	snprintf(link, sizeof(link), "/proc/%d/exe", (int)pid);
 	n = readlink(link, buf, sizeof(buf) - 1);
 	if (n <= 0)
@@ -189,7 +206,7 @@ tm_store_thread(struct trace_mica *m, const struct trace_thread_rec *r, bool fil
 		m->tids[m->n_tids++] = (struct tm_tid){ r->tid, r->pid };
 	}
 	if (r->tid == r->pid) {
-		char *exe = process_exe(r->pid);
+		char *exe = process_exe(m, r->pid);
 
 		if (store_writer_process(m->store, m->session, r->pid, parent_pid, exe) < 0)
 			m->failed = true;
@@ -250,7 +267,7 @@ tm_thread_rec(void *arg, void *tstate, const struct trace_thread_rec *r)
 	struct tm_thread *t = tstate;
 
 	if (r->kind == TT_EXEC && m->store && r->tid == r->pid) {
-		char *exe = process_exe(r->pid);
+		char *exe = process_exe(m, r->pid);
 
 		if (exe && store_writer_process(m->store, m->session, r->pid, 0, exe) < 0)
 			m->failed = true;

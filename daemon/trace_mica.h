@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "mica_config.h"
+#include "mica_files.h"
 #include "store_writer.h"
 #include "trace_analysis.h"
 
@@ -26,10 +27,12 @@
 
 struct trace_mica;
 
-/* Load config (a mica.conf; NULL: TRACE_MICA_DEFAULT_CONFIG), override
- * its interval size when interval > 0, write MICA's files into out_dir
- * (NULL: none).  NULL after reporting the error. */
-struct trace_mica *trace_mica_new(const char *config, long long interval, const char *out_dir);
+/* Load config (a mica.conf's text, mica_files.h; NULL:
+ * TRACE_MICA_DEFAULT_CONFIG), override its interval size when interval > 0,
+ * write MICA's files into out_dir (NULL: none).  NULL after reporting the
+ * error. */
+struct trace_mica *trace_mica_new(const struct mica_config_text *config, long long interval,
+				  const char *out_dir);
 
 /* The configuration in effect (the interval override applied). */
 const struct mica_config *trace_mica_config(const struct trace_mica *m);
@@ -37,6 +40,12 @@ const struct mica_config *trace_mica_config(const struct trace_mica *m);
 /* Also write the rows of every process, thread and interval of the trace
  * into session of w's database (call before the trace starts). */
 void trace_mica_set_store(struct trace_mica *m, struct store_writer *w, int64_t session);
+
+/* Executables come from fn(arg, pid) (NULL: unknown) instead of
+ * /proc/PID/exe: the tracer read them (trace_analysis_exe), since the
+ * analysis lags and a pid may by then be another process's. */
+void trace_mica_set_exe_source(struct trace_mica *m, const char *(*fn)(void *arg, int32_t pid),
+			       void *arg);
 
 /* Count every interval handed to the database writer in *counter (the
  * daemon's shared progress for its HTTP server; call before the trace). */

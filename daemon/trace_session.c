@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -19,6 +20,7 @@
 #include "store_json.h"
 #include "store_writer.h"
 #include "trace_analysis.h"
+#include "trace_child.h"
 #include "trace_mica.h"
 #include "trace_mgsim.h"
 #include "store_mgsim.h"
@@ -39,11 +41,12 @@ trace_session_opts_init(struct trace_session_opts *o)
 	memset(o, 0, sizeof(*o));
 	o->t.pin = true;
 	o->t.pin_cpu = -1;
+	o->t.target_pidfd = -1;
 	o->t.step = DEFAULT_STEP;
 	o->uid = getuid();
 }
 
-static bool is_run;
+static bool is_run, in_child;
 static pid_t run_pid;
 
 static void
@@ -52,11 +55,13 @@ on_term_signal(int sig)
 	if (is_run) {
 		/* 'run': the program decides (a terminal's Ctrl-C reached it
 		 * already); SIGTERM is passed on. */
-		if (sig == SIGTERM && run_pid > 0)
+		if (sig == SIGTERM && in_child)
+			trace_child_signal(SIGTERM);
+		else if (sig == SIGTERM && run_pid > 0)
 			kill(run_pid, SIGTERM);
 		return;
 	}
-	tracer_request_detach();
+	trace_child_request_detach();
 }
 
 static void
@@ -116,7 +121,8 @@ command_text(char **argv, pid_t pid)
 /* The effective settings, JSON: MICA's (after --interval) and the
  * tracer's (malloc'd). */
 static char *
-settings_json(const struct trace_session_opts *o, const struct mica_config *c)
+settings_json(const struct trace_session_opts *o, const struct mica_config_text *config,
+	      const struct mica_config *c)
 {
 	char *buf = NULL;
 	size_t len = 0;
@@ -125,7 +131,7 @@ settings_json(const struct trace_session_opts *o, const struct mica_config *c)
 	if (!f)
 		perror_msg_and_die("open_memstream");
 	fputs("{\"config_file\":", f);
-	json_put_string(f, o->config);
+	json_put_string(f, o->config || o->config_text ? config->name : NULL);
 	fputs(",", f);
 	json_put_mica_settings(f, c);
 	fputs(",\"interval_override\":", f);
@@ -148,27 +154,28 @@ settings_json(const struct trace_session_opts *o, const struct mica_config *c)
 /* The session row, before the program starts (its pid comes later). */
 static int64_t
 session_begin(const struct trace_session_opts *o, struct store_writer *db,
-	      const struct trace_mica *mica, char **argv, pid_t attach_pid)
+	      const struct trace_mica *mica, const struct mica_config_text *config,
+	      char **argv, pid_t attach_pid)
 {
 	struct store_session s = {
 		.mode = o->mode ? o->mode : argv ? "run" : "attach",
 		.uid = o->uid,
 		.mica = trace_mica_config(mica),
 	};
-	char err[512], *command, *settings, *config = NULL;
-	size_t len;
+	char err[512], *command, *settings;
 	int64_t id;
 
-	if (o->config && !(config = mica_read_file(o->config, &len)))
-		return -1;
-	s.config = config ? config : TRACE_MICA_DEFAULT_CONFIG;
-	s.command = command = command_text(argv, attach_pid);
+	s.config = config ? config->text : TRACE_MICA_DEFAULT_CONFIG;
+	/* A process the tracer has not attached to yet is not known to be
+	 * one the client may look at: its command line comes once it is
+	 * traced (session_pid_fn). */
+	s.command = command = argv || !o->child ? command_text(argv, attach_pid)
+			    : xasprintf("pid %d", (int)attach_pid);
 	s.pid = attach_pid;
-	s.settings = settings = settings_json(o, s.mica);
+	s.settings = settings = settings_json(o, config, s.mica);
 	id = store_writer_session_begin(db, &s, err, sizeof(err));
 	if (id < 0)
 		error_msg("cannot record the session: %s", err);
-	free(config);
 	free(command);
 	free(settings);
 	return id;
@@ -176,6 +183,7 @@ session_begin(const struct trace_session_opts *o, struct store_writer *db,
 
 struct session_pid_job {
 	int64_t session, pid;
+	char *command;		/* NULL: the one recorded at the start */
 };
 
 static int
@@ -183,7 +191,22 @@ session_pid_fn(struct store *st, void *arg, char *err, size_t errsz)
 {
 	struct session_pid_job *j = arg;
 
-	return store_session_pid(st, j->session, j->pid, err, errsz);
+	return store_session_pid(st, j->session, j->pid, j->command, err, errsz);
+}
+
+static void
+session_pid_free(void *arg)
+{
+	struct session_pid_job *j = arg;
+
+	free(j->command);
+	free(j);
+}
+
+static const char *
+exe_from_tracer(void *arg, int32_t pid)
+{
+	return trace_analysis_exe(arg, pid);
 }
 
 /* How the session ended, for its row. */
@@ -203,7 +226,9 @@ end_reason(bool started, bool failed, bool ended, int status, int *exit_status)
 int
 trace_session_run(const struct trace_session_opts *o, char **prog_argv, pid_t attach_pid)
 {
-	struct ring *ring = ring_new(RING_BYTES);
+	struct ring *ring = o->ring ? o->ring : ring_new(RING_BYTES);
+	struct mica_config_text own_config = { 0 };
+	const struct mica_config_text *config = o->config_text;
 	struct tracer *t = NULL;
 	struct trace_analysis *ta = trace_analysis_new();
 	struct insn_counts *ic = insn_counts_new();
@@ -219,19 +244,27 @@ trace_session_run(const struct trace_session_opts *o, char **prog_argv, pid_t at
 	struct store_writer *db = NULL;
 	int64_t session = -1;
 	bool started = false, failed = false, ended = false;
+	int cpu = -1;
 	char err[512];
 
-	if (o->config || o->mica_out || o->db) {
+	if (o->config || o->config_text || o->mica_out || o->db) {
 		/* The database alone runs the default configuration. */
 		const char *conf = o->config ? o->config : o->mica_out ? "mica.conf" : NULL;
 
-		if (!o->config && o->mica_out && access(conf, F_OK) != 0) {
+		if (!o->config && !config && o->mica_out && access(conf, F_OK) != 0) {
 			error_msg("--mica-out needs a configuration: no mica.conf in the current "
 				  "directory, pass one with -c FILE");
 			ret = fail;
 			goto out;
 		}
-		mica = trace_mica_new(conf, o->interval, o->mica_out);
+		if (!config && conf) {
+			if (mica_config_read(conf, &own_config) < 0) {
+				ret = fail;
+				goto out;
+			}
+			config = &own_config;
+		}
+		mica = trace_mica_new(config, o->interval, o->mica_out);
 		if (!mica) {
 			ret = fail;
 			goto out;
@@ -246,7 +279,7 @@ trace_session_run(const struct trace_session_opts *o, char **prog_argv, pid_t at
 			ret = fail;
 			goto out;
 		}
-		session = session_begin(o, db, mica, prog_argv, attach_pid);
+		session = session_begin(o, db, mica, config, prog_argv, attach_pid);
 		if (session < 0) {
 			ret = fail;
 			goto out;
@@ -341,37 +374,61 @@ trace_session_run(const struct trace_session_opts *o, char **prog_argv, pid_t at
 		trace_analysis_add(ta, &c);
 	}
 	is_run = prog_argv != NULL;
+	in_child = o->child != NULL;
 	install_signals();
-	t = tracer_new(&o->t, ring);
-	if (prog_argv) {
-		if (tracer_launch(t, prog_argv) < 0) {
-			ret = 127;
+	if (o->child) {
+		trace_analysis_set_remote(ta);
+		if (mica)
+			trace_mica_set_exe_source(mica, exe_from_tracer, ta);
+		if (trace_child_start(o->child) < 0) {
+			ret = fail;
 			goto out;
 		}
-	} else if (tracer_attach(t, attach_pid) < 0) {
-		ret = 1;
-		goto out;
+		run_pid = trace_child_main_pid(o->child);
+		cpu = trace_child_cpu(o->child);
+	} else {
+		t = tracer_new(&o->t, ring);
+		if (prog_argv ? tracer_launch(t, prog_argv) < 0 : tracer_attach(t, attach_pid) < 0) {
+			ret = fail;
+			goto out;
+		}
+		run_pid = tracer_main_pid(t);
+		cpu = tracer_cpu(t);
 	}
 	started = true;
-	run_pid = tracer_main_pid(t);
 	if (db) {
-		struct session_pid_job *j = xmalloc(sizeof(*j));
+		struct session_pid_job *j = xcalloc(1, sizeof(*j));
 
 		j->session = session;
 		j->pid = run_pid;
-		if (store_writer_submit(db, session_pid_fn, j, free) < 0)
+		if (!prog_argv && o->child) {
+			j->command = command_text(NULL, run_pid);
+			/* Read as the daemon: keep it only if pid is still the
+			 * process the client named and the tracer holds. */
+			if (o->t.target_pidfd >= 0 &&
+			    syscall(SYS_pidfd_send_signal, o->t.target_pidfd, 0, NULL, 0) < 0) {
+				free(j->command);
+				j->command = NULL;
+			}
+		}
+		if (store_writer_submit(db, session_pid_fn, j, session_pid_free) < 0)
 			failed = true;
 		if (o->on_session)
 			o->on_session(o->arg, session);
 	}
-	if (trace_analysis_start(ta, ring, tracer_cpu(t)) < 0) {
-		tracer_request_detach();
+	if (trace_analysis_start(ta, ring, cpu) < 0) {
+		trace_child_request_detach();
 		ret = 1;
 		failed = true;
 	}
-	if (tracer_loop(t) < 0)
+	if (o->child ? trace_child_wait(o->child) < 0 : tracer_loop(t) < 0)
 		failed = true;
 	trace_analysis_join(ta);
+	if (trace_analysis_rejected(ta)) {
+		error_msg("%llu records of the tracer process were impossible and dropped",
+			  (unsigned long long)trace_analysis_rejected(ta));
+		failed = true;
+	}
 	if (rec && tracefile_close(rec) < 0)
 		ret = 1;
 	rec = NULL;
@@ -379,17 +436,21 @@ trace_session_run(const struct trace_session_opts *o, char **prog_argv, pid_t at
 	if (!o->t.quiet) {
 		struct tracer_stats st;
 
-		tracer_get_stats(t, &st);
+		if (o->child)
+			trace_child_stats(o->child, &st);
+		else
+			tracer_get_stats(t, &st);
 		fprintf(stderr, "micad: %llu instructions in %.2f s (%.1f K/s), %llu decoded, %s, "
 			"%s (%llu leaps)\n",
 			(unsigned long long)st.steps, st.seconds,
 			st.seconds > 0 ? st.steps / st.seconds / 1000 : 0.0,
 			(unsigned long long)st.decode_misses,
-			tracer_cpu(t) >= 0 ? "pinned" : "not pinned",
+			cpu >= 0 ? "pinned" : "not pinned",
 			o->t.step == STEP_LEAPFROG ? "leapfrog" : "tf",
 			(unsigned long long)st.leap_steps);
 	}
-	ended = tracer_main_status(t, &status);
+	ended = o->child ? trace_child_main_status(o->child, &status)
+		: tracer_main_status(t, &status);
 	if (prog_argv && ret == 0) {
 		if (!ended)
 			ret = 1;
@@ -439,6 +500,8 @@ out:
 		ret = 1;
 	insn_counts_free(ic);
 	tracer_free(t);
-	ring_free(ring);
+	if (!o->ring)
+		ring_free(ring);
+	mica_config_text_free(&own_config);
 	return ret;
 }

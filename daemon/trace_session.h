@@ -13,12 +13,17 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "mica_files.h"
+#include "trace_child.h"
 #include "tracer.h"
 
 struct mgsim_live;
 
 struct trace_session_opts {
 	const char *config;	/* a mica.conf; NULL: none given */
+	/* Or its text (and its itypes spec file's), read by the client:
+	 * the daemon opens no path a client names.  NULL: none given. */
+	const struct mica_config_text *config_text;
 	const char *mica_out;	/* write MICA's files here; NULL: none */
 	const char *record;	/* binary trace file; NULL: none */
 	const char *output;	/* per-thread counts; NULL: standard error */
@@ -38,6 +43,12 @@ struct trace_session_opts {
 	/* Called once the session's database row exists (NULL: not called). */
 	void (*on_session)(void *arg, int64_t session_id);
 	void *arg;
+	/* The daemon's workers: the tracer runs in this child process
+	 * (trace_child.h), producing into ring (ring_new_shared()), both the
+	 * caller's; t is then the child's options as forked.  NULL: the
+	 * tracer runs here, into a ring of its own. */
+	struct trace_child *child;
+	struct ring *ring;
 };
 
 void trace_session_opts_init(struct trace_session_opts *o);

@@ -38,6 +38,7 @@
 #include <stddef.h>
 #include <errno.h>
 #include <grp.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <sched.h>
 #include <stdatomic.h>
@@ -46,6 +47,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/ptrace.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -131,6 +133,20 @@ struct tracer {
 };
 
 static volatile sig_atomic_t detach_requested;
+/* The launched or attached process's pidfd, for tracer_signal_main(). */
+static volatile sig_atomic_t main_pidfd = -1;
+
+int
+tracer_signal_main(int sig)
+{
+	int fd = main_pidfd;
+
+	if (fd < 0)
+		return -ESRCH;
+	if (syscall(SYS_pidfd_send_signal, fd, sig, NULL, 0) < 0)
+		return -errno;
+	return 0;
+}
 
 void
 tracer_request_detach(void)
@@ -220,11 +236,52 @@ thread_find(struct tracer *t, pid_t tid)
 	return NULL;
 }
 
+/* A process's executable for a consumer in another process (TREC_EXE),
+ * read now, while the process is stopped and surely this one. */
+static void
+push_exe_rec(struct tracer *t, pid_t pid)
+{
+	char link[64], path[PATH_MAX];
+	struct trace_exe_rec *r;
+	ssize_t n;
+
+	snprintf(link, sizeof(link), "/proc/%d/exe", (int)pid);
+	n = readlink(link, path, sizeof(path) - 1);
+	if (n <= 0)
+		return;
+	path[n] = '\0';
+	r = ring_reserve(t->ring, TREC_EXE, sizeof(*r) + (size_t)n + 1);
+	r->pid = pid;
+	memcpy(r->path, path, (size_t)n + 1);
+	ring_commit(t->ring);
+}
+
+/* An instruction just decoded, for a consumer in another process. */
+static void
+publish_insn(struct tracer *t, const struct insn_info *ii)
+{
+	struct trace_insn_rec *r;
+
+	if (!t->opt.publish)
+		return;
+	r = ring_reserve(t->ring, TREC_INSN, sizeof(*r));
+	memset(r, 0, sizeof(*r));
+	r->key = (uint64_t)(uintptr_t)ii;
+	r->pc = ii->pc;
+	r->len = ii->len;
+	memcpy(r->bytes, ii->bytes, ii->len);
+	ring_commit(t->ring);
+}
+
 static void
 push_thread_rec(struct tracer *t, enum trace_thread_kind kind, pid_t pid, pid_t tid,
 		pid_t parent, int status)
 {
-	struct trace_thread_rec *r = ring_reserve(t->ring, TREC_THREAD, sizeof(*r));
+	struct trace_thread_rec *r;
+
+	if (t->opt.publish && ((kind == TT_START && tid == pid) || kind == TT_EXEC))
+		push_exe_rec(t, pid);
+	r = ring_reserve(t->ring, TREC_THREAD, sizeof(*r));
 
 	r->kind = kind;
 	r->pid = pid;
@@ -536,6 +593,7 @@ build_pending(struct tracer *t, struct tthread *th)
 			n = 0;
 		ii = decode_cache_insert(dc, regs->rip, buf, (size_t)n);
 		t->st.decode_misses++;
+		publish_insn(t, ii);
 	}
 	if (insn_needs_vector_state(ii))
 		vec = read_vec_state(t, th->tid);
@@ -671,6 +729,7 @@ leap_arm(struct tracer *t, struct tthread *th, uint64_t next)
 			return false;	/* unmapped: TF, and the fault comes as usual */
 		ni = decode_cache_insert(p->dc, next, buf, (size_t)n);
 		t->st.decode_misses++;
+		publish_insn(t, ni);
 	}
 	if (ni->len == 0)
 		return false;
@@ -988,7 +1047,7 @@ handle_stop(struct tracer *t, pid_t pid, int status)
 
 /* ---- launch and attach ---- */
 
-enum launch_stage { LAUNCH_OK, LAUNCH_EXEC, LAUNCH_STDIO, LAUNCH_CWD, LAUNCH_IDS };
+enum launch_stage { LAUNCH_OK, LAUNCH_EXEC, LAUNCH_STDIO, LAUNCH_CWD, LAUNCH_IDS, LAUNCH_LIMITS };
 
 /*
  * In the child, before exec: what micad changed for itself must not leak
@@ -1008,6 +1067,10 @@ launch_prepare(const struct tracer_launch_env *le)
 		signal(sigs[i], SIG_DFL);
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
+	/* A tracer that changed credentials is not dumpable, and so would be
+	 * its child until exec: the tracer could not seize it. */
+	if (prctl(PR_GET_DUMPABLE) == 0)
+		prctl(PR_SET_DUMPABLE, 1);
 	if (!le)
 		return 0;
 	for (int fd = 0; fd < 3; fd++)
@@ -1017,6 +1080,10 @@ launch_prepare(const struct tracer_launch_env *le)
 		return LAUNCH_CWD;
 	if (le->umask >= 0)
 		umask((mode_t)le->umask);
+	if (le->have_rlimits)
+		for (int r = 0; r < RLIM_NLIMITS; r++)
+			if (setrlimit(r, &le->rlimits[r]) < 0)
+				return LAUNCH_LIMITS;
 	if (le->set_ids) {
 		if (setgroups((size_t)le->ngroups, le->groups) < 0 || setgid(le->gid) < 0 ||
 		    setuid(le->uid) < 0)
@@ -1025,6 +1092,22 @@ launch_prepare(const struct tracer_launch_env *le)
 	if (le->envp)
 		environ = le->envp;
 	return 0;
+}
+
+/* Say why the child could not become the program. */
+static void
+launch_failed(const int fail[2], const char *prog)
+{
+	static const char *const what[] = {
+		[LAUNCH_EXEC] = "cannot run",
+		[LAUNCH_STDIO] = "cannot give its standard input/output to",
+		[LAUNCH_CWD] = "cannot enter the requested working directory for",
+		[LAUNCH_IDS] = "cannot take the requested user and groups for",
+		[LAUNCH_LIMITS] = "cannot give your resource limits (ulimit) to",
+	};
+
+	errno = fail[1];
+	perror_msg("%s '%s'", what[fail[0] > 0 && fail[0] <= LAUNCH_LIMITS ? fail[0] : 1], prog);
 }
 
 int
@@ -1055,12 +1138,12 @@ tracer_launch(struct tracer *t, char *const argv[])
 			CPU_SET(t->cpu, &set);
 			sched_setaffinity(0, sizeof(set), &set);
 		}
-		if ((fail[0] = launch_prepare(t->opt.launch)) != 0) {
-			fail[1] = errno;
-			if (write(err[1], fail, sizeof(fail)) < 0)
-				_exit(127);
+		/* Ready (LAUNCH_OK) or why not: the tracer seizes us only
+		 * once we are traceable. */
+		fail[0] = launch_prepare(t->opt.launch);
+		fail[1] = errno;
+		if (write(err[1], fail, sizeof(fail)) < 0 || fail[0] != LAUNCH_OK)
 			_exit(127);
-		}
 		if (read(go[0], &c, 1) != 1)
 			_exit(127);
 		execvp(argv[0], argv);
@@ -1072,6 +1155,19 @@ tracer_launch(struct tracer *t, char *const argv[])
 	}
 	close(go[0]);
 	close(err[1]);
+	do
+		n = read(err[0], fail, sizeof(fail));
+	while (n < 0 && errno == EINTR);
+	if (n != sizeof(fail) || fail[0] != LAUNCH_OK) {
+		if (n != sizeof(fail))
+			error_msg("cannot start '%s': the new process died before its exec", argv[0]);
+		else
+			launch_failed(fail, argv[0]);
+		close(go[1]);
+		close(err[0]);
+		waitpid(pid, NULL, 0);
+		return -1;
+	}
 	if (ptrace(PTRACE_SEIZE, pid, NULL, (void *)(t->options | PTRACE_O_EXITKILL)) < 0) {
 		perror_msg("cannot trace the program started (PTRACE_SEIZE of pid %d)", pid);
 		kill(pid, SIGKILL);
@@ -1079,6 +1175,8 @@ tracer_launch(struct tracer *t, char *const argv[])
 		return -1;
 	}
 	t->main_pid = pid;
+	/* Our child, not reaped before the loop: surely this process. */
+	main_pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
 	thread_new(t, proc_new(t, pid), pid, 0);
 	if (write(go[1], &c, 1) != 1)
 		perror_msg("pipe write");
@@ -1086,17 +1184,9 @@ tracer_launch(struct tracer *t, char *const argv[])
 	n = read(err[0], fail, sizeof(fail));
 	close(err[0]);
 	if (n == sizeof(fail)) {
-		static const char *const what[] = {
-			[LAUNCH_EXEC] = "cannot run",
-			[LAUNCH_STDIO] = "cannot give its standard input/output to",
-			[LAUNCH_CWD] = "cannot enter the requested working directory for",
-			[LAUNCH_IDS] = "cannot take the requested user and groups for",
-		};
 		int status;
 
-		errno = fail[1];
-		perror_msg("%s '%s'", what[fail[0] > 0 && fail[0] <= LAUNCH_IDS ? fail[0] : 1],
-			   argv[0]);
+		launch_failed(fail, argv[0]);
 		while (waitpid(pid, &status, __WALL) == pid && !WIFEXITED(status) && !WIFSIGNALED(status))
 			ptrace(PTRACE_CONT, pid, NULL, NULL);
 		return -1;
@@ -1176,6 +1266,22 @@ tracer_attach(struct tracer *t, pid_t pid)
 			perror_msg("attach to pid %d", pid);
 		return -e;
 	}
+	if (t->opt.target_pidfd >= 0 && syscall(SYS_pidfd_send_signal, t->opt.target_pidfd, 0,
+						 NULL, 0) < 0) {
+		/* The process the client named is gone, and pid is another
+		 * one's now: let it go untouched (a seized thread detaches
+		 * from a stop). */
+		int status;
+
+		if (ptrace(PTRACE_INTERRUPT, pid, NULL, NULL) == 0 &&
+		    waitpid(pid, &status, __WALL) == pid && WIFSTOPPED(status))
+			ptrace(PTRACE_DETACH, pid, NULL, NULL);
+		error_msg("attach to pid %d: the process you named has exited (pid %d is now "
+			  "another process): nothing traced", pid, pid);
+		return -ESRCH;
+	}
+	main_pidfd = t->opt.target_pidfd >= 0 ? t->opt.target_pidfd
+		   : (int)syscall(SYS_pidfd_open, pid, 0);
 	t->main_pid = pid;
 	p = proc_new(t, pid);
 	pin_task(t, p, pid);

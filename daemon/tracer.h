@@ -21,6 +21,7 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/resource.h>
 #include <sys/types.h>
 
 #include "event.h"
@@ -30,6 +31,31 @@
 enum trace_rec_type {
 	TREC_EVENT = 1,		/* struct insn_event, insn_event_size() bytes */
 	TREC_THREAD = 2,	/* struct trace_thread_rec */
+	/* Only with tracer_options.publish (a consumer in another process,
+	 * which cannot follow the events' info pointers): */
+	TREC_INSN = 3,		/* struct trace_insn_rec */
+	TREC_EXE = 4,		/* struct trace_exe_rec */
+};
+
+/*
+ * An instruction the tracer decoded, before the first event that points
+ * at it: the consumer decodes the bytes again and gives events whose
+ * info is key its own record.  A key names the latest record sent with
+ * it (the tracer's memory may be reused after an exec).
+ */
+struct trace_insn_rec {
+	uint64_t key;		/* the tracer's struct insn_info address */
+	uint64_t pc;
+	uint8_t len;
+	uint8_t bytes[INSN_MAX_BYTES];
+};
+
+/* A process's executable, read by the tracer when the process starts and
+ * when it execs (before that thread record): the path, NUL-terminated,
+ * follows pid in the record. */
+struct trace_exe_rec {
+	int32_t pid;
+	char path[];
 };
 
 enum trace_thread_kind {
@@ -82,6 +108,11 @@ struct tracer_launch_env {
 	const gid_t *groups;
 	int ngroups;
 	int cwd_fd;		/* fchdir() to it; -1: stay */
+	/* The client's resource limits (RLIMIT_*), set before exec when
+	 * have_rlimits: the program gets what it would have got had the
+	 * client started it itself. */
+	bool have_rlimits;
+	struct rlimit rlimits[RLIM_NLIMITS];
 	int umask;		/* the program's umask; -1: keep */
 	int stdio[3];		/* dup2() onto 0, 1, 2; -1: keep */
 	char **envp;		/* NULL: micad's own environment */
@@ -104,6 +135,13 @@ struct tracer_options {
 	/* Called once the program is launched or attached (NULL: not). */
 	void (*started)(void *arg, pid_t pid);
 	void *started_arg;
+	/* Push TREC_INSN and TREC_EXE records for a consumer in another
+	 * process (ring_new_shared()). */
+	bool publish;
+	/* attach: a pidfd of the process the client named, taken when it
+	 * asked (-1: none).  Once seized, the pid must still be that process
+	 * (not a new one that reused its number), or nothing is traced. */
+	int target_pidfd;
 };
 
 struct tracer;
@@ -136,6 +174,13 @@ int tracer_attach(struct tracer *t, pid_t pid);
  */
 int tracer_loop(struct tracer *t);
 void tracer_request_detach(void);
+
+/*
+ * Send sig to the launched or attached process through its pidfd (so
+ * never to a process that reused its number), async-signal-safe; 0 or
+ * -errno.  Before the process is started: -ESRCH.
+ */
+int tracer_signal_main(int sig);
 
 /* After the loop: the wait status of the launched or attached process's
  * leader, and whether it ended while traced (else it was detached). */

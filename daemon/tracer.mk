@@ -2,6 +2,7 @@
 libmicad_a_SOURCES += \
 	daemon/ring.h daemon/ring.c \
 	daemon/tracer.h daemon/tracer.c \
+	daemon/trace_child.h daemon/trace_child.c \
 	daemon/trace_analysis.h daemon/trace_analysis.c \
 	daemon/trace_mica.h daemon/trace_mica.c \
 	daemon/tracefile.h daemon/tracefile.c \

@@ -33,6 +33,10 @@ char *xasprintf(const char *fmt, ...) ATTR_PRINTF(1, 2);
  * junk, sign or overflow. */
 int parse_u64(const char *s, unsigned long long *out);
 
+/* Write all n bytes to fd (retrying short writes and EINTR): 0, or -1
+ * with errno set. */
+int write_all(int fd, const void *buf, size_t n);
+
 /* Value of a hexadecimal digit, or -1. */
 int hex_digit(int ch);
 
