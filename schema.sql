@@ -1,4 +1,4 @@
--- micad results database, schema version 2.
+-- micad results database, schema version 3.
 --
 -- Raw integer counts, exactly as MICA writes them, live in tables; MICA's
 -- conversions (ILP, mix fractions, misprediction rates, CDFs, bytes) live
@@ -38,7 +38,16 @@ CREATE TABLE IF NOT EXISTS session (
 	-- gone (same boot, same pid and start time = still alive).
 	writer_pid	INTEGER,
 	writer_start	INTEGER,		-- /proc/PID/stat starttime, clock ticks
-	writer_boot_id	TEXT			-- /proc/sys/kernel/random/boot_id
+	writer_boot_id	TEXT,			-- /proc/sys/kernel/random/boot_id
+	-- How the instructions were seen (schema version 3): 'step' (every
+	-- one, ptrace), 'sample' (perf_event samples, MICA metrics estimated
+	-- from stepped bursts), 'valgrind' (every one, the valgrind engine).
+	engine		TEXT NOT NULL DEFAULT 'step'
+			CHECK (engine IN ('step', 'sample', 'valgrind')),
+	sample_event	TEXT,			-- sample mode: the event in effect ('cpu-clock')
+	sample_note	TEXT,			-- sample mode: what was asked, what ran, and why
+	weighting	TEXT			-- sample mode bursts: 'instructions' or 'time'
+			CHECK (weighting IN ('instructions', 'time'))
 ) STRICT;
 
 CREATE TABLE IF NOT EXISTS process (
@@ -571,3 +580,60 @@ CREATE VIEW IF NOT EXISTS simulated_cycles AS
 	       i.ins AS mica_instructions
 	FROM sched_interval s
 	LEFT JOIN interval i ON i.session_id = s.session_id AND i.tid = s.tid AND i.idx = s.idx;
+
+-- Sample mode's call-stack profile (schema version 3): perf_event samples,
+-- each with its thread, time interval and call stack (libunwind).
+--
+-- profile_frame: the frame dictionary of a session.  module is the file of
+-- the mapping the address fell in ('[vdso]', '[kernel]', '[unknown]' when
+-- no mapping is known), symbol the demangled function (NULL: none known),
+-- offset the address minus the symbol's start (minus the module's load
+-- base when there is no symbol).
+CREATE TABLE IF NOT EXISTS profile_frame (
+	id		INTEGER PRIMARY KEY,
+	session_id	INTEGER NOT NULL REFERENCES session(id) ON DELETE CASCADE,
+	module		TEXT NOT NULL,
+	symbol		TEXT,
+	offset		INTEGER NOT NULL,
+	address		INTEGER,		-- the virtual address of one sample's frame
+	UNIQUE (session_id, module, symbol, offset)
+) STRICT;
+
+-- profile_stack: stacks as a tree of frames.  A stack is its innermost
+-- node; parent_id walks out towards the root (0: this frame is the
+-- outermost).  Stacks with a common outer part share its nodes.
+CREATE TABLE IF NOT EXISTS profile_stack (
+	id		INTEGER PRIMARY KEY,
+	session_id	INTEGER NOT NULL REFERENCES session(id) ON DELETE CASCADE,
+	parent_id	INTEGER NOT NULL,	-- 0: outermost frame
+	frame_id	INTEGER NOT NULL REFERENCES profile_frame(id),
+	depth		INTEGER NOT NULL,	-- 0 for an outermost frame
+	UNIQUE (session_id, parent_id, frame_id)
+) STRICT;
+
+-- profile_sample: how many samples ended in a stack, per thread and time
+-- interval (sample-mode intervals are in time: --interval-time), and the
+-- sum of their weights (the event's period: nanoseconds of cpu-clock,
+-- or events counted).
+CREATE TABLE IF NOT EXISTS profile_sample (
+	session_id	INTEGER NOT NULL REFERENCES session(id) ON DELETE CASCADE,
+	tid		INTEGER NOT NULL,
+	interval	INTEGER NOT NULL,
+	stack_id	INTEGER NOT NULL REFERENCES profile_stack(id),
+	count		INTEGER NOT NULL,
+	weight		INTEGER NOT NULL,
+	PRIMARY KEY (session_id, tid, interval, stack_id)
+) STRICT;
+
+-- profile_interval: each sample-mode time interval of a thread: when, how
+-- many samples arrived and how many the kernel reported lost.
+CREATE TABLE IF NOT EXISTS profile_interval (
+	session_id	INTEGER NOT NULL REFERENCES session(id) ON DELETE CASCADE,
+	tid		INTEGER NOT NULL,
+	idx		INTEGER NOT NULL,
+	started_at	REAL NOT NULL,		-- Unix time, seconds
+	ended_at	REAL NOT NULL,
+	samples		INTEGER NOT NULL,
+	lost		INTEGER NOT NULL DEFAULT 0,
+	PRIMARY KEY (session_id, tid, idx)
+) STRICT;

@@ -27,15 +27,24 @@
 
 extern const char micad_schema_sql[];	/* schema_sql.c, generated from schema.sql */
 
-/* Migrations: migrations[v] takes a database from user_version v to v + 1.
- * Version 0 is an empty file: schema.sql creates the current layout, and
- * the later steps have nothing left to do for it.  Version 1 was the
- * layout of development builds before the first release (no writer
- * identity, no MGSim or scheduling tables): it is refused, not migrated. */
+/* Migrations: migrations[v] takes a database from user_version v to v + 1
+ * with what CREATE ... IF NOT EXISTS cannot do (new columns, views that
+ * changed dropped first); schema.sql, run after each step, then creates
+ * whatever is new.  Version 0 is an empty file: schema.sql creates the
+ * current layout at once.  Version 1 was the layout of development builds
+ * before the first release (no writer identity, no MGSim or scheduling
+ * tables): it is refused, not migrated. */
 #define PRERELEASE_SCHEMA_VERSION 1
 static const char *const migrations[STORE_SCHEMA_VERSION] = {
-	micad_schema_sql,
 	"",
+	"",
+	/* 2 -> 3: sample mode (the engine, the event and its profile) */
+	"ALTER TABLE session ADD COLUMN engine TEXT NOT NULL DEFAULT 'step' "
+	"CHECK (engine IN ('step', 'sample', 'valgrind'));"
+	"ALTER TABLE session ADD COLUMN sample_event TEXT;"
+	"ALTER TABLE session ADD COLUMN sample_note TEXT;"
+	"ALTER TABLE session ADD COLUMN weighting TEXT "
+	"CHECK (weighting IN ('instructions', 'time'));",
 };
 
 enum stmt_id {
@@ -173,18 +182,21 @@ migrate(struct store *st, bool read_only, char *err, size_t errsz)
 		return -1;
 	}
 	for (; ver < STORE_SCHEMA_VERSION; ver++) {
+		int64_t to = ver == 0 ? STORE_SCHEMA_VERSION : ver + 1;
 		char setver[64];
 
-		snprintf(setver, sizeof(setver), "PRAGMA user_version = %lld", (long long)ver + 1);
+		snprintf(setver, sizeof(setver), "PRAGMA user_version = %lld", (long long)to);
 		if (exec_sql(st, "BEGIN IMMEDIATE", err, errsz) < 0)
 			return -1;
 		if (exec_sql(st, migrations[ver], err, errsz) < 0 ||
+		    exec_sql(st, micad_schema_sql, err, errsz) < 0 ||
 		    exec_sql(st, setver, err, errsz) < 0) {
 			sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
 			return -1;
 		}
 		if (exec_sql(st, "COMMIT", err, errsz) < 0)
 			return -1;
+		ver = to - 1;
 	}
 	return 0;
 }

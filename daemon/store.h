@@ -15,7 +15,7 @@
 #include "mica.h"
 #include "mica_output.h"
 
-#define STORE_SCHEMA_VERSION 2
+#define STORE_SCHEMA_VERSION 3
 
 struct store;
 struct sqlite3;

@@ -25,7 +25,7 @@ for sql in "DELETE FROM session" "INSERT INTO session (mode, command, uid, confi
 done
 is "$(query --format csv "SELECT count(*) || ' ' || (SELECT count(*) FROM interval) FROM session" | tail -n 1)" "1 1" \
 	"the database is unchanged"
-is "$(query --format csv 'PRAGMA user_version' | tail -n 1)" 2 "the schema version is unchanged"
+is "$(query --format csv 'PRAGMA user_version' | tail -n 1)" 3 "the schema version is unchanged"
 
 query "SELEC 1" > /dev/null 2> "$TMP/err"
 is "$?" 1 "bad SQL: exit 1"

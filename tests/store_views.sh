@@ -102,7 +102,30 @@ is "$(q "SELECT count(DISTINCT metric) FROM metric WHERE session_id = $D")" 26 \
 is "$(q "SELECT count(*) FROM pragma_table_list WHERE schema = 'main' AND type = 'table' AND name NOT LIKE 'sqlite_%' AND strict = 0")" 0 \
 	"every table is STRICT"
 is "$(q 'PRAGMA application_id')" 1296647009 "application_id 'MICA'"
-is "$(q 'PRAGMA user_version')" 2 "schema version 2"
+is "$(q 'PRAGMA user_version')" 3 "schema version 3"
+
+# A version 2 database (tests/schema_v2.sql, the layout before sample mode)
+# migrates to 3 when micad opens it: its rows kept, the session's new
+# columns there with their defaults, the profile tables created.
+if command -v sqlite3 > /dev/null; then
+	V2="$TMP/v2.db"
+	{ cat "$top_srcdir/tests/schema_v2.sql"
+	  echo "PRAGMA user_version = 2;"
+	  echo "INSERT INTO session (id, mode, command, uid, config, settings, started_at, end_reason) VALUES (7, 'run', 'old run', 0, '', '{}', 1.5, 'exited');"
+	} | sqlite3 "$V2"
+	"$top_builddir/micad" replay -c "$top_srcdir/tests/mica/ILP-1.conf" --db "$V2" \
+		"$top_srcdir/tests/mica/ilp1.trace" >/dev/null \
+		2>"$TMP/mig.err"
+	ok $? "micad replay --db on a version 2 database"
+	sed 's/^/# /' "$TMP/mig.err"
+	is "$(sqlite3 "$V2" 'PRAGMA user_version')" 3 "a version 2 database is migrated to 3"
+	is "$(sqlite3 "$V2" "SELECT command || ' ' || engine || ' ' || coalesce(sample_event, '-') FROM session WHERE id = 7")" \
+		"old run step -" "migration: the old session kept, engine 'step', no sample event"
+	is "$(sqlite3 "$V2" "SELECT count(*) FROM sqlite_schema WHERE name IN ('profile_frame', 'profile_stack', 'profile_sample', 'profile_interval')")" \
+		4 "migration: the profile tables exist"
+else
+	skip "migration from schema version 2" "sqlite3 not found"
+fi
 
 if command -v sqlite3 > /dev/null; then
 	sql="SELECT * FROM reuse_distance WHERE session_id = $H ORDER BY bucket"
