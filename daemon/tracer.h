@@ -35,6 +35,13 @@ enum trace_rec_type {
 	 * which cannot follow the events' info pointers): */
 	TREC_INSN = 3,		/* struct trace_insn_rec */
 	TREC_EXE = 4,		/* struct trace_exe_rec */
+	/* Sample mode (issue 18): the producer samples (perf_event), resolves
+	 * each stack to strings itself (it may read the target's files; the
+	 * consumer, the daemon's writer, must not), and steps bursts. */
+	TREC_STRING = 5,	/* struct trace_string_rec */
+	TREC_SAMPLE = 6,	/* struct trace_sample_rec */
+	TREC_BURST = 7,		/* struct trace_burst_rec */
+	TREC_NOTE = 8,		/* struct trace_note_rec */
 };
 
 /*
@@ -48,6 +55,66 @@ struct trace_insn_rec {
 	uint64_t pc;
 	uint8_t len;
 	uint8_t bytes[INSN_MAX_BYTES];
+};
+
+/* A string of the profile (a module's path, a demangled symbol), before
+ * the first sample that names it; id > 0, never reused in a session. */
+struct trace_string_rec {
+	uint32_t id;
+	char text[];		/* NUL-terminated */
+};
+
+/* One frame of a sample's stack: module and symbol are string ids (0: not
+ * known), offset from the symbol's start (from the module's load base
+ * when there is no symbol), and the virtual address itself. */
+struct trace_frame {
+	uint32_t module, symbol;
+	uint64_t offset;
+	uint64_t address;
+};
+
+enum trace_sample_flags {
+	TSAMPLE_TRUNCATED = 1,	/* the unwinder stopped early: more frames were there */
+	TSAMPLE_HAS_ADDR = 2,	/* addr is the data address (PEBS, IBS) */
+	TSAMPLE_HAS_LATENCY = 4,
+	TSAMPLE_HAS_DATA_SRC = 8,	/* data_src is a union perf_mem_data_src */
+};
+
+/* A profile sample with its stack, innermost frame first. */
+struct trace_sample_rec {
+	uint64_t time_ns;	/* CLOCK_MONOTONIC of the sample */
+	int32_t pid, tid;
+	uint64_t weight;	/* the event's period: ns of cpu-clock, or events */
+	uint64_t addr;
+	uint64_t data_src;
+	uint32_t latency;	/* cycles */
+	uint16_t flags;		/* enum trace_sample_flags */
+	uint16_t n_frames;
+	struct trace_frame frames[];
+};
+
+/*
+ * Burst markers of sample mode: a thread's events between BURST_WARMUP and
+ * BURST_MEASURE warm the analyzers' state and are not counted; those
+ * between BURST_MEASURE and BURST_END are the burst's measured unit.  A
+ * burst cut short (the thread exited, a signal stop that cannot wait)
+ * ends with BURST_ABORT instead, and its unit is not used.
+ */
+enum trace_burst_kind { BURST_WARMUP = 1, BURST_MEASURE = 2, BURST_END = 3, BURST_ABORT = 4 };
+
+struct trace_burst_rec {
+	uint32_t kind;		/* enum trace_burst_kind */
+	int32_t pid, tid;
+	uint32_t reserved;
+	uint64_t time_ns;	/* CLOCK_MONOTONIC */
+};
+
+/* What sampling is in effect and why, said once before the first sample
+ * (the session record's engine, sample_event, sample_note, weighting). */
+struct trace_note_rec {
+	uint32_t weighting;	/* 1: instructions, 2: time */
+	char event[64];		/* NUL-terminated: 'cpu-clock', 'INST_RETIRED:ANY_P', ... */
+	char note[];		/* NUL-terminated */
 };
 
 /* A process's executable, read by the tracer when the process starts and

@@ -84,6 +84,7 @@ main(int argc, char **argv)
 	topt.step = STEP_LEAPFROG;
 	topt.pin = true;
 	topt.pin_cpu = -1;
+	topt.target_pidfd = -1;
 	topt.quiet = true;
 	while ((opt = getopt(argc, argv, "c:i:d:fuR:r:")) != -1) {
 		switch (opt) {
