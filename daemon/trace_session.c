@@ -405,7 +405,7 @@ out:
 		perror_msg("cannot write the event dump '%s'", o->dump);
 		ret = ret ? ret : 1;
 	}
-	if (out != stderr && fclose(out) != 0) {
+	if (out && out != stderr && fclose(out) != 0) {
 		perror_msg("cannot write the counts to '%s'", o->output);
 		ret = ret ? ret : 1;
 	}
