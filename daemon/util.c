@@ -1,13 +1,17 @@
 /*
- * Error reporting and allocation helpers.
+ * Error reporting and allocation helpers, and output files that do not
+ * follow symbolic links.
  */
 #include "config.h"
 #include "util.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 const char *program_name = "micad";
 
@@ -163,4 +167,39 @@ hex_digit(int ch)
 	if (ch >= 'A' && ch <= 'F')
 		return ch - 'A' + 10;
 	return -1;
+}
+
+int
+output_open(const char *path, int flags, const char *what)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC | flags, 0666);
+	struct stat st;
+
+	if (fd >= 0)
+		return fd;
+	/* ELOOP is also too many links on the way to path: say "link" only
+	 * when path itself is one. */
+	if (errno == ELOOP && lstat(path, &st) == 0 && S_ISLNK(st.st_mode)) {
+		error_msg("refusing to write '%s': it is a symbolic link (remove it, or choose "
+			  "another path)", path);
+		errno = ELOOP;
+		return -1;
+	}
+	perror_msg("cannot write %s '%s'", what, path);
+	return -1;
+}
+
+FILE *
+output_fopen(const char *path, const char *what)
+{
+	int fd = output_open(path, O_TRUNC, what);
+	FILE *f;
+
+	if (fd < 0)
+		return NULL;
+	if (!(f = fdopen(fd, "w"))) {
+		perror_msg("cannot write %s '%s': fdopen", what, path);
+		close(fd);
+	}
+	return f;
 }
