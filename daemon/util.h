@@ -52,4 +52,14 @@ int output_open(const char *path, int flags, const char *what);
  * reporting. */
 FILE *output_fopen(const char *path, const char *what);
 
+/*
+ * s made safe to print on a terminal, the way strace and ls -b print
+ * names: valid printable UTF-8 is kept as is, a backslash becomes \\, and
+ * C0 controls, DEL, C1 controls (U+0080..U+009F) and every byte that is
+ * not part of valid UTF-8 become \xNN.  For everything that comes from a
+ * traced program (command lines, paths, symbols).  Returns a malloc'd
+ * string.
+ */
+char *term_escape(const char *s);
+
 #endif /* MICAD_UTIL_H */
