@@ -359,9 +359,13 @@ start_session(struct serve *sv, int conn, struct ctl_msg *req, const struct peer
 	snprintf(l->mode, sizeof(l->mode), "%s", run ? "run" : "attach");
 	l->command = run ? join_args(req) : xasprintf("pid %lld", (long long)pid);
 	l->started = time(NULL);
-	if (!sv->quiet)
+	if (!sv->quiet) {
+		char *command = term_escape(l->command);
+
 		fprintf(stderr, "micad: uid %u: %s %s (worker %d)\n", (unsigned)p->uid, l->mode,
-			l->command, (int)l->worker);
+			command, (int)l->worker);
+		free(command);
+	}
 }
 
 /* ---- list and status ---- */
@@ -652,10 +656,14 @@ reap(struct serve *sv)
 	while ((w = waitpid(-1, &status, WNOHANG)) > 0)
 		for (int i = 0; i < MAX_SESSIONS; i++)
 			if (sv->live[i].worker == w) {
-				if (!sv->quiet)
+				if (!sv->quiet) {
+					char *command = term_escape(sv->live[i].command);
+
 					fprintf(stderr, "micad: session %lld (%s) ended\n",
 						(long long)atomic_load(&sv->live[i].sh->session),
-						sv->live[i].command);
+						command);
+					free(command);
+				}
 				live_release(&sv->live[i]);
 			}
 }
