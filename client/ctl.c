@@ -773,13 +773,15 @@ rows_cmd(const struct ctl_opts *o, const char *op, long long id, bool table)
 		       "INSTRUCTIONS", "STARTED", "COMMAND");
 	while ((r = recv_reply(fd, &m)) > 0 && ctl_msg_is(&m, "row")) {
 		char started[32];
+		/* The target's command line: no control bytes to the terminal. */
+		char *command = term_escape(get_or(&m, "command", ""));
 
 		fmt_time(ctl_msg_get(&m, "started"), started, sizeof(started));
 		if (table) {
 			printf("%7s  %-6s  %-9s  %7s  %14s  %-19s  %s\n", get_or(&m, "session", "-"),
 			       get_or(&m, "mode", "-"), get_or(&m, "state", "-"),
 			       get_or(&m, "pid", "-"), get_or(&m, "instructions", "0"), started,
-			       get_or(&m, "command", ""));
+			       command);
 		} else {
 			const char *sec = ctl_msg_get(&m, "seconds");
 			double s = sec ? atof(sec) : 0;
@@ -788,7 +790,7 @@ rows_cmd(const struct ctl_opts *o, const char *op, long long id, bool table)
 			if (n)
 				putchar('\n');
 			printf("session:       %s\n", get_or(&m, "session", "-"));
-			printf("command:       %s\n", get_or(&m, "command", ""));
+			printf("command:       %s\n", command);
 			printf("mode:          %s\n", get_or(&m, "mode", "-"));
 			printf("state:         %s\n", get_or(&m, "state", "-"));
 			printf("pid:           %s\n", get_or(&m, "pid", "-"));
@@ -806,6 +808,7 @@ rows_cmd(const struct ctl_opts *o, const char *op, long long id, bool table)
 				printf("exit status:   %s\n", ctl_msg_get(&m, "status"));
 		}
 		n++;
+		free(command);
 		ctl_msg_free(&m);
 	}
 	ctl_msg_free(&m);

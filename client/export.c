@@ -770,10 +770,8 @@ export(struct reader *r, const struct export_opts *o)
 			goto out;
 		}
 	} else if (o->out) {
-		if (!(k.f = fopen(o->out, "w"))) {
-			perror_msg("cannot write %s", o->out);
+		if (!(k.f = output_fopen(o->out, "the export")))
 			goto out;
-		}
 	} else {
 		k.f = stdout;
 	}
@@ -800,7 +798,7 @@ export(struct reader *r, const struct export_opts *o)
 	ret = 0;
 out:
 	if (k.f && k.f != stdout && fclose(k.f) != 0 && ret == 0) {
-		perror_msg("cannot write %s", o->out);
+		perror_msg("cannot write the export '%s'", o->out);
 		ret = 1;
 	}
 	if (k.f == stdout && fflush(stdout) != 0 && ret == 0) {

@@ -2151,9 +2151,8 @@ cmd_mca(int argc, char **argv)
 		goto out;
 	}
 	if (strcmp(opt.output, "-") != 0) {
-		out = fopen(opt.output, "w");
+		out = output_fopen(opt.output, "the mca report");
 		if (!out) {
-			perror_msg("mca: cannot create %s", opt.output);
 			out = stdout;
 			goto out;
 		}

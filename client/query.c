@@ -2,7 +2,8 @@
  * micactl query: one SQL statement against the results database, on a
  * read-only connection, printed as an aligned table for people or as CSV
  * or JSON for programs.  A statement that would write is refused before it
- * runs; bad SQL gets SQLite's own message.
+ * runs; bad SQL gets SQLite's own message.  Text from traced programs is
+ * escaped for the terminal in the table (and in CSV written to one).
  */
 #include "config.h"
 
@@ -11,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <sqlite3.h>
 
@@ -65,6 +67,21 @@ cell_text(sqlite3_stmt *q, int i)
 		return s;
 	}
 	return xstrdup((const char *)sqlite3_column_text(q, i));
+}
+
+/* A cell for people to read (the table, or CSV on a terminal): text from
+ * a traced program (command lines, paths, symbols) reaches the terminal
+ * escaped (term_escape). */
+static char *
+cell_text_escaped(sqlite3_stmt *q, int i)
+{
+	char *s = cell_text(q, i), *e;
+
+	if (!s)
+		return NULL;
+	e = term_escape(s);
+	free(s);
+	return e;
 }
 
 static void
@@ -189,6 +206,7 @@ run(sqlite3 *db, sqlite3_stmt *q, enum format format, FILE *f)
 	int cols = sqlite3_column_count(q), rc;
 	struct cell *cells = NULL;
 	size_t rows = 0;
+	bool tty = isatty(fileno(f));
 
 	if (format == F_CSV && cols) {
 		for (int c = 0; c < cols; c++) {
@@ -207,13 +225,14 @@ run(sqlite3 *db, sqlite3_stmt *q, enum format format, FILE *f)
 			for (int c = 0; c < cols; c++) {
 				int t = sqlite3_column_type(q, c);
 
-				cells[rows * cols + c].text = cell_text(q, c);
+				cells[rows * cols + c].text = cell_text_escaped(q, c);
 				cells[rows * cols + c].right = t == SQLITE_INTEGER || t == SQLITE_FLOAT;
 			}
 			break;
 		case F_CSV:
 			for (int c = 0; c < cols; c++) {
-				char *s = cell_text(q, c);
+				char *s = tty ? cell_text_escaped(q, c)
+					      : cell_text(q, c);
 
 				if (c)
 					putc(',', f);

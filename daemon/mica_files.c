@@ -215,10 +215,9 @@ static int
 write_file(const char *dir, const char *name, const char *data, size_t len, int flags)
 {
 	char *path = xasprintf("%s/%s", dir, name);
-	int fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC | flags, 0644);
+	int fd = output_open(path, flags, "the MICA file");
 
 	if (fd < 0) {
-		perror_msg("%s", path);
 		free(path);
 		return -1;
 	}

@@ -417,9 +417,14 @@ static void
 log_session(struct serve *sv, const struct peer *p, const char *mode, const char *command,
 	    pid_t worker)
 {
-	if (!sv->quiet)
-		fprintf(stderr, "micad: uid %u: %s %s (worker %d)\n", (unsigned)p->uid, mode,
-			command, (int)worker);
+	char *escaped;
+
+	if (sv->quiet)
+		return;
+	escaped = term_escape(command);
+	fprintf(stderr, "micad: uid %u: %s %s (worker %d)\n", (unsigned)p->uid, mode, escaped,
+		(int)worker);
+	free(escaped);
 }
 
 static void
@@ -950,10 +955,14 @@ reap(struct serve *sv)
 	while ((w = waitpid(-1, &status, WNOHANG)) > 0)
 		for (int i = 0; i < MAX_SESSIONS; i++)
 			if (sv->live[i].worker == w) {
-				if (!sv->quiet)
+				if (!sv->quiet) {
+					char *command = term_escape(sv->live[i].command);
+
 					fprintf(stderr, "micad: session %lld (%s) ended\n",
 						(long long)atomic_load(&sv->live[i].sh->session),
-						sv->live[i].command);
+						command);
+					free(command);
+				}
 				live_release(&sv->live[i]);
 			}
 	sv_unlock(sv);

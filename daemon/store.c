@@ -8,6 +8,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -252,9 +253,42 @@ store_close_keep_code(struct store *st, int *code)
 	store_close(st);
 }
 
+/*
+ * Create the database file mode 0600 if it does not exist, before SQLite
+ * would create it 0644 (less the umask): the results hold command lines
+ * and configurations, and a root daemon's hold every user's.  SQLite gives
+ * the -wal and -shm files the database file's mode, so they follow.  An
+ * existing file keeps its mode.  O_EXCL: never open (and close) an
+ * existing file here, since a close drops every POSIX lock this process
+ * holds on it, SQLite connections' included.
+ */
+static int
+create_private(const char *path, char *err, size_t errsz)
+{
+	const int flags = O_RDONLY | O_CREAT | O_NONBLOCK | O_CLOEXEC;
+	int fd = open(path, flags | O_EXCL, 0600);
+	struct stat st;
+
+	if (fd < 0 && errno == EEXIST) {
+		/* A link to a file not there yet: create that one. */
+		if (stat(path, &st) == 0 || errno != ENOENT)
+			return 0;
+		fd = open(path, flags, 0600);
+	}
+	if (fd < 0) {
+		set_err(err, errsz, "cannot create the database %s: %s (check its directory, or "
+			"choose another file with --db)", path, strerror(errno));
+		return -1;
+	}
+	close(fd);
+	return 0;
+}
+
 struct store *
 store_open(const char *path, bool read_only, char *err, size_t errsz)
 {
+	if (!read_only && create_private(path, err, errsz) < 0)
+		return NULL;
 	/* SQLITE_PROTOCOL (and a lock held past the busy timeout) while
 	 * another process opens or closes the same WAL database: retry a few
 	 * times, as SQLite's documentation says to. */

@@ -335,14 +335,12 @@ trace_session_run(const struct trace_session_opts *o, char **prog_argv, pid_t at
 		if (db && store_writer_mgsim_config(db, session, &mo.cfg) < 0)
 			failed = true;
 	}
-	if (o->output && !(out = fopen(o->output, "w"))) {
-		perror_msg("cannot write the counts to '%s'", o->output);
+	if (o->output && !(out = output_fopen(o->output, "the counts file"))) {
 		ret = fail;
 		goto out;
 	}
 	if (o->dump) {
-		if (!(dump = fopen(o->dump, "w"))) {
-			perror_msg("cannot write the event dump '%s'", o->dump);
+		if (!(dump = output_fopen(o->dump, "the event dump"))) {
 			ret = fail;
 			goto out;
 		}
@@ -466,8 +464,8 @@ out:
 		perror_msg("cannot write the event dump '%s'", o->dump);
 		ret = ret ? ret : 1;
 	}
-	if (out != stderr && fclose(out) != 0) {
-		perror_msg("cannot write the counts to '%s'", o->output);
+	if (out && out != stderr && fclose(out) != 0) {
+		perror_msg("cannot write the counts file '%s'", o->output);
 		ret = ret ? ret : 1;
 	}
 	trace_analysis_free(ta);

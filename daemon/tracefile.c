@@ -62,13 +62,11 @@ struct tracefile_writer *
 tracefile_create(const char *path)
 {
 	struct tracefile_writer *w;
-	FILE *f = fopen(path, "wb");
+	FILE *f = output_fopen(path, "the trace file");
 	uint8_t hdr[16];
 
-	if (!f) {
-		perror_msg("cannot create the trace file '%s'", path);
+	if (!f)
 		return NULL;
-	}
 	w = xcalloc(1, sizeof(*w));
 	w->f = f;
 	w->path = xstrdup(path);

@@ -1,13 +1,17 @@
 /*
- * Error reporting and allocation helpers.
+ * Error reporting and allocation helpers, output files that do not follow
+ * symbolic links, and escaping for terminals.
  */
 #include "config.h"
 #include "util.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 const char *program_name = "micad";
@@ -183,4 +187,104 @@ write_all(int fd, const void *buf, size_t n)
 		n -= (size_t)w;
 	}
 	return 0;
+}
+
+int
+output_open(const char *path, int flags, const char *what)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC | flags, 0666);
+	struct stat st;
+
+	if (fd >= 0)
+		return fd;
+	/* ELOOP is also too many links on the way to path: say "link" only
+	 * when path itself is one. */
+	if (errno == ELOOP && lstat(path, &st) == 0 && S_ISLNK(st.st_mode)) {
+		error_msg("refusing to write '%s': it is a symbolic link (remove it, or choose "
+			  "another path)", path);
+		errno = ELOOP;
+		return -1;
+	}
+	perror_msg("cannot write %s '%s'", what, path);
+	return -1;
+}
+
+FILE *
+output_fopen(const char *path, const char *what)
+{
+	int fd = output_open(path, O_TRUNC, what);
+	FILE *f;
+
+	if (fd < 0)
+		return NULL;
+	if (!(f = fdopen(fd, "w"))) {
+		perror_msg("cannot write %s '%s': fdopen", what, path);
+		close(fd);
+	}
+	return f;
+}
+
+/* Length of the valid UTF-8 sequence at s (1 to 4), or 0 if s does not
+ * start one: overlong forms, surrogates and code points past U+10FFFF are
+ * invalid (RFC 3629). */
+static size_t
+utf8_len(const unsigned char *s)
+{
+	unsigned char lo = 0x80, hi = 0xbf;
+	size_t n;
+
+	if (s[0] < 0x80)
+		return 1;
+	if (s[0] >= 0xc2 && s[0] <= 0xdf)
+		n = 2;
+	else if (s[0] >= 0xe0 && s[0] <= 0xef)
+		n = 3;
+	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
+		n = 4;
+	else
+		return 0;
+	if (s[0] == 0xe0)
+		lo = 0xa0;
+	else if (s[0] == 0xed)
+		hi = 0x9f;
+	else if (s[0] == 0xf0)
+		lo = 0x90;
+	else if (s[0] == 0xf4)
+		hi = 0x8f;
+	if (s[1] < lo || s[1] > hi)
+		return 0;
+	for (size_t i = 2; i < n; i++)
+		if (s[i] < 0x80 || s[i] > 0xbf)
+			return 0;
+	return n;
+}
+
+char *
+term_escape(const char *str)
+{
+	const unsigned char *s = (const unsigned char *)str;
+	size_t len = strlen(str);
+	char *out = xreallocarray(NULL, len + 1, 4), *o = out;
+
+	while (*s) {
+		size_t n = utf8_len(s);
+		/* C0 and DEL; C1 (U+0080..U+009F) is C2 80..C2 9F. */
+		bool control = n == 1 ? *s < 0x20 || *s == 0x7f
+				      : n == 2 && s[0] == 0xc2 && s[1] < 0xa0;
+
+		if (n == 1 && *s == '\\') {
+			*o++ = '\\';
+			*o++ = '\\';
+			s++;
+		} else if (n == 0 || control) {
+			for (size_t i = 0; i < (n ? n : 1); i++)
+				o += sprintf(o, "\\x%02x", *s++);
+		} else {
+			memcpy(o, s, n);
+			o += n;
+			s += n;
+		}
+	}
+	*o = '\0';
+	return out;
 }

@@ -7,6 +7,7 @@
 
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #define ATTR_PRINTF(f, a) __attribute__((format(printf, f, a)))
 #define ATTR_NORETURN __attribute__((noreturn))
@@ -39,5 +40,30 @@ int write_all(int fd, const void *buf, size_t n);
 
 /* Value of a hexadecimal digit, or -1. */
 int hex_digit(int ch);
+
+/*
+ * Open an output file (a name the user gave: -o, --record, --dump-events,
+ * MICA's files, micactl export -o) for writing without following a
+ * symbolic link at path: O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC |
+ * flags (O_TRUNC or O_APPEND), mode 0666 less the umask.  A link planted
+ * where an output file goes would otherwise redirect the write to any file
+ * the writer may change.  Returns the fd, or -1 after reporting either the
+ * refusal of a link or "cannot write WHAT 'PATH': strerror" (what is a
+ * noun such as "the trace file").
+ */
+int output_open(const char *path, int flags, const char *what);
+/* The same, truncating, as a stdio stream (fopen's "w"); NULL after
+ * reporting. */
+FILE *output_fopen(const char *path, const char *what);
+
+/*
+ * s made safe to print on a terminal, the way strace and ls -b print
+ * names: valid printable UTF-8 is kept as is, a backslash becomes \\, and
+ * C0 controls, DEL, C1 controls (U+0080..U+009F) and every byte that is
+ * not part of valid UTF-8 become \xNN.  For everything that comes from a
+ * traced program (command lines, paths, symbols).  Returns a malloc'd
+ * string.
+ */
+char *term_escape(const char *s);
 
 #endif /* MICAD_UTIL_H */
