@@ -11,8 +11,12 @@
  *
  * Requests (client -> daemon) and their replies:
  *   op=info                  -> op=info version= db= socket= [url=]
- *   op=run arg=... env=... umask= [config_path= config=] [interval=] [follow_forks=1]
- *          [step=] [no_pin=1] + fds stdin, stdout, stderr, cwd
+ *   op=run arg=... env=... umask= rlimit=RESOURCE:SOFT:HARD...
+ *          [config_path= config= [itypes_spec_path= itypes_spec=]] [interval=]
+ *          [follow_forks=1] [step=] [no_pin=1] + fds stdin, stdout, stderr, cwd
+ *                            (config and itypes_spec are the files' texts, read
+ *                             by micactl; the paths only name them; limits
+ *                             "inf" for unlimited)
  *                            -> op=session session= pid=, then op=progress
  *                               instructions= seconds=, ..., then op=end
  *                               reason= status= code= instructions=
@@ -77,7 +81,9 @@ int ctl_send_op(int sock, const char *op);
 /*
  * Socket paths.  The per-user daemon: $XDG_RUNTIME_DIR/micad/control.sock
  * (else /tmp/micad-UID/control.sock); the system one:
- * /run/micad/control.sock.  Returns a malloc'd path.
+ * /run/micad/control.sock.  Returns a malloc'd path.  (micactl checks a
+ * socket's directory and the server's credentials before it sends
+ * anything: client/ctl.c, trusted_connect.)
  */
 #define CTL_SYSTEM_SOCKET "/run/micad/control.sock"
 char *ctl_user_socket_path(void);

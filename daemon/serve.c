@@ -57,6 +57,7 @@ struct live {
 
 /* What a connection's thread copies out of a live slot, under the lock. */
 struct live_row {
+	pid_t worker;
 	int64_t session;
 	char mode[8];
 	int32_t state, pid;
@@ -251,6 +252,7 @@ live_find(struct serve *sv, int64_t session)
 static void
 live_copy(const struct live *l, struct live_row *r)
 {
+	r->worker = l->worker;
 	r->session = atomic_load(&l->sh->session);
 	memcpy(r->mode, l->mode, sizeof(r->mode));
 	r->state = atomic_load(&l->sh->state);
@@ -413,6 +415,62 @@ fail:
 	return -1;
 }
 
+/*
+ * Workers are forked by one thread that lives as long as the daemon: a
+ * worker dies with the daemon (PR_SET_PDEATHSIG), and the kernel sends
+ * that signal when the thread that forked it ends, not the process, so a
+ * connection's short-lived thread must not be that parent.
+ */
+struct spawn_job {
+	struct serve *sv;
+	struct live *l;
+	int conn, pidfd, result;
+	struct ctl_msg *req;
+	const char *cgroup;
+	bool done;
+};
+
+static pthread_mutex_t spawn_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t spawn_cond = PTHREAD_COND_INITIALIZER;
+static struct spawn_job *spawn_pending;
+
+static void *
+spawner_thread(void *arg)
+{
+	(void)arg;
+	pthread_mutex_lock(&spawn_lock);
+	for (;;) {
+		struct spawn_job *j;
+
+		while (!spawn_pending)
+			pthread_cond_wait(&spawn_cond, &spawn_lock);
+		j = spawn_pending;
+		spawn_pending = NULL;
+		j->result = spawn_worker(j->sv, j->l, j->conn, j->req, j->pidfd, j->cgroup);
+		j->done = true;
+		pthread_cond_broadcast(&spawn_cond);
+	}
+	return NULL;
+}
+
+/* spawn_worker() on the spawner thread (under the serve lock). */
+static int
+spawn_on_spawner(struct serve *sv, struct live *l, int conn, struct ctl_msg *req, int pidfd,
+		 const char *cgroup)
+{
+	struct spawn_job j = { sv, l, conn, pidfd, -1, req, cgroup, false };
+
+	pthread_mutex_lock(&spawn_lock);
+	while (spawn_pending)
+		pthread_cond_wait(&spawn_cond, &spawn_lock);
+	spawn_pending = &j;
+	pthread_cond_broadcast(&spawn_cond);
+	while (!j.done)
+		pthread_cond_wait(&spawn_cond, &spawn_lock);
+	pthread_mutex_unlock(&spawn_lock);
+	return j.result;
+}
+
 static void
 log_session(struct serve *sv, const struct peer *p, const char *mode, const char *command,
 	    pid_t worker)
@@ -505,7 +563,7 @@ start_session(struct serve *sv, int conn, struct ctl_msg *req, const struct peer
 			       "ended", MAX_SESSIONS);
 		goto out;
 	}
-	if (spawn_worker(sv, l, conn, req, pidfd, cgroup) < 0)
+	if (spawn_on_spawner(sv, l, conn, req, pidfd, cgroup) < 0)
 		goto out;
 	l->uid = p->uid;
 	snprintf(l->mode, sizeof(l->mode), "%s", run ? "run" : "attach");
@@ -554,11 +612,15 @@ send_live_row(int conn, struct live_row *l)
 	return r;
 }
 
-/* Copies of the live sessions the peer may see (of session only when it
- * is not 0; with no database row yet only when no_row); their count. */
+/*
+ * Copies of the live sessions the peer may see; their count.  With a
+ * session id, only that session's: the worker that published it, or the
+ * one that wrote its row (writer, the row's writer_pid) and has not
+ * published it yet.  Workers in skip[] are left out.
+ */
 static int
-live_rows(struct serve *sv, const struct peer *p, int64_t only, bool no_row,
-	  struct live_row *out)
+live_rows(struct serve *sv, const struct peer *p, int64_t only, int64_t writer,
+	  const pid_t *skip, int n_skip, struct live_row *out)
 {
 	int n = 0;
 
@@ -566,11 +628,14 @@ live_rows(struct serve *sv, const struct peer *p, int64_t only, bool no_row,
 	for (int i = 0; i < MAX_SESSIONS; i++) {
 		struct live *l = &sv->live[i];
 		int64_t id;
+		bool skipped = false;
 
 		if (!l->worker || !l->sh || !may_see(p, l->uid))
 			continue;
+		for (int k = 0; k < n_skip; k++)
+			skipped = skipped || skip[k] == l->worker;
 		id = atomic_load(&l->sh->session);
-		if ((only && id != only) || (no_row && id != 0))
+		if (skipped || (only && id != only && !(id == 0 && l->worker == writer)))
 			continue;
 		live_copy(l, &out[n++]);
 	}
@@ -589,11 +654,13 @@ list_sessions(struct serve *sv, int conn, const struct peer *p, int64_t only)
 		"SELECT s.id, s.mode, s.end_reason, s.pid, s.uid, s.started_at, s.ended_at, "
 		"s.exit_status, s.command, "
 		"(SELECT count(*) FROM interval i WHERE i.session_id = s.id), "
-		"(SELECT coalesce(sum(ins), 0) FROM interval i WHERE i.session_id = s.id) "
+		"(SELECT coalesce(sum(ins), 0) FROM interval i WHERE i.session_id = s.id), "
+		"s.writer_pid "
 		"FROM session s WHERE (?1 = 0 OR s.id = ?1) ORDER BY s.id";
 	sqlite3 *db = NULL;
 	sqlite3_stmt *st = NULL;
-	int found = 0, r;
+	pid_t sent[MAX_SESSIONS];
+	int found = 0, n_sent = 0, r;
 
 	if (sqlite3_open_v2(sv->db, &db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK ||
 	    sqlite3_busy_timeout(db, 2000) != SQLITE_OK ||
@@ -612,7 +679,9 @@ list_sessions(struct serve *sv, int conn, const struct peer *p, int64_t only)
 		if (!may_see(p, uid))
 			continue;
 		found++;
-		if (live_rows(sv, p, id, false, &lr) == 1) {
+		if (live_rows(sv, p, id, sqlite3_column_int64(st, 11), NULL, 0, &lr) == 1) {
+			if (n_sent < MAX_SESSIONS)
+				sent[n_sent++] = lr.worker;
 			if (send_live_row(conn, &lr) < 0)
 				goto out;
 			continue;
@@ -645,10 +714,11 @@ list_sessions(struct serve *sv, int conn, const struct peer *p, int64_t only)
 			       sqlite3_errmsg(db));
 		goto out;
 	}
-	/* Live sessions whose row is not there yet. */
+	/* Live sessions whose row is not there yet (or was written after
+	 * this query began). */
 	if (!only) {
 		struct live_row *rows = xcalloc(MAX_SESSIONS, sizeof(*rows));
-		int n = live_rows(sv, p, 0, true, rows);
+		int n = live_rows(sv, p, 0, 0, sent, n_sent, rows);
 
 		for (int i = 0; i < n; i++)
 			send_live_row(conn, &rows[i]);
@@ -807,7 +877,7 @@ handle_connection(struct serve *sv, int conn, struct peer *p)
 				list_sessions(sv, conn, p, v);
 		} else {
 			struct live_row *rows = xcalloc(MAX_SESSIONS, sizeof(*rows));
-			int n = live_rows(sv, p, 0, false, rows);
+			int n = live_rows(sv, p, 0, 0, NULL, 0, rows);
 
 			for (int i = 0; i < n; i++)
 				send_live_row(conn, &rows[i]);
@@ -1192,6 +1262,18 @@ cmd_serve(int argc, char **argv)
 		else if (!sv.quiet)
 			fprintf(stderr, "micad: web UI and API on port %u ('micactl ui' prints "
 				"your URL)\n", http_port(sv.http));
+	}
+	{
+		/* Born with every signal blocked, as the loop's are. */
+		pthread_t th;
+		int e = pthread_create(&th, NULL, spawner_thread, NULL);
+
+		if (e) {
+			errno = e;
+			perror_msg("cannot start the thread that starts sessions");
+			return 1;
+		}
+		pthread_detach(th);
 	}
 	ret = serve_loop(&sv);
 	if (sv.http)

@@ -120,7 +120,9 @@ access_may_attach(const struct peer *p, pid_t pid, char *why, size_t whysz)
 	struct stat st;
 	int scope;
 
-	snprintf(path, sizeof(path), "/proc/%d", (int)pid);
+	/* Its files but the directory itself belong to root while the process
+	 * is not dumpable. */
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
 	if (stat(path, &st) < 0 || status_ids(pid, "Uid:", uids) < 0 ||
 	    status_ids(pid, "Gid:", gids) < 0) {
 		snprintf(why, whysz, "no process %d", (int)pid);
@@ -144,7 +146,7 @@ access_may_attach(const struct peer *p, pid_t pid, char *why, size_t whysz)
 				 (int)pid, gids[i], (unsigned)p->gid);
 			return -1;
 		}
-	/* /proc/PID belongs to root when the process is not dumpable. */
+	/* /proc/PID/status belongs to root when the process is not dumpable. */
 	if (st.st_uid != p->uid) {
 		snprintf(why, whysz,
 			 "process %d is not dumpable (it changed credentials or called "

@@ -1050,6 +1050,43 @@ handle_stop(struct tracer *t, pid_t pid, int status)
 enum launch_stage { LAUNCH_OK, LAUNCH_EXEC, LAUNCH_STDIO, LAUNCH_CWD, LAUNCH_IDS, LAUNCH_LIMITS };
 
 /*
+ * The client's resource limits for the program.  A hard limit above ours
+ * cannot be given without CAP_SYS_RESOURCE (the daemon's tracer process
+ * raised its own while it could): then the program gets ours, never more
+ * than the client's, and the client is told.  0, or -1 with errno set.
+ */
+static int
+set_client_limits(const struct tracer_launch_env *le)
+{
+	static const char *const names[RLIM_NLIMITS] = {
+		[RLIMIT_CPU] = "cpu time", [RLIMIT_FSIZE] = "file size",
+		[RLIMIT_DATA] = "data size", [RLIMIT_STACK] = "stack size",
+		[RLIMIT_CORE] = "core size", [RLIMIT_NOFILE] = "open files",
+		[RLIMIT_AS] = "address space", [RLIMIT_NPROC] = "processes",
+		[RLIMIT_MEMLOCK] = "locked memory",
+	};
+
+	for (int r = 0; r < RLIM_NLIMITS; r++) {
+		struct rlimit want = le->rlimits[r], cur;
+
+		if (setrlimit(r, &want) == 0)
+			continue;
+		if (errno != EPERM || getrlimit(r, &cur) < 0 || want.rlim_max <= cur.rlim_max)
+			return -1;
+		want.rlim_max = cur.rlim_max;
+		if (want.rlim_cur > want.rlim_max)
+			want.rlim_cur = want.rlim_max;
+		if (setrlimit(r, &want) < 0)
+			return -1;
+		warning_msg("your hard limit of %s (resource %d) is above micad's, which cannot "
+			    "raise it (no CAP_SYS_RESOURCE): the program gets micad's, %llu",
+			    names[r] ? names[r] : "a resource", r,
+			    (unsigned long long)want.rlim_max);
+	}
+	return 0;
+}
+
+/*
  * In the child, before exec: what micad changed for itself must not leak
  * into the program (signal dispositions it ignores, a blocked signal mask:
  * both survive exec), then the daemon's launch environment.  Returns 0,
@@ -1080,10 +1117,8 @@ launch_prepare(const struct tracer_launch_env *le)
 		return LAUNCH_CWD;
 	if (le->umask >= 0)
 		umask((mode_t)le->umask);
-	if (le->have_rlimits)
-		for (int r = 0; r < RLIM_NLIMITS; r++)
-			if (setrlimit(r, &le->rlimits[r]) < 0)
-				return LAUNCH_LIMITS;
+	if (le->have_rlimits && set_client_limits(le) < 0)
+		return LAUNCH_LIMITS;
 	if (le->set_ids) {
 		if (setgroups((size_t)le->ngroups, le->groups) < 0 || setgid(le->gid) < 0 ||
 		    setuid(le->uid) < 0)
@@ -1196,14 +1231,17 @@ tracer_launch(struct tracer *t, char *const argv[])
 	return 0;
 }
 
-/* Why PTRACE_SEIZE of pid failed with EPERM, the way strace says it. */
+/* Why PTRACE_SEIZE of pid failed with EPERM, the way strace says it: the
+ * kernel's rules (ptrace(2), "Ptrace access mode checking") one by one. */
 static void
 explain_eperm(pid_t pid)
 {
 	char path[64], line[256];
 	int tracer = 0;
 	unsigned uid = 0;
-	bool have_uid = false;
+	unsigned long long their_caps = 0, my_caps = 0;
+	bool have_uid = false, have_caps = false;
+	struct stat st;
 	FILE *f;
 
 	snprintf(path, sizeof(path), "/proc/%d/status", pid);
@@ -1213,7 +1251,15 @@ explain_eperm(pid_t pid)
 			sscanf(line, "TracerPid: %d", &tracer);
 			if (sscanf(line, "Uid: %u", &uid) == 1)
 				have_uid = true;
+			if (sscanf(line, "CapPrm: %llx", &their_caps) == 1)
+				have_caps = true;
 		}
+		fclose(f);
+	}
+	f = fopen("/proc/self/status", "r");
+	if (f) {
+		while (fgets(line, sizeof(line), f))
+			sscanf(line, "CapEff: %llx", &my_caps);
 		fclose(f);
 	}
 	if (tracer > 0) {
@@ -1222,8 +1268,23 @@ explain_eperm(pid_t pid)
 		return;
 	}
 	if (have_uid && uid != geteuid() && geteuid() != 0) {
-		error_msg("attach to pid %d: Operation not permitted: it belongs to uid %u and micad "
-			  "runs as uid %u (run micad as that user, or as root)", pid, uid, (unsigned)geteuid());
+		error_msg("attach to pid %d: Operation not permitted: it belongs to uid %u and you "
+			  "are uid %u (trace it as that user, or as root)", pid, uid,
+			  (unsigned)geteuid());
+		return;
+	}
+	snprintf(path, sizeof(path), "/proc/%d/status", pid);
+	if (geteuid() != 0 && stat(path, &st) == 0 && have_uid && st.st_uid != uid) {
+		/* /proc/PID's files belong to root while it is not dumpable */
+		error_msg("attach to pid %d: Operation not permitted: it is not dumpable (it "
+			  "changed credentials, ran a program you may not read, or called "
+			  "prctl(PR_SET_DUMPABLE, 0)): only root may trace it, as with strace -p", pid);
+		return;
+	}
+	if (have_caps && (their_caps & ~my_caps)) {
+		error_msg("attach to pid %d: Operation not permitted: it holds capabilities you "
+			  "do not (CapPrm %llx): only a tracer with all of them, or root, may trace "
+			  "it, as with strace -p", pid, their_caps);
 		return;
 	}
 	f = fopen("/proc/sys/kernel/yama/ptrace_scope", "r");
@@ -1241,8 +1302,8 @@ explain_eperm(pid_t pid)
 		}
 		fclose(f);
 	}
-	error_msg("attach to pid %d: Operation not permitted: micad lacks CAP_SYS_PTRACE for this "
-		  "process (run micad as root, or with CAP_SYS_PTRACE)", pid);
+	error_msg("attach to pid %d: Operation not permitted: the kernel refused it (a security "
+		  "module, or no CAP_SYS_PTRACE for this process)", pid);
 }
 
 int

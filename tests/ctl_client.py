@@ -12,8 +12,9 @@ a 32-bit length, then NUL-terminated "key=value" strings, the first op=.
       connect and send a valid request one byte every 0.5 s for SECONDS.
   ctl_client.py noread SOCKET SECONDS
       connect, ask for the session list and never read the reply.
-  ctl_client.py fake-server SOCKET LOG
-      listen on SOCKET and append everything any client sends to LOG.
+  ctl_client.py fake-server SOCKET LOG [UID:GID]
+      listen on SOCKET (as UID:GID after binding, when given) and append
+      everything any client sends to LOG.
 """
 import os
 import socket
@@ -78,6 +79,7 @@ def cmd_send(path, args):
 
 def cmd_drip(path, seconds):
     s = connect(path)
+    print("connected", flush=True)
     data = frame(["op=list"])
     end = time.monotonic() + float(seconds)
     for b in data:
@@ -96,14 +98,21 @@ def cmd_noread(path, seconds):
     s = connect(path)
     s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
     s.sendall(frame(["op=list"]))
+    print("sent", flush=True)
     time.sleep(float(seconds))
     return 0
 
 
-def cmd_fake_server(path, log):
+def cmd_fake_server(path, log, ids=None):
     s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     s.bind(path)
     os.chmod(path, 0o777)
+    if ids:
+        # The credentials a client sees (SO_PEERCRED) are those of listen().
+        uid, gid = (int(x) for x in ids.split(":"))
+        os.setgroups([])
+        os.setresgid(gid, gid, gid)
+        os.setresuid(uid, uid, uid)
     s.listen(8)
     print("listening", flush=True)
     while True:
@@ -133,7 +142,7 @@ def main(argv):
     if cmd == "noread":
         return cmd_noread(path, rest[0])
     if cmd == "fake-server":
-        return cmd_fake_server(path, rest[0])
+        return cmd_fake_server(path, rest[0], rest[1] if len(rest) > 1 else None)
     sys.stderr.write(__doc__)
     return 2
 

@@ -1,6 +1,19 @@
-## The daemon and micactl's daemon commands (issue 5).
-TESTS += tests/daemon.sh tests/daemon_users.sh tests/systemd_units.sh
-EXTRA_DIST += tests/daemon.sh tests/daemon_users.sh tests/systemd_units.sh
+## The daemon and micactl's daemon commands (issue 5), and its security
+## (issue 17): probes by unprivileged users against a root micad.
+TESTS += tests/daemon.sh tests/daemon_users.sh tests/systemd_units.sh tests/daemon_security.sh
+EXTRA_DIST += tests/daemon.sh tests/daemon_users.sh tests/systemd_units.sh \
+	tests/daemon_security.sh tests/ctl_client.py
+
+## The security probe target: an ordinary dynamic C program (no sanitizer
+## flags: it runs setuid root in a test).
+SEC_PROBE = tests/cprog/sec_probe
+check_SCRIPTS += $(SEC_PROBE)
+CLEANFILES += $(SEC_PROBE)
+EXTRA_DIST += $(SEC_PROBE:=.c)
+
+$(SEC_PROBE): %: $(top_srcdir)/%.c
+	@$(MKDIR_P) tests/cprog
+	$(AM_V_CC)$(CC) -O1 -o $@ $(top_srcdir)/$@.c
 
 ## Files and terminal output (issue 17): what a traced program's strings
 ## look like on a terminal.

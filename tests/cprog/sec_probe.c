@@ -7,6 +7,7 @@
  *                          file GO exists (at most a minute): the
  *                          ssh-agent pattern, which only root may trace
  *   sec_probe wait GO      the same without giving up dumpability
+ * Waiting ends by creating GO.done: the process ended by itself, unharmed.
  */
 #include <fcntl.h>
 #include <stdio.h>
@@ -19,9 +20,16 @@ static int
 wait_for(const char *go)
 {
 	struct timespec ts = { 0, 20 * 1000 * 1000 };
+	char done[4096];
+	int fd;
 
 	for (int i = 0; i < 3000 && access(go, F_OK) != 0; i++)
 		nanosleep(&ts, NULL);
+	snprintf(done, sizeof(done), "%s.done", go);
+	fd = open(done, O_WRONLY | O_CREAT | O_TRUNC, 0666);
+	if (fd < 0)
+		return 1;
+	close(fd);
 	return 0;
 }
 
