@@ -31,6 +31,8 @@
  *     (times are 1700000000 + the number).
  *   session 2: uid 0 (root), sample mode, one sample of stack _start.
  *   session 3: uid 1000, step mode (no profile).
+ *   session 4: uid 1000, sample mode, 7 samples of one stack 201 frames
+ *     deep: _start, then rec recursing 200 times (DEEP_REC).
  *
  * Usage: profile_fixture DB
  */
@@ -47,6 +49,7 @@
 #include "util.h"
 
 #define PERIOD_NS 1001001	/* 999 Hz */
+#define DEEP_REC 200
 
 static void
 check(int rc, const char *what, const char *err)
@@ -113,12 +116,13 @@ main(int argc, char **argv)
 	if (!st)
 		error_msg_and_die("%s", err);
 	if (session(st, "./prof", 500, 1000) != 1 || session(st, "/usr/sbin/rootd", 600, 0) != 2 ||
-	    session(st, "./stepped", 700, 1000) != 3)
+	    session(st, "./stepped", 700, 1000) != 3 || session(st, "./deep", 800, 1000) != 4)
 		error_msg_and_die("unexpected session ids");
 	check(store_thread(st, 1, 500, 500, err, sizeof(err)), "thread", err);
 	check(store_thread(st, 1, 501, 500, err, sizeof(err)), "thread", err);
 	check(store_thread(st, 2, 600, 600, err, sizeof(err)), "thread", err);
 	check(store_thread(st, 3, 700, 700, err, sizeof(err)), "thread", err);
+	check(store_thread(st, 4, 800, 800, err, sizeof(err)), "thread", err);
 	store_close(st);
 
 	if (sqlite3_open(argv[1], &db) != SQLITE_OK)
@@ -127,7 +131,7 @@ main(int argc, char **argv)
 	exec(db,
 		"UPDATE session SET engine = 'sample', sample_event = 'cpu-clock', weighting = 'time',"
 		" sample_note = 'no hardware PMU here (perf_event_open of PERF_TYPE_HARDWARE: ENOENT);"
-		" sampled cpu-clock at 999 Hz, bursts by ptrace' WHERE id IN (1, 2);"
+		" sampled cpu-clock at 999 Hz, bursts by ptrace' WHERE id IN (1, 2, 4);"
 		"UPDATE session SET started_at = 1700000099.75 + id, ended_at = 1700000104.5 + id,"
 		" end_reason = 'exited', exit_status = 0;"
 		"INSERT INTO profile_frame (id, session_id, module, symbol, offset, address) VALUES"
@@ -160,6 +164,28 @@ main(int argc, char **argv)
 		" VALUES (2, 600, 0, 14, 1, 1001001);");
 	for (size_t i = 0; i < sizeof(samples) / sizeof(samples[0]); i++)
 		sample(db, samples[i].tid, samples[i].interval, samples[i].stack, samples[i].count);
+	/* Session 4: node 15 is _start, 16 .. 15 + DEEP_REC rec. */
+	exec(db, "INSERT INTO profile_frame (id, session_id, module, symbol, offset) VALUES"
+		 " (12, 4, '/usr/bin/deep', '_start', 0), (13, 4, '/usr/bin/deep', 'rec', 8);"
+		 "INSERT INTO profile_stack (id, session_id, parent_id, frame_id, depth)"
+		 " VALUES (15, 4, 0, 12, 0);"
+		 "INSERT INTO profile_interval (session_id, tid, idx, started_at, ended_at, samples)"
+		 " VALUES (4, 800, 0, 1700000104, 1700000105, 7);");
+	for (int k = 1; k <= DEEP_REC; k++) {
+		char *sql = xasprintf("INSERT INTO profile_stack (id, session_id, parent_id, frame_id,"
+				      " depth) VALUES (%d, 4, %d, 13, %d)", 15 + k, 14 + k, k);
+
+		exec(db, sql);
+		free(sql);
+	}
+	{
+		char *sql = xasprintf("INSERT INTO profile_sample (session_id, tid, interval, stack_id,"
+				      " count, weight) VALUES (4, 800, 0, %d, 7, %d)", 15 + DEEP_REC,
+				      7 * PERIOD_NS);
+
+		exec(db, sql);
+		free(sql);
+	}
 	exec(db, "COMMIT");
 	if (sqlite3_close(db) != SQLITE_OK)
 		error_msg_and_die("%s: closing: %s", argv[1], sqlite3_errmsg(db));
