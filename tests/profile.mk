@@ -6,8 +6,8 @@ tests_profile_fixture_SOURCES = tests/profile_fixture.c
 tests_profile_fixture_CFLAGS = $(AM_CFLAGS) $(SQLITE_CFLAGS)
 tests_profile_fixture_LDADD = libmicad.a $(MICA_LIBS) $(SQLITE_LIBS) $(AX_PTHREAD_LIBS)
 
-TESTS += tests/profile_export.sh tests/profile_api.sh
-EXTRA_DIST += tests/profile_export.sh tests/profile_api.sh
+TESTS += tests/profile_export.sh tests/profile_api.sh tests/browser_profile.sh
+EXTRA_DIST += tests/profile_export.sh tests/profile_api.sh tests/browser_profile.sh
 check_PROGRAMS += tests/profile_read_test
 tests_profile_read_test_SOURCES = tests/profile_read_test.c tests/tap.h
 tests_profile_read_test_CFLAGS = $(AM_CFLAGS) $(SQLITE_CFLAGS)

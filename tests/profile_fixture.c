@@ -28,7 +28,8 @@
  *       500/3 [103, 104): B 50, D 10                       (60)
  *       501/0 [100.5, 101.5): C 100, E 80, F 15           (195)
  *       501/1 [101.5, 102.5): A 100, D 40, G 5            (145)
- *     (times are 1700000000 + the number).
+ *     (times are 1700000000 + the number; the session ran from 99.75 to
+ *     104.5).
  *   session 2: uid 0 (root), sample mode, one sample of stack _start.
  *   session 3: uid 1000, step mode (no profile).
  *   session 4: uid 1000, sample mode, 7 samples of one stack 201 frames
@@ -132,7 +133,7 @@ main(int argc, char **argv)
 		"UPDATE session SET engine = 'sample', sample_event = 'cpu-clock', weighting = 'time',"
 		" sample_note = 'no hardware PMU here (perf_event_open of PERF_TYPE_HARDWARE: ENOENT);"
 		" sampled cpu-clock at 999 Hz, bursts by ptrace' WHERE id IN (1, 2, 4);"
-		"UPDATE session SET started_at = 1700000099.75 + id, ended_at = 1700000104.5 + id,"
+		"UPDATE session SET started_at = 1700000098.75 + id, ended_at = 1700000103.5 + id,"
 		" end_reason = 'exited', exit_status = 0;"
 		"INSERT INTO profile_frame (id, session_id, module, symbol, offset, address) VALUES"
 		" (1, 1, '/usr/bin/prof', '_start', 42, 4198442),"
