@@ -2,7 +2,8 @@
  * micactl export: a session's results out of the database, as MICA's own
  * files (rebuilt into struct mica_interval values and written by the same
  * formatter as --mica-out: byte-identical), or as CSV or JSON with one
- * row or object per interval.
+ * row or object per interval; a sample-mode session's call-stack profile
+ * as folded stacks or pprof (export_profile.c).
  */
 #include "config.h"
 
@@ -18,6 +19,7 @@
 
 #include <sqlite3.h>
 
+#include "client/export_profile.h"
 #include "client/results_db.h"
 #include "commands.h"
 #include "mica_files.h"
@@ -25,7 +27,7 @@
 #include "store_json.h"
 #include "util.h"
 
-enum format { F_MICA, F_CSV, F_JSON };
+enum format { F_MICA, F_CSV, F_JSON, F_FOLDED, F_PPROF };
 
 struct export_opts {
 	enum format format;
@@ -113,12 +115,14 @@ usage(FILE *f)
 		"Options:\n"
 		"  -f, --format FMT     mica: MICA's own output files, byte for byte what\n"
 		"                       --mica-out writes (the default); csv or json: one\n"
-		"                       row or object per interval\n"
-		"  -t, --thread TID     only this thread (default: every thread)\n"
+		"                       row or object per interval; folded (flamegraph.pl,\n"
+		"                       inferno, speedscope) or pprof (gzipped profile.proto,\n"
+		"                       go tool pprof): a sample-mode session's call stacks\n"
+		"  -t, --thread TID     only this thread (default: every thread); also --tid\n"
 		"  -i, --intervals A..B only intervals A to B (0-based, inclusive; A.., ..B\n"
-		"                       or a single N)\n"
+		"                       or a single N); also --from A and --to B\n"
 		"  -o, --output PATH    mica: the directory for the files (default: the\n"
-		"                       current directory); csv, json: the file (default:\n"
+		"                       current directory); the others: the file (default:\n"
 		"                       standard output)\n"
 		"      --db FILE        the results database (default: the per-user one)\n"
 		"  -h, --help           this help\n");
@@ -815,7 +819,10 @@ cmd_ctl_export(int argc, char **argv)
 	static const struct option longopts[] = {
 		{ "format", required_argument, NULL, 'f' },
 		{ "thread", required_argument, NULL, 't' },
+		{ "tid", required_argument, NULL, 't' },
 		{ "intervals", required_argument, NULL, 'i' },
+		{ "from", required_argument, NULL, 'F' },
+		{ "to", required_argument, NULL, 'T' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "db", required_argument, NULL, 'd' },
 		{ "help", no_argument, NULL, 'h' },
@@ -838,8 +845,13 @@ cmd_ctl_export(int argc, char **argv)
 				o.format = F_CSV;
 			} else if (strcmp(optarg, "json") == 0) {
 				o.format = F_JSON;
+			} else if (strcmp(optarg, "folded") == 0) {
+				o.format = F_FOLDED;
+			} else if (strcmp(optarg, "pprof") == 0) {
+				o.format = F_PPROF;
 			} else {
-				error_msg("--format: '%s' is not one of mica, csv, json", optarg);
+				error_msg("--format: '%s' is not one of mica, csv, json, folded, pprof",
+					  optarg);
 				return 2;
 			}
 			break;
@@ -857,6 +869,15 @@ cmd_ctl_export(int argc, char **argv)
 					  "(A <= B)", optarg);
 				return 2;
 			}
+			break;
+		case 'F':
+		case 'T':
+			if (parse_u64(optarg, &v) < 0 || v > INT64_MAX) {
+				error_msg("--%s: '%s' is not an interval number", c == 'F' ? "from" : "to",
+					  optarg);
+				return 2;
+			}
+			*(c == 'F' ? &o.lo : &o.hi) = (int64_t)v;
 			break;
 		case 'o':
 			o.out = optarg;
@@ -882,10 +903,26 @@ cmd_ctl_export(int argc, char **argv)
 		error_msg("export: '%s' is not a session number", argv[optind]);
 		return 2;
 	}
+	if (o.lo > o.hi) {
+		error_msg("--from/--to: the range %" PRId64 "..%" PRId64 " is empty", o.lo, o.hi);
+		return 2;
+	}
 	if (!(path = results_db_path(o.db)) || !(st = results_db_open(path)))
 		goto out;
 	r.db = store_sqlite(st);
 	r.path = path;
+	if (o.format == F_FOLDED || o.format == F_PPROF) {
+		struct profile_range pr;
+
+		profile_range_init(&pr, (int64_t)v);
+		pr.one_thread = o.one_thread;
+		pr.tid = o.tid;
+		pr.from = o.lo;
+		pr.to = o.hi;
+		ret = export_profile(r.db, path, o.format == F_PPROF ? PROFILE_PPROF : PROFILE_FOLDED,
+				     &pr, o.out);
+		goto out;
+	}
 	for (int i = 0; i < N_QUERIES; i++)
 		if (sqlite3_prepare_v2(r.db, query_sql[i], -1, &r.q[i], NULL) != SQLITE_OK) {
 			sql_fail(&r, "preparing the export");

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "http_int.h"
+#include "http_profile.h"
 #include "http_sched.h"
 
 #define LIST_LIMIT_MAX 1000
@@ -194,8 +195,10 @@ analyses_json(struct http_req *r, int64_t session)
 static int
 session_detail(struct http_req *r, int64_t id)
 {
-	sqlite3_stmt *st = http_prepare(r, "SELECT " SESSION_COLUMNS ", s.config, s.settings "
+	sqlite3_stmt *st = http_prepare(r, "SELECT " SESSION_COLUMNS ", s.config, s.settings, "
+					"s.engine, s.sample_event, s.sample_note, s.weighting "
 					"FROM session s WHERE s.id = ?");
+	static const char *const sampling[] = { "engine", "sample_event", "sample_note", "weighting" };
 
 	if (!st)
 		return 0;
@@ -212,6 +215,12 @@ session_detail(struct http_req *r, int64_t id)
 	 * string, so a client never has to trust its shape. */
 	jb_key(&r->body, "settings");
 	jb_column(&r->body, st, 13);
+	/* How the instructions were seen: sample mode says which event
+	 * sampled them and why (schema version 3). */
+	for (int i = 0; i < 4; i++) {
+		jb_key(&r->body, sampling[i]);
+		jb_column(&r->body, st, 14 + i);
+	}
 	sqlite3_finalize(st);
 
 	st = http_prepare(r, "SELECT pid, parent_pid, exe FROM process WHERE session_id = ? "
@@ -1099,7 +1108,9 @@ api_index(struct http_req *r)
 		"/api/sessions/{id}/series?metric=NAME", "/api/sessions/{id}/views/{view}",
 		"/api/sessions/{id}/mgsim", "/api/sessions/{id}/mgsim/counters",
 		"/api/sessions/{id}/mgsim/counters/{n}", "/api/sessions/{id}/mgsim/mmio?addr=A&size=S",
-		"/api/sessions/{id}/mgsim/intervals", "/api/sessions/{id}/sched", "/metrics",
+		"/api/sessions/{id}/mgsim/intervals", "/api/sessions/{id}/sched",
+		"/api/sessions/{id}/profile", "/api/sessions/{id}/profile/functions",
+		"/api/sessions/{id}/profile/rate", "/metrics",
 	};
 
 	jb_obj(&r->body);
@@ -1146,6 +1157,8 @@ http_api(struct http_req *r)
 	sub = r->segs[3];
 	if (!strcmp(sub, "mgsim"))
 		return http_api_mgsim(r, (int64_t)id, 4);
+	if (!strcmp(sub, "profile"))
+		return http_api_profile(r, (int64_t)id, 4);
 	if (r->nseg == 5 && !strcmp(sub, "views"))
 		return view_rows(r, (int64_t)id, r->segs[4]);
 	if (r->nseg != 4)

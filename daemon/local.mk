@@ -25,3 +25,4 @@ include daemon/serve.mk
 include daemon/http.mk
 include daemon/mgsim.mk
 include daemon/sched_live.mk
+include daemon/profile.mk

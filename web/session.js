@@ -59,6 +59,7 @@ function summary(s) {
 		["intervals", fmtInt(s.live ? s.live.intervals : s.intervals)],
 		["instructions", fmtInt(s.live ? s.live.instructions : s.instructions)],
 		["analyses", (s.analyses || []).join(", ") || "\u2013"],
+		["engine", s.engine || "step"],
 	];
 	document.getElementById("summary").replaceChildren(...items.map(([k, v]) =>
 		el("div", {}, el("span", { class: "muted", text: k + " " }), el("b", { text: String(v) }))));
@@ -267,10 +268,13 @@ async function renderMgsim() {
 	const note = document.getElementById("mgsim-note");
 	const tbody = document.querySelector("#mgsim-table tbody");
 	let info, ivs, live = null;
+	const t = currentThread();
 	try {
 		info = await api(base() + "/mgsim");
-		ivs = await api(base() + "/mgsim/intervals?tid=" + encodeURIComponent(state.tid) +
-			"&from=" + state.from + "&to=" + state.to + "&limit=2000", { bigint: true });
+		/* A thread with no finished interval has no range to ask for. */
+		ivs = t && t.intervals ? await api(base() + "/mgsim/intervals?tid=" +
+			encodeURIComponent(state.tid) + "&from=" + state.from + "&to=" + state.to +
+			"&limit=2000", { bigint: true }) : { intervals: [] };
 	} catch (e) {
 		if (e.status !== 404)
 			throw e;
@@ -345,6 +349,8 @@ function shown() {
 	}
 	if (micad.mgsim)
 		st.mgsim = micad.mgsim;
+	if (profileView.session)
+		st.profile = profileView.status;
 	return st;
 }
 
@@ -411,6 +417,8 @@ async function start() {
 	}
 	const t = currentThread();
 	lastIntervals = t ? t.intervals : 0;
+	if (session.engine === "sample")
+		await profileStart(session);
 	await render();
 	pollTimer = setTimeout(poll, 2000);
 }
