@@ -1,11 +1,11 @@
 /*
  * micad's HTTP server: libmicrohttpd daemons on loopback (IPv4 and IPv6
  * by default), the checks every request passes before any handler runs
- * (Host header against DNS rebinding, GET/HEAD only, path traversal in
- * raw or percent-encoded form, the per-uid access token as Bearer header,
- * ?token= or cookie), the token-for-cookie exchange of HTML pages, the
- * read-only database pool, and the response headers (CSP, nosniff,
- * no-store for the API).
+ * (Host header against DNS rebinding, at most MAX_PARAMS query
+ * parameters, GET/HEAD only, path traversal in raw or percent-encoded
+ * form, the per-uid access token as Bearer header, ?token= or cookie), the
+ * token-for-cookie exchange of HTML pages, the read-only database pool,
+ * and the response headers (CSP, nosniff, no-store for the API).
  */
 #include "config.h"
 
@@ -26,7 +26,8 @@
 _Static_assert(HTTP_MGSIM_COUNTERS == MGSIM_NUM_COUNTERS, "http.h and mgsim.h disagree");
 
 #define TOKEN_COOKIE "micad_token"
-#define MEMORY_LIMIT (64 * 1024)	/* per connection: request line + headers */
+#define MEMORY_LIMIT (128 * 1024)	/* per connection: request line + headers */
+#define MAX_PARAMS 400			/* query parameters; more: 414 */
 
 /* ---- small helpers used by the handlers ---- */
 
@@ -510,16 +511,86 @@ is_html_page(const struct http_req *r)
 
 /* ---- MHD callbacks ---- */
 
+/*
+ * Per-connection state: the raw request target of the request being read.
+ * libmicrohttpd decodes the target in place before the access handler
+ * sees it, so uri_cb() keeps a copy for parse_path().  The copy belongs to
+ * the connection, which conn_cb() sets up and frees for every connection
+ * libmicrohttpd accepts and closes; the request's own state is made by
+ * handler().  Not in uri_cb(): libmicrohttpd does not call completed_cb()
+ * for every request it logged but never handed to handler() (one whose
+ * query parameters overflow its memory pool is dropped without it), and
+ * 2000 such requests leaked 37 MB.
+ */
+struct http_conn {
+	char *raw_uri;
+};
+
+static void
+conn_cb(void *cls, struct MHD_Connection *conn, void **socket_context,
+	enum MHD_ConnectionNotificationCode toe)
+{
+	struct http_conn *hc = *socket_context;
+
+	(void)cls;
+	(void)conn;
+	if (toe == MHD_CONNECTION_NOTIFY_STARTED) {
+		*socket_context = xcalloc(1, sizeof(*hc));
+		return;
+	}
+	if (hc) {
+		free(hc->raw_uri);
+		free(hc);
+	}
+	*socket_context = NULL;
+}
+
+static struct http_conn *
+conn_state(struct MHD_Connection *conn)
+{
+	const union MHD_ConnectionInfo *ci =
+		MHD_get_connection_info(conn, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+
+	return ci ? ci->socket_context : NULL;
+}
+
+/* Query parameters of a raw request target, as libmicrohttpd splits them:
+ * at each '&', an empty piece counting except at the end. */
+static size_t
+count_params(const char *uri)
+{
+	const char *q = strchr(uri, '?');
+	size_t n = 0;
+
+	if (!q || !q[1])
+		return 0;
+	for (q++; *q; q++)
+		n += *q == '&' && q[1];
+	return n + 1;
+}
+
 static void *
 uri_cb(void *cls, const char *uri, struct MHD_Connection *conn)
 {
-	struct http_req *r = xcalloc(1, sizeof(*r));
+	struct http_conn *hc = conn_state(conn);
 
-	r->srv = cls;
-	r->conn = conn;
-	r->raw_uri = xstrdup(uri ? uri : "");
-	jb_init(&r->body);
-	return r;
+	(void)cls;
+	if (!hc)
+		return NULL;
+	free(hc->raw_uri);
+	hc->raw_uri = xstrdup(uri ? uri : "");
+	/* libmicrohttpd (0.9.75 to 0.9.77) stores every query parameter in
+	 * the connection's memory pool before handler() runs.  When they do
+	 * not fit, it queues a 431 and then overwrites the connection's
+	 * state: nothing is sent, and the connection waits for the idle
+	 * timeout.  MEMORY_LIMIT holds MAX_PARAMS and far more, which
+	 * handler() refuses with a 414; a request with more than that is
+	 * refused anyway, so do not let it hold a connection for 30 s. */
+	if (count_params(hc->raw_uri) > MAX_PARAMS &&
+	    MHD_set_connection_option(conn, MHD_CONNECTION_OPTION_TIMEOUT, 1u) != MHD_YES)
+		error_msg("http: cannot shorten the timeout of a request with too many "
+			  "parameters");
+	return NULL;
 }
 
 static void
@@ -630,15 +701,14 @@ handler(void *cls, struct MHD_Connection *conn, const char *url, const char *met
 	const char *version, const char *upload_data, size_t *upload_data_size, void **con_cls)
 {
 	struct http_req *r = *con_cls;
+	struct http_conn *hc;
 	unsigned status;
+	int nparams;
 
-	(void)cls;
 	(void)url;
 	(void)version;
 	(void)upload_data;
-	if (!r)
-		return MHD_NO;
-	if (r->method) {
+	if (r) {
 		/* Later calls: drop any body; answer at the last call (size
 		 * 0), after the whole request was read, so the connection can
 		 * be kept alive. */
@@ -648,15 +718,35 @@ handler(void *cls, struct MHD_Connection *conn, const char *url, const char *met
 		}
 		return process(r);
 	}
-	r->method = method;
-	r->conn = conn;
 
-	/* First call, headers only: refuse at once what fails the checks
-	 * (libmicrohttpd then closes the connection). */
+	/* First call, headers only.  The request's state is made here:
+	 * from now on libmicrohttpd calls completed_cb() for it whatever
+	 * happens. */
+	hc = conn_state(conn);
+	if (!hc || !hc->raw_uri)
+		return MHD_NO;	/* uri_cb() always runs first: cannot happen */
+	r = xcalloc(1, sizeof(*r));
+	r->srv = cls;
+	r->conn = conn;
+	r->method = method;
+	r->raw_uri = hc->raw_uri;
+	hc->raw_uri = NULL;
+	jb_init(&r->body);
+	*con_cls = r;
+
+	/* Refuse at once what fails the checks (libmicrohttpd then closes
+	 * the connection). */
 	if (!host_allowed(r->srv, MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
 							      MHD_HTTP_HEADER_HOST))) {
 		http_error(r, 421, "Host header not accepted: use http://127.0.0.1:PORT/, "
 			   "http://localhost:PORT/ or a host name configured in micad");
+		return answer(r);
+	}
+	nparams = MHD_get_connection_values(conn, MHD_GET_ARGUMENT_KIND, NULL, NULL);
+	if (nparams > MAX_PARAMS) {
+		http_error(r, 414, "too many query parameters (%d): the limit is %d", nparams,
+			   MAX_PARAMS);
+		http_add_header(r, MHD_HTTP_HEADER_CONNECTION, "close");
 		return answer(r);
 	}
 	r->head = !strcmp(method, MHD_HTTP_METHOD_HEAD);
@@ -799,6 +889,7 @@ start_one(struct http_server *s, const struct http_config *c, struct sockaddr_st
 		 * bad whitespace) instead of guessing. */
 		MHD_OPTION_STRICT_FOR_CLIENT, (int)1,
 		MHD_OPTION_THREAD_POOL_SIZE, (unsigned)(c->threads ? c->threads : 2),
+		MHD_OPTION_NOTIFY_CONNECTION, conn_cb, s,
 		MHD_OPTION_URI_LOG_CALLBACK, uri_cb, s,
 		MHD_OPTION_NOTIFY_COMPLETED, completed_cb, s,
 		MHD_OPTION_END);

@@ -123,8 +123,9 @@ get() {
 getraw() {
 	p=$1
 	shift
-	code=$(curl -sS --path-as-is -o "$tmp/body" -D "$tmp/headers" -w '%{http_code}' \
-		"$@" "$base$p" 2>"$tmp/curl.err") || code="curl-failed: $(cat "$tmp/curl.err")"
+	code=$(curl -sS --max-time 20 --path-as-is -o "$tmp/body" -D "$tmp/headers" \
+		-w '%{http_code}' "$@" "$base$p" 2>"$tmp/curl.err") ||
+		code="curl-failed: $(cat "$tmp/curl.err")"
 	body=$(cat "$tmp/body" 2>/dev/null)
 }
 
@@ -136,4 +137,9 @@ header() {	# header NAME: the value of a response header
 # status line ("closed" if none came).
 raw() {
 	"$top_builddir/tests/http_raw" "$port" "$1"
+}
+
+# raw_stdin: the same with the request's bytes read from stdin as they are.
+raw_stdin() {
+	"$top_builddir/tests/http_raw" "$port" -
 }
