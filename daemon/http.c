@@ -1,7 +1,7 @@
 /*
  * micad's HTTP server: libmicrohttpd daemons on loopback (IPv4 and IPv6
  * by default), the checks every request passes before any handler runs
- * (Host header against DNS rebinding, at most MAX_PARAMS query
+ * (one exact Host header against DNS rebinding, at most MAX_PARAMS query
  * parameters, GET/HEAD only, path traversal in raw or percent-encoded
  * form, the per-uid access token as Bearer header, ?token= or cookie), the
  * token-for-cookie exchange of HTML pages, the read-only database pool,
@@ -352,14 +352,19 @@ http_url(struct http_server *s, uid_t uid)
 
 /* ---- request checks ---- */
 
+/*
+ * The Host header is the browser's idea of whom it talks to; checking it
+ * defeats DNS rebinding (a page of evil.example whose name then resolves to
+ * 127.0.0.1 sends "Host: evil.example").  The value must be exactly an
+ * allowed name, optionally followed by ':' and our port in decimal: no
+ * trailing bytes after "[::1]", no other port, no trailing dot.
+ */
 static bool
-host_allowed(struct http_server *s, const char *host)
+host_allowed(const struct http_server *s, const char *host)
 {
-	char name[256];
+	char port[8];
 	size_t n;
 
-	if (!host)
-		return false;
 	if (host[0] == '[') {
 		const char *e = strchr(host, ']');
 
@@ -369,15 +374,51 @@ host_allowed(struct http_server *s, const char *host)
 	} else {
 		n = strcspn(host, ":");
 	}
-	if (n == 0 || n >= sizeof(name))
-		return false;
-	for (size_t i = 0; i < n; i++)
-		name[i] = (char)tolower((unsigned char)host[i]);
-	name[n] = '\0';
+	if (host[n]) {
+		snprintf(port, sizeof(port), "%u", s->port);
+		if (host[n] != ':' || strcmp(host + n + 1, port))
+			return false;
+	}
 	for (size_t i = 0; i < s->n_allowed_hosts; i++)
-		if (!strcmp(name, s->allowed_hosts[i]))
+		if (strlen(s->allowed_hosts[i]) == n && !strncasecmp(host, s->allowed_hosts[i], n))
 			return true;
 	return false;
+}
+
+static enum MHD_Result
+count_host(void *cls, enum MHD_ValueKind kind, const char *key, const char *value)
+{
+	(void)kind;
+	(void)value;
+	if (!strcasecmp(key, MHD_HTTP_HEADER_HOST))
+		++*(int *)cls;
+	return MHD_YES;
+}
+
+/* The request's one Host header, or NULL with an error set in r. */
+static const char *
+request_host(struct http_req *r)
+{
+	const char *host = MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND,
+						       MHD_HTTP_HEADER_HOST);
+	int n = 0;
+
+	/* Two Host headers may be read differently by a proxy and by us
+	 * (the lookup above takes the first).  The count is the iterator's,
+	 * the call's return value counts every header. */
+	MHD_get_connection_values(r->conn, MHD_HEADER_KIND, count_host, &n);
+	if (n > 1) {
+		http_error(r, 400, "%d Host headers: send exactly one", n);
+		return NULL;
+	}
+	if (!host || !host_allowed(r->srv, host)) {
+		http_error(r, 421, "Host header not accepted: use http://127.0.0.1:%u/, "
+			   "http://localhost:%u/, http://[::1]:%u/ or a host name configured in "
+			   "micad (DNS rebinding protection)", r->srv->port, r->srv->port,
+			   r->srv->port);
+		return NULL;
+	}
+	return host;
 }
 
 /* Split and decode the path of the raw request target.  Refuses what
@@ -736,12 +777,9 @@ handler(void *cls, struct MHD_Connection *conn, const char *url, const char *met
 
 	/* Refuse at once what fails the checks (libmicrohttpd then closes
 	 * the connection). */
-	if (!host_allowed(r->srv, MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
-							      MHD_HTTP_HEADER_HOST))) {
-		http_error(r, 421, "Host header not accepted: use http://127.0.0.1:PORT/, "
-			   "http://localhost:PORT/ or a host name configured in micad");
+	r->host = request_host(r);
+	if (!r->host)
 		return answer(r);
-	}
 	nparams = MHD_get_connection_values(conn, MHD_GET_ARGUMENT_KIND, NULL, NULL);
 	if (nparams > MAX_PARAMS) {
 		http_error(r, 414, "too many query parameters (%d): the limit is %d", nparams,

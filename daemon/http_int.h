@@ -103,6 +103,7 @@ struct http_req {
 	struct MHD_Connection *conn;
 	char *raw_uri;
 	const char *method;
+	const char *host;		/* the checked Host header */
 	bool head;
 	bool answered;			/* a response is queued */
 	bool authed;

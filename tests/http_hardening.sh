@@ -1,6 +1,7 @@
 #!/bin/sh
 # The HTTP server's hardening (issue 17): requests with many query
-# parameters answered at once and without a leak.
+# parameters answered at once and without a leak, and exactly one Host
+# header with exactly an allowed name and our port.
 . "$top_srcdir/tests/http_lib.sh"
 
 raw_n() {	# raw_n HTTP_RAW-ARGS...: status lines of tests/http_raw
@@ -73,6 +74,25 @@ is "$(raw_n -k -t 10 "$port" "$huge")" "closed" \
 	"3000 parameters, connection kept open: closed within seconds, not left waiting"
 get /api
 is "$code" 200 "the server still answers"
+
+# ---- Host header: exactly one, exactly an allowed name and our port ----
+for h in '[::1]evil.com' "[::1]evil.com:$port" 'localhost.evil.com' "localhost.evil.com:$port" \
+	"localhost:$((port + 1))" "127.0.0.1:$port.evil.com" 'localhost:' "localhost:0$port" \
+	'localhost.' "[::1]:$port:$port" '[::1'; do
+	get /api -H "Host: $h"
+	is "$code" 421 "Host '$h': 421"
+done
+has "$body" "Host header not accepted: use http://127.0.0.1:$port/" "... saying which names work"
+for h in "localhost:$port" "127.0.0.1:$port" "[::1]:$port" localhost 127.0.0.1 "LocalHost:$port"; do
+	get /api -H "Host: $h"
+	is "$code" 200 "Host '$h': accepted"
+done
+is "$(raw "GET /api HTTP/1.1\r\nHost: 127.0.0.1:$port\r\nHost: evil.example\r\n\r\n")" \
+	"HTTP/1.1 400 Bad Request" "two Host headers (ours first): 400"
+is "$(raw "GET /api HTTP/1.1\r\nHost: evil.example\r\nHost: 127.0.0.1:$port\r\n\r\n")" \
+	"HTTP/1.1 400 Bad Request" "two Host headers (ours second): 400"
+is "$(raw "GET /api HTTP/1.1\r\nHost: 127.0.0.1:$port\r\nhost: 127.0.0.1:$port\r\n\r\n")" \
+	"HTTP/1.1 400 Bad Request" "the same Host twice: 400"
 
 stop_server
 done_testing
