@@ -3,9 +3,10 @@
  * by default), the checks every request passes before any handler runs
  * (one exact Host header against DNS rebinding, at most MAX_PARAMS query
  * parameters, GET/HEAD only, path traversal in raw or percent-encoded
- * form, the per-uid access token as Bearer header, ?token= or cookie), the
- * token-for-cookie exchange of HTML pages, the read-only database pool,
- * and the response headers (CSP, nosniff, no-store for the API).
+ * form, the per-uid access token as Bearer header, ?token= or a cookie
+ * named after the port), the token-for-cookie exchange of HTML pages
+ * opened by the user, the read-only database pool, and the response
+ * headers (CSP, nosniff, no-store for the API).
  */
 #include "config.h"
 
@@ -25,7 +26,6 @@
 
 _Static_assert(HTTP_MGSIM_COUNTERS == MGSIM_NUM_COUNTERS, "http.h and mgsim.h disagree");
 
-#define TOKEN_COOKIE "micad_token"
 #define MEMORY_LIMIT (128 * 1024)	/* per connection: request line + headers */
 #define MAX_PARAMS 400			/* query parameters; more: 414 */
 
@@ -310,17 +310,17 @@ token_uid(struct http_server *s, const char *tok, uid_t *uid)
 	return found;
 }
 
-/* The token of a Cookie header value, copied into buf, or NULL. */
+/* The value of cookie name in a Cookie header, copied into buf, or NULL. */
 static const char *
-cookie_token(const char *cookies, char *buf, size_t size)
+cookie_value(const char *cookies, const char *name, char *buf, size_t size)
 {
 	const char *p = cookies;
-	size_t klen = strlen(TOKEN_COOKIE);
+	size_t klen = strlen(name);
 
 	while (p && *p) {
 		while (*p == ' ' || *p == ';')
 			p++;
-		if (!strncmp(p, TOKEN_COOKIE, klen) && p[klen] == '=') {
+		if (!strncmp(p, name, klen) && p[klen] == '=') {
 			size_t n = strcspn(p + klen + 1, "; ");
 
 			if (n >= size)
@@ -529,7 +529,7 @@ authenticate(struct http_req *r)
 		const char *c = MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND,
 							    MHD_HTTP_HEADER_COOKIE);
 
-		tok = cookie_token(c, buf, sizeof(buf));
+		tok = cookie_value(c, r->srv->cookie_name, buf, sizeof(buf));
 	}
 	if (!tok)
 		return 0;
@@ -537,6 +537,33 @@ authenticate(struct http_req *r)
 		return -1;
 	r->authed = true;
 	return 1;
+}
+
+/*
+ * May a ?token= set the cookie?  Only when the browser says the request
+ * comes from the user (an address typed or pasted, a bookmark: Sec-Fetch-
+ * Site "none") or from our own pages ("same-origin").  Otherwise a link on
+ * any site could sign the browser in with the link author's token (login
+ * CSRF), and the user would take the author's sessions for theirs.  A
+ * browser without Fetch Metadata must show an Origin, else a Referer, of
+ * ours; a request with none of the three proves nothing and is refused.
+ */
+static bool
+same_origin(struct http_req *r)
+{
+	const char *site = MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND, "Sec-Fetch-Site");
+	const char *origin = MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND, "Origin");
+	const char *referer = MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND,
+							  MHD_HTTP_HEADER_REFERER);
+	size_t n = strlen(r->host);
+
+	if (site)
+		return !strcmp(site, "same-origin") || !strcmp(site, "none");
+	if (origin)
+		return !strncmp(origin, "http://", 7) && !strcasecmp(origin + 7, r->host);
+	return referer && !strncmp(referer, "http://", 7) &&
+	       !strncasecmp(referer + 7, r->host, n) &&
+	       (referer[7 + n] == '/' || referer[7 + n] == '\0');
 }
 
 static bool
@@ -712,7 +739,7 @@ send_response(struct http_req *r)
 static enum MHD_Result
 token_redirect(struct http_req *r)
 {
-	char *set = xasprintf("%s=%s; Path=/; HttpOnly; SameSite=Strict", TOKEN_COOKIE,
+	char *set = xasprintf("%s=%s; Path=/; HttpOnly; SameSite=Strict", r->srv->cookie_name,
 			      http_token_for_uid(r->srv, r->uid));
 	char *loc = uri_without_token(r->raw_uri);
 	enum MHD_Result ret;
@@ -830,6 +857,11 @@ process(struct http_req *r)
 	/* An HTML page reached with ?token=: trade it for a cookie and
 	 * redirect, so the token leaves the address bar and history. */
 	if (http_arg(r, "token") && is_html_page(r)) {
+		if (!same_origin(r)) {
+			http_error(r, 403, "a ?token= link from another site cannot sign you in: "
+				   "paste the URL that 'micactl ui' prints into the address bar");
+			return send_response(r);
+		}
 		if (a <= 0) {
 			http_error(r, 401, "wrong access token: run 'micactl ui' for a fresh URL");
 			return send_response(r);
@@ -1023,6 +1055,9 @@ http_start(const struct http_config *c, char *err, size_t errsz)
 	}
 	info = MHD_get_daemon_info(s->d[0], MHD_DAEMON_INFO_BIND_PORT);
 	s->port = info && info->port ? info->port : port;
+	/* Cookies ignore ports: two servers on one host share the browser's
+	 * jar, so each names its token cookie after its port. */
+	snprintf(s->cookie_name, sizeof(s->cookie_name), "micad_token_%u", s->port);
 	if (dual) {
 		struct sockaddr_in6 *in6 = (struct sockaddr_in6 *)&sa6;
 

@@ -74,6 +74,7 @@ struct http_token {
 struct http_server {
 	struct MHD_Daemon *d[2];	/* IPv4 and IPv6 loopback by default */
 	unsigned port;
+	char cookie_name[24];		/* micad_token_PORT */
 	char *host_for_url;		/* "127.0.0.1" or "[::1]" or the address */
 	char **allowed_hosts;		/* lower case, without port */
 	size_t n_allowed_hosts;

@@ -1,7 +1,9 @@
 #!/bin/sh
 # The HTTP server's hardening (issue 17): requests with many query
-# parameters answered at once and without a leak, and exactly one Host
-# header with exactly an allowed name and our port.
+# parameters answered at once and without a leak, exactly one Host header
+# with exactly an allowed name and our port, and the token cookie named
+# after the port and set only from the user's own address bar or our
+# pages.
 . "$top_srcdir/tests/http_lib.sh"
 
 raw_n() {	# raw_n HTTP_RAW-ARGS...: status lines of tests/http_raw
@@ -94,5 +96,76 @@ is "$(raw "GET /api HTTP/1.1\r\nHost: evil.example\r\nHost: 127.0.0.1:$port\r\n\
 is "$(raw "GET /api HTTP/1.1\r\nHost: 127.0.0.1:$port\r\nhost: 127.0.0.1:$port\r\n\r\n")" \
 	"HTTP/1.1 400 Bad Request" "the same Host twice: 400"
 
+# ---- the token cookie: per port, set only same-origin ----
+# Cookies ignore ports: a browser sends every cookie of 127.0.0.1 to each
+# micad there.  A second server stands for a second micad.
+port1=$port tok1=$tok pid1=$server_pid
+mv "$tmp/server.err" "$tmp/server1.err"
+other_pids=$pid1
+start_server
+port2=$port tok2=$tok
+base1=http://127.0.0.1:$port1 base2=http://127.0.0.1:$port2
+
+base=$base1
+getraw "/?token=$tok1" -H "Sec-Fetch-Site: none"
+is "$code" 303 "server 1: ?token= from the address bar: redirect"
+is "$(header Set-Cookie)" "micad_token_$port1=$tok1; Path=/; HttpOnly; SameSite=Strict" \
+	"... setting micad_token_$port1"
+base=$base2
+getraw "/?token=$tok2" -H "Sec-Fetch-Site: none"
+is "$(header Set-Cookie)" "micad_token_$port2=$tok2; Path=/; HttpOnly; SameSite=Strict" \
+	"server 2 sets micad_token_$port2: another name, so one does not overwrite the other"
+jar="Cookie: micad_token_$port1=$tok1; micad_token_$port2=$tok2"
+getraw /api -H "$jar"
+is "$code" 200 "both cookies sent to server 2: it takes its own"
+base=$base1
+getraw /api -H "$jar"
+is "$code" 200 "both cookies sent to server 1: it takes its own"
+getraw /api -H "Cookie: micad_token_$port2=$tok2"
+is "$code" 401 "server 2's cookie alone at server 1: refused"
+base=$base2
+getraw /api -H "Cookie: micad_token_$port1=$tok1"
+is "$code" 401 "server 1's cookie alone at server 2: refused"
+getraw /api -H "Cookie: micad_token_$port2=$tok1"
+is "$code" 401 "server 1's token under server 2's name: refused"
+getraw /api -H "Cookie: micad_token=$tok2"
+is "$code" 401 "a cookie without the port: ignored"
+
+# A ?token= link on another site must not sign the browser in with the
+# link author's token.
+for hdr in "Sec-Fetch-Site: cross-site" "Sec-Fetch-Site: same-site" "Origin: http://evil.example" \
+	"Origin: null" "Referer: http://evil.example/?u=http://127.0.0.1:$port2/" \
+	"Referer: http://127.0.0.1:$port2.evil.example/" "X-None: no proof at all"; do
+	getraw "/?token=$tok2" -H "$hdr"
+	is "$code/$(header Set-Cookie)" "403/" "?token= with '$hdr': 403, no cookie"
+done
+has "$body" "cannot sign you in" "... saying why"
+getraw "/session.html?token=$tok2&id=1" -H "Sec-Fetch-Site: cross-site" -H "Origin: http://127.0.0.1:$port2"
+is "$code" 403 "Sec-Fetch-Site decides over a matching Origin"
+for hdr in "Sec-Fetch-Site: same-origin" "Sec-Fetch-Site: none" "Origin: http://127.0.0.1:$port2" \
+	"Referer: http://127.0.0.1:$port2/session.html?id=1"; do
+	getraw "/session.html?token=$tok2&id=1" -H "$hdr"
+	is "$code $(header Location)" "303 /session.html?id=1" "?token= with '$hdr': redirect"
+	is "$(header Set-Cookie)" "micad_token_$port2=$tok2; Path=/; HttpOnly; SameSite=Strict" \
+		"... and the cookie"
+done
+
+# The token is compared on all 64 hex digits (256 bits).
+first=$(printf %s "$tok2" | cut -c1 | tr 0-9a-f 1-9a-f0)
+last=$(printf %s "$tok2" | cut -c64 | tr 0-9a-f 1-9a-f0)
+getraw /api -H "Authorization: Bearer $first$(printf %s "$tok2" | cut -c2-)"
+is "$code" 401 "token with its first digit changed: 401"
+getraw /api -H "Authorization: Bearer $(printf %s "$tok2" | cut -c1-63)$last"
+is "$code" 401 "token with its last digit changed: 401"
+getraw /api -H "Authorization: Bearer $(printf %s "$tok2" | cut -c1-63)"
+is "$code" 401 "token one digit short: 401"
+
 stop_server
+kill "$pid1"
+wait "$pid1"
+is "$?" 0 "server 1: clean stop"
+other_pids=
+log=$(cat "$tmp/server1.err")
+hasnt "$log" "Sanitizer" "no sanitizer report from server 1"
+
 done_testing

@@ -8,12 +8,13 @@ n_test=0
 n_fail=0
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/micad-http.XXXXXX")
 server_pid=
+other_pids=	# servers a test started besides $server_pid
 
 cleanup() {
-	if [ -n "$server_pid" ]; then
-		kill "$server_pid" 2>/dev/null
-		wait "$server_pid" 2>/dev/null
-	fi
+	for p in $server_pid $other_pids; do
+		kill "$p" 2>/dev/null
+		wait "$p" 2>/dev/null
+	done
 	rm -rf "$tmp"
 }
 trap cleanup EXIT

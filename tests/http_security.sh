@@ -49,21 +49,22 @@ getraw /api -H "Authorization: Basic dXNlcjpwYXNz"
 is "$code" 401 "another scheme: 401"
 getraw "/api?token=$tok"
 is "$code" 200 "token as ?token="
-getraw /api -H "Cookie: a=b; micad_token=$tok; c=d"
+getraw /api -H "Cookie: a=b; micad_token_$port=$tok; c=d"
 is "$code" 200 "token as cookie"
-getraw "/api?token=bad" -H "Cookie: micad_token=$tok"
+getraw "/api?token=bad" -H "Cookie: micad_token_$port=$tok"
 is "$code" 401 "a wrong ?token= is not rescued by a cookie"
 
-# Cookie exchange on HTML pages.
-getraw "/?token=$tok"
+# Cookie exchange on HTML pages opened from the address bar (the
+# same-origin rule and the cookie's name: tests/http_hardening.sh).
+getraw "/?token=$tok" -H "Sec-Fetch-Site: none"
 is "$code" 303 "HTML page with ?token=: redirect"
 is "$(header Location)" "/" "redirect to the same page without the token"
 set_cookie=$(header Set-Cookie)
-is "$set_cookie" "micad_token=$tok; Path=/; HttpOnly; SameSite=Strict" \
+is "$set_cookie" "micad_token_$port=$tok; Path=/; HttpOnly; SameSite=Strict" \
 	"cookie is HttpOnly, SameSite=Strict"
-getraw "/session.html?x=1&token=$tok&y=2"
+getraw "/session.html?x=1&token=$tok&y=2" -H "Sec-Fetch-Site: none"
 is "$(header Location)" "/session.html?x=1&y=2" "other query parameters are kept"
-getraw "/session.html?token=nope"
+getraw "/session.html?token=nope" -H "Sec-Fetch-Site: none"
 is "$code" 401 "HTML page with a wrong token: 401"
 getraw "/session.html"
 is "$code" 200 "static page without a token: served (no data in it)"
