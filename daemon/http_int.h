@@ -61,6 +61,10 @@ void jb_null(struct jbuf *b);
 /* The value of column i of a row: integer, real, text or null. */
 void jb_column(struct jbuf *b, sqlite3_stmt *s, int i);
 
+/* Length of the valid UTF-8 sequence at s (at most n bytes, n > 0), 0 if
+ * invalid: overlong forms, surrogates and code points past U+10FFFF are. */
+size_t utf8_len(const unsigned char *s, size_t n);
+
 /* Shortest "%g" form that reads back as the same double (C locale). */
 void fmt_double(char *out, size_t size, double v);
 

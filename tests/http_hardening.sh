@@ -1,9 +1,10 @@
 #!/bin/sh
 # The HTTP server's hardening (issue 17): requests with many query
 # parameters answered at once and without a leak, exactly one Host header
-# with exactly an allowed name and our port, and the token cookie named
-# after the port and set only from the user's own address bar or our
-# pages.
+# with exactly an allowed name and our port, the token cookie named after
+# the port and set only from the user's own address bar or our pages, and
+# a /metrics scrape that promtool accepts whatever bytes a target's command
+# line holds.
 . "$top_srcdir/tests/http_lib.sh"
 
 raw_n() {	# raw_n HTTP_RAW-ARGS...: status lines of tests/http_raw
@@ -168,4 +169,29 @@ other_pids=
 log=$(cat "$tmp/server1.err")
 hasnt "$log" "Sanitizer" "no sanitizer report from server 1"
 
+# ---- /metrics of a command line with hostile bytes ----
+"$top_builddir/tests/http_fixture" "$db" --hostile || {
+	echo "Bail out! http_fixture --hostile failed"
+	exit 1
+}
+start_server
+get /metrics
+is "$code" 200 "/metrics of the hostile session"
+has "$body" 'command="./prog \\xff\\xfe x\\x0d\ny \"q\" \\ \\xc3( \\xe2\\x82 \\xed\\xa0\\x80 \\x1b[31m é"}' \
+	"invalid UTF-8 and control bytes as \\\\xNN, LF as \\n, quote and backslash escaped"
+if command -v promtool >/dev/null 2>&1; then
+	printf '%s\n' "$body" >"$tmp/metrics"
+	out=$(promtool check metrics <"$tmp/metrics" 2>&1)
+	is "$?" 0 "promtool check metrics accepts the scrape"
+	hasnt "$out" "error" "... without a parsing error"
+	[ -z "$out" ] || echo "$out" | sed 's/^/# promtool: /'
+else
+	for i in 1 2; do
+		n_test=$((n_test + 1))
+		echo "ok $n_test - # SKIP promtool is not installed (apt-get install prometheus)"
+	done
+fi
+ok $(printf '%s' "$body" | iconv -f UTF-8 -t UTF-8 >/dev/null 2>&1; echo $?) "the scrape is valid UTF-8"
+ok $(printf '%s' "$body" | LC_ALL=C grep -q "$(printf '\r')"; [ $? -eq 1 ]; echo $?) "... with no raw CR"
+stop_server
 done_testing
