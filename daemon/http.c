@@ -1,11 +1,12 @@
 /*
  * micad's HTTP server: libmicrohttpd daemons on loopback (IPv4 and IPv6
  * by default), the checks every request passes before any handler runs
- * (Host header against DNS rebinding, GET/HEAD only, path traversal in
- * raw or percent-encoded form, the per-uid access token as Bearer header,
- * ?token= or cookie), the token-for-cookie exchange of HTML pages, the
- * read-only database pool, and the response headers (CSP, nosniff,
- * no-store for the API).
+ * (one exact Host header against DNS rebinding, at most MAX_PARAMS query
+ * parameters, GET/HEAD only, path traversal in raw or percent-encoded
+ * form, the per-uid access token as Bearer header, ?token= or a cookie
+ * named after the port), the token-for-cookie exchange of HTML pages
+ * opened by the user, the read-only database pool, and the response
+ * headers (CSP, nosniff, no-store for the API).
  */
 #include "config.h"
 
@@ -25,8 +26,8 @@
 
 _Static_assert(HTTP_MGSIM_COUNTERS == MGSIM_NUM_COUNTERS, "http.h and mgsim.h disagree");
 
-#define TOKEN_COOKIE "micad_token"
-#define MEMORY_LIMIT (64 * 1024)	/* per connection: request line + headers */
+#define MEMORY_LIMIT (128 * 1024)	/* per connection: request line + headers */
+#define MAX_PARAMS 400			/* query parameters; more: 414 */
 
 /* ---- small helpers used by the handlers ---- */
 
@@ -309,17 +310,17 @@ token_uid(struct http_server *s, const char *tok, uid_t *uid)
 	return found;
 }
 
-/* The token of a Cookie header value, copied into buf, or NULL. */
+/* The value of cookie name in a Cookie header, copied into buf, or NULL. */
 static const char *
-cookie_token(const char *cookies, char *buf, size_t size)
+cookie_value(const char *cookies, const char *name, char *buf, size_t size)
 {
 	const char *p = cookies;
-	size_t klen = strlen(TOKEN_COOKIE);
+	size_t klen = strlen(name);
 
 	while (p && *p) {
 		while (*p == ' ' || *p == ';')
 			p++;
-		if (!strncmp(p, TOKEN_COOKIE, klen) && p[klen] == '=') {
+		if (!strncmp(p, name, klen) && p[klen] == '=') {
 			size_t n = strcspn(p + klen + 1, "; ");
 
 			if (n >= size)
@@ -351,14 +352,19 @@ http_url(struct http_server *s, uid_t uid)
 
 /* ---- request checks ---- */
 
+/*
+ * The Host header is the browser's idea of whom it talks to; checking it
+ * defeats DNS rebinding (a page of evil.example whose name then resolves to
+ * 127.0.0.1 sends "Host: evil.example").  The value must be exactly an
+ * allowed name, optionally followed by ':' and our port in decimal: no
+ * trailing bytes after "[::1]", no other port, no trailing dot.
+ */
 static bool
-host_allowed(struct http_server *s, const char *host)
+host_allowed(const struct http_server *s, const char *host)
 {
-	char name[256];
+	char port[8];
 	size_t n;
 
-	if (!host)
-		return false;
 	if (host[0] == '[') {
 		const char *e = strchr(host, ']');
 
@@ -368,15 +374,51 @@ host_allowed(struct http_server *s, const char *host)
 	} else {
 		n = strcspn(host, ":");
 	}
-	if (n == 0 || n >= sizeof(name))
-		return false;
-	for (size_t i = 0; i < n; i++)
-		name[i] = (char)tolower((unsigned char)host[i]);
-	name[n] = '\0';
+	if (host[n]) {
+		snprintf(port, sizeof(port), "%u", s->port);
+		if (host[n] != ':' || strcmp(host + n + 1, port))
+			return false;
+	}
 	for (size_t i = 0; i < s->n_allowed_hosts; i++)
-		if (!strcmp(name, s->allowed_hosts[i]))
+		if (strlen(s->allowed_hosts[i]) == n && !strncasecmp(host, s->allowed_hosts[i], n))
 			return true;
 	return false;
+}
+
+static enum MHD_Result
+count_host(void *cls, enum MHD_ValueKind kind, const char *key, const char *value)
+{
+	(void)kind;
+	(void)value;
+	if (!strcasecmp(key, MHD_HTTP_HEADER_HOST))
+		++*(int *)cls;
+	return MHD_YES;
+}
+
+/* The request's one Host header, or NULL with an error set in r. */
+static const char *
+request_host(struct http_req *r)
+{
+	const char *host = MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND,
+						       MHD_HTTP_HEADER_HOST);
+	int n = 0;
+
+	/* Two Host headers may be read differently by a proxy and by us
+	 * (the lookup above takes the first).  The count is the iterator's,
+	 * the call's return value counts every header. */
+	MHD_get_connection_values(r->conn, MHD_HEADER_KIND, count_host, &n);
+	if (n > 1) {
+		http_error(r, 400, "%d Host headers: send exactly one", n);
+		return NULL;
+	}
+	if (!host || !host_allowed(r->srv, host)) {
+		http_error(r, 421, "Host header not accepted: use http://127.0.0.1:%u/, "
+			   "http://localhost:%u/, http://[::1]:%u/ or a host name configured in "
+			   "micad (DNS rebinding protection)", r->srv->port, r->srv->port,
+			   r->srv->port);
+		return NULL;
+	}
+	return host;
 }
 
 /* Split and decode the path of the raw request target.  Refuses what
@@ -487,7 +529,7 @@ authenticate(struct http_req *r)
 		const char *c = MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND,
 							    MHD_HTTP_HEADER_COOKIE);
 
-		tok = cookie_token(c, buf, sizeof(buf));
+		tok = cookie_value(c, r->srv->cookie_name, buf, sizeof(buf));
 	}
 	if (!tok)
 		return 0;
@@ -495,6 +537,33 @@ authenticate(struct http_req *r)
 		return -1;
 	r->authed = true;
 	return 1;
+}
+
+/*
+ * May a ?token= set the cookie?  Only when the browser says the request
+ * comes from the user (an address typed or pasted, a bookmark: Sec-Fetch-
+ * Site "none") or from our own pages ("same-origin").  Otherwise a link on
+ * any site could sign the browser in with the link author's token (login
+ * CSRF), and the user would take the author's sessions for theirs.  A
+ * browser without Fetch Metadata must show an Origin, else a Referer, of
+ * ours; a request with none of the three proves nothing and is refused.
+ */
+static bool
+same_origin(struct http_req *r)
+{
+	const char *site = MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND, "Sec-Fetch-Site");
+	const char *origin = MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND, "Origin");
+	const char *referer = MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND,
+							  MHD_HTTP_HEADER_REFERER);
+	size_t n = strlen(r->host);
+
+	if (site)
+		return !strcmp(site, "same-origin") || !strcmp(site, "none");
+	if (origin)
+		return !strncmp(origin, "http://", 7) && !strcasecmp(origin + 7, r->host);
+	return referer && !strncmp(referer, "http://", 7) &&
+	       !strncasecmp(referer + 7, r->host, n) &&
+	       (referer[7 + n] == '/' || referer[7 + n] == '\0');
 }
 
 static bool
@@ -510,16 +579,86 @@ is_html_page(const struct http_req *r)
 
 /* ---- MHD callbacks ---- */
 
+/*
+ * Per-connection state: the raw request target of the request being read.
+ * libmicrohttpd decodes the target in place before the access handler
+ * sees it, so uri_cb() keeps a copy for parse_path().  The copy belongs to
+ * the connection, which conn_cb() sets up and frees for every connection
+ * libmicrohttpd accepts and closes; the request's own state is made by
+ * handler().  Not in uri_cb(): libmicrohttpd does not call completed_cb()
+ * for every request it logged but never handed to handler() (one whose
+ * query parameters overflow its memory pool is dropped without it), and
+ * 2000 such requests leaked 37 MB.
+ */
+struct http_conn {
+	char *raw_uri;
+};
+
+static void
+conn_cb(void *cls, struct MHD_Connection *conn, void **socket_context,
+	enum MHD_ConnectionNotificationCode toe)
+{
+	struct http_conn *hc = *socket_context;
+
+	(void)cls;
+	(void)conn;
+	if (toe == MHD_CONNECTION_NOTIFY_STARTED) {
+		*socket_context = xcalloc(1, sizeof(*hc));
+		return;
+	}
+	if (hc) {
+		free(hc->raw_uri);
+		free(hc);
+	}
+	*socket_context = NULL;
+}
+
+static struct http_conn *
+conn_state(struct MHD_Connection *conn)
+{
+	const union MHD_ConnectionInfo *ci =
+		MHD_get_connection_info(conn, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+
+	return ci ? ci->socket_context : NULL;
+}
+
+/* Query parameters of a raw request target, as libmicrohttpd splits them:
+ * at each '&', an empty piece counting except at the end. */
+static size_t
+count_params(const char *uri)
+{
+	const char *q = strchr(uri, '?');
+	size_t n = 0;
+
+	if (!q || !q[1])
+		return 0;
+	for (q++; *q; q++)
+		n += *q == '&' && q[1];
+	return n + 1;
+}
+
 static void *
 uri_cb(void *cls, const char *uri, struct MHD_Connection *conn)
 {
-	struct http_req *r = xcalloc(1, sizeof(*r));
+	struct http_conn *hc = conn_state(conn);
 
-	r->srv = cls;
-	r->conn = conn;
-	r->raw_uri = xstrdup(uri ? uri : "");
-	jb_init(&r->body);
-	return r;
+	(void)cls;
+	if (!hc)
+		return NULL;
+	free(hc->raw_uri);
+	hc->raw_uri = xstrdup(uri ? uri : "");
+	/* libmicrohttpd (0.9.75 to 0.9.77) stores every query parameter in
+	 * the connection's memory pool before handler() runs.  When they do
+	 * not fit, it queues a 431 and then overwrites the connection's
+	 * state: nothing is sent, and the connection waits for the idle
+	 * timeout.  MEMORY_LIMIT holds MAX_PARAMS and far more, which
+	 * handler() refuses with a 414; a request with more than that is
+	 * refused anyway, so do not let it hold a connection for 30 s. */
+	if (count_params(hc->raw_uri) > MAX_PARAMS &&
+	    MHD_set_connection_option(conn, MHD_CONNECTION_OPTION_TIMEOUT, 1u) != MHD_YES)
+		error_msg("http: cannot shorten the timeout of a request with too many "
+			  "parameters");
+	return NULL;
 }
 
 static void
@@ -600,7 +739,7 @@ send_response(struct http_req *r)
 static enum MHD_Result
 token_redirect(struct http_req *r)
 {
-	char *set = xasprintf("%s=%s; Path=/; HttpOnly; SameSite=Strict", TOKEN_COOKIE,
+	char *set = xasprintf("%s=%s; Path=/; HttpOnly; SameSite=Strict", r->srv->cookie_name,
 			      http_token_for_uid(r->srv, r->uid));
 	char *loc = uri_without_token(r->raw_uri);
 	enum MHD_Result ret;
@@ -630,15 +769,14 @@ handler(void *cls, struct MHD_Connection *conn, const char *url, const char *met
 	const char *version, const char *upload_data, size_t *upload_data_size, void **con_cls)
 {
 	struct http_req *r = *con_cls;
+	struct http_conn *hc;
 	unsigned status;
+	int nparams;
 
-	(void)cls;
 	(void)url;
 	(void)version;
 	(void)upload_data;
-	if (!r)
-		return MHD_NO;
-	if (r->method) {
+	if (r) {
 		/* Later calls: drop any body; answer at the last call (size
 		 * 0), after the whole request was read, so the connection can
 		 * be kept alive. */
@@ -648,15 +786,32 @@ handler(void *cls, struct MHD_Connection *conn, const char *url, const char *met
 		}
 		return process(r);
 	}
-	r->method = method;
-	r->conn = conn;
 
-	/* First call, headers only: refuse at once what fails the checks
-	 * (libmicrohttpd then closes the connection). */
-	if (!host_allowed(r->srv, MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
-							      MHD_HTTP_HEADER_HOST))) {
-		http_error(r, 421, "Host header not accepted: use http://127.0.0.1:PORT/, "
-			   "http://localhost:PORT/ or a host name configured in micad");
+	/* First call, headers only.  The request's state is made here:
+	 * from now on libmicrohttpd calls completed_cb() for it whatever
+	 * happens. */
+	hc = conn_state(conn);
+	if (!hc || !hc->raw_uri)
+		return MHD_NO;	/* uri_cb() always runs first: cannot happen */
+	r = xcalloc(1, sizeof(*r));
+	r->srv = cls;
+	r->conn = conn;
+	r->method = method;
+	r->raw_uri = hc->raw_uri;
+	hc->raw_uri = NULL;
+	jb_init(&r->body);
+	*con_cls = r;
+
+	/* Refuse at once what fails the checks (libmicrohttpd then closes
+	 * the connection). */
+	r->host = request_host(r);
+	if (!r->host)
+		return answer(r);
+	nparams = MHD_get_connection_values(conn, MHD_GET_ARGUMENT_KIND, NULL, NULL);
+	if (nparams > MAX_PARAMS) {
+		http_error(r, 414, "too many query parameters (%d): the limit is %d", nparams,
+			   MAX_PARAMS);
+		http_add_header(r, MHD_HTTP_HEADER_CONNECTION, "close");
 		return answer(r);
 	}
 	r->head = !strcmp(method, MHD_HTTP_METHOD_HEAD);
@@ -702,6 +857,11 @@ process(struct http_req *r)
 	/* An HTML page reached with ?token=: trade it for a cookie and
 	 * redirect, so the token leaves the address bar and history. */
 	if (http_arg(r, "token") && is_html_page(r)) {
+		if (!same_origin(r)) {
+			http_error(r, 403, "a ?token= link from another site cannot sign you in: "
+				   "paste the URL that 'micactl ui' prints into the address bar");
+			return send_response(r);
+		}
 		if (a <= 0) {
 			http_error(r, 401, "wrong access token: run 'micactl ui' for a fresh URL");
 			return send_response(r);
@@ -799,6 +959,7 @@ start_one(struct http_server *s, const struct http_config *c, struct sockaddr_st
 		 * bad whitespace) instead of guessing. */
 		MHD_OPTION_STRICT_FOR_CLIENT, (int)1,
 		MHD_OPTION_THREAD_POOL_SIZE, (unsigned)(c->threads ? c->threads : 2),
+		MHD_OPTION_NOTIFY_CONNECTION, conn_cb, s,
 		MHD_OPTION_URI_LOG_CALLBACK, uri_cb, s,
 		MHD_OPTION_NOTIFY_COMPLETED, completed_cb, s,
 		MHD_OPTION_END);
@@ -894,6 +1055,9 @@ http_start(const struct http_config *c, char *err, size_t errsz)
 	}
 	info = MHD_get_daemon_info(s->d[0], MHD_DAEMON_INFO_BIND_PORT);
 	s->port = info && info->port ? info->port : port;
+	/* Cookies ignore ports: two servers on one host share the browser's
+	 * jar, so each names its token cookie after its port. */
+	snprintf(s->cookie_name, sizeof(s->cookie_name), "micad_token_%u", s->port);
 	if (dual) {
 		struct sockaddr_in6 *in6 = (struct sockaddr_in6 *)&sa6;
 

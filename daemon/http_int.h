@@ -61,6 +61,10 @@ void jb_null(struct jbuf *b);
 /* The value of column i of a row: integer, real, text or null. */
 void jb_column(struct jbuf *b, sqlite3_stmt *s, int i);
 
+/* Length of the valid UTF-8 sequence at s (at most n bytes, n > 0), 0 if
+ * invalid: overlong forms, surrogates and code points past U+10FFFF are. */
+size_t utf8_len(const unsigned char *s, size_t n);
+
 /* Shortest "%g" form that reads back as the same double (C locale). */
 void fmt_double(char *out, size_t size, double v);
 
@@ -74,6 +78,7 @@ struct http_token {
 struct http_server {
 	struct MHD_Daemon *d[2];	/* IPv4 and IPv6 loopback by default */
 	unsigned port;
+	char cookie_name[24];		/* micad_token_PORT */
 	char *host_for_url;		/* "127.0.0.1" or "[::1]" or the address */
 	char **allowed_hosts;		/* lower case, without port */
 	size_t n_allowed_hosts;
@@ -103,6 +108,7 @@ struct http_req {
 	struct MHD_Connection *conn;
 	char *raw_uri;
 	const char *method;
+	const char *host;		/* the checked Host header */
 	bool head;
 	bool answered;			/* a response is queued */
 	bool authed;

@@ -139,8 +139,7 @@ void jb_obj_end(struct jbuf *b) { close_c(b, '}'); }
 void jb_arr(struct jbuf *b) { open_c(b, '['); }
 void jb_arr_end(struct jbuf *b) { close_c(b, ']'); }
 
-/* Length of the valid UTF-8 sequence at s (at most n bytes), 0 if invalid. */
-static size_t
+size_t
 utf8_len(const unsigned char *s, size_t n)
 {
 	size_t len;

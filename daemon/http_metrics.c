@@ -3,7 +3,8 @@
  * running session the asking uid may see (or the one named by
  * ?session=N), its progress, its live MGSim counters and the metrics of
  * each thread's latest finished interval, so one Prometheus can scrape
- * many hosts.  Label values are escaped as the format requires.
+ * many hosts.  Label values are escaped as the format requires and made
+ * valid UTF-8.
  */
 #include "config.h"
 
@@ -16,19 +17,41 @@
 #include "http_int.h"
 #include "mgsim.h"
 
+/*
+ * A label value between double quotes.  The text format escapes only
+ * backslash, double quote and line feed (as \\, \" and \n) and wants UTF-8,
+ * but a target's command line or a path may hold any bytes.  Invalid UTF-8
+ * and the other control characters (a CR ends the line for some readers,
+ * an ESC drives the terminal of whoever reads the scrape) become the four
+ * characters \xNN (the backslash escaped in the output), so the scrape
+ * parses and still shows which byte it was.
+ */
 static void
 label_value(struct jbuf *b, const char *v)
 {
+	const unsigned char *s = (const unsigned char *)(v ? v : "");
+	size_t n = strlen((const char *)s);
+
 	jb_raw(b, "\"", 1);
-	for (; v && *v; v++) {
-		if (*v == '\\')
+	for (size_t i = 0; i < n;) {
+		size_t l;
+
+		if (s[i] == '\\') {
 			jb_raw(b, "\\\\", 2);
-		else if (*v == '"')
+			i++;
+		} else if (s[i] == '"') {
 			jb_raw(b, "\\\"", 2);
-		else if (*v == '\n')
+			i++;
+		} else if (s[i] == '\n') {
 			jb_raw(b, "\\n", 2);
-		else
-			jb_raw(b, v, 1);
+			i++;
+		} else if (s[i] < 0x20 || s[i] == 0x7f || !(l = utf8_len(s + i, n - i))) {
+			jb_printf(b, "\\\\x%02x", s[i]);
+			i++;
+		} else {
+			jb_raw(b, (const char *)s + i, l);
+			i += l;
+		}
 	}
 	jb_raw(b, "\"", 1);
 }

@@ -23,8 +23,13 @@
  *     MGSim snapshots for thread 100 (mgsim_rows below).
  *   Times are set to fixed values afterwards for stable output.
  *
- * Usage: http_fixture DB [N_INTERVALS]: with N, the database holds instead
- * one session (uid 1000) with N intervals of thread 400 (the benchmark's).
+ * Usage: http_fixture DB [N_INTERVALS | --hostile]: with N, the database
+ * holds instead one session (uid 1000) with N intervals of thread 400 (the
+ * benchmark's); with --hostile, one running session (uid 1000) whose
+ * command line holds what a target may put there and the text formats must
+ * escape: invalid UTF-8 (a lone 0xff and 0xfe, a bad continuation byte, a
+ * cut sequence, an encoded surrogate), CR, LF, ESC, a double quote and a
+ * backslash; thread 500 with 2 intervals.
  */
 #include "config.h"
 
@@ -188,7 +193,7 @@ main(int argc, char **argv)
 
 	program_name = "http_fixture";
 	if (argc < 2)
-		error_msg_and_die("usage: http_fixture DB [N_INTERVALS]");
+		error_msg_and_die("usage: http_fixture DB [N_INTERVALS | --hostile]");
 	unlink(argv[1]);
 	st = store_open(argv[1], false, err, sizeof(err));
 	if (!st)
@@ -196,6 +201,13 @@ main(int argc, char **argv)
 	mica_config_init(&cfg);
 	cfg.block_size = 6;
 	cfg.page_size = 12;
+	if (argc > 2 && !strcmp(argv[2], "--hostile")) {
+		s1 = session(st, "run", "./prog \xff\xfe x\r\ny \"q\" \\ \xc3\x28 \xe2\x82 "
+			     "\xed\xa0\x80 \x1b[31m \xc3\xa9", 500, 1000);
+		intervals(st, &cfg, s1, 500, 2, 0);
+		store_close(st);
+		return 0;
+	}
 	if (argc > 2) {
 		unsigned long long n;
 

@@ -8,12 +8,13 @@ n_test=0
 n_fail=0
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/micad-http.XXXXXX")
 server_pid=
+other_pids=	# servers a test started besides $server_pid
 
 cleanup() {
-	if [ -n "$server_pid" ]; then
-		kill "$server_pid" 2>/dev/null
-		wait "$server_pid" 2>/dev/null
-	fi
+	for p in $server_pid $other_pids; do
+		kill "$p" 2>/dev/null
+		wait "$p" 2>/dev/null
+	done
 	rm -rf "$tmp"
 }
 trap cleanup EXIT
@@ -123,8 +124,9 @@ get() {
 getraw() {
 	p=$1
 	shift
-	code=$(curl -sS --path-as-is -o "$tmp/body" -D "$tmp/headers" -w '%{http_code}' \
-		"$@" "$base$p" 2>"$tmp/curl.err") || code="curl-failed: $(cat "$tmp/curl.err")"
+	code=$(curl -sS --max-time 20 --path-as-is -o "$tmp/body" -D "$tmp/headers" \
+		-w '%{http_code}' "$@" "$base$p" 2>"$tmp/curl.err") ||
+		code="curl-failed: $(cat "$tmp/curl.err")"
 	body=$(cat "$tmp/body" 2>/dev/null)
 }
 
@@ -136,4 +138,9 @@ header() {	# header NAME: the value of a response header
 # status line ("closed" if none came).
 raw() {
 	"$top_builddir/tests/http_raw" "$port" "$1"
+}
+
+# raw_stdin: the same with the request's bytes read from stdin as they are.
+raw_stdin() {
+	"$top_builddir/tests/http_raw" "$port" -
 }
