@@ -13,3 +13,4 @@ include tests/mgsim.mk
 include tests/http.mk
 include tests/export.mk
 include tests/sched_daemon.mk
+include tests/sample.mk
