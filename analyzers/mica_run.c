@@ -704,6 +704,10 @@ mica_run_sample_interval(struct mica_run *run, uint64_t index, bool final)
 
 	if (!run->sampled || run->failed)
 		return -1;
+	/* An interval in which no burst ended has no row: a thread asleep
+	 * for hours costs nothing.  Its sets go on to the next interval. */
+	if (!acc->sample.bursts && !acc->sample.aborted)
+		return 0;
 	/* Sets of the interval take every DE so far, a burst in progress
 	 * included (the rest of it goes to the next interval). */
 	if (run->n_buf && flush(run) < 0)

@@ -57,9 +57,9 @@ int mica_run_finish(struct mica_run *run);
  *  - ABORT: the burst is discarded.
  * The interval delivered has sampled set: its counts are the sums over
  * its units (memfootprint: every block its bursts touched), its sample
- * info the bursts and the metrics' sums.  An interval without a unit is
- * delivered too, with zero counts.  Returns 0, or -1 (out of memory, the
- * callback failed, or a marker out of sequence).
+ * info the bursts and the metrics' sums.  An interval in which no burst
+ * ended (measured or aborted) is not delivered.  Returns 0, or -1 (out of
+ * memory, the callback failed, or a marker out of sequence).
  */
 enum mica_burst_mark { MICA_WARMUP, MICA_MEASURE, MICA_END, MICA_ABORT };
 
