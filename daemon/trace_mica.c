@@ -120,6 +120,8 @@ void
 trace_mica_set_sampled(struct trace_mica *m, const struct trace_analysis *ta)
 {
 	m->sampled = ta;
+	/* Intervals in time: MICA's interval-mode ("phases") files. */
+	m->cfg.interval_size = 0;
 }
 
 void
@@ -259,6 +261,11 @@ tm_thread_start(void *arg, const struct trace_thread_rec *r)
 		error_msg_and_die("out of memory setting up thread %d's analyses", (int)r->tid);
 	if (m->out_dir && mica_files_begin(t->out, m->out_dir) < 0)
 		m->failed = true;
+	if (m->sampled && mica_output_comment(t->out, "micad sample mode: each line's counts are "
+					      "sums over the measured units of its interval's "
+					      "bursts, not the whole run; their ratios estimate "
+					      "the program's") < 0)
+		error_msg_and_die("out of memory");
 	if (m->store)
 		tm_store_thread(m, r, forced, t->interval_start);
 	return t;

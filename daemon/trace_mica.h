@@ -55,7 +55,9 @@ void trace_mica_set_live_intervals(struct trace_mica *m, _Atomic uint64_t *count
  * Sample mode (call before the trace starts): every thread's analyses
  * take its bursts (mica_run_set_sampled), and its intervals are ta's time
  * intervals (trace_analysis_set_sample), one row per interval in which a
- * burst of the thread ended, with the interval's times.
+ * burst of the thread ended, with the interval's times.  MICA's files
+ * are then interval-mode files, with a comment at the top that says
+ * their counts are sums over bursts.
  */
 void trace_mica_set_sampled(struct trace_mica *m, const struct trace_analysis *ta);
 

@@ -15,3 +15,5 @@ tests_sample_stream_CFLAGS = $(AM_CFLAGS) $(SQLITE_CFLAGS)
 tests_sample_stream_LDADD = libmicad.a $(MICA_LIBS) $(SQLITE_LIBS) $(AX_PTHREAD_LIBS) -lm
 check_SCRIPTS += tests/asm/loop tests/asm/memops
 TESTS += tests/sample_stream
+TESTS += tests/sample_export.sh
+EXTRA_DIST += tests/sample_export.sh
