@@ -645,30 +645,6 @@ feed_event_checked(struct trace_analysis *ta, struct insn_event *ev, size_t len)
 }
 
 void
-trace_analysis_feed_record(struct trace_analysis *ta, uint32_t type, const void *data, size_t len)
-{
-	if (type == TREC_EVENT) {
-		struct insn_event ev;
-
-		memset(&ev, 0, sizeof(ev));
-		memcpy(&ev, data, len < sizeof(ev) ? len : sizeof(ev));
-		feed_event_checked(ta, &ev, len);
-	} else if (type == TREC_THREAD) {
-		struct trace_thread_rec r;
-
-		if (len < sizeof(r))
-			return;
-		memcpy(&r, data, sizeof(r));
-		trace_analysis_feed_thread(ta, &r);
-	} else {
-		void *buf = record_buf(ta, len);
-
-		memcpy(buf, data, len);
-		feed_other(ta, type, buf, len);
-	}
-}
-
-void
 trace_analysis_finish(struct trace_analysis *ta)
 {
 	if (ta->finished)

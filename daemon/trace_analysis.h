@@ -103,10 +103,6 @@ double trace_analysis_interval_end(const struct trace_analysis *ta, int64_t idx)
 /* Synchronous feeding (replay). */
 void trace_analysis_feed_thread(struct trace_analysis *ta, const struct trace_thread_rec *r);
 void trace_analysis_feed_event(struct trace_analysis *ta, const struct insn_event *ev);
-/* Any record as the ring carries it (type, len bytes), checked as a
- * remote producer's are when the analysis is remote or in sample mode. */
-void trace_analysis_feed_record(struct trace_analysis *ta, uint32_t type, const void *data,
-				size_t len);
 void trace_analysis_finish(struct trace_analysis *ta);
 
 /*

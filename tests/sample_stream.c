@@ -392,6 +392,47 @@ produce(const struct insn *lp, const struct insn *mem)
 	ring_close(ring);
 }
 
+/* The views' subqueries and CTEs (schema.sql), which may be scanned. */
+static bool
+own_part(const char *name)
+{
+	static const char *const ok_names[] = { "a", "t", "h", "v", "d", "sub", "up", "CONSTANT" };
+
+	if (name[0] == '(')
+		return true;	/* (subquery-N) */
+	for (size_t i = 0; i < sizeof(ok_names) / sizeof(ok_names[0]); i++)
+		if (strcmp(name, ok_names[i]) == 0)
+			return true;
+	return false;
+}
+
+static void
+plan_uses_indexes(sqlite3 *db, const char *query)
+{
+	char sql[256], bad[256] = "";
+	sqlite3_stmt *s;
+	bool searched = false;
+
+	snprintf(sql, sizeof(sql), "EXPLAIN QUERY PLAN SELECT * FROM %s", query);
+	if (sqlite3_prepare_v2(db, sql, -1, &s, NULL) != SQLITE_OK) {
+		ok(0, "EXPLAIN %s: %s", query, sqlite3_errmsg(db));
+		return;
+	}
+	while (sqlite3_step(s) == SQLITE_ROW) {
+		const char *d = (const char *)sqlite3_column_text(s, 3);
+		char verb[16], name[64];
+
+		if (sscanf(d, "%15s %63s", verb, name) != 2)
+			continue;
+		searched |= strcmp(verb, "SEARCH") == 0;
+		if ((strcmp(verb, "SCAN") == 0 || strstr(d, "AUTOMATIC")) && !own_part(name))
+			snprintf(bad, sizeof(bad), "%s", d);
+	}
+	sqlite3_finalize(s);
+	if (!ok(searched && !bad[0], "EXPLAIN %s: every table through an index", query))
+		diag("  %s", bad);
+}
+
 static int
 near(double got, double want, double tol)
 {
@@ -509,6 +550,8 @@ main(int argc, char **argv)
 	is_u64(trace_analysis_rejected(ta), 6, "six impossible records dropped");
 	ok(!trace_mica_failed(mica) && !trace_profile_failed(profile) && !msink.failed &&
 	   !ssink.failed, "no consumer failed");
+	ok(trace_profile_samples(profile) == 10 && trace_profile_dropped(profile) == 0,
+	   "profile: 10 samples counted, none dropped");
 	ok(store_writer_session_end(w, session, 0, "exited", err, sizeof(err)) == 0, "session end");
 	ok(store_writer_close(w) == 0, "every job written");
 	trace_profile_free(profile);
@@ -614,6 +657,19 @@ main(int argc, char **argv)
 	       "hot_functions: f recursive counts each sample once in total (5, not 8)");
 	ok(near(atof(q(db, "SELECT total_share FROM hot_functions WHERE symbol = 'f'")), 0.5, 1e-12),
 	   "hot_functions: f's total share exactly 5/10");
+	/* A session's rows are reached through indexes, never by reading a
+	 * whole table (the views must stay usable on a large database): the
+	 * only scans are of the views' own subqueries and CTEs. */
+	static const char *const plans[] = {
+		"hot_functions WHERE session_id = 1", "hot_stacks WHERE session_id = 1",
+		"metric WHERE session_id = 1 AND tid = 100 AND interval = 0",
+		"metric_estimate WHERE session_id = 1", "session_metric WHERE session_id = 1",
+	};
+	for (size_t i = 0; i < sizeof(plans) / sizeof(plans[0]); i++)
+		plan_uses_indexes(db, plans[i]);
+	ok(strstr(q(db, "EXPLAIN QUERY PLAN SELECT * FROM hot_functions WHERE session_id = 1"),
+		  "(session_id=? AND stack_id=?)") != NULL,
+	   "hot_functions: a stack's samples by the (session_id, stack_id) index");
 	sqlite3_close(db);
 	if (argc > 1) {
 		rmdir(dir);
