@@ -621,6 +621,21 @@ main(int argc, char **argv)
 		       "session_metric mix_mem_read: four units pooled, R = 4/19, SE = "
 		       "sqrt(558/361 / 12) / 4.75");
 	}
+	/* Every ratio metric of view metric has its sums, under the same
+	 * name, and the view's value (from the summed counts) is exactly
+	 * sum y / sum x. */
+	is_str(q(db, "SELECT count(*) FROM metric_sums s WHERE NOT EXISTS (SELECT 1 FROM metric m"
+		 " WHERE m.session_id = s.session_id AND m.tid = s.tid AND m.interval = s.idx"
+		 " AND m.metric = s.metric)"), "0", "metric_sums: every name is one of view metric's");
+	is_str(q(db, "SELECT count(*), count(DISTINCT m.metric) FROM metric m WHERE m.metric NOT LIKE"
+		 " '%footprint%' AND NOT EXISTS (SELECT 1 FROM metric_sums s WHERE s.session_id ="
+		 " m.session_id AND s.tid = m.tid AND s.idx = m.interval AND s.metric = m.metric)"),
+	       "0|0", "view metric: every ratio has its sums (the footprints have none)");
+	is_str(q(db, "SELECT count(*), sum(abs(coalesce(m.value, -1) - coalesce(CAST(s.sum_y AS REAL)"
+		 " / NULLIF(s.sum_x, 0), -1)) > 1e-12) FROM metric m JOIN metric_sums s"
+		 " ON s.session_id = m.session_id AND s.tid = m.tid AND s.idx = m.interval"
+		 " AND s.metric = m.metric"), "240|0",
+	       "view metric's value is sum_y / sum_x for all 120 ratios of both intervals");
 	is_str(q(db, "SELECT count(*) FROM metric WHERE interval = 0 AND metric LIKE 'ilp_%'"
 		 " AND value IS NULL AND ci_low IS NULL AND n_bursts = 2"), "4",
 	       "ILP: units of 7 and 5 instructions fill no window: no cycle, no value, no CI");
