@@ -230,8 +230,10 @@ trace_analysis_set_sample(struct trace_analysis *ta, uint64_t interval_ns)
 		error_msg_and_die("out of memory");
 	ta->sample = true;
 	ta->interval_ns = interval_ns ? interval_ns : TRACE_SAMPLE_INTERVAL_NS;
-	clock_gettime(CLOCK_REALTIME, &wall);
-	clock_gettime(CLOCK_MONOTONIC, &mono);
+	/* The producer's times are CLOCK_MONOTONIC; the database's Unix
+	 * seconds. */
+	if (clock_gettime(CLOCK_REALTIME, &wall) < 0 || clock_gettime(CLOCK_MONOTONIC, &mono) < 0)
+		perror_msg_and_die("cannot read the clocks for sample mode's interval times");
 	ta->wall_minus_mono = (double)(wall.tv_sec - mono.tv_sec) +
 			      (double)(wall.tv_nsec - mono.tv_nsec) / 1e9;
 }

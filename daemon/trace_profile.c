@@ -12,6 +12,7 @@
 #include "config.h"
 #include "trace_profile.h"
 
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 

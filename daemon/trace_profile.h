@@ -12,6 +12,7 @@
 #ifndef MICAD_TRACE_PROFILE_H
 #define MICAD_TRACE_PROFILE_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "store_writer.h"

@@ -37,8 +37,8 @@ if command -v python3 > /dev/null; then
 	is "$(python3 -c 'import json, sys
 r = json.load(open(sys.argv[1]))
 print(len(r), r[0]["n_bursts"], r[0]["mix_control"], r[0]["mix_control_ci_low"], r[0]["reuse_bucket_0_ci_high"], r[1]["reuse_bucket_0"])' "$TMP/s.json")" \
-		"2 2 0.25 0.1683333333 None 1" \
-		"json: two intervals, mix_control's CI, null where there is no CI"
+		"3 2 0.25 0.1683333333 None 1" \
+		"json: three intervals (two of thread 100, one of 102), mix_control's CI, null where there is no CI"
 else
 	skip "json: parsed" "no python3"
 fi
@@ -52,8 +52,10 @@ is "$(cat "$TMP/head")" "# micad sample mode (event cpu-clock, time-weighted): e
 	"mica: the file starts with a comment that says it is sampled"
 is "$(tail -n +2 "$TMP/mica/itypes_phases_int_pin.out")" "$(printf '12 3 0 3 9 0 0 0 0 0 0 0 0 0\n7 1 0 2 5 0 0 0 0 0 0 0 0 0\n ')" \
 	"mica: itypes lines of the two intervals, the units' sums"
-is "$(grep -c '^# micad sample mode' "$TMP"/mica/*_pin.out | grep -c ':1$')" 7 \
-	"mica: every analysis' file has the comment once"
+is "$(grep -c '^# micad sample mode' "$TMP"/mica/*_pin.out | grep -c ':1$') $(ls "$TMP"/mica/*_pin.out | wc -l)" "14 14" \
+	"mica: every analysis' file of both threads has the comment once"
+is "$(tail -n +2 "$TMP/mica/itypes_phases_int_102_pin.out")" "$(printf '0 0 0 0 0 0 0 0 0 0 0 0 0 0\n ')" \
+	"mica: thread 102's one interval, its burst aborted: nothing counted"
 is "$(cat "$TMP/mica/itypes_other_group_categories.txt" 2>/dev/null | grep -c '^#')" 0 \
 	"mica: the categories list has no comment"
 done_testing

@@ -50,6 +50,9 @@
  *   counts once however often f recurses on its stack: 3 + 2, not 3 x 2 + 2);
  *   main: self 2, total 10; libc's unknown code: 1, 1.
  *
+ * Thread 102 starts in interval 1 and exits in its first burst's unit:
+ * the burst counts as aborted (a row of its interval, with nothing in it).
+ *
  * And six impossible records, each dropped and counted: a sample whose
  * frames overrun it, one naming an unknown string, a string redefining an
  * id, an event outside a burst, a BURST_END outside a unit, a note with
@@ -84,6 +87,7 @@
 
 #define TID	100
 #define TID2	101
+#define TID3	102	/* ends in a burst */
 #define A_ADDR	0x502000ull	/* memops' a, one MiB up */
 #define S_ADDR	0x7ffffff000ull	/* the stack block pop reads */
 
@@ -170,6 +174,8 @@ push_string(uint32_t id, const char *text)
 	free(r);
 }
 
+static int32_t ev_tid = TID;	/* the thread of push_event and push_burst */
+
 static void
 push_thread(uint32_t kind, int32_t tid)
 {
@@ -188,12 +194,12 @@ at(double ms)
 static void
 push_burst(uint32_t kind, double ms)
 {
-	struct trace_burst_rec r = { kind, TID, TID, 0, at(ms) };
+	struct trace_burst_rec r = { kind, ev_tid, ev_tid, 0, at(ms) };
 
 	push(TREC_BURST, &r, sizeof(r));
 }
 
-/* An event of thread TID; a read at addr when addr is not 0. */
+/* An event of thread ev_tid; a read at addr when addr is not 0. */
 static void
 push_event(const struct insn *x, bool taken, uint64_t addr, uint16_t size)
 {
@@ -203,7 +209,7 @@ push_event(const struct insn *x, bool taken, uint64_t addr, uint16_t size)
 	ev.info = (const struct insn_info *)(uintptr_t)x->key;
 	ev.pc = x->pc;
 	ev.next_pc = x->pc + x->len;
-	ev.tid = TID;
+	ev.tid = (uint32_t)ev_tid;
 	ev.flags = taken ? EV_TAKEN : 0;
 	if (addr) {
 		ev.n_mem = 1;
@@ -389,6 +395,15 @@ produce(const struct insn *lp, const struct insn *mem)
 	push_event(jnz, false, 0, 0);
 	push_burst(BURST_END, 1302);
 	push_thread(TT_EXIT, TID);
+	/* Thread 102 ends in its burst's unit: the burst is aborted. */
+	ev_tid = TID3;
+	push_thread(TT_START, TID3);
+	push_burst(BURST_WARMUP, 1400);
+	push_event(add, false, 0, 0);
+	push_event(dec, false, 0, 0);
+	push_burst(BURST_MEASURE, 1401);
+	push_event(add, false, 0, 0);
+	push_thread(TT_EXIT, TID3);
 	ring_close(ring);
 }
 
@@ -572,21 +587,23 @@ main(int argc, char **argv)
 
 	/* MICA: the units summed per interval */
 	is_str(q(db, "SELECT tid, idx, ins, final, total_ins FROM interval ORDER BY tid, idx"),
-	       "100|0|12|0|12 100|1|7|1|19",
+	       "100|0|12|0|12 100|1|7|1|19 102|1|0|1|0",
 	       "interval rows: E of the measured units only (warm-ups and burst C out)");
-	is_str(q(db, "SELECT idx, bursts, aborted, warmup_ins FROM sample_interval ORDER BY idx"),
-	       "0|2|1|6 1|2|0|7", "sample_interval: bursts, aborted, warm-up E");
+	is_str(q(db, "SELECT tid, idx, bursts, aborted, warmup_ins FROM sample_interval"
+		 " ORDER BY tid, idx"), "100|0|2|1|6 100|1|2|0|7 102|1|0|1|0",
+	       "sample_interval: bursts, aborted (thread 102's, cut by its end), warm-up E");
 	is_str(q(db, "SELECT interval, grp_name, count FROM instruction_mix WHERE count > 0"
 		 " ORDER BY interval, grp"),
 	       "0|mem_read|3 0|control|3 0|arithmetic|9 1|mem_read|1 1|control|2 1|arithmetic|5",
 	       "itypes counts of the units (pop only in warm-ups: no stack group)");
 	is_str(q(db, "SELECT i.idx, refs, cold, censored, horizon, b.count FROM memstackdist m"
 		 " JOIN interval i ON i.id = m.interval_id JOIN memstackdist_bucket b"
-		 " ON b.interval_id = m.interval_id AND b.bucket = 0 ORDER BY i.idx"),
+		 " ON b.interval_id = m.interval_id AND b.bucket = 0 WHERE i.tid = 100"
+		 " ORDER BY i.idx"),
 	       "0|3|1|1|0|1 1|1|0|0|2|1",
 	       "reuse: a's read after a burst boundary censored (not cold, in no bucket), horizons");
 	is_str(q(db, "SELECT i.idx, first_reads, first_writes FROM stride_total s JOIN interval i"
-		 " ON i.id = s.interval_id ORDER BY i.idx"), "0|1|0 1|0|0",
+		 " ON i.id = s.interval_id WHERE i.tid = 100 ORDER BY i.idx"), "0|1|0 1|0|0",
 	       "stride: the load's first access counted apart");
 
 	/* the estimates */
@@ -627,8 +644,8 @@ main(int argc, char **argv)
 	is_str(q(db, "SELECT count(*) FROM metric_sums s WHERE NOT EXISTS (SELECT 1 FROM metric m"
 		 " WHERE m.session_id = s.session_id AND m.tid = s.tid AND m.interval = s.idx"
 		 " AND m.metric = s.metric)"), "0", "metric_sums: every name is one of view metric's");
-	is_str(q(db, "SELECT count(*), count(DISTINCT m.metric) FROM metric m WHERE m.metric NOT LIKE"
-		 " '%footprint%' AND NOT EXISTS (SELECT 1 FROM metric_sums s WHERE s.session_id ="
+	is_str(q(db, "SELECT count(*), count(DISTINCT m.metric) FROM metric m WHERE m.tid = 100"
+		 " AND m.metric NOT LIKE '%footprint%' AND NOT EXISTS (SELECT 1 FROM metric_sums s WHERE s.session_id ="
 		 " m.session_id AND s.tid = m.tid AND s.idx = m.interval AND s.metric = m.metric)"),
 	       "0|0", "view metric: every ratio has its sums (the footprints have none)");
 	is_str(q(db, "SELECT count(*), sum(abs(coalesce(m.value, -1) - coalesce(CAST(s.sum_y AS REAL)"
@@ -645,10 +662,11 @@ main(int argc, char **argv)
 
 	/* the scheduling model and MGSim: rows of the same intervals, the
 	 * measured units' instructions only */
-	is_str(q(db, "SELECT idx FROM sched_interval ORDER BY idx"), "0 1",
-	       "sched_interval rows for intervals 0 and 1");
-	is_str(q(db, "SELECT interval, n_exec_insns FROM mgsim_delta ORDER BY interval"),
-	       "0|12 1|7", "MGSim: executed instructions of the units (warm-ups, burst C left out)");
+	is_str(q(db, "SELECT tid, idx FROM sched_interval ORDER BY tid, idx"), "100|0 100|1 102|1",
+	       "sched_interval rows of the same intervals");
+	is_str(q(db, "SELECT tid, interval, n_exec_insns FROM mgsim_delta ORDER BY tid, interval"),
+	       "100|0|12 100|1|7 102|1|0",
+	       "MGSim: executed instructions of the units (warm-ups, aborted bursts left out)");
 
 	/* the profile */
 	is_str(q(db, "SELECT count(*), sum(depth = 0), max(depth) FROM profile_stack"), "10|4|3",
