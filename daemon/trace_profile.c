@@ -23,6 +23,9 @@
 /* Bounds on what a producer can make the session hold. */
 #define PROFILE_MAX_FRAMES	(4u << 20)
 #define PROFILE_MAX_NODES	(16u << 20)
+/* Samples held before a batch goes out even within an interval (rows
+ * add up: a batch need not hold a whole interval). */
+#define PROFILE_MAX_PENDING	(64u << 10)
 
 struct pframe {
 	const char *module, *symbol;	/* interned (trace_analysis_string) */
@@ -275,9 +278,10 @@ tp_sample(void *arg, const struct trace_sample_rec *r, int64_t idx)
 			return;
 		}
 	}
-	if (idx > p->max_idx) {
+	if (idx > p->max_idx || p->n_pend == PROFILE_MAX_PENDING) {
 		flush(p);
-		p->max_idx = idx;
+		if (idx > p->max_idx)
+			p->max_idx = idx;
 	}
 	if (p->n_pend == p->cap_pend) {
 		p->cap_pend = p->cap_pend ? 2 * p->cap_pend : 1024;
