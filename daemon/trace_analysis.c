@@ -86,7 +86,6 @@ struct ta_exe {
 };
 
 static struct ta_thread *ta_find(struct trace_analysis *ta, int32_t tid);
-static struct ta_thread *ta_start(struct trace_analysis *ta, const struct trace_thread_rec *r);
 
 struct trace_analysis *
 trace_analysis_new(void)
@@ -405,8 +404,8 @@ dispatch_burst(struct trace_analysis *ta, struct ta_thread *t, const struct trac
 			ta->c[i].burst(ta->c[i].arg, t->state[i], r);
 }
 
-/* TREC_BURST: in sequence for its thread (a thread not started yet starts
- * here, as a thread's first event starts it). */
+/* TREC_BURST: of a thread the producer started (TT_START: a burst cannot
+ * make the daemon set up analyses for threads without end), in sequence. */
 static bool
 sample_burst(struct trace_analysis *ta, const void *data, size_t len)
 {
@@ -419,29 +418,27 @@ sample_burst(struct trace_analysis *ta, const void *data, size_t len)
 	memcpy(&r, data, sizeof(r));
 	if (r.kind < BURST_WARMUP || r.kind > BURST_ABORT)
 		return false;
-	t = ta_find(ta, r.tid);
+	if (!(t = ta_find(ta, r.tid)))
+		return false;
 	switch (r.kind) {
 	case BURST_WARMUP:
-		in_seq = !t || t->burst == TB_IDLE;
+		in_seq = t->burst == TB_IDLE;
 		break;
 	case BURST_MEASURE:
-		in_seq = !t || t->burst != TB_UNIT;
+		in_seq = t->burst != TB_UNIT;
 		break;
 	case BURST_END:
-		in_seq = t && t->burst == TB_UNIT;
+		in_seq = t->burst == TB_UNIT;
 		break;
 	default:
-		in_seq = t && t->burst != TB_IDLE;
+		in_seq = t->burst != TB_IDLE;
 		break;
 	}
 	if (!in_seq)
 		return false;
 	time_idx(ta, r.time_ns);
-	if (!t) {
-		struct trace_thread_rec st = { TT_START, r.pid, r.tid, 0, 0, 0 };
-
-		t = ta_start(ta, &st);
-	}
+	/* time_idx() may have run the consumers' interval hooks: t is
+	 * still the thread's (nothing ends a thread there) */
 	dispatch_burst(ta, t, &r);
 	return true;
 }

@@ -86,7 +86,8 @@ uint64_t trace_analysis_rejected(const struct trace_analysis *ta);
  * event outside its thread's burst, a marker out of sequence, a string
  * that redefines an id, a sample whose frames overrun the record or name
  * a string not sent before: all dropped and counted (rejected).  Call
- * before trace_analysis_start().
+ * before trace_analysis_start().  A burst marker of a thread the
+ * producer has not started (TT_START) is dropped too.
  */
 #define TRACE_SAMPLE_INTERVAL_NS	1000000000ull	/* the default: 1 s */
 void trace_analysis_set_sample(struct trace_analysis *ta, uint64_t interval_ns);

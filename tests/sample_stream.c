@@ -53,10 +53,10 @@
  * Thread 102 starts in interval 1 and exits in its first burst's unit:
  * the burst counts as aborted (a row of its interval, with nothing in it).
  *
- * And six impossible records, each dropped and counted: a sample whose
+ * And seven impossible records, each dropped and counted: a sample whose
  * frames overrun it, one naming an unknown string, a string redefining an
- * id, an event outside a burst, a BURST_END outside a unit, a note with
- * weighting 3.
+ * id, an event outside a burst, a BURST_END outside a unit, a burst of a
+ * thread never started, a note with weighting 3.
  */
 #include "config.h"
 
@@ -367,6 +367,9 @@ produce(const struct insn *lp, const struct insn *mem)
 		free(r);
 	}
 	push_sample(TID, 510, 1, 1, bad_id);
+	ev_tid = 4242;					/* rejected: no such thread */
+	push_burst(BURST_WARMUP, 520);
+	ev_tid = TID;
 	push_string(MAIN, "other");
 	push_note(3, "cpu-clock", "what weighting?");
 
@@ -562,7 +565,7 @@ main(int argc, char **argv)
 		return 99;
 	produce(lp, mem);
 	trace_analysis_join(ta);
-	is_u64(trace_analysis_rejected(ta), 6, "six impossible records dropped");
+	is_u64(trace_analysis_rejected(ta), 7, "seven impossible records dropped");
 	ok(!trace_mica_failed(mica) && !trace_profile_failed(profile) && !msink.failed &&
 	   !ssink.failed, "no consumer failed");
 	ok(trace_profile_samples(profile) == 10 && trace_profile_dropped(profile) == 0,
