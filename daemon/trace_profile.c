@@ -24,8 +24,11 @@
 #define PROFILE_MAX_FRAMES	(4u << 20)
 #define PROFILE_MAX_NODES	(16u << 20)
 /* Samples held before a batch goes out even within an interval (rows
- * add up: a batch need not hold a whole interval). */
+ * add up: a batch need not hold a whole interval).  A test build makes
+ * it small (tests/sample.mk). */
+#ifndef PROFILE_MAX_PENDING
 #define PROFILE_MAX_PENDING	(64u << 10)
+#endif
 
 struct pframe {
 	const char *module, *symbol;	/* interned (trace_analysis_string) */
