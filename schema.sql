@@ -169,7 +169,11 @@ CREATE TABLE IF NOT EXISTS reg (
 CREATE TABLE IF NOT EXISTS stride_total (
 	interval_id	INTEGER PRIMARY KEY REFERENCES interval(id) ON DELETE CASCADE,
 	reads		INTEGER NOT NULL,
-	writes		INTEGER NOT NULL
+	writes		INTEGER NOT NULL,
+	-- Sample mode (NULL in step mode): accesses through a static operand
+	-- seen for the first time, in reads/writes but in no local row.
+	first_reads	INTEGER,
+	first_writes	INTEGER
 ) STRICT;
 
 CREATE TABLE IF NOT EXISTS stride (
@@ -202,7 +206,16 @@ CREATE TABLE IF NOT EXISTS reuse_bucket (
 CREATE TABLE IF NOT EXISTS memstackdist (
 	interval_id	INTEGER PRIMARY KEY REFERENCES interval(id) ON DELETE CASCADE,
 	refs		INTEGER NOT NULL,
-	cold		INTEGER NOT NULL
+	cold		INTEGER NOT NULL,
+	-- Sample mode (NULL in step mode).  censored: reads whose previous
+	-- access to the block is older than their burst (its distance is
+	-- unknown): in refs, never cold, in no bucket.  horizon: the fewest
+	-- distinct blocks a burst of the interval had seen when its measured
+	-- unit began; a bucket whose hi <= horizon is estimable (no censored
+	-- read can belong to it), longer ones are not.  cold is then the reads
+	-- of blocks micad had never seen: a lower bound.
+	censored	INTEGER,
+	horizon		INTEGER
 ) STRICT;
 
 CREATE TABLE IF NOT EXISTS memstackdist_bucket (
@@ -319,8 +332,78 @@ CREATE VIEW IF NOT EXISTS cold_references AS
 	       CAST(m.cold AS REAL) / NULLIF(m.refs, 0) AS fraction
 	FROM memstackdist m JOIN interval i ON i.id = m.interval_id;
 
--- Every derived metric in one long table, for generic charts.
+-- Sample mode (schema version 3): MICA's metrics estimated from bursts.
+--
+-- sample_interval: one row per sample-mode interval of a thread (the same
+-- session_id, tid, idx as its row of table interval, whose counts are then
+-- the sums over the interval's measured units): how its bursts went.
+-- Sample-mode intervals are in time (--interval-time): every interval of a
+-- thread from its start to its end has a row, bursts 0 included.
+CREATE TABLE IF NOT EXISTS sample_interval (
+	session_id	INTEGER NOT NULL REFERENCES session(id) ON DELETE CASCADE,
+	tid		INTEGER NOT NULL,
+	idx		INTEGER NOT NULL,
+	bursts		INTEGER NOT NULL,	-- measured units (n)
+	aborted		INTEGER NOT NULL,	-- bursts discarded (cut short)
+	warmup_ins	INTEGER NOT NULL,	-- E of the measured bursts' warm-ups
+	PRIMARY KEY (session_id, tid, idx)
+) STRICT;
+
+-- metric_sums: per sample-mode interval, thread and ratio metric (named as
+-- in view metric), the sums of the ratio estimator over the interval's
+-- units i: n, sum x_i, sum y_i, sum x_i^2, sum x_i y_i, sum y_i^2, where
+-- y / x is exactly the metric's ratio (mpki: y = 1000 * misses; ilp: y =
+-- instructions, x = cycles; mix: y = the group's count, x = instructions;
+-- reuse: x = refs; see analyzers/mica_sample.h).  Sums pool: add them over
+-- intervals or threads for an estimate over both (view session_metric).
+-- estimable: 0 for reuse buckets (and CDF points) beyond the interval's
+-- horizon (memstackdist.horizon).  Intervals without a unit have no rows.
+CREATE TABLE IF NOT EXISTS metric_sums (
+	session_id	INTEGER NOT NULL REFERENCES session(id) ON DELETE CASCADE,
+	tid		INTEGER NOT NULL,
+	idx		INTEGER NOT NULL,
+	metric		TEXT NOT NULL,
+	n		INTEGER NOT NULL,
+	sum_x		INTEGER NOT NULL,
+	sum_y		INTEGER NOT NULL,
+	sum_xx		REAL NOT NULL,		-- REAL: they outgrow 64 bits
+	sum_xy		REAL NOT NULL,
+	sum_yy		REAL NOT NULL,
+	estimable	INTEGER NOT NULL DEFAULT 1,
+	PRIMARY KEY (session_id, tid, idx, metric)
+) STRICT;
+
+-- The estimate of each metric per interval from its sums (spec
+-- performance.md §3.3): value R = sum_y / sum_x, se = SE(R) = sqrt( sum (y_i
+-- - R x_i)^2 / (n (n - 1)) ) / mean(x) (NULL with fewer than 2 units), the
+-- 95% interval R -/+ 1.96 se.  The building block of metric and
+-- metric_estimate (one table, so that a join on it uses its key).
+CREATE VIEW IF NOT EXISTS metric_ci AS
+	SELECT session_id, tid, interval, metric, n_bursts, value, se,
+	       value - 1.96 * se AS ci_low, value + 1.96 * se AS ci_high, estimable
+	FROM (SELECT session_id, tid, interval, metric, n_bursts, value, estimable,
+		     CASE WHEN n_bursts >= 2 AND value IS NOT NULL THEN
+			  sqrt(max(sum_yy - 2 * value * sum_xy + value * value * sum_xx, 0.0)
+			       / (n_bursts * (n_bursts - 1.0)))
+			  / (CAST(sum_x AS REAL) / n_bursts) END AS se
+	      FROM (SELECT session_id, tid, idx AS interval, metric, n AS n_bursts, sum_x,
+			   sum_xx, sum_xy, sum_yy, estimable,
+			   CAST(sum_y AS REAL) / NULLIF(sum_x, 0) AS value
+		    FROM metric_sums));
+
+-- Every derived metric in one long table, for generic charts: (session,
+-- thread, interval, metric, value) as computed from the interval's counts.
+-- In sample mode value is the ratio estimate over the interval's bursts,
+-- ci_low and ci_high its 95% confidence interval (NULL with fewer than 2
+-- bursts, for the footprints, which are lower bounds and no ratio, and for
+-- reuse buckets that are not estimable), n_bursts the interval's measured
+-- bursts; all three NULL in step mode.
 CREATE VIEW IF NOT EXISTS metric AS
+	SELECT v.session_id, v.tid, v.interval, v.metric, v.value,
+	       CASE WHEN c.estimable THEN c.ci_low END AS ci_low,
+	       CASE WHEN c.estimable THEN c.ci_high END AS ci_high,
+	       si.bursts AS n_bursts
+	FROM (
 	SELECT session_id, tid, interval, analysis || '_' || window AS metric, ilp AS value
 		FROM ilp_per_window
 	UNION ALL SELECT session_id, tid, interval, 'mix_' || COALESCE(grp_name, grp), fraction
@@ -358,7 +441,61 @@ CREATE VIEW IF NOT EXISTS metric AS
 		FROM memstackdist_bucket b JOIN memstackdist m ON m.interval_id = b.interval_id
 		JOIN interval i ON i.id = b.interval_id
 		JOIN reuse_bucket rb ON rb.bucket = b.bucket
-	UNION ALL SELECT session_id, tid, interval, 'reuse_cold', fraction FROM cold_references;
+	UNION ALL SELECT session_id, tid, interval, 'reuse_cold', fraction FROM cold_references
+	UNION ALL SELECT i.session_id, i.tid, i.idx, 'reuse_censored',
+			 CAST(m.censored AS REAL) / NULLIF(m.refs, 0)
+		FROM memstackdist m JOIN interval i ON i.id = m.interval_id
+		WHERE m.censored IS NOT NULL) v
+	LEFT JOIN sample_interval si
+		ON si.session_id = v.session_id AND si.tid = v.tid AND si.idx = v.interval
+	LEFT JOIN metric_ci c ON c.session_id = v.session_id AND c.tid = v.tid
+		AND c.interval = v.interval AND c.metric = v.metric;
+
+-- The estimates in full, per interval: everything spec performance.md §3.3
+-- asks to report.  U and W: mean measured and warm-up instructions per
+-- burst; level: the confidence level; half_width = 1.96 se, and relative to
+-- the value; cv: the realized coefficient of variation of the units
+-- (sqrt(n) se / value), which sizes a run: n >= (1.96 cv / eps)^2 bursts
+-- for a relative half-width eps.
+CREATE VIEW IF NOT EXISTS metric_estimate AS
+	SELECT c.session_id, c.tid, c.interval, c.metric, c.value, c.n_bursts,
+	       CAST(i.ins AS REAL) / NULLIF(si.bursts, 0) AS U,
+	       CAST(si.warmup_ins AS REAL) / NULLIF(si.bursts, 0) AS W,
+	       0.95 AS level, c.se, 1.96 * c.se AS half_width,
+	       1.96 * c.se / NULLIF(abs(c.value), 0) AS rel_half_width,
+	       c.ci_low, c.ci_high,
+	       sqrt(c.n_bursts) * c.se / NULLIF(abs(c.value), 0) AS cv,
+	       c.estimable
+	FROM metric_ci c
+	JOIN interval i ON i.session_id = c.session_id AND i.tid = c.tid AND i.idx = c.interval
+	JOIN sample_interval si ON si.session_id = c.session_id AND si.tid = c.tid
+		AND si.idx = c.interval;
+
+-- The same over a whole session: every thread's and interval's units
+-- pooled (their sums added), one row per metric.  estimable: in every
+-- interval.
+CREATE VIEW IF NOT EXISTS session_metric AS
+	SELECT session_id, metric, value, n_bursts,
+	       (SELECT CAST(sum(i.ins) AS REAL) / NULLIF(sum(si.bursts), 0)
+		FROM sample_interval si JOIN interval i ON i.session_id = si.session_id
+		AND i.tid = si.tid AND i.idx = si.idx WHERE si.session_id = e.session_id) AS U,
+	       (SELECT CAST(sum(warmup_ins) AS REAL) / NULLIF(sum(bursts), 0)
+		FROM sample_interval WHERE session_id = e.session_id) AS W,
+	       0.95 AS level, se,
+	       1.96 * se AS half_width, 1.96 * se / NULLIF(abs(value), 0) AS rel_half_width,
+	       CASE WHEN estimable THEN value - 1.96 * se END AS ci_low,
+	       CASE WHEN estimable THEN value + 1.96 * se END AS ci_high,
+	       sqrt(n_bursts) * se / NULLIF(abs(value), 0) AS cv, estimable
+	FROM (SELECT session_id, metric, n_bursts, value, estimable,
+		     CASE WHEN n_bursts >= 2 AND value IS NOT NULL THEN
+			  sqrt(max(sum_yy - 2 * value * sum_xy + value * value * sum_xx, 0.0)
+			       / (n_bursts * (n_bursts - 1.0)))
+			  / (CAST(sum_x AS REAL) / n_bursts) END AS se
+	      FROM (SELECT session_id, metric, sum(n) AS n_bursts, sum(sum_x) AS sum_x,
+			   sum(sum_xx) AS sum_xx, sum(sum_xy) AS sum_xy, sum(sum_yy) AS sum_yy,
+			   min(estimable) AS estimable,
+			   CAST(sum(sum_y) AS REAL) / NULLIF(sum(sum_x), 0) AS value
+		    FROM metric_sums GROUP BY session_id, metric)) e;
 
 -- MGSim counters (mgsim-counters.md; Model A: one simulated core runs every
 -- traced task).  Owned by the MGSim view (analyzers/mgsim.h,
@@ -465,9 +602,10 @@ CREATE TABLE IF NOT EXISTS mgsim_counters (
 ) STRICT;
 
 -- Per interval: the change of every cumulative counter since the previous
--- snapshot of the same thread (its interval idx - 1, or its start), 9 and
--- 13-15 as read at the interval's end, and mtperf's derived columns
--- (§5.2; NULL when no cycle passed).
+-- snapshot of the same thread (its interval idx - 1, or its start; in
+-- sample mode, where a thread's intervals without a burst have no row,
+-- the last one before), 9 and 13-15 as read at the interval's end, and
+-- mtperf's derived columns (§5.2; NULL when no cycle passed).
 CREATE VIEW IF NOT EXISTS mgsim_delta AS
 	SELECT c.session_id, c.tid, c.idx AS interval, i.id AS interval_id, c.final,
 	       c.taken_at, c.taken_at - p.taken_at AS seconds,
@@ -499,7 +637,9 @@ CREATE VIEW IF NOT EXISTS mgsim_delta AS
 	       CAST(c.xq_total - p.xq_total AS REAL) / NULLIF(c.notused1, 0)
 		   / NULLIF(c.clocks - p.clocks, 0) AS xq_avg
 	FROM mgsim_counters c
-	JOIN mgsim_counters p ON p.session_id = c.session_id AND p.tid = c.tid AND p.idx = c.idx - 1
+	JOIN mgsim_counters p ON p.session_id = c.session_id AND p.tid = c.tid
+		AND p.idx = (SELECT max(q.idx) FROM mgsim_counters q WHERE q.session_id = c.session_id
+			     AND q.tid = c.tid AND q.idx < c.idx)
 	LEFT JOIN mgsim_config g ON g.session_id = c.session_id
 	LEFT JOIN interval i ON i.session_id = c.session_id AND i.tid = c.tid AND i.idx = c.idx
 	WHERE c.idx >= 0;
@@ -637,3 +777,64 @@ CREATE TABLE IF NOT EXISTS profile_interval (
 	lost		INTEGER NOT NULL DEFAULT 0,
 	PRIMARY KEY (session_id, tid, idx)
 ) STRICT;
+
+-- Indexes for the profile views: a frame's stack nodes (hot_functions) and
+-- a session's samples by stack (hot_stacks, hot_functions, and the whole-
+-- session profile of the API and exports: it covers their columns, so
+-- none of those reads the table itself).
+CREATE INDEX IF NOT EXISTS profile_stack_frame ON profile_stack (frame_id);
+CREATE INDEX IF NOT EXISTS profile_sample_stack ON profile_sample (session_id, stack_id, count,
+								 weight, tid);
+
+-- hot_stacks: each stack samples ended in (every thread and interval), its
+-- share of the session's samples, and the stack as text, outermost frame
+-- first, frames joined with ';' (a function's name, or '[unknown] MODULE'
+-- where none is known): 'main;parse;hot'.
+CREATE VIEW IF NOT EXISTS hot_stacks AS
+	SELECT t.session_id, t.stack_id, t.samples,
+	       CAST(t.samples AS REAL) / NULLIF(a.samples, 0) AS share,
+	       (WITH RECURSIVE up(parent, path) AS (
+			SELECT s.parent_id, coalesce(f.symbol, '[unknown] ' || f.module)
+			FROM profile_stack s JOIN profile_frame f ON f.id = s.frame_id
+			WHERE s.id = t.stack_id
+			UNION ALL
+			SELECT s.parent_id, coalesce(f.symbol, '[unknown] ' || f.module) || ';' || up.path
+			FROM up JOIN profile_stack s ON s.id = up.parent
+			JOIN profile_frame f ON f.id = s.frame_id)
+		SELECT path FROM up WHERE parent = 0) AS stack
+	FROM (SELECT session_id, stack_id, sum(count) AS samples FROM profile_sample
+	      GROUP BY session_id, stack_id) t
+	JOIN (SELECT session_id, sum(count) AS samples FROM profile_sample
+	      GROUP BY session_id) a ON a.session_id = t.session_id;
+
+-- hot_functions: per function (module and symbol; symbol NULL: the
+-- module's code without a symbol, one row), the samples it was running in
+-- (self: the innermost frame) and the samples it was on the stack of
+-- (total: each sample once, however often the function recurses on its
+-- stack), and their shares of the session's samples.
+CREATE VIEW IF NOT EXISTS hot_functions AS
+	SELECT h.session_id, h.module, h.symbol, h.self_samples, h.total_samples,
+	       CAST(h.self_samples AS REAL) / NULLIF(a.samples, 0) AS self_share,
+	       CAST(h.total_samples AS REAL) / NULLIF(a.samples, 0) AS total_share
+	-- An aggregate (one row per function) joined: SQLite computes it once,
+	-- with a filter on session_id pushed into it, instead of flattening
+	-- it and running each subquery again for the shares.
+	FROM (SELECT f0.session_id, f0.module, f0.symbol,
+		     (SELECT coalesce(sum(ps.count), 0)
+		      FROM profile_frame f CROSS JOIN profile_stack s CROSS JOIN profile_sample ps
+		      WHERE f.session_id = f0.session_id AND f.module = f0.module
+			    AND f.symbol IS f0.symbol AND s.frame_id = f.id
+			    AND ps.session_id = f0.session_id AND ps.stack_id = s.id) AS self_samples,
+		     (WITH RECURSIVE sub(id) AS (
+			SELECT s.id FROM profile_frame f CROSS JOIN profile_stack s
+			WHERE f.session_id = f0.session_id AND f.module = f0.module
+			      AND f.symbol IS f0.symbol AND s.frame_id = f.id
+			UNION
+			SELECT c.id FROM sub JOIN profile_stack c
+			ON c.session_id = f0.session_id AND c.parent_id = sub.id)
+		      SELECT coalesce(sum(ps.count), 0) FROM sub JOIN profile_sample ps
+		      ON ps.session_id = f0.session_id AND ps.stack_id = sub.id) AS total_samples
+	      FROM profile_frame f0
+	      GROUP BY f0.session_id, f0.module, f0.symbol) h
+	JOIN (SELECT session_id, sum(count) AS samples FROM profile_sample
+	      GROUP BY session_id) a ON a.session_id = h.session_id;

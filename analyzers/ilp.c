@@ -477,7 +477,7 @@ ilp_run(struct ilp *ilp, const struct mica_batch *b, unsigned lo, unsigned hi)
 }
 
 void
-ilp_close(struct ilp *ilp, struct mica_ilp_result *out)
+ilp_take(struct ilp *ilp, struct mica_ilp_result *out)
 {
 	out->n_windows = ilp->n;
 	for (unsigned w = 0; w < ilp->n; w++) {
@@ -487,6 +487,35 @@ ilp_close(struct ilp *ilp, struct mica_ilp_result *out)
 		out->cycles[w] = win->base + (uint64_t)win->clock - win->clock0;
 		win->clock0 = win->base + (uint64_t)win->clock;
 	}
+}
+
+/*
+ * Every time held is at most C + W (see the top), and a time below the
+ * clock acts as the clock: moving each clock W + 1 on makes every ready
+ * time "now" without touching the tables.  The cycles this adds are the
+ * warm-up's, which ilp_take() drops at the unit's start.  The blocks'
+ * times are then all stale: the map is cleared (which also bounds it to
+ * one burst's blocks).
+ */
+void
+ilp_fresh(struct ilp *ilp)
+{
+	for (unsigned w = 0; w < ilp->n; w++) {
+		struct ilp_window *win = &ilp->win[w];
+
+		win->clock += (ilp_time)win->size + 1;
+		win->head = ilp->tail;
+		if (win->clock > ILP_REBASE)
+			rebase(ilp, w);
+	}
+	u64map_clear(&ilp->blocks, 10);
+	ilp->n_blocks = 0;
+}
+
+void
+ilp_close(struct ilp *ilp, struct mica_ilp_result *out)
+{
+	ilp_take(ilp, out);
 	/* MICA frees the map at every boundary "to avoid huge memory
 	 * requirements": forget every block, and keep tables sized for what
 	 * the interval used (so short intervals clear a small map). */

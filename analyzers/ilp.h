@@ -30,4 +30,15 @@ int ilp_run(struct ilp *ilp, const struct mica_batch *b, unsigned lo, unsigned h
  * memory-ready map (window, clock and register table are kept). */
 void ilp_close(struct ilp *ilp, struct mica_ilp_result *out);
 
+/*
+ * Sample mode (spec performance.md §3.3).  ilp_fresh(): a burst begins;
+ * the window is emptied and every register and block is ready at once (the
+ * previous burst's times say nothing about this one), so after its first
+ * W DEs the window is that of an uninterrupted run.  ilp_take(): the cycle
+ * counts since the last take or close into out, reset, and nothing else
+ * forgotten (a unit's cycles, with the warm-up's dependences kept).
+ */
+void ilp_fresh(struct ilp *ilp);
+void ilp_take(struct ilp *ilp, struct mica_ilp_result *out);
+
 #endif /* MICAD_ILP_H */

@@ -21,6 +21,7 @@
  */
 #include "config.h"
 
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -45,6 +46,8 @@ struct lru_stack {
 	struct u64map seen;	/* block >> 6 -> bit mask */
 	uint64_t prev;
 	int has_prev;
+	bool marked;		/* sample mode: a burst began at slot mark */
+	uint32_t mark;
 };
 
 static int
@@ -181,12 +184,16 @@ newer(const struct lru_stack *s, uint32_t t)
 static int
 compact(struct lru_stack *s)
 {
-	uint32_t n = 0, words;
+	uint32_t n = 0, words, mark = UINT32_MAX;
 
 	for (uint32_t wi = s->low / 64; wi < (s->cur + 63) / 64; wi++) {
 		for (uint64_t m = s->live[wi]; m; m &= m - 1) {
 			uint32_t i = wi * 64 + (uint32_t)__builtin_ctzll(m);
 
+			/* The order is kept: the mark moves to the first
+			 * live slot at or above it. */
+			if (mark == UINT32_MAX && i >= s->mark)
+				mark = n;
 			if (n != i) {
 				s->blk[n] = s->blk[i];
 				*u64map_find(&s->slot, s->blk[n]) = n;
@@ -216,7 +223,40 @@ compact(struct lru_stack *s)
 	}
 	s->cur = n;
 	s->low = 0;
+	s->mark = mark == UINT32_MAX ? n : mark;
 	return 0;
+}
+
+/* Live slots below slot t. */
+static uint32_t
+live_below(const struct lru_stack *s, uint32_t t)
+{
+	uint32_t tw = t / 64, d;
+
+	if (t >= s->cur)
+		return s->nlive;
+	d = popcount64(s->live[tw] & ((1ull << (t % 64)) - 1));
+	if (tw < s->fw)
+		return fen_prefix(s->fen, tw) + d;
+	d += s->nold;
+	for (uint32_t u = s->fw; u < tw; u++)
+		d += popcount64(s->live[u]);
+	return d;
+}
+
+void
+lru_stack_mark(struct lru_stack *s)
+{
+	s->marked = true;
+	s->mark = s->cur;
+	/* the repeat shortcut would hide a censored re-access */
+	s->has_prev = 0;
+}
+
+uint32_t
+lru_stack_distinct_since_mark(const struct lru_stack *s)
+{
+	return s->marked ? s->nlive - live_below(s, s->mark) : 0;
 }
 
 void
@@ -241,7 +281,8 @@ lru_stack_access(struct lru_stack *s, uint64_t b)
 	if (!created) {
 		uint32_t t = (uint32_t)*slot;
 
-		bucket = lru_stack_bucket(newer(s, t));
+		bucket = s->marked && t < s->mark ? LRU_STACK_CENSORED
+						  : lru_stack_bucket(newer(s, t));
 		clear_live(s, t);
 	} else {
 		bool c;
@@ -252,7 +293,9 @@ lru_stack_access(struct lru_stack *s, uint64_t b)
 			return LRU_STACK_NOMEM;
 		}
 		if (*mask & (1ull << (b & 63))) {
-			bucket = LRU_STACK_BUCKETS - 1;
+			/* pushed out of the window: 2^18 newer blocks */
+			bucket = s->marked && lru_stack_distinct_since_mark(s) < LRU_STACK_CAP
+				 ? LRU_STACK_CENSORED : LRU_STACK_BUCKETS - 1;
 		} else {
 			*mask |= 1ull << (b & 63);
 			bucket = LRU_STACK_COLD;

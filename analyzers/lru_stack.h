@@ -16,6 +16,7 @@
 #define LRU_STACK_CAP		(1u << 18)	/* d >= 2^18 is the top bucket */
 #define LRU_STACK_COLD		(-1)
 #define LRU_STACK_NOMEM		(-2)
+#define LRU_STACK_CENSORED	(-3)
 
 struct lru_stack;
 
@@ -25,6 +26,24 @@ void lru_stack_free(struct lru_stack *s);
 /* Access block b: returns its bucket (0..18), LRU_STACK_COLD for the
  * first access, or LRU_STACK_NOMEM. */
 int lru_stack_access(struct lru_stack *s, uint64_t b);
+
+/*
+ * Sample mode (spec performance.md §3.3): the stack is kept across bursts
+ * (stale), and lru_stack_mark() says a burst starts now.  From the first
+ * mark on, a re-access whose previous access is older than the last mark
+ * returns LRU_STACK_CENSORED: its true distance counts accesses nobody
+ * saw, and is only known to be at least the distinct blocks seen since
+ * the mark.  The one exception is a block pushed out of the window while
+ * the burst itself has seen 2^18 distinct blocks: its distance is then
+ * at least 2^18 whenever its previous access was, so the top bucket is
+ * certain.  A first access (never seen) is still LRU_STACK_COLD: cold for
+ * micad, which in sample mode is a lower bound of the run's cold count.
+ */
+void lru_stack_mark(struct lru_stack *s);
+
+/* Distinct blocks accessed since the last mark (0 before any mark), at
+ * most LRU_STACK_CAP: the blocks the stack holds. */
+uint32_t lru_stack_distinct_since_mark(const struct lru_stack *s);
 
 /* The bucket of distance d: [0,2) -> 0, [2^k, 2^(k+1)) -> k, >= 2^18 -> 18. */
 static inline int

@@ -301,4 +301,8 @@ const struct mica_analyzer_ops mica_memfootprint_ops = {
 	.run = memfootprint_run,
 	.close = memfootprint_close,
 	.destroy = memfootprint_destroy,
+	/* Sample mode: what every burst of the interval touched, warm-ups
+	 * included, a lower bound of the interval's footprint (a set: units'
+	 * footprints do not add up). */
+	.per_interval = true,
 };

@@ -4,6 +4,8 @@
  * (spec mica.md §3.7).  Writes are ignored; read2 is sized as read1; the
  * stack is kept across intervals, so "cold" is cold for the whole run.
  * The stack itself is lru_stack.c: exact, O(log n), bounded memory.
+ * In sample mode a read whose previous access is older than its burst is
+ * censored (lru_stack.h): counted in refs and apart, in no bucket.
  * A batch is taken as its list of reads (in order), the stack's first
  * lookup started a few reads ahead.
  */
@@ -19,6 +21,7 @@ struct memstackdist {
 	unsigned block_shift;
 	struct lru_stack *stack;
 	struct mica_memstackdist_result cur;
+	uint64_t horizon;	/* sample mode: distinct blocks of the burst before its unit */
 };
 
 static void
@@ -65,6 +68,8 @@ read_blocks(struct memstackdist *m, uint64_t ea, uint64_t size)
 		m->cur.refs++;
 		if (k == LRU_STACK_COLD)
 			m->cur.cold++;
+		else if (k == LRU_STACK_CENSORED)
+			m->cur.censored++;
 		else
 			m->cur.bucket[k]++;
 		if (b == last)
@@ -97,7 +102,22 @@ memstackdist_close(void *p, struct mica_interval *out)
 	struct memstackdist *m = p;
 
 	out->memstackdist = m->cur;
+	out->memstackdist.horizon = m->horizon;
 	memset(&m->cur, 0, sizeof(m->cur));
+}
+
+/* Sample mode: a burst's start is the stack's mark (censoring); its
+ * distinct blocks when the unit starts bound what the unit can see. */
+static void
+memstackdist_sample(void *p, enum mica_sample_event ev, uint64_t e)
+{
+	struct memstackdist *m = p;
+
+	(void)e;
+	if (ev == MICA_BURST_START)
+		lru_stack_mark(m->stack);
+	else if (ev == MICA_UNIT_START)
+		m->horizon = lru_stack_distinct_since_mark(m->stack);
 }
 
 const struct mica_analyzer_ops mica_memstackdist_ops = {
@@ -106,4 +126,5 @@ const struct mica_analyzer_ops mica_memstackdist_ops = {
 	.run = memstackdist_run,
 	.close = memstackdist_close,
 	.destroy = memstackdist_destroy,
+	.sample = memstackdist_sample,
 };

@@ -19,6 +19,8 @@
 #include "event.h"
 #include "mica_config.h"
 
+struct mica_metric;
+
 #define MICA_ILP_WINDOWS	4	/* ilp: 32, 64, 128, 256 */
 #define MICA_PPM_ORGS		4	/* GAg, PAg, GAs, PAs */
 #define MICA_PPM_LENGTHS	3	/* history lengths 4, 8, 12 */
@@ -132,6 +134,10 @@ struct mica_reg_result {
 
 struct mica_stride_result {
 	uint64_t reads, writes;
+	/* Sample mode: accesses through a static operand never seen before,
+	 * in reads and writes but in no local bucket (0 in step mode, where
+	 * MICA measures them against address 0). */
+	uint64_t first_reads, first_writes;
 	/* counts of strides <= 0, 8, 64, ... 262144, cumulative */
 	uint64_t local_read[MICA_STRIDE_CUM], global_read[MICA_STRIDE_CUM];
 	uint64_t local_write[MICA_STRIDE_CUM], global_write[MICA_STRIDE_CUM];
@@ -144,6 +150,27 @@ struct mica_memfootprint_result {
 struct mica_memstackdist_result {
 	uint64_t refs, cold;
 	uint64_t bucket[MICA_MSD_BUCKETS];
+	/* Sample mode (0 in step mode): reads whose previous access is older
+	 * than their burst (in refs, in no bucket and not cold), and the
+	 * fewest distinct blocks a burst had seen when its measured unit
+	 * began: every distance below it was observable in every unit. */
+	uint64_t censored;
+	uint64_t horizon;
+};
+
+/*
+ * Sample mode (spec performance.md §3.3; mica_run_set_sampled()): how an
+ * interval's counts were gathered.  The counts of struct mica_interval
+ * are then the sums over the interval's measured units (warm-up and
+ * aborted bursts excluded), except memfootprint's sets, which hold every
+ * block the interval's bursts touched (a lower bound).
+ */
+struct mica_sample_info {
+	uint64_t bursts;	/* measured units */
+	uint64_t aborted;	/* bursts discarded (BURST_ABORT) */
+	uint64_t warmup_ins;	/* E of the measured bursts' warm-ups */
+	size_t n_metrics;
+	const struct mica_metric *metrics;	/* mica_sample.h */
 };
 
 /*
@@ -166,6 +193,16 @@ struct mica_interval {
 	struct mica_stride_result stride;
 	struct mica_memfootprint_result memfootprint;
 	struct mica_memstackdist_result memstackdist;
+	bool sampled;			/* sample mode: sample holds the rest */
+	struct mica_sample_info sample;
+};
+
+/* What sample mode tells an analysis (mica_analyzer_ops.sample), with E,
+ * the DEs the thread has had so far. */
+enum mica_sample_event {
+	MICA_SAMPLE_ON,		/* the stream is bursts (before the first DE) */
+	MICA_BURST_START,	/* a burst begins: its warm-up DEs come next */
+	MICA_UNIT_START,	/* its measured unit begins */
 };
 
 /*
@@ -177,6 +214,13 @@ struct mica_interval {
  *   close:	write the interval's counts into out and reset the interval
  *		state (the per-analysis reset lists of §3)
  *   destroy:	free
+ *   sample:	sample mode's events (NULL: the analysis needs none).  In
+ *		sample mode close() is called at each unit's start (the
+ *		warm-up's counts are dropped) and end (the unit's counts),
+ *		so the state it keeps is what spans bursts (stale warming)
+ *   per_interval: close() only at the end of each sample-mode interval,
+ *		the counts gathered over all its bursts (memfootprint: a
+ *		set of the interval, not a sum over units)
  */
 struct mica_analyzer_ops {
 	enum mica_analysis id;
@@ -184,6 +228,8 @@ struct mica_analyzer_ops {
 	int (*run)(void *st, const struct mica_batch *b);
 	void (*close)(void *st, struct mica_interval *out);
 	void (*destroy)(void *st);
+	void (*sample)(void *st, enum mica_sample_event ev, uint64_t e);
+	bool per_interval;
 };
 
 /* A table with an element per sid, of *n elements of sz bytes, grown to at

@@ -7,5 +7,7 @@ libmica_a_SOURCES += \
 	analyzers/memfootprint.c \
 	analyzers/lru_stack.h analyzers/lru_stack.c analyzers/memstackdist.c \
 	analyzers/mica_run.h analyzers/mica_run.c \
+	analyzers/ratio_estimate.h analyzers/ratio_estimate.c \
+	analyzers/mica_sample.h analyzers/mica_sample.c \
 	analyzers/mica_output.h analyzers/mica_output.c \
 	analyzers/trace_text.h analyzers/trace_text.c

@@ -127,6 +127,22 @@ put(struct mica_output_file *f, const char *fmt, ...)
 	}
 }
 
+int
+mica_output_comment(struct mica_output *o, const char *text)
+{
+	for (int a = 0; a < MICA_N_ANALYSES; a++) {
+		if (o->file_of[a] < 0)
+			continue;
+		struct mica_output_file *f = &o->files[o->file_of[a]];
+		size_t before = f->len;
+
+		put(f, "# %s\n", text);
+		if (f->len == before)
+			return -1;
+	}
+	return 0;
+}
+
 /* Numbers separated by spaces, no leading or trailing space. */
 static void
 put_list(struct mica_output_file *f, const uint64_t *v, size_t n)

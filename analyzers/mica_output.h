@@ -46,6 +46,14 @@ int mica_output_add(void *o, const struct mica_interval *iv);
 #define MICA_REG_NUMBERS	(4 + MICA_REG_CUM)
 void mica_reg_numbers(const struct mica_reg_result *r, uint64_t v[MICA_REG_NUMBERS]);
 
+/*
+ * A line "# text" in every analysis' file (not the categories list):
+ * sample mode says so at the top of its files, whose counts are sums over
+ * bursts (MICA's own files never have a comment).  Call before the first
+ * interval; text has no newline.  -1 if out of memory.
+ */
+int mica_output_comment(struct mica_output *o, const char *text);
+
 /* Forget the pending bytes of every file (after writing them). */
 void mica_output_clear(struct mica_output *o);
 

@@ -36,6 +36,7 @@
 
 #include "ilp.h"
 #include "mica_run.h"
+#include "mica_sample.h"
 
 static const uint32_t ilp_windows[MICA_ILP_WINDOWS] = { 32, 64, 128, 256 };
 
@@ -92,6 +93,17 @@ struct mica_run {
 	bool ilp_fired, ilp_one_fired;
 	bool failed;
 	bool need_mem;		/* some analysis reads the lists of accesses */
+	/* Sample mode (mica_run_set_sampled). */
+	bool sampled;
+	enum { BURST_IDLE, BURST_WARM, BURST_UNIT } phase;
+	struct mica_interval acc;	/* the interval's units summed */
+	uint64_t *acc_counts;	/* acc's itypes counts */
+	char **acc_other;	/* acc's itypes catch-all categories (copies) */
+	size_t n_acc_other;
+	struct mica_metric *metrics;	/* the interval's sums per metric */
+	size_t n_metrics;
+	uint64_t warm_e;	/* E of the current burst's warm-up */
+	uint64_t units_e, units_h;	/* E and H of every unit so far */
 };
 
 void *
@@ -326,6 +338,11 @@ mica_run_free(struct mica_run *run)
 	free(run->sregs);
 	free(run->regs);
 	free(run->sh);
+	free(run->acc_counts);
+	for (size_t i = 0; i < run->n_acc_other; i++)
+		free(run->acc_other[i]);
+	free(run->acc_other);
+	free(run->metrics);
 	free(run);
 }
 
@@ -368,7 +385,7 @@ flush(struct mica_run *run)
 		.regs = run->regs,
 		.names = run->names,
 	};
-	bool boundary = !run->full && at_boundary(run, run->int_h);
+	bool boundary = !run->full && !run->sampled && at_boundary(run, run->int_h);
 
 	for (unsigned i = 0; i < run->n_ops; i++)
 		if (run->ops[i]->run(run->state[i], &b) < 0)
@@ -443,7 +460,7 @@ mica_run_event(struct mica_run *run, const struct insn_event *ev)
 	if (!run->full) {
 		run->int_h += aligned;
 		run->int_e++;
-		boundary = at_boundary(run, run->int_h);
+		boundary = !run->sampled && at_boundary(run, run->int_h);
 	}
 
 	int64_t sid = static_id(run, ev);
@@ -504,12 +521,232 @@ fail:
 int
 mica_run_finish(struct mica_run *run)
 {
-	if (run->failed)
+	if (run->failed || run->sampled)
 		return -1;
 	if (run->n_buf && flush(run) < 0)
 		goto fail;
 	if (deliver(run, true) < 0)
 		goto fail;
+	return 0;
+fail:
+	run->failed = true;
+	return -1;
+}
+
+/* ---- sample mode ---- */
+
+int
+mica_run_set_sampled(struct mica_run *run)
+{
+	struct mica_interval *acc = &run->acc;
+
+	if (run->total_e || run->sampled)
+		return -1;
+	run->sampled = true;
+	/* Interval counters run whatever interval_size says: they count the
+	 * phase of the burst (mica_run_burst). */
+	run->full = false;
+	for (unsigned i = 0; i < run->n_ops; i++)
+		if (run->ops[i]->sample)
+			run->ops[i]->sample(run->state[i], MICA_SAMPLE_ON, 0);
+	/* The shapes (ILP windows, itypes groups) from a close of the fresh
+	 * analyses, which have counted nothing. */
+	memset(acc, 0, sizeof(*acc));
+	acc->analyses = run->cfg->analyses;
+	for (unsigned i = 0; i < run->n_ops; i++)
+		run->ops[i]->close(run->state[i], acc);
+	if (run->ilp)
+		ilp_take(run->ilp, &acc->ilp);
+	if (run->ilp_one)
+		ilp_take(run->ilp_one, &acc->ilp_one);
+	if (acc->analyses & MICA_BIT(MICA_ITYPES)) {
+		run->acc_counts = calloc(acc->itypes.n_groups + 1, sizeof(*run->acc_counts));
+		if (!run->acc_counts)
+			goto fail;
+		acc->itypes.counts = run->acc_counts;
+		acc->itypes.n_other = 0;
+		acc->itypes.other = NULL;
+	}
+	run->n_metrics = mica_metrics_list(acc, NULL);
+	run->metrics = calloc(run->n_metrics ? run->n_metrics : 1, sizeof(*run->metrics));
+	if (!run->metrics)
+		goto fail;
+	mica_metrics_list(acc, run->metrics);
+	return 0;
+fail:
+	run->failed = true;
+	return -1;
+}
+
+/* The counts since the last close into out, and reset (the warm-up's, a
+ * unit's, or an aborted burst's). */
+static void
+take_counts(struct mica_run *run, struct mica_interval *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->analyses = run->cfg->analyses;
+	for (unsigned i = 0; i < run->n_ops; i++)
+		if (!run->ops[i]->per_interval)
+			run->ops[i]->close(run->state[i], out);
+	if (run->ilp)
+		ilp_take(run->ilp, &out->ilp);
+	if (run->ilp_one)
+		ilp_take(run->ilp_one, &out->ilp_one);
+	out->ins = run->int_e;
+	out->ins_aligned = run->int_h;
+	run->int_e = run->int_h = 0;
+}
+
+static void
+tell(struct mica_run *run, enum mica_sample_event ev)
+{
+	for (unsigned i = 0; i < run->n_ops; i++)
+		if (run->ops[i]->sample)
+			run->ops[i]->sample(run->state[i], ev, run->total_e);
+}
+
+static void
+burst_start(struct mica_run *run)
+{
+	struct mica_interval drop;
+
+	tell(run, MICA_BURST_START);
+	if (run->ilp)
+		ilp_fresh(run->ilp);
+	if (run->ilp_one)
+		ilp_fresh(run->ilp_one);
+	take_counts(run, &drop);
+	run->phase = BURST_WARM;
+}
+
+/* Keep copies of the catch-all categories the unit's itypes added (its
+ * list is cumulative, and lives in the analysis). */
+static int
+keep_other(struct mica_run *run, const struct mica_itypes_result *it)
+{
+	if (it->n_other <= run->n_acc_other)
+		return 0;
+	char **o = realloc(run->acc_other, it->n_other * sizeof(*o));
+
+	if (!o)
+		return -1;
+	run->acc_other = o;
+	for (; run->n_acc_other < it->n_other; run->n_acc_other++)
+		if (!(o[run->n_acc_other] = strdup(it->other[run->n_acc_other])))
+			return -1;
+	return 0;
+}
+
+int
+mica_run_burst(struct mica_run *run, enum mica_burst_mark m)
+{
+	struct mica_interval u;
+
+	if (!run->sampled || run->failed)
+		return -1;
+	if (run->n_buf && flush(run) < 0)
+		goto fail;
+	switch (m) {
+	case MICA_WARMUP:
+		if (run->phase != BURST_IDLE)
+			return -1;
+		burst_start(run);
+		break;
+	case MICA_MEASURE:
+		if (run->phase == BURST_UNIT)
+			return -1;
+		if (run->phase == BURST_IDLE)
+			burst_start(run);
+		take_counts(run, &u);
+		run->warm_e = u.ins;
+		tell(run, MICA_UNIT_START);
+		run->phase = BURST_UNIT;
+		break;
+	case MICA_END:
+		if (run->phase != BURST_UNIT)
+			return -1;
+		take_counts(run, &u);
+		if ((u.analyses & MICA_BIT(MICA_ITYPES)) && keep_other(run, &u.itypes) < 0)
+			goto fail;
+		mica_interval_add(&run->acc, &u, run->acc.sample.bursts == 0);
+		for (size_t i = 0; i < run->n_metrics; i++) {
+			uint64_t x, y;
+
+			mica_metric_unit(&run->metrics[i], &u, &x, &y);
+			ratio_sums_add(&run->metrics[i].sums, x, y);
+		}
+		run->acc.sample.bursts++;
+		run->acc.sample.warmup_ins += run->warm_e;
+		run->units_e += u.ins;
+		run->units_h += u.ins_aligned;
+		run->phase = BURST_IDLE;
+		break;
+	case MICA_ABORT:
+		if (run->phase == BURST_IDLE)
+			return -1;
+		take_counts(run, &u);
+		run->acc.sample.aborted++;
+		run->phase = BURST_IDLE;
+		break;
+	default:
+		return -1;
+	}
+	return 0;
+fail:
+	run->failed = true;
+	return -1;
+}
+
+int
+mica_run_sample_interval(struct mica_run *run, uint64_t index, bool final)
+{
+	struct mica_interval *acc = &run->acc;
+
+	if (!run->sampled || run->failed)
+		return -1;
+	/* An interval in which no burst ended has no row: a thread asleep
+	 * for hours costs nothing.  Its sets go on to the next interval. */
+	if (!acc->sample.bursts && !acc->sample.aborted)
+		return 0;
+	/* Sets of the interval take every DE so far, a burst in progress
+	 * included (the rest of it goes to the next interval). */
+	if (run->n_buf && flush(run) < 0)
+		goto fail;
+	for (unsigned i = 0; i < run->n_ops; i++)
+		if (run->ops[i]->per_interval)
+			run->ops[i]->close(run->state[i], acc);
+	acc->tid = run->tid;
+	acc->index = index;
+	acc->full = false;
+	acc->final = final;
+	/* What MICA's per-boundary lines start with: the interval's H. */
+	acc->interval_size = (int64_t)acc->ins_aligned;
+	acc->total_ins = run->units_e;
+	acc->total_ins_aligned = run->units_h;
+	acc->analyses = run->cfg->analyses;
+	acc->sampled = true;
+	acc->sample.n_metrics = run->n_metrics;
+	acc->sample.metrics = run->metrics;
+	if (acc->analyses & MICA_BIT(MICA_ITYPES)) {
+		acc->itypes.n_other = run->n_acc_other;
+		acc->itypes.other = (const char *const *)run->acc_other;
+	}
+	if (run->fn && run->fn(run->arg, acc) != 0)
+		goto fail;
+	/* The next interval: zero counts, the same shapes. */
+	acc->ins = acc->ins_aligned = 0;
+	for (unsigned w = 0; w < MICA_ILP_WINDOWS; w++)
+		acc->ilp.cycles[w] = acc->ilp_one.cycles[w] = 0;
+	if (run->acc_counts)
+		memset(run->acc_counts, 0, (acc->itypes.n_groups + 1) * sizeof(*run->acc_counts));
+	memset(&acc->ppm, 0, sizeof(acc->ppm));
+	memset(&acc->reg, 0, sizeof(acc->reg));
+	memset(&acc->stride, 0, sizeof(acc->stride));
+	memset(&acc->memfootprint, 0, sizeof(acc->memfootprint));
+	memset(&acc->memstackdist, 0, sizeof(acc->memstackdist));
+	memset(&acc->sample, 0, sizeof(acc->sample));
+	for (size_t i = 0; i < run->n_metrics; i++)
+		memset(&run->metrics[i].sums, 0, sizeof(run->metrics[i].sums));
 	return 0;
 fail:
 	run->failed = true;

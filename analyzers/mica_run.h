@@ -8,6 +8,7 @@
 #ifndef MICAD_MICA_RUN_H
 #define MICAD_MICA_RUN_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -36,6 +37,35 @@ int mica_run_event(struct mica_run *run, const struct insn_event *ev);
 /* The end of the stream: drains the ILP buffer and delivers the last
  * interval (the whole run in full mode).  Call once. */
 int mica_run_finish(struct mica_run *run);
+
+/*
+ * Sample mode (spec performance.md §3.3): the stream is a thread's bursts,
+ * each a warm-up and a measured unit, and intervals are the caller's (in
+ * time), not every S instructions.  mica_run_set_sampled() before the
+ * first DE; then mica_run_burst() at each marker, and
+ * mica_run_sample_interval() when an interval ends (with final at the
+ * thread's end, instead of mica_run_finish()).
+ *  - WARMUP: a burst begins.  Its DEs update the analyses' state but are
+ *    not counted; state is kept across bursts (stale warming) as each
+ *    analysis needs: ILP starts from an empty window with every register
+ *    ready, memstackdist censors reads older than the burst, reg does not
+ *    record the degree of use of values older than the burst.
+ *  - MEASURE: the measured unit begins (a burst may start here: no
+ *    warm-up).
+ *  - END: the unit's counts are added to the interval's, and its (x, y)
+ *    to each metric's sums (mica_sample.h).
+ *  - ABORT: the burst is discarded.
+ * The interval delivered has sampled set: its counts are the sums over
+ * its units (memfootprint: every block its bursts touched), its sample
+ * info the bursts and the metrics' sums.  An interval in which no burst
+ * ended (measured or aborted) is not delivered.  Returns 0, or -1 (out of
+ * memory, the callback failed, or a marker out of sequence).
+ */
+enum mica_burst_mark { MICA_WARMUP, MICA_MEASURE, MICA_END, MICA_ABORT };
+
+int mica_run_set_sampled(struct mica_run *run);
+int mica_run_burst(struct mica_run *run, enum mica_burst_mark m);
+int mica_run_sample_interval(struct mica_run *run, uint64_t index, bool final);
 
 /* Totals so far: E and H. */
 uint64_t mica_run_total_ins(const struct mica_run *run);

@@ -7,7 +7,8 @@
  * written registers aged by the DE index, values alive at exit never
  * recorded.  Fixed: the operand-count histogram has a slot for every
  * count (MICA: 7 slots, written out of bounds from 7 on, bug B6), and
- * those instructions count in totOps.
+ * those instructions count in totOps.  In sample mode a value written
+ * before its burst began has no degree of use (reg_sample()).
  */
 #include "config.h"
 
@@ -28,6 +29,10 @@ struct reg_state {
 struct reg {
 	struct reg_state *st;	/* [REG_IDS] */
 	struct mica_reg_result cur;
+	/* Sample mode: E of the current burst's first DE.  A value written
+	 * before it had reads nobody saw (the run between bursts): its
+	 * degree of use is unknown and not recorded.  0 in step mode. */
+	uint64_t since;
 };
 
 static void
@@ -63,6 +68,7 @@ reg_run(void *p, const struct mica_batch *b)
 	struct reg_state *st = r->st;
 	struct mica_reg_result *cur = &r->cur;
 	uint64_t e = b->e0;
+	const uint64_t since = r->since;
 
 	for (unsigned k = 0; k < b->n; k++) {
 		const struct mica_regs *sr = &b->de[k].r;
@@ -81,7 +87,7 @@ reg_run(void *p, const struct mica_batch *b)
 		for (i = 0; i < sr->n_written; i++) {
 			struct reg_state *rs = &st[rw[i]];
 
-			if (rs->ref) {
+			if (rs->ref && rs->prod >= since) {
 				uint64_t u = rs->uses;
 
 				cur->use_dist[u < MICA_REG_HIST - 1 ? u : MICA_REG_HIST - 1]++;
@@ -104,10 +110,26 @@ reg_close(void *p, struct mica_interval *out)
 	memset(&r->cur, 0, sizeof(r->cur));
 }
 
+/*
+ * Sample mode.  Dependency distances need no change: E runs on over the
+ * bursts, so a read whose producer ran before its burst is aged at least
+ * the burst's warm-up plus its place in the unit, beyond every c_D when
+ * the warm-up is at least 64 DEs, as its true age is.
+ */
+static void
+reg_sample(void *p, enum mica_sample_event ev, uint64_t e)
+{
+	struct reg *r = p;
+
+	if (ev == MICA_BURST_START)
+		r->since = e + 1;
+}
+
 const struct mica_analyzer_ops mica_reg_ops = {
 	.id = MICA_REG,
 	.create = reg_create,
 	.run = reg_run,
 	.close = reg_close,
 	.destroy = reg_destroy,
+	.sample = reg_sample,
 };

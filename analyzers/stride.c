@@ -12,6 +12,11 @@
  * Reads and writes are separate streams (their own last byte, their own
  * histograms), so a batch is taken as its list of reads, then its list of
  * writes: no branch on what each DE accesses.
+ *
+ * Sample mode (spec performance.md §3.3): the slots are kept across
+ * bursts, and an operand's first access ever is not measured against
+ * address 0 but counted apart (first_reads, first_writes): it has no
+ * previous access to be a stride from.
  */
 #include "config.h"
 
@@ -32,7 +37,12 @@ struct stride {
 	uint64_t hist[4][MICA_STRIDE_CUM + 1];	/* by first threshold >= stride */
 	uint32_t *sidx;		/* [sid]: slot index, UINT32_MAX unknown */
 	size_t n_sidx;
+	bool sampled;		/* new slots hold NEVER, not 0 */
+	uint64_t first[2];	/* sample mode: first accesses, read and write */
 };
+
+/* Sample mode: a slot never accessed. */
+#define NEVER	UINT64_MAX
 
 static void
 stride_destroy(void *p)
@@ -88,14 +98,18 @@ absdiff(uint64_t a, uint64_t b)
 }
 
 /* One access: its local stride (from the operand's last access) and its
- * global one (from the last access of the same direction). */
+ * global one (from the last access of the same direction).  sampled is a
+ * constant in each copy: step mode's loop has no test for NEVER. */
 static inline __attribute__((always_inline)) void
 stride_access(uint64_t (*hist)[MICA_STRIDE_CUM + 1], uint64_t *slot, uint64_t *last, int local,
-	      uint64_t ea, uint64_t size)
+	      uint64_t ea, uint64_t size, const bool sampled, uint64_t *first)
 {
 	uint64_t end = ea + size - 1;
 
-	hist[local][bin(absdiff(ea, *slot))]++;
+	if (sampled && *slot == NEVER)
+		(*first)++;
+	else
+		hist[local][bin(absdiff(ea, *slot))]++;
 	*slot = end;
 	hist[local + 1][bin(absdiff(ea, *last))]++;
 	*last = end;
@@ -124,7 +138,7 @@ slot_of(struct stride *s, uint64_t pc)
 			s->slot = n;
 			s->cap_slot = 2 * (s->cap_slot ? s->cap_slot : 128);
 		}
-		memset(s->slot[s->n_slot], 0, sizeof(s->slot[0]));
+		memset(s->slot[s->n_slot], s->sampled ? 0xff : 0, sizeof(s->slot[0]));
 		*x = s->n_slot++;
 	}
 	return (int64_t)*x;
@@ -132,10 +146,11 @@ slot_of(struct stride *s, uint64_t pc)
 
 /* The accesses a[0..n) of one direction; local is LOCAL_READ or
  * LOCAL_WRITE, last the direction's last byte. */
-static int
-stride_list(struct stride *s, const struct mica_batch *b, const struct mica_access *a,
-	    unsigned n, uint64_t *last, int local)
+static inline __attribute__((always_inline)) int
+stride_list_mode(struct stride *s, const struct mica_batch *b, const struct mica_access *a,
+		 unsigned n, uint64_t *last, int local, const bool sampled)
 {
+	uint64_t *first = &s->first[local == LOCAL_WRITE];
 	uint64_t (*hist)[MICA_STRIDE_CUM + 1] = s->hist;
 	uint64_t l = *last;
 	unsigned i;
@@ -153,7 +168,8 @@ stride_list(struct stride *s, const struct mica_batch *b, const struct mica_acce
 			}
 			idx = s->sidx[a[i].sid] = (uint32_t)x;
 		}
-		stride_access(hist, &s->slot[idx][a[i].op], &l, local, a[i].addr, a[i].size);
+		stride_access(hist, &s->slot[idx][a[i].op], &l, local, a[i].addr, a[i].size,
+			      sampled, first);
 	}
 	*last = l;
 	if (local == LOCAL_READ)
@@ -161,6 +177,15 @@ stride_list(struct stride *s, const struct mica_batch *b, const struct mica_acce
 	else
 		s->writes += i;
 	return ret;
+}
+
+static int
+stride_list(struct stride *s, const struct mica_batch *b, const struct mica_access *a,
+	    unsigned n, uint64_t *last, int local)
+{
+	if (s->sampled)
+		return stride_list_mode(s, b, a, n, last, local, true);
+	return stride_list_mode(s, b, a, n, last, local, false);
 }
 
 static int
@@ -200,12 +225,25 @@ stride_close(void *p, struct mica_interval *out)
 
 	r->reads = s->reads;
 	r->writes = s->writes;
+	r->first_reads = s->first[0];
+	r->first_writes = s->first[1];
 	cumulate(s->hist[LOCAL_READ], r->local_read);
 	cumulate(s->hist[GLOBAL_READ], r->global_read);
 	cumulate(s->hist[LOCAL_WRITE], r->local_write);
 	cumulate(s->hist[GLOBAL_WRITE], r->global_write);
 	s->reads = s->writes = 0;
+	s->first[0] = s->first[1] = 0;
 	memset(s->hist, 0, sizeof(s->hist));
+}
+
+static void
+stride_sample(void *p, enum mica_sample_event ev, uint64_t e)
+{
+	struct stride *s = p;
+
+	(void)e;
+	if (ev == MICA_SAMPLE_ON)
+		s->sampled = true;
 }
 
 const struct mica_analyzer_ops mica_stride_ops = {
@@ -214,4 +252,5 @@ const struct mica_analyzer_ops mica_stride_ops = {
 	.run = stride_run,
 	.close = stride_close,
 	.destroy = stride_destroy,
+	.sample = stride_sample,
 };

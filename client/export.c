@@ -2,8 +2,11 @@
  * micactl export: a session's results out of the database, as MICA's own
  * files (rebuilt into struct mica_interval values and written by the same
  * formatter as --mica-out: byte-identical), or as CSV or JSON with one
- * row or object per interval; a sample-mode session's call-stack profile
- * as folded stacks or pprof (export_profile.c).
+ * row or object per interval.  A sample-mode session's records carry
+ * its bursts and every metric's estimate and 95% confidence interval,
+ * and its MICA files say, in a comment at the top, that their counts are
+ * sums over bursts; its call-stack profile goes out as folded stacks or
+ * pprof (export_profile.c).
  */
 #include "config.h"
 
@@ -42,6 +45,8 @@ struct session {
 	int64_t id;
 	struct mica_config cfg;
 	unsigned n_groups;	/* itypes user groups */
+	bool sampled;		/* engine 'sample' */
+	char *event, *weighting;	/* sample mode; NULL: not said */
 };
 
 struct thread {
@@ -53,16 +58,27 @@ struct thread {
 	size_t n_other;
 };
 
+/* A metric's estimate in sample mode (view metric). */
+struct ex_estimate {
+	char *metric;
+	bool has[3];
+	double v[3];		/* value, ci_low, ci_high */
+};
+
 /* One interval read back, with the storage its pointers point into. */
 struct ex_interval {
 	struct mica_interval iv;
 	int64_t idx;
 	double started_at, ended_at;	/* < 0: NULL */
 	uint64_t *counts;
+	/* sample mode */
+	uint64_t bursts, aborted, warmup_ins;
+	struct ex_estimate *est;
+	size_t n_est;
 };
 
 enum { Q_INTERVALS, Q_ILP, Q_ITYPES, Q_PPM, Q_PPM_BRANCHES, Q_REG, Q_STRIDE_TOTAL, Q_STRIDE,
-       Q_FOOTPRINT, Q_MSD, Q_MSD_BUCKET, Q_OTHER, N_QUERIES };
+       Q_FOOTPRINT, Q_MSD, Q_MSD_BUCKET, Q_OTHER, Q_SAMPLE, Q_ESTIMATES, N_QUERIES };
 
 static const char *const query_sql[N_QUERIES] = {
 	/* In the order they were written, which is the order the analyses
@@ -79,14 +95,19 @@ static const char *const query_sql[N_QUERIES] = {
 			   " WHERE interval_id = ?1",
 	[Q_REG] = "SELECT operands, values_, uses, reads, c1, c2, c4, c8, c16, c32, c64 FROM reg"
 		  " WHERE interval_id = ?1",
-	[Q_STRIDE_TOTAL] = "SELECT reads, writes FROM stride_total WHERE interval_id = ?1",
+	[Q_STRIDE_TOTAL] = "SELECT reads, writes, first_reads, first_writes FROM stride_total"
+			   " WHERE interval_id = ?1",
 	[Q_STRIDE] = "SELECT kind, le, count FROM stride WHERE interval_id = ?1",
 	[Q_FOOTPRINT] = "SELECT data_blocks, data_pages, insn_blocks, insn_pages FROM memfootprint"
 			" WHERE interval_id = ?1",
-	[Q_MSD] = "SELECT refs, cold FROM memstackdist WHERE interval_id = ?1",
+	[Q_MSD] = "SELECT refs, cold, censored, horizon FROM memstackdist WHERE interval_id = ?1",
 	[Q_MSD_BUCKET] = "SELECT bucket, count FROM memstackdist_bucket WHERE interval_id = ?1",
 	[Q_OTHER] = "SELECT category FROM itypes_other WHERE session_id = ?1 AND tid = ?2"
 		    " ORDER BY seq",
+	[Q_SAMPLE] = "SELECT bursts, aborted, warmup_ins FROM sample_interval"
+		     " WHERE session_id = ?1 AND tid = ?2 AND idx = ?3",
+	[Q_ESTIMATES] = "SELECT metric, value, ci_low, ci_high FROM metric"
+			" WHERE session_id = ?1 AND tid = ?2 AND interval = ?3 ORDER BY metric",
 };
 
 struct reader {
@@ -115,11 +136,14 @@ usage(FILE *f)
 		"Options:\n"
 		"  -f, --format FMT     mica: MICA's own output files, byte for byte what\n"
 		"                       --mica-out writes (the default); csv or json: one\n"
-		"                       row or object per interval; folded (flamegraph.pl,\n"
+		"                       row or object per interval.  Sample mode: the\n"
+		"                       counts are sums over bursts (the MICA files say\n"
+		"                       so in a first '#' line), and csv and json add\n"
+		"                       n_bursts and every metric's estimate, METRIC_ci_low\n"
+		"                       and METRIC_ci_high (95%%); folded (flamegraph.pl,\n"
 		"                       inferno, speedscope) or pprof (gzipped profile.proto,\n"
 		"                       go tool pprof): a sample-mode session's call stacks\n"
-		"  -t, --thread TID     only this thread (default: every thread); also --tid\n"
-		"  -i, --intervals A..B only intervals A to B (0-based, inclusive; A.., ..B\n"
+		"  -t, --thread TID     only this thread (default: every thread); also --tid\n"		"  -i, --intervals A..B only intervals A to B (0-based, inclusive; A.., ..B\n"
 		"                       or a single N); also --from A and --to B\n"
 		"  -o, --output PATH    mica: the directory for the files (default: the\n"
 		"                       current directory); the others: the file (default:\n"
@@ -207,6 +231,50 @@ reg_from_numbers(struct mica_reg_result *r, const uint64_t v[MICA_REG_NUMBERS])
 	return 0;
 }
 
+static void
+free_interval(struct ex_interval *x)
+{
+	for (size_t i = 0; i < x->n_est; i++)
+		free(x->est[i].metric);
+	free(x->est);
+	free(x->counts);
+}
+
+/* Sample mode: the interval's bursts and its metrics' estimates.  -1 if
+ * its sample_interval row is missing. */
+static int
+read_sample(struct reader *r, const struct thread *t, struct ex_interval *x)
+{
+	sqlite3_stmt *q = r->q[Q_SAMPLE];
+
+	sqlite3_reset(q);
+	sqlite3_bind_int64(q, 1, r->s->id);
+	sqlite3_bind_int64(q, 2, t->tid);
+	sqlite3_bind_int64(q, 3, x->idx);
+	if (sqlite3_step(q) != SQLITE_ROW)
+		return -1;
+	x->bursts = col_u64(q, 0);
+	x->aborted = col_u64(q, 1);
+	x->warmup_ins = col_u64(q, 2);
+	q = r->q[Q_ESTIMATES];
+	sqlite3_reset(q);
+	sqlite3_bind_int64(q, 1, r->s->id);
+	sqlite3_bind_int64(q, 2, t->tid);
+	sqlite3_bind_int64(q, 3, x->idx);
+	while (sqlite3_step(q) == SQLITE_ROW) {
+		struct ex_estimate *e;
+
+		x->est = xreallocarray(x->est, x->n_est + 1, sizeof(*x->est));
+		e = &x->est[x->n_est++];
+		e->metric = xstrdup((const char *)sqlite3_column_text(q, 0));
+		for (int c = 0; c < 3; c++) {
+			e->has[c] = sqlite3_column_type(q, 1 + c) != SQLITE_NULL;
+			e->v[c] = sqlite3_column_double(q, 1 + c);
+		}
+	}
+	return 0;
+}
+
 /* The rows of one interval of thread t back into x (the interval row is
  * the current row of Q_INTERVALS).  -1 after reporting what is missing. */
 static int
@@ -231,8 +299,11 @@ read_interval(struct reader *r, const struct thread *t, struct ex_interval *x)
 	iv->total_ins_aligned = col_u64(iq, 7);
 	x->started_at = sqlite3_column_type(iq, 8) == SQLITE_NULL ? -1 : sqlite3_column_double(iq, 8);
 	x->ended_at = sqlite3_column_type(iq, 9) == SQLITE_NULL ? -1 : sqlite3_column_double(iq, 9);
-	iv->interval_size = s->cfg.interval_size;
+	/* Sample mode: MICA's per-boundary lines start with the interval's H
+	 * (its intervals are in time, not every S instructions). */
+	iv->interval_size = s->sampled ? (int64_t)iv->ins_aligned : s->cfg.interval_size;
 	iv->analyses = s->cfg.analyses;
+	iv->sampled = s->sampled;
 
 	if (iv->analyses & (MICA_BIT(MICA_ILP) | MICA_BIT(MICA_ILP_ONE))) {
 		q = r->q[Q_ILP];
@@ -335,6 +406,8 @@ read_interval(struct reader *r, const struct thread *t, struct ex_interval *x)
 		} else {
 			iv->stride.reads = col_u64(q, 0);
 			iv->stride.writes = col_u64(q, 1);
+			iv->stride.first_reads = col_u64(q, 2);
+			iv->stride.first_writes = col_u64(q, 3);
 		}
 	}
 	if (iv->analyses & MICA_BIT(MICA_MEMFOOTPRINT)) {
@@ -368,12 +441,16 @@ read_interval(struct reader *r, const struct thread *t, struct ex_interval *x)
 		} else {
 			iv->memstackdist.refs = col_u64(q, 0);
 			iv->memstackdist.cold = col_u64(q, 1);
+			iv->memstackdist.censored = col_u64(q, 2);
+			iv->memstackdist.horizon = col_u64(q, 3);
 		}
 	}
+	if (s->sampled && !missing && read_sample(r, t, x) < 0)
+		missing = "sample_interval";
 	if (missing) {
 		error_msg("%s: interval %" PRId64 " of thread %" PRId64 " of session %" PRId64
 			  " has no %s rows", r->path, x->idx, tid, s->id, missing);
-		free(x->counts);
+		free_interval(x);
 		return -1;
 	}
 	return 0;
@@ -453,6 +530,19 @@ put_time(struct sink *k, const char *name, double v)
 		fputs(k->format == F_JSON ? "null" : "", k->f);
 	else
 		fprintf(k->f, "%.6f", v);
+}
+
+/* A real number, or null (JSON) / nothing (CSV); C locale digits. */
+static void
+put_real(struct sink *k, const char *name, bool has, double v)
+{
+	field_begin(k, name);
+	if (k->header && k->format == F_CSV)
+		return;
+	if (!has)
+		fputs(k->format == F_JSON ? "null" : "", k->f);
+	else
+		fprintf(k->f, "%.10g", v);
 }
 
 static void
@@ -539,6 +629,31 @@ emit_record(struct sink *k, const struct ex_interval *x)
 		for (int b = 0; b < MICA_MSD_BUCKETS; b++)
 			put_uf(k, iv->memstackdist.bucket[b], "memstackdist_bucket_%d", b);
 	}
+	if (iv->sampled) {
+		char name[160];
+
+		put_u(k, "n_bursts", x->bursts);
+		put_u(k, "aborted_bursts", x->aborted);
+		put_u(k, "warmup_ins", x->warmup_ins);
+		if (iv->analyses & MICA_BIT(MICA_STRIDE)) {
+			put_u(k, "stride_first_reads", iv->stride.first_reads);
+			put_u(k, "stride_first_writes", iv->stride.first_writes);
+		}
+		if (iv->analyses & MICA_BIT(MICA_MEMSTACKDIST)) {
+			put_u(k, "memstackdist_censored", iv->memstackdist.censored);
+			put_u(k, "memstackdist_horizon", iv->memstackdist.horizon);
+		}
+		/* every metric of the view: its estimate, then its CI */
+		for (size_t i = 0; i < x->n_est; i++) {
+			const struct ex_estimate *e = &x->est[i];
+
+			put_real(k, e->metric, e->has[0], e->v[0]);
+			snprintf(name, sizeof(name), "%s_ci_low", e->metric);
+			put_real(k, name, e->has[1], e->v[1]);
+			snprintf(name, sizeof(name), "%s_ci_high", e->metric);
+			put_real(k, name, e->has[2], e->v[2]);
+		}
+	}
 	if (k->format == F_JSON)
 		putc('}', k->f);
 	else
@@ -557,8 +672,8 @@ load_session(struct reader *r, int64_t id, struct session *s)
 	s->id = id;
 	mica_config_init(&s->cfg);
 	if (sqlite3_prepare_v2(r->db, "SELECT analysis_type, interval_size, ilp_size, block_size,"
-			       " page_size, append_pid FROM session WHERE id = ?", -1, &q,
-			       NULL) != SQLITE_OK)
+			       " page_size, append_pid, engine, sample_event, weighting FROM session"
+			       " WHERE id = ?", -1, &q, NULL) != SQLITE_OK)
 		return sql_fail(r, "reading the session");
 	sqlite3_bind_int64(q, 1, id);
 	rc = sqlite3_step(q);
@@ -600,6 +715,16 @@ load_session(struct reader *r, int64_t id, struct session *s)
 	s->cfg.block_size = (unsigned)sqlite3_column_int64(q, 3);
 	s->cfg.page_size = (unsigned)sqlite3_column_int64(q, 4);
 	s->cfg.append_pid = sqlite3_column_int64(q, 5) != 0;
+	s->sampled = sqlite3_column_text(q, 6) &&
+		     strcmp((const char *)sqlite3_column_text(q, 6), "sample") == 0;
+	if (s->sampled) {
+		/* intervals in time: MICA's interval-mode ("phases") files */
+		s->cfg.interval_size = 0;
+		if (sqlite3_column_text(q, 7))
+			s->event = xstrdup((const char *)sqlite3_column_text(q, 7));
+		if (sqlite3_column_text(q, 8))
+			s->weighting = xstrdup((const char *)sqlite3_column_text(q, 8));
+	}
 	sqlite3_finalize(q);
 
 	if (s->cfg.analyses & MICA_BIT(MICA_ITYPES)) {
@@ -702,7 +827,7 @@ each_interval(struct reader *r, const struct export_opts *o, struct thread *thre
 		if (read_interval(r, t, &x) < 0)
 			return -1;
 		fr = fn(arg, t, &x);
-		free(x.counts);
+		free_interval(&x);
 		if (fr < 0)
 			return -1;
 		n++;
@@ -735,7 +860,23 @@ mica_begin(const struct session *s, struct thread *t, const char *dir)
 	t->out = mica_output_new(&c, (long)t->files_pid);
 	if (!t->out)
 		error_msg_and_die("out of memory");
-	return mica_files_begin(t->out, dir);
+	if (mica_files_begin(t->out, dir) < 0)
+		return -1;
+	if (s->sampled) {
+		char *text = xasprintf("micad sample mode (event %s, %s-weighted): each line's "
+				       "counts are sums over the measured units of its interval's "
+				       "bursts, not the whole run; their ratios estimate the "
+				       "program's (95%% intervals: micactl query 'SELECT * FROM "
+				       "metric_estimate WHERE session_id = %" PRId64 "')",
+				       s->event ? s->event : "unknown",
+				       s->weighting ? s->weighting : "unknown", s->id);
+		int rc = mica_output_comment(t->out, text);
+
+		free(text);
+		if (rc < 0)
+			error_msg_and_die("out of memory");
+	}
+	return 0;
 }
 
 static int
@@ -930,11 +1071,15 @@ cmd_ctl_export(int argc, char **argv)
 		}
 	if (load_session(&r, (int64_t)v, &s) < 0) {
 		mica_config_free(&s.cfg);
+		free(s.event);
+		free(s.weighting);
 		goto out;
 	}
 	r.s = &s;
 	ret = export(&r, &o);
 	mica_config_free(&s.cfg);
+	free(s.event);
+	free(s.weighting);
 out:
 	for (int i = 0; i < N_QUERIES; i++)
 		sqlite3_finalize(r.q[i]);

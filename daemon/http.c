@@ -23,6 +23,7 @@
 
 #include "http_int.h"
 #include "mgsim.h"
+#include "store.h"
 
 _Static_assert(HTTP_MGSIM_COUNTERS == MGSIM_NUM_COUNTERS, "http.h and mgsim.h disagree");
 
@@ -136,6 +137,8 @@ http_db(struct http_req *r)
 		}
 		sqlite3_busy_timeout(db, 2000);
 		sqlite3_exec(db, "PRAGMA query_only = 1", NULL, NULL, NULL);
+		/* the estimates' views need sqrt() */
+		store_math_functions(db);
 	}
 	r->db = db;
 	return db;

@@ -9,6 +9,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -21,6 +22,7 @@
 
 #include <sqlite3.h>
 
+#include "mica_sample.h"
 #include "store.h"
 #include "util.h"
 
@@ -45,12 +47,20 @@ static const char *const migrations[STORE_SCHEMA_VERSION] = {
 	"ALTER TABLE session ADD COLUMN sample_event TEXT;"
 	"ALTER TABLE session ADD COLUMN sample_note TEXT;"
 	"ALTER TABLE session ADD COLUMN weighting TEXT "
-	"CHECK (weighting IN ('instructions', 'time'));",
+	"CHECK (weighting IN ('instructions', 'time'));"
+	"ALTER TABLE stride_total ADD COLUMN first_reads INTEGER;"
+	"ALTER TABLE stride_total ADD COLUMN first_writes INTEGER;"
+	"ALTER TABLE memstackdist ADD COLUMN censored INTEGER;"
+	"ALTER TABLE memstackdist ADD COLUMN horizon INTEGER;"
+	/* views that changed: metric gained the estimates' columns,
+	 * mgsim_delta finds the previous snapshot when intervals have gaps */
+	"DROP VIEW IF EXISTS metric;"
+	"DROP VIEW IF EXISTS mgsim_delta;",
 };
 
 enum stmt_id {
 	S_INTERVAL, S_ILP, S_ITYPES, S_PPM, S_PPM_BRANCHES, S_REG, S_STRIDE_TOTAL, S_STRIDE,
-	S_FOOTPRINT, S_MSD, S_MSD_BUCKET, S_OTHER, N_STMTS
+	S_FOOTPRINT, S_MSD, S_MSD_BUCKET, S_OTHER, S_SAMPLE_INTERVAL, S_METRIC_SUMS, N_STMTS
 };
 
 static const char *const stmt_sql[N_STMTS] = {
@@ -64,14 +74,24 @@ static const char *const stmt_sql[N_STMTS] = {
 			   " VALUES (?,?,?,?)",
 	[S_REG] = "INSERT INTO reg (interval_id, operands, values_, uses, reads,"
 		  " c1, c2, c4, c8, c16, c32, c64) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
-	[S_STRIDE_TOTAL] = "INSERT INTO stride_total (interval_id, reads, writes) VALUES (?,?,?)",
+	[S_STRIDE_TOTAL] = "INSERT INTO stride_total (interval_id, reads, writes, first_reads,"
+			   " first_writes) VALUES (?,?,?,?,?)",
 	[S_STRIDE] = "INSERT INTO stride (interval_id, kind, le, count) VALUES (?,?,?,?)",
 	[S_FOOTPRINT] = "INSERT INTO memfootprint (interval_id, data_blocks, data_pages,"
 			" insn_blocks, insn_pages, block_size, page_size) VALUES (?,?,?,?,?,?,?)",
-	[S_MSD] = "INSERT INTO memstackdist (interval_id, refs, cold) VALUES (?,?,?)",
+	[S_MSD] = "INSERT INTO memstackdist (interval_id, refs, cold, censored, horizon)"
+		  " VALUES (?,?,?,?,?)",
 	[S_MSD_BUCKET] = "INSERT INTO memstackdist_bucket (interval_id, bucket, count) VALUES (?,?,?)",
 	[S_OTHER] = "INSERT OR IGNORE INTO itypes_other (session_id, tid, seq, category)"
 		    " VALUES (?,?,?,?)",
+	[S_SAMPLE_INTERVAL] = "INSERT INTO sample_interval (session_id, tid, idx, bursts, aborted,"
+			      " warmup_ins) VALUES (?,?,?,?,?,?)",
+	/* A mix metric (?5 NULL) is named as view instruction_mix names its
+	 * group: the session's itypes_group name, else the number. */
+	[S_METRIC_SUMS] = "INSERT INTO metric_sums (session_id, tid, idx, metric, n, sum_x, sum_y,"
+			  " sum_xx, sum_xy, sum_yy, estimable) VALUES (?1, ?2, ?3,"
+			  " coalesce(?4, 'mix_' || coalesce((SELECT name FROM itypes_group"
+			  " WHERE session_id = ?1 AND grp = ?5), ?5)), ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
 };
 
 struct store {
@@ -219,6 +239,12 @@ store_open_once(const char *path, bool read_only, char *err, size_t errsz, int *
 	}
 	sqlite3_busy_timeout(st->db, BUSY_TIMEOUT_MS);
 	sqlite3_extended_result_codes(st->db, 1);
+	if (store_math_functions(st->db) < 0) {
+		set_err(err, errsz, "%s: cannot give SQLite a sqrt() function: %s", path,
+			sqlite3_errmsg(st->db));
+		store_close_keep_code(st, code);
+		return NULL;
+	}
 	if (!read_only &&
 	    (exec_sql(st, "PRAGMA journal_mode = WAL", err, errsz) < 0 ||
 	     exec_sql(st, "PRAGMA synchronous = NORMAL", err, errsz) < 0)) {
@@ -576,8 +602,8 @@ store_session_begin(struct store *st, const struct store_session *s, char *err, 
 	static const char sql[] =
 		"INSERT INTO session (mode, command, pid, uid, config, settings, analysis_type,"
 		" interval_size, ilp_size, block_size, page_size, append_pid, itypes_spec_file,"
-		" started_at, end_reason, writer_pid, writer_start, writer_boot_id)"
-		" VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,'running',?,?,?)";
+		" started_at, end_reason, writer_pid, writer_start, writer_boot_id, engine)"
+		" VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,'running',?,?,?,?)";
 	const struct mica_config *m = s->mica;
 	char boot[64];
 	sqlite3_stmt *q;
@@ -609,6 +635,7 @@ store_session_begin(struct store *st, const struct store_session *s, char *err, 
 	boot_id(boot, sizeof(boot));
 	if (*boot)
 		sqlite3_bind_text(q, 17, boot, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(q, 18, s->engine ? s->engine : "step", -1, SQLITE_STATIC);
 	if (sqlite3_step(q) != SQLITE_DONE) {
 		set_err(err, errsz, "%s: %s", st->path, sqlite3_errmsg(st->db));
 		sqlite3_finalize(q);
@@ -641,6 +668,53 @@ store_session_pid(struct store *st, int64_t session, int64_t pid, const char *co
 	rc = step_done(st, q, err, errsz);
 	sqlite3_finalize(q);
 	return rc;
+}
+
+int
+store_session_sample(struct store *st, int64_t session, const char *event, const char *note,
+		     const char *weighting, char *err, size_t errsz)
+{
+	sqlite3_stmt *q;
+	int rc;
+
+	if (prepare(st, "UPDATE session SET engine = 'sample', sample_event = ?, sample_note = ?,"
+		    " weighting = ? WHERE id = ?", &q, err, errsz) < 0)
+		return -1;
+	sqlite3_bind_text(q, 1, event, -1, SQLITE_STATIC);
+	sqlite3_bind_text(q, 2, note, -1, SQLITE_STATIC);
+	sqlite3_bind_text(q, 3, weighting, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(q, 4, session);
+	rc = step_done(st, q, err, errsz);
+	sqlite3_finalize(q);
+	return rc;
+}
+
+static void
+sqrt_fn(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+	double x;
+
+	(void)argc;
+	if (sqlite3_value_type(argv[0]) == SQLITE_NULL)
+		return;
+	x = sqlite3_value_double(argv[0]);
+	/* as SQLite's own: NULL for a negative argument */
+	if (x >= 0)
+		sqlite3_result_double(ctx, sqrt(x));
+}
+
+int
+store_math_functions(sqlite3 *db)
+{
+	sqlite3_stmt *q;
+
+	if (sqlite3_prepare_v2(db, "SELECT sqrt(1.0)", -1, &q, NULL) == SQLITE_OK) {
+		sqlite3_finalize(q);
+		return 0;
+	}
+	return sqlite3_create_function(db, "sqrt", 1,
+				       SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_INNOCUOUS,
+				       NULL, sqrt_fn, NULL, NULL) == SQLITE_OK ? 0 : -1;
 }
 
 int
@@ -757,6 +831,58 @@ store_itypes_other(struct store *st, int64_t session, int64_t tid, const char *c
 	return 0;
 }
 
+/* A reuse bucket (or CDF point) is estimable when no censored read can be
+ * in it: every one of its distances is below the interval's horizon
+ * (schema.sql, memstackdist.horizon).  The top bucket has no end. */
+static bool
+metric_estimable(const struct mica_metric *m, const struct mica_interval *iv)
+{
+	if (m->kind != MICA_M_REUSE_BUCKET && m->kind != MICA_M_REUSE_CDF)
+		return true;
+	if (m->arg >= MICA_MSD_BUCKETS - 1)
+		return false;
+	return (2ull << m->arg) <= iv->memstackdist.horizon;
+}
+
+/* Sample mode: the interval's bursts (sample_interval) and, for the
+ * metrics its units gave values to, their estimator sums (metric_sums). */
+static int
+store_sample_rows(struct store *st, int64_t session, const struct mica_interval *iv,
+		  char *err, size_t errsz)
+{
+	const struct mica_sample_info *si = &iv->sample;
+	int64_t v[6] = { session, iv->tid, (int64_t)iv->index, (int64_t)si->bursts,
+			 (int64_t)si->aborted, (int64_t)si->warmup_ins };
+	sqlite3_stmt *q = st->stmt[S_METRIC_SUMS];
+	char name[64];
+
+	if (run_ints(st, S_SAMPLE_INTERVAL, v, 6, err, errsz) < 0)
+		return -1;
+	for (size_t i = 0; i < si->n_metrics; i++) {
+		const struct mica_metric *m = &si->metrics[i];
+
+		if (!m->sums.n)
+			continue;
+		bind_ints(q, 1, v, 3);
+		if (m->kind == MICA_M_MIX) {
+			sqlite3_bind_int64(q, 5, m->arg);
+		} else {
+			mica_metric_name(m, iv, name, sizeof(name));
+			sqlite3_bind_text(q, 4, name, -1, SQLITE_TRANSIENT);
+		}
+		sqlite3_bind_int64(q, 6, (int64_t)m->sums.n);
+		sqlite3_bind_int64(q, 7, (int64_t)m->sums.sx);
+		sqlite3_bind_int64(q, 8, (int64_t)m->sums.sy);
+		sqlite3_bind_double(q, 9, m->sums.sxx);
+		sqlite3_bind_double(q, 10, m->sums.sxy);
+		sqlite3_bind_double(q, 11, m->sums.syy);
+		sqlite3_bind_int64(q, 12, metric_estimable(m, iv));
+		if (step_done(st, q, err, errsz) < 0)
+			return -1;
+	}
+	return 0;
+}
+
 int64_t
 store_interval(struct store *st, int64_t session, const struct mica_interval *iv,
 	       const struct mica_config *cfg, double started_at, double ended_at,
@@ -843,10 +969,12 @@ store_interval(struct store *st, int64_t session, const struct mica_interval *iv
 	if (iv->analyses & MICA_BIT(MICA_STRIDE)) {
 		const struct mica_stride_result *s = &iv->stride;
 		const uint64_t *cum[4] = { s->local_read, s->global_read, s->local_write, s->global_write };
-		int64_t t[3] = { id, (int64_t)s->reads, (int64_t)s->writes };
+		int64_t t[5] = { id, (int64_t)s->reads, (int64_t)s->writes,
+				 (int64_t)s->first_reads, (int64_t)s->first_writes };
 		sqlite3_stmt *qs = st->stmt[S_STRIDE];
 
-		if (run_ints(st, S_STRIDE_TOTAL, t, 3, err, errsz) < 0)
+		/* first_reads and first_writes: NULL in step mode */
+		if (run_ints(st, S_STRIDE_TOTAL, t, iv->sampled ? 5 : 3, err, errsz) < 0)
 			return -1;
 		for (int k = 0; k < 4; k++) {
 			for (int d = 0; d < MICA_STRIDE_CUM; d++) {
@@ -870,9 +998,11 @@ store_interval(struct store *st, int64_t session, const struct mica_interval *iv
 	}
 	if (iv->analyses & MICA_BIT(MICA_MEMSTACKDIST)) {
 		const struct mica_memstackdist_result *m = &iv->memstackdist;
-		int64_t v[3] = { id, (int64_t)m->refs, (int64_t)m->cold };
+		int64_t v[5] = { id, (int64_t)m->refs, (int64_t)m->cold, (int64_t)m->censored,
+				 (int64_t)m->horizon };
 
-		if (run_ints(st, S_MSD, v, 3, err, errsz) < 0)
+		/* censored and horizon: NULL in step mode */
+		if (run_ints(st, S_MSD, v, iv->sampled ? 5 : 3, err, errsz) < 0)
 			return -1;
 		for (int b = 0; b < MICA_MSD_BUCKETS; b++) {
 			int64_t w[3] = { id, b, (int64_t)m->bucket[b] };
@@ -881,6 +1011,8 @@ store_interval(struct store *st, int64_t session, const struct mica_interval *iv
 				return -1;
 		}
 	}
+	if (iv->sampled && store_sample_rows(st, session, iv, err, errsz) < 0)
+		return -1;
 	return id;
 }
 

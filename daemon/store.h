@@ -51,6 +51,9 @@ struct store_session {
 	/* The MICA settings in effect (analysis_type, interval_size, ...
 	 * columns, and the itypes group names); NULL: not recorded. */
 	const struct mica_config *mica;
+	/* How the instructions are seen: "step", "sample" or "valgrind"
+	 * (schema.sql, session.engine); NULL: "step". */
+	const char *engine;
 };
 
 /* A new session row, recording this process as its writer (pid, start
@@ -63,6 +66,22 @@ int64_t store_session_begin(struct store *st, const struct store_session *s,
  * line (NULL: unchanged). */
 int store_session_pid(struct store *st, int64_t session, int64_t pid, const char *command,
 		      char *err, size_t errsz);
+
+/*
+ * Sample mode: what sampling is in effect and why (the producer's note,
+ * tracer.h struct trace_note_rec): the session's engine becomes 'sample',
+ * with its sample_event, sample_note and weighting ("instructions" or
+ * "time").
+ */
+int store_session_sample(struct store *st, int64_t session, const char *event, const char *note,
+			 const char *weighting, char *err, size_t errsz);
+
+/*
+ * Give connection db sqrt(), which the estimates' views use, when SQLite
+ * was built without its math functions (Debian's has them).  0, or -1 if
+ * it could not be registered.
+ */
+int store_math_functions(struct sqlite3 *db);
 
 /* Group names for itypes of a session ("other" is added for the
  * catch-all). */

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "mica_sample.h"
 #include "util.h"
 
 /* A synchronous call's rendezvous (store_writer_call). */
@@ -463,6 +464,7 @@ struct interval_job {
 	double started_at, ended_at;
 	uint64_t *counts;
 	char **other;
+	struct mica_metric *metrics;	/* sample mode */
 };
 
 static int
@@ -483,6 +485,7 @@ interval_free(void *arg)
 		free(j->other[i]);
 	free(j->other);
 	free(j->counts);
+	free(j->metrics);
 	free(j);
 }
 
@@ -514,6 +517,11 @@ store_writer_interval(struct store_writer *w, int64_t session, const struct mica
 			j->iv.itypes.other = (const char *const *)j->other;
 			j->iv.itypes.n_other = it->n_other;
 		}
+	}
+	if (iv->sampled && iv->sample.n_metrics) {
+		j->metrics = xcalloc(iv->sample.n_metrics, sizeof(*j->metrics));
+		memcpy(j->metrics, iv->sample.metrics, iv->sample.n_metrics * sizeof(*j->metrics));
+		j->iv.sample.metrics = j->metrics;
 	}
 	return store_writer_submit(w, interval_fn, j, interval_free);
 }

@@ -1,6 +1,11 @@
 /*
  * The analysis thread and the instruction-count consumer
  * (trace_analysis.h).
+ *
+ * Every record of a producer that may not be trusted (another process:
+ * trace_analysis_set_remote; sample mode's records always) is copied out
+ * of the ring before it is looked at, and checked before any consumer
+ * sees it; what cannot be is dropped and counted in rejected.
  */
 #include "config.h"
 #include "trace_analysis.h"
@@ -13,13 +18,17 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
 
 #include "decoder.h"
 #include "u64map.h"
 #include "util.h"
 
+enum ta_burst { TB_IDLE, TB_WARMUP, TB_UNIT };
+
 struct ta_thread {
-	int32_t tid;
+	int32_t tid, pid;
+	uint8_t burst;		/* sample mode: enum ta_burst */
 	void *state[TRACE_MAX_CONSUMERS];
 	struct ta_thread *next;
 };
@@ -42,7 +51,28 @@ struct trace_analysis {
 	struct ta_insn *insn_list;
 	struct ta_exe *exes;
 	uint64_t rejected;
+	/* Sample mode (trace_analysis_set_sample). */
+	bool sample;
+	uint64_t interval_ns;
+	bool have_t0;
+	uint64_t t0;		/* the first timed record's CLOCK_MONOTONIC time */
+	int64_t cur_idx;	/* the latest interval a record fell in */
+	double wall_minus_mono;	/* CLOCK_REALTIME - CLOCK_MONOTONIC, seconds */
+	struct u64map string_ids;	/* id -> index into strings */
+	struct u64map string_hash;	/* hash of a text -> index of the first with it */
+	char **strings;		/* interned: each text once */
+	uint32_t *string_next;	/* [index]: the next text with the same hash + 1, 0 none */
+	size_t n_strings, cap_strings;
+	uint64_t string_bytes;
+	void *buf;		/* a record copied out of the ring */
+	size_t buf_cap;
 };
+
+/* A producer's strings are held until the end of the session: a bound on
+ * what it can make the daemon keep (a module path or a demangled name is
+ * rarely more than a few KiB; a session rarely names a million). */
+#define TA_STRING_MAX		(64u << 10)
+#define TA_STRINGS_BYTES	(256ull << 20)
 
 struct ta_insn {
 	struct insn_info ii;
@@ -54,6 +84,8 @@ struct ta_exe {
 	char *path;
 	struct ta_exe *next;
 };
+
+static struct ta_thread *ta_find(struct trace_analysis *ta, int32_t tid);
 
 struct trace_analysis *
 trace_analysis_new(void)
@@ -73,6 +105,15 @@ trace_analysis_free(struct trace_analysis *ta)
 		}
 	if (ta->remote)
 		u64map_free(&ta->insns);
+	if (ta->sample) {
+		u64map_free(&ta->string_ids);
+		u64map_free(&ta->string_hash);
+	}
+	for (size_t i = 0; i < ta->n_strings; i++)
+		free(ta->strings[i]);
+	free(ta->strings);
+	free(ta->string_next);
+	free(ta->buf);
 	for (struct ta_insn *x = ta->insn_list, *n; x; x = n) {
 		n = x->next;
 		free(x);
@@ -177,6 +218,255 @@ remote_event(struct trace_analysis *ta, struct insn_event *ev, size_t len)
 	return true;
 }
 
+/* ---- sample mode ---- */
+
+void
+trace_analysis_set_sample(struct trace_analysis *ta, uint64_t interval_ns)
+{
+	struct timespec wall, mono;
+
+	if (u64map_init(&ta->string_ids, 10) < 0 || u64map_init(&ta->string_hash, 10) < 0)
+		error_msg_and_die("out of memory");
+	ta->sample = true;
+	ta->interval_ns = interval_ns ? interval_ns : TRACE_SAMPLE_INTERVAL_NS;
+	/* The producer's times are CLOCK_MONOTONIC; the database's Unix
+	 * seconds. */
+	if (clock_gettime(CLOCK_REALTIME, &wall) < 0 || clock_gettime(CLOCK_MONOTONIC, &mono) < 0)
+		perror_msg_and_die("cannot read the clocks for sample mode's interval times");
+	ta->wall_minus_mono = (double)(wall.tv_sec - mono.tv_sec) +
+			      (double)(wall.tv_nsec - mono.tv_nsec) / 1e9;
+}
+
+const char *
+trace_analysis_string(const struct trace_analysis *ta, uint32_t id)
+{
+	const uint64_t *x;
+
+	if (!ta->sample)
+		return NULL;
+	x = u64map_find((struct u64map *)&ta->string_ids, id);
+	return x ? ta->strings[*x] : NULL;
+}
+
+double
+trace_analysis_interval_start(const struct trace_analysis *ta, int64_t idx)
+{
+	uint64_t t = ta->t0 + (uint64_t)idx * ta->interval_ns;
+
+	return (double)t / 1e9 + ta->wall_minus_mono;
+}
+
+double
+trace_analysis_interval_end(const struct trace_analysis *ta, int64_t idx)
+{
+	return trace_analysis_interval_start(ta, idx + 1);
+}
+
+/* FNV-1a */
+static uint64_t
+text_hash(const char *s, size_t n)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ (unsigned char)s[i]) * 0x100000001b3ull;
+	return h;
+}
+
+/* The index of text (n bytes) among the interned strings, added if new;
+ * -1 past the bound. */
+static int64_t
+intern(struct trace_analysis *ta, const char *text, size_t n)
+{
+	uint64_t h = text_hash(text, n), *first;
+	bool created;
+	size_t i;
+
+	first = u64map_insert(&ta->string_hash, h, &created);
+	if (!first)
+		error_msg_and_die("out of memory");
+	if (!created)
+		for (i = *first;; i = ta->string_next[i] - 1) {
+			if (strcmp(ta->strings[i], text) == 0)
+				return (int64_t)i;
+			if (!ta->string_next[i])
+				break;
+		}
+	if (ta->string_bytes + n + 1 > TA_STRINGS_BYTES || ta->n_strings == UINT32_MAX) {
+		if (created)
+			u64map_remove(&ta->string_hash, h);
+		return -1;
+	}
+	if (ta->n_strings == ta->cap_strings) {
+		ta->cap_strings = ta->cap_strings ? 2 * ta->cap_strings : 256;
+		ta->strings = xreallocarray(ta->strings, ta->cap_strings, sizeof(*ta->strings));
+		ta->string_next = xreallocarray(ta->string_next, ta->cap_strings,
+						sizeof(*ta->string_next));
+	}
+	ta->strings[ta->n_strings] = xmalloc(n + 1);
+	memcpy(ta->strings[ta->n_strings], text, n + 1);
+	ta->string_next[ta->n_strings] = 0;
+	if (!created) {
+		/* at the end of its hash's chain */
+		for (i = *first; ta->string_next[i]; i = ta->string_next[i] - 1)
+			;
+		ta->string_next[i] = (uint32_t)ta->n_strings + 1;
+	} else {
+		*first = ta->n_strings;
+	}
+	ta->string_bytes += n + 1;
+	return (int64_t)ta->n_strings++;
+}
+
+/* TREC_STRING: an id never seen, or seen with the same text. */
+static bool
+sample_string(struct trace_analysis *ta, const void *data, size_t len)
+{
+	const struct trace_string_rec *r = data;
+	const char *end;
+	uint64_t *slot;
+	int64_t x;
+	bool created;
+	size_t n;
+
+	if (len <= sizeof(*r) || r->id == 0 ||
+	    !(end = memchr(r->text, '\0', len - sizeof(*r))))
+		return false;
+	n = (size_t)(end - r->text);
+	if (n > TA_STRING_MAX)
+		return false;
+	slot = u64map_find(&ta->string_ids, r->id);
+	if (slot)
+		return strcmp(ta->strings[*slot], r->text) == 0;
+	if ((x = intern(ta, r->text, n)) < 0)
+		return false;
+	if (!(slot = u64map_insert(&ta->string_ids, r->id, &created)))
+		error_msg_and_die("out of memory");
+	*slot = (uint64_t)x;
+	return true;
+}
+
+static bool
+string_known(struct trace_analysis *ta, uint32_t id)
+{
+	return id == 0 || u64map_find(&ta->string_ids, id) != NULL;
+}
+
+/* A sample: its frames within the record (trailing padding of less than
+ * 8 bytes allowed), at least one, every string id sent before. */
+static bool
+sample_ok(struct trace_analysis *ta, const void *data, size_t len)
+{
+	const struct trace_sample_rec *r = data;
+	size_t need;
+
+	if (len < sizeof(*r) || r->n_frames == 0)
+		return false;
+	need = sizeof(*r) + (size_t)r->n_frames * sizeof(struct trace_frame);
+	if (len < need || len - need >= 8)
+		return false;
+	for (unsigned i = 0; i < r->n_frames; i++)
+		if (!string_known(ta, r->frames[i].module) || !string_known(ta, r->frames[i].symbol))
+			return false;
+	return true;
+}
+
+/* The interval of a record's time; time reaching a new interval tells
+ * every thread's consumers. */
+static int64_t
+time_idx(struct trace_analysis *ta, uint64_t t)
+{
+	int64_t idx;
+
+	if (!ta->have_t0) {
+		ta->have_t0 = true;
+		ta->t0 = t;
+	}
+	idx = t < ta->t0 ? 0 : (int64_t)((t - ta->t0) / ta->interval_ns);
+	if (idx > ta->cur_idx) {
+		ta->cur_idx = idx;
+		for (int h = 0; h < TA_HASH; h++)
+			for (struct ta_thread *x = ta->threads[h]; x; x = x->next)
+				for (int i = 0; i < ta->n; i++)
+					if (ta->c[i].interval)
+						ta->c[i].interval(ta->c[i].arg, x->state[i], idx);
+	}
+	return idx;
+}
+
+static void
+dispatch_burst(struct trace_analysis *ta, struct ta_thread *t, const struct trace_burst_rec *r)
+{
+	t->burst = r->kind == BURST_WARMUP ? TB_WARMUP : r->kind == BURST_MEASURE ? TB_UNIT
+		   : TB_IDLE;
+	for (int i = 0; i < ta->n; i++)
+		if (ta->c[i].burst)
+			ta->c[i].burst(ta->c[i].arg, t->state[i], r);
+}
+
+/* TREC_BURST: of a thread the producer started (TT_START: a burst cannot
+ * make the daemon set up analyses for threads without end), in sequence. */
+static bool
+sample_burst(struct trace_analysis *ta, const void *data, size_t len)
+{
+	struct trace_burst_rec r;
+	struct ta_thread *t;
+	bool in_seq;
+
+	if (len < sizeof(r))
+		return false;
+	memcpy(&r, data, sizeof(r));
+	if (r.kind < BURST_WARMUP || r.kind > BURST_ABORT)
+		return false;
+	if (!(t = ta_find(ta, r.tid)))
+		return false;
+	switch (r.kind) {
+	case BURST_WARMUP:
+		in_seq = t->burst == TB_IDLE;
+		break;
+	case BURST_MEASURE:
+		in_seq = t->burst != TB_UNIT;
+		break;
+	case BURST_END:
+		in_seq = t->burst == TB_UNIT;
+		break;
+	default:
+		in_seq = t->burst != TB_IDLE;
+		break;
+	}
+	if (!in_seq)
+		return false;
+	time_idx(ta, r.time_ns);
+	/* time_idx() may have run the consumers' interval hooks: t is
+	 * still the thread's (nothing ends a thread there) */
+	dispatch_burst(ta, t, &r);
+	return true;
+}
+
+static bool
+sample_note(struct trace_analysis *ta, const void *data, size_t len)
+{
+	const struct trace_note_rec *r = data;
+
+	if (len <= sizeof(*r) || (r->weighting != 1 && r->weighting != 2) ||
+	    !memchr(r->event, '\0', sizeof(r->event)) ||
+	    !memchr(r->note, '\0', len - sizeof(*r)))
+		return false;
+	for (int i = 0; i < ta->n; i++)
+		if (ta->c[i].note)
+			ta->c[i].note(ta->c[i].arg, r);
+	return true;
+}
+
+/* An event in sample mode belongs to a burst of its thread. */
+static bool
+in_burst(struct trace_analysis *ta, const struct insn_event *ev)
+{
+	const struct ta_thread *t = ta_find(ta, (int32_t)ev->tid);
+
+	return t && t->burst != TB_IDLE;
+}
+
 void
 trace_analysis_add(struct trace_analysis *ta, const struct trace_consumer *c)
 {
@@ -203,10 +493,15 @@ ta_start(struct trace_analysis *ta, const struct trace_thread_rec *r)
 	unsigned h = (uint32_t)r->tid % TA_HASH;
 
 	t->tid = r->tid;
+	t->pid = r->pid;
 	t->next = ta->threads[h];
 	ta->threads[h] = t;
 	for (int i = 0; i < ta->n; i++)
 		t->state[i] = ta->c[i].thread_start ? ta->c[i].thread_start(ta->c[i].arg, r) : NULL;
+	/* Sample mode: the thread's first interval is the current one. */
+	for (int i = 0; ta->sample && i < ta->n; i++)
+		if (ta->c[i].interval)
+			ta->c[i].interval(ta->c[i].arg, t->state[i], ta->cur_idx);
 	return ta->last = t;
 }
 
@@ -242,6 +537,13 @@ trace_analysis_feed_thread(struct trace_analysis *ta, const struct trace_thread_
 	}
 	if (!t)
 		return;
+	if ((r->kind == TT_EXIT || r->kind == TT_DETACH) && t->burst != TB_IDLE) {
+		/* The producer ended the thread in a burst: its unit is not
+		 * complete, whatever the producer says next. */
+		struct trace_burst_rec b = { BURST_ABORT, t->pid, t->tid, 0, 0 };
+
+		dispatch_burst(ta, t, &b);
+	}
 	for (int i = 0; i < ta->n; i++)
 		if (ta->c[i].thread_rec)
 			ta->c[i].thread_rec(ta->c[i].arg, t->state[i], r);
@@ -261,7 +563,84 @@ trace_analysis_feed_event(struct trace_analysis *ta, const struct insn_event *ev
 		t = ta_start(ta, &r);
 	}
 	for (int i = 0; i < ta->n; i++)
-		ta->c[i].event(ta->c[i].arg, t->state[i], ev);
+		if (ta->c[i].event)
+			ta->c[i].event(ta->c[i].arg, t->state[i], ev);
+}
+
+/* A TREC_SAMPLE checked: to the consumers with its interval. */
+static bool
+sample_sample(struct trace_analysis *ta, const void *data, size_t len)
+{
+	const struct trace_sample_rec *r = data;
+	int64_t idx;
+
+	if (!sample_ok(ta, data, len))
+		return false;
+	idx = time_idx(ta, r->time_ns);
+	for (int i = 0; i < ta->n; i++)
+		if (ta->c[i].sample)
+			ta->c[i].sample(ta->c[i].arg, r, idx);
+	return true;
+}
+
+/* Any record but an event or a thread record, copied out of the ring
+ * (aligned for its struct). */
+static void
+feed_other(struct trace_analysis *ta, uint32_t type, const void *data, size_t len)
+{
+	bool good = true;
+
+	switch (type) {
+	case TREC_INSN:
+		if (ta->remote)
+			remote_insn(ta, data, len);
+		return;
+	case TREC_EXE:
+		if (ta->remote)
+			remote_exe(ta, data, len);
+		return;
+	case TREC_STRING:
+		good = ta->sample && sample_string(ta, data, len);
+		break;
+	case TREC_SAMPLE:
+		good = ta->sample && sample_sample(ta, data, len);
+		break;
+	case TREC_BURST:
+		good = ta->sample && sample_burst(ta, data, len);
+		break;
+	case TREC_NOTE:
+		good = ta->sample && sample_note(ta, data, len);
+		break;
+	default:
+		return;
+	}
+	if (!good)
+		ta->rejected++;
+}
+
+/* Room for a record of len bytes in ta->buf. */
+static void *
+record_buf(struct trace_analysis *ta, size_t len)
+{
+	if (len > ta->buf_cap) {
+		free(ta->buf);
+		ta->buf_cap = len < 4096 ? 4096 : len;
+		ta->buf = xmalloc(ta->buf_cap);
+	}
+	return ta->buf;
+}
+
+/* An event copied into ev (len bytes of it valid). */
+static void
+feed_event_checked(struct trace_analysis *ta, struct insn_event *ev, size_t len)
+{
+	if (ta->remote && !remote_event(ta, ev, len))
+		return;
+	if (ta->sample && !in_burst(ta, ev)) {
+		ta->rejected++;
+		return;
+	}
+	trace_analysis_feed_event(ta, ev);
 }
 
 void
@@ -309,8 +688,10 @@ ta_main(void *arg)
 		if (type == TREC_EVENT) {
 			memcpy(&ev, data, len < sizeof(ev) ? len : sizeof(ev));
 			ring_release(ta->ring);
-			if (!ta->remote || remote_event(ta, &ev, len))
+			if (!ta->remote && !ta->sample)
 				trace_analysis_feed_event(ta, &ev);
+			else
+				feed_event_checked(ta, &ev, len);
 		} else if (type == TREC_THREAD && len >= sizeof(struct trace_thread_rec)) {
 			struct trace_thread_rec r;
 
@@ -323,6 +704,14 @@ ta_main(void *arg)
 		} else if (type == TREC_EXE && ta->remote) {
 			remote_exe(ta, data, len);
 			ring_release(ta->ring);
+		} else if (type >= TREC_STRING && type <= TREC_NOTE) {
+			/* Copied first: a producer in another process could
+			 * change the record while it is checked. */
+			void *buf = record_buf(ta, len);
+
+			memcpy(buf, data, len);
+			ring_release(ta->ring);
+			feed_other(ta, type, buf, len);
 		} else {
 			ring_release(ta->ring);
 		}

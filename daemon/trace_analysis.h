@@ -20,6 +20,21 @@
  * NULL); event gets every event of that thread in order; thread_rec gets
  * the thread's TT_EXEC, and finally its TT_EXIT or TT_DETACH, after which
  * the state is not used again.  finish runs once after the last record.
+ *
+ * Sample mode (trace_analysis_set_sample(); tracer.h's TREC_STRING,
+ * TREC_SAMPLE, TREC_BURST, TREC_NOTE), each hook optional, every record
+ * checked before a hook sees it:
+ *   interval: time has reached interval idx of the session's grid (a
+ *	thread also gets its first interval right after thread_start);
+ *	what the thread gathered in earlier intervals can be closed
+ *   burst:	a marker of the thread's burst, always in sequence (WARMUP,
+ *	MEASURE, then END or ABORT; MEASURE may open a burst without
+ *	warm-up; a thread that ends in a burst gets an ABORT first)
+ *   sample:	a profile sample in interval idx (its own time's, which
+ *	may be an interval the others have closed: records can arrive a
+ *	little out of time order), its strings known to
+ *	trace_analysis_string()
+ *   note:	what sampling is in effect, once before the samples
  */
 struct trace_consumer {
 	void *(*thread_start)(void *arg, const struct trace_thread_rec *r);
@@ -27,6 +42,10 @@ struct trace_consumer {
 	void (*thread_rec)(void *arg, void *tstate, const struct trace_thread_rec *r);
 	void (*finish)(void *arg);
 	void *arg;
+	void (*interval)(void *arg, void *tstate, int64_t idx);
+	void (*burst)(void *arg, void *tstate, const struct trace_burst_rec *r);
+	void (*sample)(void *arg, const struct trace_sample_rec *r, int64_t idx);
+	void (*note)(void *arg, const struct trace_note_rec *r);
 };
 
 #define TRACE_MAX_CONSUMERS 8
@@ -58,6 +77,29 @@ const char *trace_analysis_exe(const struct trace_analysis *ta, int32_t pid);
 
 /* Records of the remote producer dropped as impossible. */
 uint64_t trace_analysis_rejected(const struct trace_analysis *ta);
+
+/*
+ * Sample mode: the producer samples and steps bursts (tracer.h).
+ * Intervals are in time, interval_ns long, from the first timed record
+ * (a sample or a burst marker, CLOCK_MONOTONIC): interval k holds the
+ * records of times [t0 + k interval_ns, t0 + (k + 1) interval_ns).  An
+ * event outside its thread's burst, a marker out of sequence, a string
+ * that redefines an id, a sample whose frames overrun the record or name
+ * a string not sent before: all dropped and counted (rejected).  Call
+ * before trace_analysis_start().  A burst marker of a thread the
+ * producer has not started (TT_START) is dropped too.
+ */
+#define TRACE_SAMPLE_INTERVAL_NS	1000000000ull	/* the default: 1 s */
+void trace_analysis_set_sample(struct trace_analysis *ta, uint64_t interval_ns);
+
+/* Sample mode: the text of string id (a module or a symbol), NULL if not
+ * sent.  Equal texts are one pointer (interned); valid until the analysis
+ * is freed. */
+const char *trace_analysis_string(const struct trace_analysis *ta, uint32_t id);
+
+/* Sample mode: when interval idx begins and ends, Unix seconds. */
+double trace_analysis_interval_start(const struct trace_analysis *ta, int64_t idx);
+double trace_analysis_interval_end(const struct trace_analysis *ta, int64_t idx);
 
 /* Synchronous feeding (replay). */
 void trace_analysis_feed_thread(struct trace_analysis *ta, const struct trace_thread_rec *r);

@@ -86,10 +86,17 @@ mgsim_live_read(const struct mgsim_live *l, struct mgsim_live_data *d, unsigned 
 
 /* ---- the consumer ---- */
 
+enum burst_phase { PH_IDLE, PH_WARMUP, PH_UNIT };
+
 struct tm_thread {
 	int32_t pid, tid;
 	uint64_t h;		/* H of the current interval (mica.md §1.5) */
 	int64_t idx;		/* the current interval */
+	/* Sample mode: the burst's phase, what its unit added so far, and
+	 * whether a burst ended in the interval. */
+	uint8_t phase;
+	bool active;
+	uint64_t unit[MGSIM_NUM_COUNTERS];
 };
 
 struct trace_mgsim {
@@ -101,7 +108,22 @@ struct trace_mgsim {
 	unsigned publish_every, since_publish;
 	uint64_t publishes;
 	bool finished, clock_failed;
+	bool sampled;
+	/* Sample mode: what warm-ups and aborted units added to each
+	 * cumulative counter, left out of what is reported. */
+	uint64_t excluded[MGSIM_NUM_COUNTERS];
 };
+
+/* The counters as reported: sample mode leaves the excluded part out. */
+static void
+reported(const struct trace_mgsim *tm, uint64_t v[MGSIM_NUM_COUNTERS])
+{
+	if (!tm->sampled)
+		return;
+	for (unsigned k = 0; k < MGSIM_NUM_COUNTERS; k++)
+		if (mgsim_counter_info(k)->cumulative)
+			v[k] -= tm->excluded[k];
+}
 
 struct trace_mgsim *
 trace_mgsim_new(const struct trace_mgsim_opts *o, char *err, size_t errsz)
@@ -118,6 +140,7 @@ trace_mgsim_new(const struct trace_mgsim_opts *o, char *err, size_t errsz)
 	tm->arg = o->arg;
 	tm->live = o->live;
 	tm->publish_every = o->publish_every ? o->publish_every : 64;
+	tm->sampled = o->sampled;
 	return tm;
 }
 
@@ -147,6 +170,7 @@ trace_mgsim_publish(struct trace_mgsim *tm)
 		return;
 	memset(&d, 0, sizeof(d));
 	mgsim_sample(tm->m, d.v);
+	reported(tm, d.v);
 	mgsim_get_status(tm->m, &st);
 	d.state = tm->finished ? MGSIM_LIVE_FINISHED : MGSIM_LIVE_RUNNING;
 	d.publishes = ++tm->publishes;
@@ -180,6 +204,7 @@ snapshot(struct trace_mgsim *tm, const struct tm_thread *t, bool final)
 	s.full = final && tm->s == -1;
 	s.taken_at = (double)now.tv_sec + now.tv_nsec / 1e9;
 	mgsim_read(tm->m, &now, s.v);
+	reported(tm, s.v);
 	tm->on_snapshot(tm->arg, &s);
 }
 
@@ -199,17 +224,39 @@ tm_thread_start(void *arg, const struct trace_thread_rec *r)
 	return t;
 }
 
+/* Sample mode: one event, what it added to the counters going to the
+ * unit or to what is left out. */
+static void
+sampled_event(struct trace_mgsim *tm, struct tm_thread *t, const struct insn_event *ev)
+{
+	uint64_t before[MGSIM_NUM_COUNTERS], after[MGSIM_NUM_COUNTERS];
+
+	mgsim_sample(tm->m, before);
+	mgsim_event(tm->m, ev);
+	mgsim_sample(tm->m, after);
+	for (unsigned k = 0; k < MGSIM_NUM_COUNTERS; k++) {
+		if (t->phase == PH_UNIT)
+			t->unit[k] += after[k] - before[k];
+		else
+			tm->excluded[k] += after[k] - before[k];
+	}
+}
+
 static void
 tm_event(void *arg, void *tstate, const struct insn_event *ev)
 {
 	struct trace_mgsim *tm = arg;
 	struct tm_thread *t = tstate;
 
-	mgsim_event(tm->m, ev);
+	if (tm->sampled) {
+		sampled_event(tm, t, ev);
+	} else {
+		mgsim_event(tm->m, ev);
+	}
 	/* H: REP instructions once, on a first iteration with a count. */
 	if (!(ev->flags & EV_REP) || ((ev->flags & EV_REP_FIRST) && ev->rep_count > 0))
 		t->h++;
-	if (tm->s != -1 && (int64_t)t->h == tm->s) {
+	if (!tm->sampled && tm->s != -1 && (int64_t)t->h == tm->s) {
 		snapshot(tm, t, false);
 		t->idx++;
 		t->h = 0;
@@ -226,7 +273,8 @@ tm_thread_rec(void *arg, void *tstate, const struct trace_thread_rec *r)
 
 	if (r->kind != TT_EXIT && r->kind != TT_DETACH)
 		return;
-	snapshot(tm, t, true);
+	if (!tm->sampled || t->active)
+		snapshot(tm, t, true);
 	mgsim_task_end(tm->m, t->tid);
 	free(t);
 	trace_mgsim_publish(tm);
@@ -241,10 +289,58 @@ tm_finish(void *arg)
 	trace_mgsim_publish(tm);
 }
 
+static void
+tm_burst(void *arg, void *tstate, const struct trace_burst_rec *r)
+{
+	struct trace_mgsim *tm = arg;
+	struct tm_thread *t = tstate;
+
+	if (!tm->sampled)
+		return;
+	switch (r->kind) {
+	case BURST_WARMUP:
+		t->phase = PH_WARMUP;
+		break;
+	case BURST_MEASURE:
+		memset(t->unit, 0, sizeof(t->unit));
+		t->phase = PH_UNIT;
+		break;
+	case BURST_ABORT:
+		for (unsigned k = 0; k < MGSIM_NUM_COUNTERS; k++)
+			tm->excluded[k] += t->unit[k];
+		/* fall through */
+	default:
+		memset(t->unit, 0, sizeof(t->unit));
+		t->phase = PH_IDLE;
+		t->active = true;
+		break;
+	}
+}
+
+/* Sample mode: the thread's interval has a snapshot if a burst ended in
+ * it. */
+static void
+tm_sample_interval(void *arg, void *tstate, int64_t idx)
+{
+	struct trace_mgsim *tm = arg;
+	struct tm_thread *t = tstate;
+
+	if (!tm->sampled || idx <= t->idx)
+		return;
+	if (t->active)
+		snapshot(tm, t, false);
+	t->active = false;
+	t->idx = idx;
+}
+
 struct trace_consumer
 trace_mgsim_consumer(struct trace_mgsim *tm)
 {
-	struct trace_consumer c = { tm_thread_start, tm_event, tm_thread_rec, tm_finish, tm };
+	struct trace_consumer c = {
+		.thread_start = tm_thread_start, .event = tm_event, .thread_rec = tm_thread_rec,
+		.finish = tm_finish, .arg = tm, .interval = tm_sample_interval,
+		.burst = tm_burst,
+	};
 
 	return c;
 }

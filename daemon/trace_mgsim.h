@@ -101,6 +101,15 @@ struct trace_mgsim_opts {
 	/* Publish every this many events (0: 64), and at every thread start
 	 * and end and at the finish. */
 	unsigned publish_every;
+	/*
+	 * Sample mode (trace_analysis_set_sample): the model runs on every
+	 * burst's events (its caches warm), but the cumulative counters it
+	 * reports and publishes leave out what warm-ups and aborted bursts
+	 * added: they count measured units only.  A thread's snapshots are
+	 * taken at its start and at the end of each time interval in which
+	 * a burst of it ended (interval_size is not used).
+	 */
+	bool sampled;
 };
 
 struct trace_mgsim;

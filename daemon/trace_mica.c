@@ -37,6 +37,7 @@ struct trace_mica {
 	_Atomic uint64_t *live_intervals;	/* intervals stored so far, or NULL */
 	const char *(*exe_source)(void *arg, int32_t pid);
 	void *exe_arg;
+	const struct trace_analysis *sampled;	/* sample mode: its time intervals */
 };
 
 struct tm_thread {
@@ -44,6 +45,7 @@ struct tm_thread {
 	struct mica_run *run;
 	struct mica_output *out;
 	double interval_start;	/* wall clock, Unix seconds */
+	int64_t idx;		/* sample mode: the current interval, -1 none yet */
 };
 
 static const char *
@@ -115,6 +117,14 @@ trace_mica_set_store(struct trace_mica *m, struct store_writer *w, int64_t sessi
 }
 
 void
+trace_mica_set_sampled(struct trace_mica *m, const struct trace_analysis *ta)
+{
+	m->sampled = ta;
+	/* Intervals in time: MICA's interval-mode ("phases") files. */
+	m->cfg.interval_size = 0;
+}
+
+void
 trace_mica_set_live_intervals(struct trace_mica *m, _Atomic uint64_t *counter)
 {
 	m->live_intervals = counter;
@@ -132,6 +142,14 @@ tm_interval(void *arg, const struct mica_interval *iv)
 	struct tm_thread *t = arg;
 	struct trace_mica *m = t->m;
 	double now = store_wall_clock();
+
+	/* Sample mode: the time interval's own times (the last one of a
+	 * thread ends when the thread does, about now). */
+	if (iv->sampled) {
+		t->interval_start = trace_analysis_interval_start(m->sampled, (int64_t)iv->index);
+		if (!iv->final)
+			now = trace_analysis_interval_end(m->sampled, (int64_t)iv->index);
+	}
 
 	if (mica_output_add(t->out, iv) < 0) {
 		error_msg("out of memory formatting the MICA output");
@@ -238,8 +256,16 @@ tm_thread_start(void *arg, const struct trace_thread_rec *r)
 	t->run = mica_run_new(&m->cfg, &tm_names, (uint32_t)r->tid, tm_interval, t, err, sizeof(err));
 	if (!t->run)
 		error_msg_and_die("%s", err);
+	t->idx = -1;
+	if (m->sampled && mica_run_set_sampled(t->run) < 0)
+		error_msg_and_die("out of memory setting up thread %d's analyses", (int)r->tid);
 	if (m->out_dir && mica_files_begin(t->out, m->out_dir) < 0)
 		m->failed = true;
+	if (m->sampled && mica_output_comment(t->out, "micad sample mode: each line's counts are "
+					      "sums over the measured units of its interval's "
+					      "bursts, not the whole run; their ratios estimate "
+					      "the program's") < 0)
+		error_msg_and_die("out of memory");
 	if (m->store)
 		tm_store_thread(m, r, forced, t->interval_start);
 	return t;
@@ -275,7 +301,8 @@ tm_thread_rec(void *arg, void *tstate, const struct trace_thread_rec *r)
 	}
 	if (r->kind != TT_EXIT && r->kind != TT_DETACH)
 		return;
-	if (t->run && mica_run_finish(t->run) < 0)
+	if (t->run && (m->sampled ? mica_run_sample_interval(t->run, (uint64_t)t->idx, true)
+		       : mica_run_finish(t->run)) < 0)
 		m->failed = true;
 	if (m->store) {
 		const char *reason = r->kind == TT_DETACH ? "detached"
@@ -291,10 +318,48 @@ tm_thread_rec(void *arg, void *tstate, const struct trace_thread_rec *r)
 	free(t);
 }
 
+/* Sample mode: time reached interval idx; the thread's current one ends
+ * (and has a row if a burst ended in it). */
+static void
+tm_sample_interval(void *arg, void *tstate, int64_t idx)
+{
+	struct trace_mica *m = arg;
+	struct tm_thread *t = tstate;
+
+	if (!m->sampled || idx <= t->idx)
+		return;
+	if (t->idx >= 0 && t->run && mica_run_sample_interval(t->run, (uint64_t)t->idx, false) < 0)
+		m->failed = true;
+	t->idx = idx;
+}
+
+static void
+tm_burst(void *arg, void *tstate, const struct trace_burst_rec *r)
+{
+	static const enum mica_burst_mark mark[] = {
+		[BURST_WARMUP] = MICA_WARMUP, [BURST_MEASURE] = MICA_MEASURE,
+		[BURST_END] = MICA_END, [BURST_ABORT] = MICA_ABORT,
+	};
+	struct trace_mica *m = arg;
+	struct tm_thread *t = tstate;
+
+	/* trace_analysis passes markers in sequence only */
+	if (m->sampled && t->run && mica_run_burst(t->run, mark[r->kind]) < 0) {
+		error_msg("the MICA analyses of thread %d failed at a burst (out of memory?)",
+			  (int)r->tid);
+		m->failed = true;
+		mica_run_free(t->run);
+		t->run = NULL;
+	}
+}
+
 struct trace_consumer
 trace_mica_consumer(struct trace_mica *m)
 {
-	struct trace_consumer c = { tm_thread_start, tm_event, tm_thread_rec, NULL, m };
+	struct trace_consumer c = {
+		.thread_start = tm_thread_start, .event = tm_event, .thread_rec = tm_thread_rec,
+		.arg = m, .interval = tm_sample_interval, .burst = tm_burst,
+	};
 
 	return c;
 }

@@ -51,6 +51,16 @@ void trace_mica_set_exe_source(struct trace_mica *m, const char *(*fn)(void *arg
  * daemon's shared progress for its HTTP server; call before the trace). */
 void trace_mica_set_live_intervals(struct trace_mica *m, _Atomic uint64_t *counter);
 
+/*
+ * Sample mode (call before the trace starts): every thread's analyses
+ * take its bursts (mica_run_set_sampled), and its intervals are ta's time
+ * intervals (trace_analysis_set_sample), one row per interval in which a
+ * burst of the thread ended, with the interval's times.  MICA's files
+ * are then interval-mode files, with a comment at the top that says
+ * their counts are sums over bursts.
+ */
+void trace_mica_set_sampled(struct trace_mica *m, const struct trace_analysis *ta);
+
 struct trace_consumer trace_mica_consumer(struct trace_mica *m);
 
 /* Whether an analysis, a file write or a database write failed so far

@@ -59,6 +59,8 @@ trace_sched_host_cpu(void)
 	}
 }
 
+enum burst_phase { PH_IDLE, PH_WARMUP, PH_UNIT };
+
 struct ts_thread {
 	int32_t pid, tid;
 	struct sched_live *live;
@@ -66,6 +68,12 @@ struct ts_thread {
 	int64_t idx;		/* the current interval */
 	/* the current interval so far */
 	uint64_t insns, cycles, port_uops[UA_MAX_PORTS];
+	/* Sample mode: where the model's work goes now (the warm-up's and an
+	 * aborted unit's go nowhere), and whether a burst ended in the
+	 * interval (then it has a row, as the MICA interval has). */
+	uint8_t phase;		/* enum burst_phase */
+	bool active;
+	uint64_t u_insns, u_cycles, u_port_uops[UA_MAX_PORTS];
 };
 
 struct trace_sched {
@@ -83,6 +91,7 @@ struct trace_sched {
 	unsigned n_ports;
 	const char *port_names[UA_MAX_PORTS];
 	struct sched_live *reporter;	/* for the block reports */
+	bool sampled;
 };
 
 /* MGSim's cycle model: the cycles the scheduling model simulated for the
@@ -134,6 +143,7 @@ trace_sched_new(const struct trace_sched_opts *o, char *err, size_t errsz)
 	ts->on_hot_block = o->on_hot_block;
 	ts->arg = o->arg;
 	ts->mgsim = o->mgsim;
+	ts->sampled = o->sampled;
 	if (ts->mgsim)
 		mgsim_set_cycle_model(ts->mgsim, ts->mcpu, mgsim_cycles, ts);
 	return ts;
@@ -169,11 +179,20 @@ take(struct trace_sched *ts, struct ts_thread *t)
 	struct sched_live_interval iv;
 
 	sched_live_interval(t->live, &iv);
+	ts->mgsim_pending += iv.cycles;
+	if (ts->sampled) {
+		if (t->phase != PH_UNIT)
+			return;
+		t->u_insns += iv.insns;
+		t->u_cycles += iv.cycles;
+		for (unsigned p = 0; p < iv.n_ports && p < UA_MAX_PORTS; p++)
+			t->u_port_uops[p] += iv.port_uops[p];
+		return;
+	}
 	t->insns += iv.insns;
 	t->cycles += iv.cycles;
 	for (unsigned p = 0; p < iv.n_ports && p < UA_MAX_PORTS; p++)
 		t->port_uops[p] += iv.port_uops[p];
-	ts->mgsim_pending += iv.cycles;
 }
 
 static void
@@ -213,6 +232,7 @@ ts_thread_start(void *arg, const struct trace_thread_rec *r)
 
 	t->pid = r->pid;
 	t->tid = r->tid;
+	t->idx = ts->sampled ? -1 : 0;
 	t->live = sched_live_new(ts->mcpu);
 	if (!t->live)
 		error_msg_and_die("cannot set up the scheduling model of thread %d "
@@ -231,8 +251,68 @@ ts_event(void *arg, void *tstate, const struct insn_event *ev)
 	/* H: REP instructions once, on a first iteration with a count. */
 	if (!(ev->flags & EV_REP) || ((ev->flags & EV_REP_FIRST) && ev->rep_count > 0))
 		t->h++;
-	if (ts->s != -1 && (int64_t)t->h == ts->s)
+	if (!ts->sampled && ts->s != -1 && (int64_t)t->h == ts->s)
 		close_interval(ts, t, false);
+}
+
+static void
+drop_unit(struct ts_thread *t)
+{
+	t->u_insns = t->u_cycles = 0;
+	memset(t->u_port_uops, 0, sizeof(t->u_port_uops));
+}
+
+/* Sample mode's markers. */
+static void
+ts_burst(void *arg, void *tstate, const struct trace_burst_rec *r)
+{
+	struct trace_sched *ts = arg;
+	struct ts_thread *t = tstate;
+
+	if (!ts->sampled)
+		return;
+	if (t->phase == PH_IDLE) {
+		/* A burst begins (at its warm-up, or at its unit when it has
+		 * none): the previous one's tail drains, counted nowhere. */
+		sched_live_flush(t->live);
+	}
+	take(ts, t);
+	switch (r->kind) {
+	case BURST_WARMUP:
+		t->phase = PH_WARMUP;
+		break;
+	case BURST_MEASURE:
+		drop_unit(t);
+		t->phase = PH_UNIT;
+		break;
+	case BURST_END:
+		t->insns += t->u_insns;
+		t->cycles += t->u_cycles;
+		for (unsigned p = 0; p < UA_MAX_PORTS; p++)
+			t->port_uops[p] += t->u_port_uops[p];
+		/* fall through */
+	default:
+		drop_unit(t);
+		t->phase = PH_IDLE;
+		t->active = true;
+		break;
+	}
+}
+
+/* Sample mode: the thread's current interval has a row if a burst ended
+ * in it. */
+static void
+ts_interval(void *arg, void *tstate, int64_t idx)
+{
+	struct trace_sched *ts = arg;
+	struct ts_thread *t = tstate;
+
+	if (!ts->sampled || idx <= t->idx)
+		return;
+	if (t->active)
+		close_interval(ts, t, false);
+	t->active = false;
+	t->idx = idx;
 }
 
 /* Add the thread's blocks to the session's, merged by start address. */
@@ -276,14 +356,15 @@ ts_thread_rec(void *arg, void *tstate, const struct trace_thread_rec *r)
 	if (r->kind != TT_EXIT && r->kind != TT_DETACH)
 		return;
 	sched_live_flush(t->live);
+	t->phase = PH_IDLE;	/* sample mode: a drain is no unit's */
 	take(ts, t);
 	/* The drain counts in this thread's last interval; MGSim gets it
 	 * now, before its own snapshot of the thread's end. */
-	if (ts->mgsim && ts->mgsim_pending) {
+	if (ts->mgsim && ts->mgsim_pending && !ts->sampled)
 		mgsim_add_cycles(ts->mgsim, ts->mgsim_pending);
-		ts->mgsim_pending = 0;
-	}
-	close_interval(ts, t, true);
+	ts->mgsim_pending = 0;
+	if (!ts->sampled || t->active)
+		close_interval(ts, t, true);
 	ts->unmapped += sched_live_unmapped(t->live);
 	if (sched_live_restarts(t->live))
 		warning_msg("scheduling model: thread %d: the pipeline model stalled and was "
@@ -335,7 +416,10 @@ ts_finish(void *arg)
 struct trace_consumer
 trace_sched_consumer(struct trace_sched *ts)
 {
-	struct trace_consumer c = { ts_thread_start, ts_event, ts_thread_rec, ts_finish, ts };
+	struct trace_consumer c = {
+		.thread_start = ts_thread_start, .event = ts_event, .thread_rec = ts_thread_rec,
+		.finish = ts_finish, .arg = ts, .interval = ts_interval, .burst = ts_burst,
+	};
 
 	return c;
 }

@@ -61,6 +61,12 @@ struct trace_sched_opts {
 	/* Drive this model's core cycles (NULL: leave it alone).  Feed the
 	 * scheduling consumer before the MGSim one. */
 	struct mgsim *mgsim;
+	/* Sample mode (trace_analysis_set_sample): intervals are the time
+	 * intervals in which a burst of the thread ended, and only the
+	 * bursts' measured units count; the pipeline is drained at each
+	 * burst's start (what the previous burst left in flight is not this
+	 * one's).  interval_size is then not used. */
+	bool sampled;
 };
 
 struct trace_sched;

@@ -23,6 +23,7 @@
 #include "trace_child.h"
 #include "trace_mica.h"
 #include "trace_mgsim.h"
+#include "trace_profile.h"
 #include "store_mgsim.h"
 #include "trace_sched.h"
 #include "store_sched.h"
@@ -161,6 +162,7 @@ session_begin(const struct trace_session_opts *o, struct store_writer *db,
 		.mode = o->mode ? o->mode : argv ? "run" : "attach",
 		.uid = o->uid,
 		.mica = trace_mica_config(mica),
+		.engine = o->sample ? "sample" : "step",
 	};
 	char err[512], *command, *settings;
 	int64_t id;
@@ -242,6 +244,7 @@ trace_session_run(const struct trace_session_opts *o, char **prog_argv, pid_t at
 	struct trace_sched *sched = NULL;
 	struct store_sched_sink ssink = { NULL, 0, 0 };
 	struct store_writer *db = NULL;
+	struct trace_profile *profile = NULL;
 	int64_t session = -1;
 	bool started = false, failed = false, ended = false;
 	int cpu = -1;
@@ -286,6 +289,15 @@ trace_session_run(const struct trace_session_opts *o, char **prog_argv, pid_t at
 		}
 		trace_mica_set_store(mica, db, session);
 	}
+	if (o->sample) {
+		uint64_t ns = o->interval_time > 0 ? (uint64_t)(o->interval_time * 1e9) : 0;
+
+		trace_analysis_set_sample(ta, ns);
+		if (mica)
+			trace_mica_set_sampled(mica, ta);
+		if (db)
+			profile = trace_profile_new(ta, db, session);
+	}
 	/* The MGSim counter view (mgsim-counters.md, Model A): its snapshots
 	 * line up with the MICA intervals; live for the daemon's HTTP side. */
 	if (db || o->mgsim_live) {
@@ -294,6 +306,7 @@ trace_session_run(const struct trace_session_opts *o, char **prog_argv, pid_t at
 		memset(&mo, 0, sizeof(mo));
 		mgsim_config_default(&mo.cfg);
 		mo.interval_size = mica ? trace_mica_config(mica)->interval_size : -1;
+		mo.sampled = o->sample;
 		if (db) {
 			sink.w = db;
 			sink.session = session;
@@ -321,6 +334,7 @@ trace_session_run(const struct trace_session_opts *o, char **prog_argv, pid_t at
 			so.on_hot_block = store_sched_on_hot_block;
 			so.arg = &ssink;
 			so.mgsim = trace_mgsim_model(mg);
+			so.sampled = o->sample;
 			sched = trace_sched_new(&so, err, sizeof(err));
 			if (!sched) {
 				error_msg("--mcpu: %s", err);
@@ -360,6 +374,10 @@ trace_session_run(const struct trace_session_opts *o, char **prog_argv, pid_t at
 	}
 	if (mg) {
 		c = trace_mgsim_consumer(mg);
+		trace_analysis_add(ta, &c);
+	}
+	if (profile) {
+		c = trace_profile_consumer(profile);
 		trace_analysis_add(ta, &c);
 	}
 	if (o->record) {
@@ -471,7 +489,7 @@ out:
 	trace_analysis_free(ta);
 	trace_mgsim_free(mg);
 	trace_sched_free(sched);
-	if (sink.failed || ssink.failed)
+	if (sink.failed || ssink.failed || (profile && trace_profile_failed(profile)))
 		failed = true;
 	if (mica && trace_mica_failed(mica))
 		failed = true;
@@ -492,6 +510,8 @@ out:
 			  (long long)session, o->db);
 		ret = ret ? ret : 1;
 	}
+	/* after the writer: its jobs used the profile's map of row ids */
+	trace_profile_free(profile);
 	if (db && session > 0 && !o->t.quiet)
 		fprintf(stderr, "micad: session %lld in %s\n", (long long)session, o->db);
 	if (trace_mica_free(mica) < 0 && ret == 0)

@@ -123,6 +123,21 @@ if command -v sqlite3 > /dev/null; then
 		"old run step -" "migration: the old session kept, engine 'step', no sample event"
 	is "$(sqlite3 "$V2" "SELECT count(*) FROM sqlite_schema WHERE name IN ('profile_frame', 'profile_stack', 'profile_sample', 'profile_interval')")" \
 		4 "migration: the profile tables exist"
+	# Everything a new version 3 database has, column by column: tables,
+	# views (their columns: metric's ci_low, ci_high, n_bursts), indexes.
+	layout="SELECT m.type || ' ' || m.name || ': ' || group_concat(p.name || ' ' || p.type || ' ' || p.\"notnull\" || ' ' || coalesce(p.dflt_value, '-') || ' ' || p.pk, ', ') FROM sqlite_schema m JOIN pragma_table_info(m.name) p WHERE m.type IN ('table', 'view') GROUP BY m.name UNION ALL SELECT type || ' ' || name || ' on ' || tbl_name FROM sqlite_schema WHERE type = 'index' ORDER BY 1"
+	"$top_builddir/micad" replay -q -c "$top_srcdir/tests/mica/ILP-1.conf" --db "$TMP/v3.db" \
+		"$top_srcdir/tests/mica/ilp1.trace" >/dev/null 2>&1
+	sqlite3 "$V2" "$layout" > "$TMP/v2-migrated.layout"
+	sqlite3 "$TMP/v3.db" "$layout" > "$TMP/v3-new.layout"
+	diff "$TMP/v3-new.layout" "$TMP/v2-migrated.layout" | sed 's/^/# /'
+	test "$(grep -c 'table metric_sums: .*sum_yy REAL 1' "$TMP/v3-new.layout")" = 1 &&
+		cmp -s "$TMP/v3-new.layout" "$TMP/v2-migrated.layout"
+	ok $? "migration: the layout of a new database, every table, view and index ($(wc -l < "$TMP/v3-new.layout") lines)"
+	is "$(sqlite3 "$V2" "SELECT group_concat(name) FROM pragma_table_info('metric') WHERE cid >= 5")" \
+		"ci_low,ci_high,n_bursts" "migration: view metric has the estimates' columns"
+	is "$(sqlite3 "$V2" "SELECT metric || '=' || printf('%.4f', value) || ' ' || coalesce(ci_low, 'NULL') || ' ' || coalesce(n_bursts, 'NULL') FROM metric WHERE metric = 'ilp_one_2'")" \
+		"ilp_one_2=1.3333 NULL NULL" "migration: metric works (ILP-1: 4 DEs / 3 cycles), no CI in step mode"
 else
 	skip "migration from schema version 2" "sqlite3 not found"
 fi

@@ -1,0 +1,75 @@
+/*
+ * The ratio estimator of sampled characterization (spec performance.md
+ * §3.3, SMARTS): a metric that is a ratio of two sums over the instruction
+ * stream (mix fraction = group count / instructions, misprediction rate =
+ * misses / branches, ...) is estimated from n measured units (bursts), unit
+ * i contributing its numerator y_i and denominator x_i, as
+ *
+ *	R = sum(y) / sum(x)
+ *	SE(R) = sqrt( sum((y_i - R x_i)^2) / (n (n - 1)) ) / mean(x)
+ *	CI = R -/+ z SE
+ *
+ * (the finite-population factor 1 - f is taken as 1: bursts are a tiny
+ * fraction of the run, and leaving it out only widens the interval).  The
+ * sums kept are those from which every term can be had again after units
+ * or intervals are pooled: n, sum x, sum y, sum x^2, sum xy, sum y^2
+ * (sum((y - R x)^2) = Syy - 2 R Sxy + R^2 Sxx).  The database keeps the
+ * same six per interval and metric (table metric_sums) and its views
+ * compute the same formulas in SQL.  Pure: no I/O.
+ */
+#ifndef MICAD_RATIO_ESTIMATE_H
+#define MICAD_RATIO_ESTIMATE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/* z of the two-sided 95% normal interval, the level micad reports. */
+#define RATIO_Z95	1.96
+
+/*
+ * The sums of one metric over the units seen.  n, sx and sy are exact
+ * integers; the second moments are doubles (they overflow 64 bits for
+ * long units and many bursts), exact while they stay below 2^53.
+ */
+struct ratio_sums {
+	uint64_t n;
+	uint64_t sx, sy;
+	double sxx, sxy, syy;
+};
+
+/* One unit's (x, y). */
+static inline void
+ratio_sums_add(struct ratio_sums *s, uint64_t x, uint64_t y)
+{
+	s->n++;
+	s->sx += x;
+	s->sy += y;
+	s->sxx += (double)x * (double)x;
+	s->sxy += (double)x * (double)y;
+	s->syy += (double)y * (double)y;
+}
+
+/* Pool b into a (units of another interval, or of another thread). */
+void ratio_sums_merge(struct ratio_sums *a, const struct ratio_sums *b);
+
+struct ratio_estimate {
+	uint64_t n;
+	bool has_value;		/* sum x > 0 */
+	double value;		/* R */
+	/* Only when has_ci: n >= 2 and R defined. */
+	bool has_ci;
+	double se;		/* SE(R) */
+	double half_width;	/* z SE */
+	double rel_half_width;	/* half_width / R; has_rel only when R != 0 */
+	bool has_rel;
+	double low, high;	/* R -/+ half_width */
+	/* The realized coefficient of variation of the units' residuals,
+	 * s(y - R x) / (R mean(x)) = sqrt(n) SE / R: what SMARTS's sample
+	 * size rule n >= (z V / eps)^2 needs.  Only with has_rel. */
+	double cv;
+};
+
+/* The estimate at normal quantile z (RATIO_Z95 for 95%). */
+void ratio_estimate(const struct ratio_sums *s, double z, struct ratio_estimate *out);
+
+#endif /* MICAD_RATIO_ESTIMATE_H */
