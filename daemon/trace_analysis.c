@@ -261,7 +261,8 @@ trace_analysis_feed_event(struct trace_analysis *ta, const struct insn_event *ev
 		t = ta_start(ta, &r);
 	}
 	for (int i = 0; i < ta->n; i++)
-		ta->c[i].event(ta->c[i].arg, t->state[i], ev);
+		if (ta->c[i].event)
+			ta->c[i].event(ta->c[i].arg, t->state[i], ev);
 }
 
 void
@@ -280,6 +281,65 @@ trace_analysis_finish(struct trace_analysis *ta)
 	for (int i = 0; i < ta->n; i++)
 		if (ta->c[i].finish)
 			ta->c[i].finish(ta->c[i].arg);
+}
+
+bool
+trace_sample_rec_ok(uint32_t type, const void *data, size_t len)
+{
+	switch (type) {
+	case TREC_STRING: {
+		const struct trace_string_rec *r = data;
+
+		return len > sizeof(*r) && r->id != 0 &&
+		       memchr(r->text, '\0', len - sizeof(*r)) != NULL;
+	}
+	case TREC_SAMPLE: {
+		const struct trace_sample_rec *r = data;
+
+		return len >= sizeof(*r) &&
+		       (len - sizeof(*r)) / sizeof(struct trace_frame) >= r->n_frames;
+	}
+	case TREC_BURST: {
+		const struct trace_burst_rec *r = data;
+
+		return len >= sizeof(*r) && r->kind >= BURST_WARMUP && r->kind <= BURST_ABORT;
+	}
+	case TREC_NOTE: {
+		const struct trace_note_rec *r = data;
+
+		return len > sizeof(*r) && memchr(r->event, '\0', sizeof(r->event)) != NULL &&
+		       memchr(r->note, '\0', len - sizeof(*r)) != NULL;
+	}
+	}
+	return false;
+}
+
+/* A sample-mode record to the consumers that want it, copied out of the
+ * ring first (aligned, and the slot is free for the producer sooner). */
+static void
+sample_record(struct trace_analysis *ta, uint32_t type, const void *data, size_t len)
+{
+	bool wanted = false;
+	uint64_t *copy;
+
+	for (int i = 0; i < ta->n; i++)
+		wanted |= ta->c[i].sample_rec != NULL;
+	if (!wanted) {
+		ring_release(ta->ring);
+		return;
+	}
+	copy = xmalloc(len + 8);
+	memcpy(copy, data, len);
+	ring_release(ta->ring);
+	if (!trace_sample_rec_ok(type, copy, len)) {
+		ta->rejected++;
+		free(copy);
+		return;
+	}
+	for (int i = 0; i < ta->n; i++)
+		if (ta->c[i].sample_rec)
+			ta->c[i].sample_rec(ta->c[i].arg, type, copy, len);
+	free(copy);
 }
 
 static void *
@@ -323,6 +383,8 @@ ta_main(void *arg)
 		} else if (type == TREC_EXE && ta->remote) {
 			remote_exe(ta, data, len);
 			ring_release(ta->ring);
+		} else if (type >= TREC_STRING && type <= TREC_NOTE) {
+			sample_record(ta, type, data, len);
 		} else {
 			ring_release(ta->ring);
 		}

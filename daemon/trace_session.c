@@ -17,6 +17,7 @@
 
 #include "mica_files.h"
 #include "ring.h"
+#include "sample_dump.h"
 #include "store_json.h"
 #include "store_writer.h"
 #include "trace_analysis.h"
@@ -43,6 +44,7 @@ trace_session_opts_init(struct trace_session_opts *o)
 	o->t.pin_cpu = -1;
 	o->t.target_pidfd = -1;
 	o->t.step = DEFAULT_STEP;
+	sample_options_init(&o->t.sample);
 	o->uid = getuid();
 }
 
@@ -234,6 +236,7 @@ trace_session_run(const struct trace_session_opts *o, char **prog_argv, pid_t at
 	struct insn_counts *ic = insn_counts_new();
 	struct tracefile_writer *rec = NULL;
 	struct trace_consumer c;
+	struct sample_dump *sdump = NULL;
 	FILE *out = stderr, *dump = NULL;
 	int ret = 0, status = 0, fail = prog_argv ? 127 : 1;
 	struct trace_mica *mica = NULL;
@@ -348,6 +351,11 @@ trace_session_run(const struct trace_session_opts *o, char **prog_argv, pid_t at
 		}
 		c = event_dump_consumer(dump);
 		trace_analysis_add(ta, &c);
+		if (o->t.sample.enabled) {
+			sdump = sample_dump_new(dump);
+			c = sample_dump_consumer(sdump);
+			trace_analysis_add(ta, &c);
+		}
 	}
 	c = insn_counts_consumer(ic);
 	trace_analysis_add(ta, &c);
@@ -433,7 +441,22 @@ trace_session_run(const struct trace_session_opts *o, char **prog_argv, pid_t at
 		ret = 1;
 	rec = NULL;
 	insn_counts_print(ic, out, out == stderr ? "micad: " : "");
-	if (!o->t.quiet) {
+	if (!o->t.quiet && o->t.sample.enabled) {
+		struct tracer_stats st;
+
+		if (o->child)
+			trace_child_stats(o->child, &st);
+		else
+			tracer_get_stats(t, &st);
+		fprintf(stderr, "micad: %llu samples (%llu lost) in %.2f s, %llu bursts (%llu cut "
+			"short), %llu instructions stepped; threads held %.3f s (%.1f%% of the "
+			"time)\n",
+			(unsigned long long)st.samples, (unsigned long long)st.samples_lost,
+			st.seconds, (unsigned long long)st.bursts,
+			(unsigned long long)st.bursts_aborted, (unsigned long long)st.steps,
+			st.stopped_seconds,
+			st.seconds > 0 ? 100 * st.stopped_seconds / st.seconds : 0.0);
+	} else if (!o->t.quiet) {
 		struct tracer_stats st;
 
 		if (o->child)
@@ -471,6 +494,7 @@ out:
 		ret = ret ? ret : 1;
 	}
 	trace_analysis_free(ta);
+	sample_dump_free(sdump);
 	trace_mgsim_free(mg);
 	trace_sched_free(sched);
 	if (sink.failed || ssink.failed)
