@@ -132,6 +132,8 @@ struct tracer {
 	struct tproc *procs;
 	int nthreads;
 	int cpu;		/* pinned CPU or -1 */
+	cpu_set_t own_mask;	/* micad's affinity before it pinned itself */
+	bool own_mask_saved;
 	unsigned long options;
 	pid_t main_pid;
 	bool main_done;
@@ -218,6 +220,7 @@ tracer_new(const struct tracer_options *opt, struct ring *ring)
 
 		CPU_ZERO(&set);
 		CPU_SET(cpu, &set);
+		t->own_mask_saved = sched_getaffinity(0, sizeof(t->own_mask), &t->own_mask) == 0;
 		if (sched_setaffinity(0, sizeof(set), &set) == 0)
 			t->cpu = cpu;
 		else
@@ -1523,6 +1526,10 @@ tracer_launch(struct tracer *t, char *const argv[])
 			CPU_ZERO(&set);
 			CPU_SET(t->cpu, &set);
 			sched_setaffinity(0, sizeof(set), &set);
+		} else if (t->sampler && t->own_mask_saved) {
+			/* Sample mode: the program runs where it would
+			 * without micad (bursts pin it for their length). */
+			sched_setaffinity(0, sizeof(t->own_mask), &t->own_mask);
 		}
 		/* Ready (LAUNCH_OK) or why not: the tracer seizes us only
 		 * once we are traceable. */
