@@ -12,7 +12,9 @@
  * Requests (client -> daemon) and their replies:
  *   op=info                  -> op=info version= db= socket= [url=]
  *   op=run arg=... env=... umask= [config_path= config=] [interval=] [follow_forks=1]
- *          [step=] [no_pin=1] + fds stdin, stdout, stderr, cwd
+ *          [step=] [no_pin=1] [sample=1 [event=] [freq=] [count=] [call_graph=]
+ *          [burst=U[,W]] [overhead=PCT] [no_bursts=1] [duration=S]
+ *          [interval_time=S]] + fds stdin, stdout, stderr, cwd
  *                            -> op=session session= pid=, then op=progress
  *                               instructions= seconds=, ..., then op=end
  *                               reason= status= code= instructions=

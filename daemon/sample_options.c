@@ -25,6 +25,20 @@ sample_options_init(struct sample_options *o)
 	o->interval_time = SAMPLE_DEFAULT_INTERVAL;
 }
 
+const char *const sample_option_names[] = {
+	"event", "freq", "count", "call-graph", "burst", "overhead", "no-bursts", "duration",
+	"interval-time", NULL
+};
+
+void
+sample_option_key(const char *name, char *buf, size_t n)
+{
+	snprintf(buf, n, "%s", name);
+	for (char *c = buf; *c; c++)
+		if (*c == '-')
+			*c = '_';
+}
+
 /* A positive number of seconds (or a percentage), finite: 0 or -1. */
 static int
 parse_positive(const char *s, double *v)

@@ -48,6 +48,13 @@ struct sample_options {
 
 void sample_options_init(struct sample_options *o);
 
+/* The options' long names, NULL-terminated ("no-bursts" takes no
+ * value); the daemon's request keys are the same with '_' for '-'. */
+extern const char *const sample_option_names[];
+
+/* name's request key ("call-graph" -> "call_graph") into buf. */
+void sample_option_key(const char *name, char *buf, size_t n);
+
 /*
  * Set one option from its long name without the dashes ("event", "freq",
  * "count", "call-graph", "burst", "overhead", "no-bursts", "duration",

@@ -250,6 +250,15 @@ trace_session_run(const struct trace_session_opts *o, char **prog_argv, pid_t at
 	int cpu = -1;
 	char err[512];
 
+	/* Sample mode's note comes first (the tracer process's, with a
+	 * child: it said it before we were let go). */
+	if (!o->child && o->t.sample.enabled) {
+		t = tracer_new(&o->t, ring);
+		if (tracer_prepare(t) < 0) {
+			ret = fail;
+			goto out;
+		}
+	}
 	if (o->config || o->config_text || o->mica_out || o->db) {
 		/* The database alone runs the default configuration. */
 		const char *conf = o->config ? o->config : o->mica_out ? "mica.conf" : NULL;
@@ -395,7 +404,8 @@ trace_session_run(const struct trace_session_opts *o, char **prog_argv, pid_t at
 		run_pid = trace_child_main_pid(o->child);
 		cpu = trace_child_cpu(o->child);
 	} else {
-		t = tracer_new(&o->t, ring);
+		if (!t)
+			t = tracer_new(&o->t, ring);
 		if (prog_argv ? tracer_launch(t, prog_argv) < 0 : tracer_attach(t, attach_pid) < 0) {
 			ret = fail;
 			goto out;

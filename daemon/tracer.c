@@ -1474,14 +1474,12 @@ launch_failed(const int fail[2], const char *prog)
 	perror_msg("%s '%s'", what[fail[0] > 0 && fail[0] <= LAUNCH_LIMITS ? fail[0] : 1], prog);
 }
 
-/*
- * Sample mode: choose the event (its note is micad's first line on
- * stderr, and the first record), and the epoll set of the loop.  0, or -1
- * after reporting why sampling cannot be done.
- */
-static int
-sample_setup(struct tracer *t)
+/* Sample mode (tracer_prepare()): the event and the loop's epoll set. */
+int
+tracer_prepare(struct tracer *t)
 {
+	if (!t->opt.sample.enabled || t->sampler)
+		return 0;
 	t->epfd = epoll_create1(EPOLL_CLOEXEC);
 	if (t->epfd < 0) {
 		perror_msg("epoll_create1");
@@ -1505,7 +1503,7 @@ tracer_launch(struct tracer *t, char *const argv[])
 	int fail[2];	/* the child's enum launch_stage and errno */
 	ssize_t n;
 
-	if (t->opt.sample.enabled && sample_setup(t) < 0)
+	if (tracer_prepare(t) < 0)
 		return -1;
 	t->launched = true;
 	if (pipe2(go, O_CLOEXEC) < 0 || pipe2(err, O_CLOEXEC) < 0) {
@@ -1657,7 +1655,7 @@ tracer_attach(struct tracer *t, pid_t pid)
 	if (t->opt.sample.enabled) {
 		int e;
 
-		if (sample_setup(t) < 0)
+		if (tracer_prepare(t) < 0)
 			return -EINVAL;
 		/* A burst must never leave an int3 in a process micad did
 		 * not start, should micad die in the middle of it. */

@@ -232,6 +232,14 @@ void tracer_free(struct tracer *t);
 int tracer_cpu(const struct tracer *t);
 
 /*
+ * Sample mode: choose the event now and say which, and why, as micad's
+ * first line on stderr (and the first ring record), before anything else
+ * of the session speaks.  0, or -1 after reporting why the event cannot be
+ * used.  tracer_launch() and tracer_attach() call it when it was not.
+ */
+int tracer_prepare(struct tracer *t);
+
+/*
  * Start argv[0] (searched in PATH) with argv, traced from its first
  * instruction after execve.  Returns 0, or -1 after reporting why the
  * program could not be started (the caller exits 127).

@@ -36,6 +36,6 @@ tests/cprog/sample_threads: $(top_srcdir)/tests/cprog/sample_threads.c
 	$(AM_V_CC)$(CC) -O1 -pthread -o $@ $(top_srcdir)/tests/cprog/sample_threads.c
 
 TESTS += tests/perf_record_test tests/sample_event.sh tests/sample_profile.sh \
-	tests/sample_bursts.sh tests/sample_attach.sh
+	tests/sample_bursts.sh tests/sample_attach.sh tests/sample_daemon.sh
 EXTRA_DIST += tests/sample_event.sh tests/sample_profile.sh tests/sample_bursts.sh \
-	tests/sample_attach.sh tests/sample_lib.sh
+	tests/sample_attach.sh tests/sample_daemon.sh tests/sample_lib.sh
