@@ -122,13 +122,11 @@ parse_opts(int argc, char **argv, struct trace_session_opts *o, bool run)
 	const char *sample_opt = NULL;	/* a sample option given, for the check */
 	unsigned long long v;
 	char err[256];
-	int c, li;
+	int c, li = -1;
 
 	trace_session_opts_init(o);
 	o->mode = run ? "run" : "attach";
 	while ((c = getopt_long(argc, argv, "+c:o:qhe:F:", longopts, &li)) != -1) {
-		const char *name = c == 'e' ? "event" : c == 'F' ? "freq" : longopts[li].name;
-
 		switch (c) {
 		case OPT_SAMPLE:
 			o->t.sample.enabled = true;
@@ -136,11 +134,13 @@ parse_opts(int argc, char **argv, struct trace_session_opts *o, bool run)
 		case 'e':
 		case 'F':
 		case OPT_SAMPLE_OPT:
-			if (sample_option_set(&o->t.sample, name, optarg, err, sizeof(err)) < 0) {
+			/* li is set for long options only. */
+			sample_opt = c == 'e' ? "event" : c == 'F' ? "freq" : longopts[li].name;
+			if (sample_option_set(&o->t.sample, sample_opt, optarg, err,
+					      sizeof(err)) < 0) {
 				error_msg("%s", err);
 				return 2;
 			}
-			sample_opt = name;
 			break;
 		case 'c':
 			o->config = optarg;
