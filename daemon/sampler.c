@@ -206,8 +206,10 @@ sampler_add_thread(struct sampler *s, pid_t pid, pid_t tid, bool enable_on_exec)
 {
 	struct perf_event_attr a = s->ev.attr;
 	struct sthread t = { .pid = pid, .tid = tid, .fd = -1 };
-	/* A dwarf sample is about 8 KiB: 64 pages hold some 30 of them. */
-	size_t pages = s->o->call_graph == CALL_GRAPH_DWARF ? 64 : 16;
+	/* A dwarf sample is about 8 KiB: 128 pages hold some 60 of them, and
+	 * the kernel wakes the loop at half (30 ms at 999 Hz), which a
+	 * loaded machine may take to schedule it: perf record's size. */
+	size_t pages = s->o->call_graph == CALL_GRAPH_DWARF ? 128 : 16;
 	struct epoll_event ee = { .events = EPOLLIN, .data.ptr = NULL };
 	char msg[2048];
 	int e;
