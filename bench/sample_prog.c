@@ -2,7 +2,7 @@
  * The program of 'make bench-sample': about 2 s of single-threaded work
  * spread over a few functions and a call chain a few frames deep (a
  * dynamically linked C program, like most profiled code), then "done".
- * argv[1]: the number of rounds (default 40).
+ * argv[1]: the number of rounds (default 200).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,7 +39,7 @@ strided(unsigned long n)
 int
 main(int argc, char **argv)
 {
-	long rounds = argc > 1 ? atol(argv[1]) : 40;
+	long rounds = argc > 1 ? atol(argv[1]) : 200;
 
 	for (long r = 0; r < rounds; r++) {
 		mid(5000000, 4);

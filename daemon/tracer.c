@@ -770,14 +770,18 @@ burst_schedule(struct tracer *t, uint64_t now)
 	}
 }
 
-/* Whether the budget has room: the time threads were held stays within
- * overhead times the time they ran. */
+/* Whether the budget has room for one more burst: the time threads were
+ * held, this burst's expected length included, stays within overhead
+ * times the time they ran (so a short run gets no burst rather than one
+ * that costs more than asked). */
 static bool
 burst_budget_ok(const struct tracer *t, uint64_t now)
 {
+	const struct sample_options *o = &t->opt.sample;
 	double ran = (double)(now - t->t0_ns) - (double)t->stopped_ns;
+	double next = (double)burst_period_ns(t) * o->overhead;	/* its expected length */
 
-	return (double)t->stopped_ns <= t->opt.sample.overhead * ran;
+	return (double)t->stopped_ns + next <= o->overhead * ran;
 }
 
 /* A sample was pushed (sampler_drain()'s callback): start a burst on its
