@@ -3,6 +3,8 @@
 # is sampled, bursts run, SIGINT detaches, and the process goes on
 # unharmed: untraced, its own output and exit status, the same result as
 # a run without micad.  Launched, threads created later are sampled too.
+# --duration ends the profile by itself: attach detaches, run lets the
+# program go on and still ends with its status.
 . "$top_srcdir/tests/tracer_lib.sh"
 . "$top_srcdir/tests/sample_lib.sh"
 
@@ -57,5 +59,23 @@ is "$?" 5 "run: micad exits with the program's status"
 is "$(cat "$TMP/run.out")" "$(cat "$TMP/ref.out")" "run: the output is the reference run's"
 tids=$(samples "$TMP/r" | awk '$4 != $3 { print $4 }' | sort -u | wc -l)
 is "$tids" 3 "run: samples of the three threads created under micad"
+
+# --duration.
+"$ASM/spinner" > "$TMP/dur.out" &
+target=$!
+wait_until 5 grep -q spinner "/proc/$target/comm"
+"$MICAD" attach --sample --duration 0.5 --no-db -o "$TMP/dur.counts" "$target" 2>/dev/null
+is "$?" 0 "attach --duration: micad ends by itself"
+grep -q "tid $target: .*detached" "$TMP/dur.counts"
+ok $? "attach --duration: the thread is reported detached"
+wait "$target"
+is "$?" 7 "attach --duration: the program exits with its own status"
+is "$(cat "$TMP/dur.out")" "done" "attach --duration: its output is intact"
+"$MICAD" run --sample --duration 0.3 --no-db -o "$TMP/rdur.counts" -- "$ASM/spinner" \
+	> "$TMP/rdur.out" 2>/dev/null
+is "$?" 7 "run --duration: micad still ends with the program's status"
+grep -q "detached" "$TMP/rdur.counts"
+ok $? "run --duration: the program was detached"
+is "$(cat "$TMP/rdur.out")" "done" "run --duration: its output is intact"
 
 done_testing
