@@ -116,6 +116,7 @@ struct tthread {
 	uint32_t burst_left;
 	uint64_t burst_t0;
 	bool burst_mask_saved;
+	bool burst_late;		/* interrupted: its burst took too long */
 	cpu_set_t burst_mask;
 	struct user_regs_struct regs;
 	struct insn_event pending;
@@ -149,6 +150,8 @@ struct tracer {
 	int epfd;
 	bool launched;			/* tracer_launch(): the program is our child */
 	int bursting;			/* threads in a burst's warm-up or measure */
+	timer_t burst_timer;		/* while bursts step: a tick to the loop */
+	bool have_burst_timer;
 	int burst_pending;		/* threads interrupted for a burst, not stopped yet */
 	uint64_t t0_ns, stopped_ns;	/* loop start; wall time threads were held */
 	uint64_t period_start_ns, next_burst_ns;
@@ -630,6 +633,23 @@ block_sigchld(bool block)
 	pthread_sigmask(block ? SIG_BLOCK : SIG_UNBLOCK, &set, NULL);
 }
 
+/* Every 20 ms of a burst, a signal interrupts the loop's waitpid: the
+ * sample buffers are read meanwhile, and a burst stuck in a blocking
+ * system call is given up (sample_loop()). */
+#define BURST_TICK_NS 20000000L
+/* A burst that takes this much longer than bursts have lately is given
+ * up: its thread is blocked (a read, a lock), not being stepped. */
+#define BURST_LATE_FACTOR 10
+
+static void
+burst_ticks(struct tracer *t, bool on)
+{
+	struct itimerspec its = { { 0, on ? BURST_TICK_NS : 0 }, { 0, on ? BURST_TICK_NS : 0 } };
+
+	if (t->have_burst_timer && timer_settime(t->burst_timer, 0, &its, NULL) < 0)
+		perror_msg("timer_settime of the burst tick");
+}
+
 /*
  * th's burst is over: ended (BURST_END), cut short (BURST_ABORT), or
  * given up before it began (the interrupted thread exited first: no
@@ -643,10 +663,13 @@ burst_finish(struct tracer *t, struct tthread *th, enum trace_burst_kind kind)
 	if (th->burst == BP_NONE)
 		return;
 	dt = mono_ns() - th->burst_t0;
+	th->burst_late = false;
 	if (th->burst >= BP_WARMUP) {
 		push_burst(t, th, kind);
-		if (--t->bursting == 0)
+		if (--t->bursting == 0) {
+			burst_ticks(t, false);
 			block_sigchld(false);
+		}
 		if (kind == BURST_END)
 			t->st.bursts++;
 		else
@@ -701,8 +724,10 @@ burst_begin(struct tracer *t, struct tthread *th)
 		th->burst_mask_saved = sched_setaffinity(th->tid, sizeof(set), &set) == 0;
 	}
 	t->burst_pending--;
-	if (t->bursting++ == 0)
+	if (t->bursting++ == 0) {
 		block_sigchld(true);
+		burst_ticks(t, true);
+	}
 	th->burst = BP_WARMUP;
 	th->burst_left = o->burst_warmup;
 	push_burst(t, th, BURST_WARMUP);
@@ -1390,6 +1415,12 @@ handle_stop(struct tracer *t, pid_t pid, int status)
 
 	if (th->leaping && (event || sig != SIGTRAP))
 		leap_interrupted(t, th);
+	if (th->burst_late && event == PTRACE_EVENT_STOP && !is_stop_signal(sig)) {
+		/* The interrupt of a burst given up (sample_loop()). */
+		burst_finish(t, th, BURST_ABORT);
+		resume_free(t, th);
+		return;
+	}
 	if (t->sampler && th->burst < BP_WARMUP) {
 		free_stop(t, th, sig, event);
 		return;
@@ -1829,6 +1860,57 @@ on_sigchld(int sig)
 	wake_loop();
 }
 
+static void
+on_burst_tick(int sig)
+{
+	(void)sig;	/* its work is to interrupt waitpid */
+}
+
+/* The burst tick: a timer signalling this thread (not the process: it
+ * must interrupt this thread's waitpid), with a handler installed
+ * without SA_RESTART. */
+static void
+burst_timer_create(struct tracer *t)
+{
+	struct sigevent sev;
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_burst_tick;
+	sigemptyset(&sa.sa_mask);
+	if (sigaction(SIGRTMIN, &sa, NULL) < 0) {
+		perror_msg("sigaction of the burst tick (bursts are not given up when stuck)");
+		return;
+	}
+	memset(&sev, 0, sizeof(sev));
+	sev.sigev_notify = SIGEV_THREAD_ID;
+	sev.sigev_signo = SIGRTMIN;
+	sev._sigev_un._tid = (pid_t)syscall(SYS_gettid);
+	if (timer_create(CLOCK_MONOTONIC, &sev, &t->burst_timer) < 0) {
+		perror_msg("timer_create of the burst tick (bursts are not given up when stuck)");
+		return;
+	}
+	t->have_burst_timer = true;
+}
+
+/* A tick during bursts: read the buffers, and give up a burst whose
+ * thread has not come back for far longer than bursts take (it blocks in
+ * a system call): it is interrupted, and its stop ends the burst. */
+static void
+burst_tick(struct tracer *t)
+{
+	uint64_t now = mono_ns();
+	double late = (t->avg_burst_ns > 0 ? t->avg_burst_ns : 3e7) * BURST_LATE_FACTOR;
+
+	sampler_drain(t->sampler, on_sample, t);
+	for (int i = 0; i < THREAD_HASH; i++)
+		for (struct tthread *th = t->threads[i]; th; th = th->hnext)
+			if (th->burst >= BP_WARMUP && !th->burst_late &&
+			    (double)(now - th->burst_t0) > late &&
+			    ptrace(PTRACE_INTERRUPT, th->tid, NULL, NULL) == 0)
+				th->burst_late = true;
+}
+
 /*
  * After --duration: a program micad launched goes on untraced; 'run'
  * still ends with it, so wait for its end (it is our child).
@@ -1881,6 +1963,8 @@ sample_loop(struct tracer *t)
 	sa.sa_flags = SA_RESTART;
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGCHLD, &sa, &old_sa);
+	if (!t->opt.sample.no_bursts)
+		burst_timer_create(t);
 	t->t0_ns = mono_ns();
 	t->rng = t->t0_ns ^ ((uint64_t)getpid() << 32) ^ 0x9e3779b97f4a7c15ULL;
 	/* burst_schedule() moves on by one period: the first starts now. */
@@ -1904,8 +1988,10 @@ sample_loop(struct tracer *t)
 		if (t->bursting) {
 			pid = waitpid(-1, &status, __WALL);
 			if (pid < 0) {
-				if (errno == EINTR)
+				if (errno == EINTR) {
+					burst_tick(t);
 					continue;
+				}
 				if (errno != ECHILD)
 					perror_msg("waitpid");
 				break;
@@ -1943,6 +2029,10 @@ sample_loop(struct tracer *t)
 			show_progress(t, false);
 	}
 	sigaction(SIGCHLD, &old_sa, NULL);
+	if (t->have_burst_timer) {
+		timer_delete(t->burst_timer);
+		t->have_burst_timer = false;
+	}
 	wake_efd = -1;
 	close(efd);
 	if (timed_out)
