@@ -330,12 +330,17 @@ sample_frames(struct sampler *s, struct sym_proc *p, const struct perf_sample *p
 
 	*truncated = false;
 	if (ps->stack && ps->regs_abi != PERF_SAMPLE_REGS_ABI_NONE) {
-		n = unwind_stack(s->syms, p, ps->regs, ps->stack, ps->stack_dyn_size, s->ips,
-				 s->caller, MAX_FRAMES, truncated);
+		/* A kernel sample (:k): its IP first, then the user stack
+		 * from where the thread entered the kernel. */
+		bool kernel = ps->ip >= KERNEL_START;
+
+		n = unwind_stack(s->syms, p, ps->regs, ps->stack, ps->stack_dyn_size,
+				 s->ips + kernel, s->caller + kernel, MAX_FRAMES - kernel, truncated);
 		/* The sample's IP is the precise one (PEBS, IBS); the
 		 * registers are where the interrupt came. */
 		s->ips[0] = ps->ip;
-		return n;
+		s->caller[0] = false;
+		return n + kernel;
 	}
 	if (ps->ips) {
 		uint64_t real = 0;

@@ -12,11 +12,11 @@ tests_perf_record_test_LDADD = libmicad.a
 ## (found through its rpath) and dlopens libsample_dl.so (C++).
 SAMPLE_CFLAGS = -O1 -g -fno-inline -fno-optimize-sibling-calls -fno-omit-frame-pointer
 SAMPLE_PROGS = tests/cprog/sample_hot tests/cprog/libsample_lib.so \
-	tests/cprog/libsample_dl.so tests/cprog/sample_threads
+	tests/cprog/libsample_dl.so tests/cprog/sample_threads tests/cprog/sample_vdso
 check_SCRIPTS += $(SAMPLE_PROGS)
 CLEANFILES += $(SAMPLE_PROGS)
 EXTRA_DIST += tests/cprog/sample_hot.c tests/cprog/sample_lib.c tests/cprog/sample_lib.h \
-	tests/cprog/sample_dl.cc tests/cprog/sample_threads.c
+	tests/cprog/sample_dl.cc tests/cprog/sample_threads.c tests/cprog/sample_vdso.c
 
 tests/cprog/libsample_lib.so: $(top_srcdir)/tests/cprog/sample_lib.c
 	@$(MKDIR_P) tests/cprog
@@ -30,6 +30,10 @@ tests/cprog/sample_hot: $(top_srcdir)/tests/cprog/sample_hot.c tests/cprog/libsa
 	$(AM_V_CC)$(CC) $(SAMPLE_CFLAGS) -I$(top_srcdir)/tests/cprog -o $@ \
 		$(top_srcdir)/tests/cprog/sample_hot.c -Ltests/cprog -lsample_lib \
 		-Wl,-rpath,$(abs_builddir)/tests/cprog -ldl
+
+tests/cprog/sample_vdso: $(top_srcdir)/tests/cprog/sample_vdso.c
+	@$(MKDIR_P) tests/cprog
+	$(AM_V_CC)$(CC) $(SAMPLE_CFLAGS) -o $@ $(top_srcdir)/tests/cprog/sample_vdso.c
 
 tests/cprog/sample_threads: $(top_srcdir)/tests/cprog/sample_threads.c
 	@$(MKDIR_P) tests/cprog

@@ -4,7 +4,8 @@
 # its call paths in the stacks, a shared library's function named with
 # that library's path, a dlopen'ed C++ library's function demangled;
 # with dwarf stacks (libunwind) and frame-pointer stacks; sample weights
-# and times.
+# and times; the vDSO's functions, and kernel samples (:k, as root) with
+# the user stack under them.
 . "$top_srcdir/tests/tracer_lib.sh"
 . "$top_srcdir/tests/sample_lib.sh"
 
@@ -77,5 +78,28 @@ ok $? "dwarf: every sample is of the program's one thread (pid = tid)"
 
 profile fp --call-graph fp
 check_paths fp
+
+# The vDSO: named from its image in the process's memory, unwound too.
+"$MICAD" run -q --sample --no-bursts --no-db --dump-events "$TMP/vdso" -- "$CPROG/sample_vdso" \
+	> "$TMP/vdso.out" 2>/dev/null
+is "$(cat "$TMP/vdso.out")" "done" "vdso: the program ran"
+total=$(samples "$TMP/vdso" | wc -l)
+n=$(samples "$TMP/vdso" | cut -f2 | grep -c '^0x[0-9a-f]* \[vdso\] [_a-z]*clock_gettime+0x')
+[ "$total" -gt 0 ] && [ $((n * 2)) -ge "$total" ]
+ok $? "vdso: most samples are in the vDSO's clock_gettime ($n of $total)"
+n=$(frames "$TMP/vdso" | grep -c 'clock_gettime;.*main;')
+[ "$n" -ge 10 ]
+ok $? "vdso: stacks from the vDSO reach main ($n)"
+
+if [ "$(id -u)" -eq 0 ]; then
+	# dd's byte-by-byte copy spends its time in read and write.
+	"$MICAD" run -q --sample -e cpu-clock:uk --no-bursts --no-db --dump-events "$TMP/k" \
+		-- dd if=/dev/zero of=/dev/null bs=1 count=300000 > /dev/null 2>&1
+	n=$(samples "$TMP/k" | cut -f2,3 | grep -c '^0xffff[0-9a-f]* \[kernel\] \[unknown\]+0xffff[0-9a-f]*	0x7[0-9a-f]* ')
+	[ "$n" -ge 20 ]
+	ok $? "cpu-clock:uk as root: kernel samples, then the user frames ($n)"
+else
+	skip "cpu-clock:uk as root: kernel samples, then the user frames" "not root"
+fi
 
 done_testing
