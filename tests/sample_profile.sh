@@ -5,7 +5,7 @@
 # that library's path, a dlopen'ed C++ library's function demangled;
 # with dwarf stacks (libunwind) and frame-pointer stacks; sample weights
 # and times; the vDSO's functions, and kernel samples (:k, as root) with
-# the user stack under them.
+# the user stack under them; a forked child that execs, followed.
 . "$top_srcdir/tests/tracer_lib.sh"
 . "$top_srcdir/tests/sample_lib.sh"
 
@@ -90,6 +90,16 @@ ok $? "vdso: most samples are in the vDSO's clock_gettime ($n of $total)"
 n=$(frames "$TMP/vdso" | grep -c 'clock_gettime;.*main;')
 [ "$n" -ge 10 ]
 ok $? "vdso: stacks from the vDSO reach main ($n)"
+
+# --follow-forks: tests/asm/forkexec forks, its child execs sample_hot:
+# the child is sampled from the fork on, the new image resolves.
+"$MICAD" run -q --sample --no-bursts --follow-forks --no-db -o "$TMP/fx.counts" \
+	--dump-events "$TMP/fx" -- "$ASM/forkexec" "$PROG" "$DL" > "$TMP/fx.out" 2>/dev/null
+is "$?" 0 "follow-forks: the parent passes the child's status"
+parent=$(sed -n '1s/^pid \([0-9]*\) .*/\1/p' "$TMP/fx.counts")
+n=$(samples "$TMP/fx" | awk -v p="$parent" '$3 != p' | cut -f2 | grep -c " $PROG hot+0x")
+[ "$n" -ge 100 ]
+ok $? "follow-forks: the exec'd child's samples resolve in its new image ($n in hot)"
 
 if [ "$(id -u)" -eq 0 ]; then
 	# dd's byte-by-byte copy spends its time in read and write.
