@@ -1,9 +1,12 @@
 ## Tests of sample mode (issue 18).
 
-## The perf record parser on constructed records.
-check_PROGRAMS += tests/perf_record_test
+## The perf record parser on constructed records; the ring records as the
+## consumer checks them and --dump-events prints them.
+check_PROGRAMS += tests/perf_record_test tests/sample_rec_test
 tests_perf_record_test_SOURCES = tests/perf_record_test.c
 tests_perf_record_test_LDADD = libmicad.a
+tests_sample_rec_test_SOURCES = tests/sample_rec_test.c
+tests_sample_rec_test_LDADD = libmicad.a $(MICA_LIBS) $(SAMPLE_LIBS) $(AX_PTHREAD_LIBS)
 
 ## Target programs with a known profile.  Their own rules (no $(CFLAGS):
 ## a sanitizer build must not change what they spend their time in):
@@ -39,7 +42,7 @@ tests/cprog/sample_threads: $(top_srcdir)/tests/cprog/sample_threads.c
 	@$(MKDIR_P) tests/cprog
 	$(AM_V_CC)$(CC) -O1 -pthread -o $@ $(top_srcdir)/tests/cprog/sample_threads.c
 
-TESTS += tests/perf_record_test tests/sample_event.sh tests/sample_profile.sh \
+TESTS += tests/perf_record_test tests/sample_rec_test tests/sample_event.sh tests/sample_profile.sh \
 	tests/sample_bursts.sh tests/sample_attach.sh tests/sample_daemon.sh
 EXTRA_DIST += tests/sample_event.sh tests/sample_profile.sh tests/sample_bursts.sh \
 	tests/sample_attach.sh tests/sample_daemon.sh tests/sample_lib.sh
