@@ -751,19 +751,29 @@ uniform01(struct tracer *t)
 	return (double)((t->rng * 2685821657736338717ULL) >> 11) / 9007199254740992.0;
 }
 
+/* A burst's expected wall time: what bursts took lately, or before the
+ * first one 10 us per step (performance.md §2: 57-185 K steps/s pinned). */
+static double
+burst_expected_ns(const struct tracer *t)
+{
+	const struct sample_options *o = &t->opt.sample;
+
+	return t->avg_burst_ns > 0 ? t->avg_burst_ns
+	       : 10000.0 * ((double)o->burst_unit + o->burst_warmup);
+}
+
 /*
- * The burst period that keeps the budget: a burst held its thread for
- * avg_burst_ns lately, so one per avg_burst_ns / overhead.  Before the
- * first burst, 10 us per step (performance.md §2's pinned rate is
- * 57-185 K/s).
+ * The burst period: one burst of the expected length per period spends
+ * 80% of the budget.  The slack keeps burst_budget_ok() from delaying
+ * bursts in the steady state: a delayed burst lands where the budget
+ * frees, not at its random point.
  */
+#define BUDGET_AIM 0.8
+
 static uint64_t
 burst_period_ns(const struct tracer *t)
 {
-	const struct sample_options *o = &t->opt.sample;
-	double avg = t->avg_burst_ns > 0 ? t->avg_burst_ns
-		     : 10000.0 * ((double)o->burst_unit + o->burst_warmup);
-	double p = avg / o->overhead;
+	double p = burst_expected_ns(t) / (t->opt.sample.overhead * BUDGET_AIM);
 
 	return p < 1e6 ? 1000000 : (uint64_t)p;
 }
@@ -795,18 +805,17 @@ burst_schedule(struct tracer *t, uint64_t now)
 	}
 }
 
-/* Whether the budget has room for one more burst: the time threads were
- * held, this burst's expected length included, stays within overhead
- * times the time they ran (so a short run gets no burst rather than one
- * that costs more than asked). */
+/* Whether the budget has room for one more burst: with its expected
+ * length, the time threads were held stays within overhead of the time
+ * elapsed (so a short run gets no burst rather than one that costs more
+ * than asked). */
 static bool
 burst_budget_ok(const struct tracer *t, uint64_t now)
 {
-	const struct sample_options *o = &t->opt.sample;
-	double ran = (double)(now - t->t0_ns) - (double)t->stopped_ns;
-	double next = (double)burst_period_ns(t) * o->overhead;	/* its expected length */
+	double next = burst_expected_ns(t);
 
-	return (double)t->stopped_ns + next <= o->overhead * ran;
+	return (double)t->stopped_ns + next <=
+	       t->opt.sample.overhead * ((double)(now - t->t0_ns) + next);
 }
 
 /* A sample was pushed (sampler_drain()'s callback): start a burst on its
@@ -1900,7 +1909,7 @@ static void
 burst_tick(struct tracer *t)
 {
 	uint64_t now = mono_ns();
-	double late = (t->avg_burst_ns > 0 ? t->avg_burst_ns : 3e7) * BURST_LATE_FACTOR;
+	double late = burst_expected_ns(t) * BURST_LATE_FACTOR;
 
 	sampler_drain(t->sampler, on_sample, t);
 	for (int i = 0; i < THREAD_HASH; i++)

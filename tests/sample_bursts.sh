@@ -53,7 +53,7 @@ check_bursts run 200 300
 
 # The budget: threads held no more than the overhead asked (half as much
 # again for bursts a loaded machine makes longer than expected).
-"$MICAD" run --sample --burst 500,500 --overhead 10 --no-db -- "$ASM/spinner" > /dev/null \
+"$MICAD" run --sample --burst 300,200 --overhead 10 --no-db -- "$ASM/spinner" > /dev/null \
 	2> "$TMP/budget.err"
 held=$(sed -n 's/.* bursts (\([0-9]*\) cut short).*threads held .* (\([0-9.]*\)% of the time)$/\2/p' "$TMP/budget.err")
 bursts=$(sed -n 's/.*, \([0-9]*\) bursts (.*/\1/p' "$TMP/budget.err")
