@@ -1902,22 +1902,30 @@ burst_timer_create(struct tracer *t)
 	t->have_burst_timer = true;
 }
 
-/* A tick during bursts: read the buffers, and give up a burst whose
- * thread has not come back for far longer than bursts take (it blocks in
- * a system call): it is interrupted, and its stop ends the burst. */
+/* Give up a burst that has taken far longer than bursts take (its thread
+ * blocks in a system call, or the machine starves the stepping): it is
+ * interrupted, and its stop ends the burst. */
 static void
-burst_tick(struct tracer *t)
+burst_check_late(struct tracer *t)
 {
 	uint64_t now = mono_ns();
 	double late = burst_expected_ns(t) * BURST_LATE_FACTOR;
 
-	sampler_drain(t->sampler, on_sample, t);
 	for (int i = 0; i < THREAD_HASH; i++)
 		for (struct tthread *th = t->threads[i]; th; th = th->hnext)
 			if (th->burst >= BP_WARMUP && !th->burst_late &&
 			    (double)(now - th->burst_t0) > late &&
 			    ptrace(PTRACE_INTERRUPT, th->tid, NULL, NULL) == 0)
 				th->burst_late = true;
+}
+
+/* A tick during bursts (or every so many steps): read the buffers, look
+ * for a late burst. */
+static void
+burst_tick(struct tracer *t)
+{
+	sampler_drain(t->sampler, on_sample, t);
+	burst_check_late(t);
 }
 
 /*
@@ -2006,8 +2014,9 @@ sample_loop(struct tracer *t)
 				break;
 			}
 			handle_stop(t, pid, status);
-			if ((++k & 1023) == 0)
-				sampler_drain(t->sampler, on_sample, t);
+			/* The tick may not find waitpid to interrupt. */
+			if ((++k & 255) == 0)
+				burst_tick(t);
 			continue;
 		}
 		if (end_ns) {
