@@ -70,7 +70,7 @@ wait_until 5 grep -q spinner "/proc/$target/comm"
 "$MICAD" attach --sample --burst 300,200 --overhead 20 --no-db --dump-events "$TMP/att" \
 	"$target" 2> "$TMP/att.err" &
 m=$!
-wait_until 20 grep -q ' [3-9] bursts\| [1-9][0-9]* bursts' "$TMP/att.err"
+wait_until 20 grep -q ' [3-9] bursts\| [1-9][0-9][0-9]* bursts' "$TMP/att.err"
 ok $? "attach: bursts run (progress says so)"
 kill -INT "$m"
 wait "$m"
