@@ -60,6 +60,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "burst_budget.h"
 #include "decode_cache.h"
 #include "decoder.h"
 #include "iclass.h"
@@ -153,11 +154,7 @@ struct tracer {
 	timer_t burst_timer;		/* while bursts step: a tick to the loop */
 	bool have_burst_timer;
 	int burst_pending;		/* threads interrupted for a burst, not stopped yet */
-	uint64_t t0_ns, stopped_ns;	/* loop start; wall time threads were held */
-	uint64_t period_start_ns, next_burst_ns;
-	uint64_t samples_in_period, burst_at_sample;
-	double avg_burst_ns;		/* recent bursts' wall time */
-	uint64_t rng;
+	struct burst_budget budget;	/* where bursts go, time held */
 };
 
 /* A sample-mode thread's burst. */
@@ -664,6 +661,7 @@ burst_finish(struct tracer *t, struct tthread *th, enum trace_burst_kind kind)
 		return;
 	dt = mono_ns() - th->burst_t0;
 	th->burst_late = false;
+	burst_budget_held(&t->budget, dt, th->burst >= BP_WARMUP);
 	if (th->burst >= BP_WARMUP) {
 		push_burst(t, th, kind);
 		if (--t->bursting == 0) {
@@ -678,9 +676,6 @@ burst_finish(struct tracer *t, struct tthread *th, enum trace_burst_kind kind)
 		t->burst_pending--;
 	}
 	th->burst = BP_NONE;
-	t->stopped_ns += dt;
-	t->avg_burst_ns = t->avg_burst_ns > 0 ? 0.75 * t->avg_burst_ns + 0.25 * (double)dt
-			  : (double)dt;
 	if (th->burst_mask_saved) {
 		th->burst_mask_saved = false;
 		if (sched_setaffinity(th->tid, sizeof(th->burst_mask), &th->burst_mask) < 0 &&
@@ -740,84 +735,6 @@ burst_begin(struct tracer *t, struct tthread *th)
 	resume(t, th);
 }
 
-/* A uniform draw in [0, 1) (xorshift64*: bursts need jitter, not
- * cryptography). */
-static double
-uniform01(struct tracer *t)
-{
-	t->rng ^= t->rng >> 12;
-	t->rng ^= t->rng << 25;
-	t->rng ^= t->rng >> 27;
-	return (double)((t->rng * 2685821657736338717ULL) >> 11) / 9007199254740992.0;
-}
-
-/* A burst's expected wall time: what bursts took lately, or before the
- * first one 10 us per step (performance.md §2: 57-185 K steps/s pinned). */
-static double
-burst_expected_ns(const struct tracer *t)
-{
-	const struct sample_options *o = &t->opt.sample;
-
-	return t->avg_burst_ns > 0 ? t->avg_burst_ns
-	       : 10000.0 * ((double)o->burst_unit + o->burst_warmup);
-}
-
-/*
- * The burst period: one burst of the expected length per period spends
- * 80% of the budget.  The slack keeps burst_budget_ok() from delaying
- * bursts in the steady state: a delayed burst lands where the budget
- * frees, not at its random point.
- */
-#define BUDGET_AIM 0.8
-
-static uint64_t
-burst_period_ns(const struct tracer *t)
-{
-	double p = burst_expected_ns(t) / (t->opt.sample.overhead * BUDGET_AIM);
-
-	return p < 1e6 ? 1000000 : (uint64_t)p;
-}
-
-/*
- * The next burst: at a random point of the next period (jitter, so that
- * bursts never alias with the program's own periods and the i.i.d.
- * confidence interval applies).  By time, or, when the event counts
- * retired instructions, at a random one of the samples the period is
- * expected to hold (so bursts are placed by instruction count).
- */
-static void
-burst_schedule(struct tracer *t, uint64_t now)
-{
-	uint64_t p = burst_period_ns(t);
-
-	t->period_start_ns += p;
-	if (t->period_start_ns + p < now)
-		t->period_start_ns = now;
-	t->next_burst_ns = t->period_start_ns + (uint64_t)(uniform01(t) * (double)p);
-	if (sampler_event(t->sampler)->weighting == WEIGHT_INSTRUCTIONS) {
-		struct sampler_stats ss;
-		double el = (double)(now - t->t0_ns), per;
-
-		sampler_get_stats(t->sampler, &ss);
-		per = el > 0 ? (double)ss.samples / el * (double)p : 1;
-		t->samples_in_period = 0;
-		t->burst_at_sample = 1 + (uint64_t)(uniform01(t) * (per < 1 ? 1 : per));
-	}
-}
-
-/* Whether the budget has room for one more burst: with its expected
- * length, the time threads were held stays within overhead of the time
- * elapsed (so a short run gets no burst rather than one that costs more
- * than asked). */
-static bool
-burst_budget_ok(const struct tracer *t, uint64_t now)
-{
-	double next = burst_expected_ns(t);
-
-	return (double)t->stopped_ns + next <=
-	       t->opt.sample.overhead * ((double)(now - t->t0_ns) + next);
-}
-
 /* A sample was pushed (sampler_drain()'s callback): start a burst on its
  * thread if one is due. */
 static void
@@ -829,14 +746,13 @@ on_sample(void *arg, pid_t pid, pid_t tid, uint64_t time_ns)
 	bool due;
 
 	(void)pid;
-	if (t->opt.sample.no_bursts || t->bursting || t->burst_pending)
+	if (t->opt.sample.no_bursts)
 		return;
-	if (sampler_event(t->sampler)->weighting == WEIGHT_INSTRUCTIONS)
-		due = ++t->samples_in_period >= t->burst_at_sample;
-	else
-		due = time_ns >= t->next_burst_ns;
+	due = burst_budget_due(&t->budget, time_ns);
+	if (t->bursting || t->burst_pending || !due)
+		return;
 	now = mono_ns();
-	if (!due || !burst_budget_ok(t, now))
+	if (!burst_budget_room(&t->budget, now))
 		return;
 	th = thread_find(t, tid);
 	if (!th || th->state != TS_RUNNING || th->burst != BP_NONE)
@@ -846,7 +762,7 @@ on_sample(void *arg, pid_t pid, pid_t tid, uint64_t time_ns)
 	th->burst = BP_WANTED;
 	th->burst_t0 = now;
 	t->burst_pending++;
-	burst_schedule(t, now);
+	burst_budget_next(&t->budget, now);
 }
 
 static void
@@ -1909,7 +1825,7 @@ static void
 burst_check_late(struct tracer *t)
 {
 	uint64_t now = mono_ns();
-	double late = burst_expected_ns(t) * BURST_LATE_FACTOR;
+	double late = burst_budget_expected_ns(&t->budget) * BURST_LATE_FACTOR;
 
 	for (int i = 0; i < THREAD_HASH; i++)
 		for (struct tthread *th = t->threads[i]; th; th = th->hnext)
@@ -1962,7 +1878,7 @@ sample_loop(struct tracer *t)
 {
 	struct epoll_event ee = { .events = EPOLLIN, .data.ptr = t };
 	struct sigaction sa, old_sa;
-	uint64_t end_ns = 0, k = 0;
+	uint64_t end_ns = 0, k = 0, now0;
 	bool timed_out = false;
 	int efd, ret = 0;
 
@@ -1982,13 +1898,13 @@ sample_loop(struct tracer *t)
 	sigaction(SIGCHLD, &sa, &old_sa);
 	if (!t->opt.sample.no_bursts)
 		burst_timer_create(t);
-	t->t0_ns = mono_ns();
-	t->rng = t->t0_ns ^ ((uint64_t)getpid() << 32) ^ 0x9e3779b97f4a7c15ULL;
-	/* burst_schedule() moves on by one period: the first starts now. */
-	t->period_start_ns = t->t0_ns - burst_period_ns(t);
-	burst_schedule(t, t->t0_ns);
+	now0 = mono_ns();
+	burst_budget_init(&t->budget, t->opt.sample.overhead,
+			  t->opt.sample.burst_unit + t->opt.sample.burst_warmup,
+			  sampler_event(t->sampler)->weighting == WEIGHT_INSTRUCTIONS, now0,
+			  now0 ^ ((uint64_t)getpid() << 32));
 	if (t->opt.sample.duration > 0)
-		end_ns = t->t0_ns + (uint64_t)(t->opt.sample.duration * 1e9);
+		end_ns = now0 + (uint64_t)(t->opt.sample.duration * 1e9);
 	while (t->nthreads > 0) {
 		struct epoll_event evs[16];
 		uint64_t now;
@@ -2094,7 +2010,7 @@ tracer_loop(struct tracer *t)
 		sampler_get_stats(t->sampler, &ss);
 		t->st.samples = ss.samples;
 		t->st.samples_lost = ss.lost;
-		t->st.stopped_seconds = (double)t->stopped_ns / 1e9;
+		t->st.stopped_seconds = (double)t->budget.held_ns / 1e9;
 	}
 	if (t->opt.progress)
 		show_progress(t, true);

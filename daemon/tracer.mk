@@ -15,7 +15,8 @@ libmicad_a_SOURCES += \
 	daemon/symbols.h daemon/symbols.c \
 	daemon/unwind.h daemon/unwind.c \
 	daemon/sampler.h daemon/sampler.c \
-	daemon/sample_dump.h daemon/sample_dump.c
+	daemon/sample_dump.h daemon/sample_dump.c \
+	daemon/burst_budget.h daemon/burst_budget.c
 ## What the sampler needs at link time (libunwind, libpfm4, the C++
 ## demangler): every program that links the tracer.
 SAMPLE_LIBS = $(UNWIND_LIBS) $(PFM_LIBS) $(DEMANGLE_LIBS)

@@ -1,8 +1,11 @@
 ## Tests of sample mode (issue 18).
 
 ## The perf record parser on constructed records; the ring records as the
-## consumer checks them and --dump-events prints them.
-check_PROGRAMS += tests/perf_record_test tests/sample_rec_test
+## consumer checks them and --dump-events prints them; burst placement and
+## the budget on made-up times.
+check_PROGRAMS += tests/perf_record_test tests/sample_rec_test tests/burst_budget_test
+tests_burst_budget_test_SOURCES = tests/burst_budget_test.c
+tests_burst_budget_test_LDADD = libmicad.a
 tests_perf_record_test_SOURCES = tests/perf_record_test.c
 tests_perf_record_test_LDADD = libmicad.a
 tests_sample_rec_test_SOURCES = tests/sample_rec_test.c
@@ -42,7 +45,7 @@ tests/cprog/sample_threads: $(top_srcdir)/tests/cprog/sample_threads.c
 	@$(MKDIR_P) tests/cprog
 	$(AM_V_CC)$(CC) -O1 -pthread -o $@ $(top_srcdir)/tests/cprog/sample_threads.c
 
-TESTS += tests/perf_record_test tests/sample_rec_test tests/sample_event.sh tests/sample_profile.sh \
+TESTS += tests/perf_record_test tests/sample_rec_test tests/burst_budget_test tests/sample_event.sh tests/sample_profile.sh \
 	tests/sample_bursts.sh tests/sample_attach.sh tests/sample_daemon.sh
 EXTRA_DIST += tests/sample_event.sh tests/sample_profile.sh tests/sample_bursts.sh \
 	tests/sample_attach.sh tests/sample_daemon.sh tests/sample_lib.sh
