@@ -11,3 +11,14 @@ bench: bench-tracer
 .PHONY: bench bench-tracer
 CLEANFILES += bench/step_bench bench/spin
 EXTRA_DIST += bench/step_bench.c bench/spin.S bench/step_bench.sh
+
+## Sample mode (issue 18): 'make bench-sample' (not part of 'make bench':
+## it wants perf, and its figures move with the machine's load).
+bench/sample_prog: $(top_srcdir)/bench/sample_prog.c
+	@$(MKDIR_P) bench
+	$(AM_V_CC)$(CC) -O1 -g -o $@ $(top_srcdir)/bench/sample_prog.c
+bench-sample: micad bench/sample_prog
+	top_builddir=. $(SHELL) $(top_srcdir)/bench/sample_bench.sh
+.PHONY: bench-sample
+CLEANFILES += bench/sample_prog
+EXTRA_DIST += bench/sample_prog.c bench/sample_bench.sh

@@ -25,6 +25,7 @@
 #include "control.h"
 #include "mica_config.h"
 #include "mica_files.h"
+#include "sample_options.h"
 #include "util.h"
 
 #define SPAWN_WAIT_MS 10000
@@ -276,7 +277,8 @@ recv_reply(int fd, struct ctl_msg *m)
 
 /* ---- options shared by the commands ---- */
 
-enum { OPT_SOCKET = 256, OPT_NO_SPAWN, OPT_INTERVAL, OPT_FOLLOW, OPT_NO_PIN, OPT_STEP };
+enum { OPT_SOCKET = 256, OPT_NO_SPAWN, OPT_INTERVAL, OPT_FOLLOW, OPT_NO_PIN, OPT_STEP, OPT_SAMPLE,
+       OPT_SAMPLE_OPT };
 
 #define COMMON_LONGOPTS \
 	{ "socket", required_argument, NULL, OPT_SOCKET }, \
@@ -436,7 +438,12 @@ session_usage(FILE *f, bool run)
 		"      --interval N    interval size in instructions\n"
 		"      --follow-forks  trace child processes too\n"
 		"      --no-pin        do not pin the tracer and the program to one CPU\n"
-		"      --step=MODE     leapfrog (default) or tf\n");
+		"      --step=MODE     leapfrog (default) or tf\n"
+		"      --sample        sample mode: the program runs natively, a perf event\n"
+		"                      samples it, bursts of steps at samples (micad run's\n"
+		"                      options: -e EVENT, -F HZ, --count N, --call-graph\n"
+		"                      fp|dwarf, --burst U[,W], --overhead PCT, --no-bursts,\n"
+		"                      --duration S, --interval-time S)\n");
 	if (!run)
 		fprintf(f, "  -b, --background    return once the session has started\n");
 	fprintf(f, COMMON_HELP);
@@ -452,20 +459,55 @@ session_cmd(int argc, char **argv, bool run)
 		{ "no-pin", no_argument, NULL, OPT_NO_PIN },
 		{ "step", required_argument, NULL, OPT_STEP },
 		{ "background", no_argument, NULL, 'b' },
+		{ "sample", no_argument, NULL, OPT_SAMPLE },
+		{ "event", required_argument, NULL, 'e' },
+		{ "freq", required_argument, NULL, 'F' },
+		{ "count", required_argument, NULL, OPT_SAMPLE_OPT },
+		{ "call-graph", required_argument, NULL, OPT_SAMPLE_OPT },
+		{ "burst", required_argument, NULL, OPT_SAMPLE_OPT },
+		{ "overhead", required_argument, NULL, OPT_SAMPLE_OPT },
+		{ "no-bursts", no_argument, NULL, OPT_SAMPLE_OPT },
+		{ "duration", required_argument, NULL, OPT_SAMPLE_OPT },
+		{ "interval-time", required_argument, NULL, OPT_SAMPLE_OPT },
 		COMMON_LONGOPTS,
 		{ NULL, 0, NULL, 0 }
 	};
 	struct ctl_opts o = { 0 };
 	const char *config = NULL, *interval = NULL, *step = NULL;
-	bool follow = false, no_pin = false;
+	bool follow = false, no_pin = false, sample = false;
+	/* Sample options as given (checked here, sent as request keys). */
+	const char *sample_name[16], *sample_value[16];
+	unsigned n_sample = 0;
+	struct sample_options so;
 	unsigned long long v;
 	struct ctl_msg req;
-	int c, fd, ret;
+	char err[256];
+	int c, fd, ret, li = -1;
 
-	while ((c = getopt_long(argc, argv, run ? "+c:qh" : "+c:bqh", longopts, NULL)) != -1) {
+	sample_options_init(&so);
+	while ((c = getopt_long(argc, argv, run ? "+c:qhe:F:" : "+c:bqhe:F:", longopts,
+				&li)) != -1) {
 		if (common_opt(c, &o))
 			continue;
 		switch (c) {
+		case OPT_SAMPLE:
+			sample = true;
+			break;
+		case 'e':
+		case 'F':
+		case OPT_SAMPLE_OPT: {
+			const char *name = c == 'e' ? "event" : c == 'F' ? "freq" : longopts[li].name;
+
+			if (sample_option_set(&so, name, optarg, err, sizeof(err)) < 0) {
+				error_msg("%s", err);
+				return 2;
+			}
+			if (n_sample < sizeof(sample_name) / sizeof(sample_name[0])) {
+				sample_name[n_sample] = name;
+				sample_value[n_sample++] = optarg ? optarg : "1";
+			}
+			break;
+		}
 		case 'c':
 			config = optarg;
 			break;
@@ -500,6 +542,10 @@ session_cmd(int argc, char **argv, bool run)
 			session_usage(stderr, run);
 			return 2;
 		}
+	}
+	if (n_sample && !sample) {
+		error_msg("--%s is an option of sample mode: add --sample", sample_name[0]);
+		return 2;
 	}
 	if (run && optind >= argc) {
 		error_msg("run: no program given (usage: micactl run [OPTIONS] -- PROGRAM [ARGS...])");
@@ -555,6 +601,15 @@ session_cmd(int argc, char **argv, bool run)
 		ctl_msg_add(&req, "no_pin", "1");
 	if (step)
 		ctl_msg_add(&req, "step", step);
+	if (sample) {
+		ctl_msg_add(&req, "sample", "1");
+		for (unsigned i = 0; i < n_sample; i++) {
+			char key[32];
+
+			sample_option_key(sample_name[i], key, sizeof(key));
+			ctl_msg_add(&req, key, sample_value[i]);
+		}
+	}
 	if (run) {
 		int cwd = open(".", O_PATH | O_DIRECTORY | O_CLOEXEC);
 

@@ -13,7 +13,9 @@
  *   op=info                  -> op=info version= db= socket= [url=]
  *   op=run arg=... env=... umask= rlimit=RESOURCE:SOFT:HARD...
  *          [config_path= config= [itypes_spec_path= itypes_spec=]] [interval=]
- *          [follow_forks=1] [step=] [no_pin=1] + fds stdin, stdout, stderr, cwd
+ *          [follow_forks=1] [step=] [no_pin=1] [sample=1 [event=] [freq=] [count=]
+ *          [call_graph=] [burst=U[,W]] [overhead=PCT] [no_bursts=1] [duration=S]
+ *          [interval_time=S]] + fds stdin, stdout, stderr, cwd
  *                            (config and itypes_spec are the files' texts, read
  *                             by micactl; the paths only name them; limits
  *                             "inf" for unlimited)

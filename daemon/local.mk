@@ -4,7 +4,7 @@ noinst_LIBRARIES += libmicad.a
 libmicad_a_SOURCES = \
 	daemon/util.h daemon/util.c \
 	daemon/store.h daemon/store.c
-libmicad_a_CFLAGS = $(AM_CFLAGS) $(SQLITE_CFLAGS)
+libmicad_a_CFLAGS = $(AM_CFLAGS) $(SQLITE_CFLAGS) $(UNWIND_CFLAGS)
 nodist_libmicad_a_SOURCES = daemon/schema_sql.c
 
 ## schema.sql is embedded into the binaries as a C string.
@@ -18,7 +18,7 @@ libmicad_a_SOURCES += daemon/mica_files.h daemon/mica_files.c daemon/replay.c
 include daemon/tracer.mk
 bin_PROGRAMS += micad
 micad_SOURCES = daemon/micad.c
-micad_LDADD = libmicad.a $(MICA_LIBS) $(SQLITE_LIBS) $(MHD_LIBS) $(UNWIND_LIBS) $(PFM_LIBS) $(AX_PTHREAD_LIBS)
+micad_LDADD = libmicad.a $(MICA_LIBS) $(SQLITE_LIBS) $(MHD_LIBS) $(SAMPLE_LIBS) $(AX_PTHREAD_LIBS)
 micad_CFLAGS = $(AM_CFLAGS) $(SQLITE_CFLAGS) $(MHD_CFLAGS) $(UNWIND_CFLAGS)
 include daemon/storage.mk
 include daemon/serve.mk

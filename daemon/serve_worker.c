@@ -452,6 +452,22 @@ worker_main(const struct worker_args *a)
 		o.t.pin = false;
 	if ((s = ctl_msg_get(req, "step")))
 		o.t.step = strcmp(s, "tf") == 0 ? STEP_TF : STEP_LEAPFROG;
+	if ((s = ctl_msg_get(req, "sample")) && strcmp(s, "1") == 0) {
+		/* Checked by micactl already; again here, as any request. */
+		char key[32], err[256];
+
+		o.t.sample.enabled = true;
+		for (const char *const *n = sample_option_names; *n; n++) {
+			sample_option_key(*n, key, sizeof(key));
+			if (!(s = ctl_msg_get(req, key)))
+				continue;
+			if (sample_option_set(&o.t.sample, *n, strcmp(*n, "no-bursts") ? s : NULL,
+					      err, sizeof(err)) < 0) {
+				error_msg("%s", err);
+				return run ? 127 : 1;
+			}
+		}
+	}
 	if (config_from(req, &config))
 		o.config_text = &config;
 	if (o.t.pin)
@@ -492,8 +508,21 @@ worker_main(const struct worker_args *a)
 	o.child = trace_child_fork(&co, &o.t, ring, argv, (pid_t)pid);
 	o.ring = ring;
 	if (!o.child) {
+		/* The reason is on the client's stderr already (a sample
+		 * event that cannot be opened, said by the tracer process):
+		 * the end says with what status. */
+		code = run ? 127 : 1;
+		ctl_msg_init(&end, "end");
+		ctl_msg_addf(&end, "code", "%d", code);
+		ctl_msg_add(&end, "reason", "error");
+		ctl_msg_add(&end, "instructions", "0");
+		send_locked(&w, &end);
+		ctl_msg_free(&end);
 		ring_free(ring);
-		return run ? 127 : 1;
+		mica_config_text_free(&config);
+		free(argv);
+		free(envp);
+		return code;
 	}
 
 	/* Signals (SIGUSR1: detach) must reach the waiting thread: the

@@ -590,6 +590,15 @@ feed_other(struct trace_analysis *ta, uint32_t type, const void *data, size_t le
 {
 	bool good = true;
 
+	if (type >= TREC_STRING && type <= TREC_NOTE) {
+		/* The raw records, for consumers that want them as they come
+		 * (the event dump). */
+		bool ok = trace_sample_rec_ok(type, data, len);
+
+		for (int i = 0; i < ta->n && ok; i++)
+			if (ta->c[i].sample_rec)
+				ta->c[i].sample_rec(ta->c[i].arg, type, data, len);
+	}
 	switch (type) {
 	case TREC_INSN:
 		if (ta->remote)
@@ -659,6 +668,37 @@ trace_analysis_finish(struct trace_analysis *ta)
 	for (int i = 0; i < ta->n; i++)
 		if (ta->c[i].finish)
 			ta->c[i].finish(ta->c[i].arg);
+}
+
+bool
+trace_sample_rec_ok(uint32_t type, const void *data, size_t len)
+{
+	switch (type) {
+	case TREC_STRING: {
+		const struct trace_string_rec *r = data;
+
+		return len > sizeof(*r) && r->id != 0 &&
+		       memchr(r->text, '\0', len - sizeof(*r)) != NULL;
+	}
+	case TREC_SAMPLE: {
+		const struct trace_sample_rec *r = data;
+
+		return len >= sizeof(*r) &&
+		       (len - sizeof(*r)) / sizeof(struct trace_frame) >= r->n_frames;
+	}
+	case TREC_BURST: {
+		const struct trace_burst_rec *r = data;
+
+		return len >= sizeof(*r) && r->kind >= BURST_WARMUP && r->kind <= BURST_ABORT;
+	}
+	case TREC_NOTE: {
+		const struct trace_note_rec *r = data;
+
+		return len > sizeof(*r) && memchr(r->event, '\0', sizeof(r->event)) != NULL &&
+		       memchr(r->note, '\0', len - sizeof(*r)) != NULL;
+	}
+	}
+	return false;
 }
 
 static void *

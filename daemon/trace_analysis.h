@@ -8,6 +8,8 @@
 #ifndef MICAD_TRACE_ANALYSIS_H
 #define MICAD_TRACE_ANALYSIS_H
 
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -17,7 +19,7 @@
 
 /*
  * A consumer.  thread_start returns its state for a new thread (may be
- * NULL); event gets every event of that thread in order; thread_rec gets
+ * NULL); event (if set) gets every event of that thread in order; thread_rec gets
  * the thread's TT_EXEC, and finally its TT_EXIT or TT_DETACH, after which
  * the state is not used again.  finish runs once after the last record.
  *
@@ -46,7 +48,18 @@ struct trace_consumer {
 	void (*burst)(void *arg, void *tstate, const struct trace_burst_rec *r);
 	void (*sample)(void *arg, const struct trace_sample_rec *r, int64_t idx);
 	void (*note)(void *arg, const struct trace_note_rec *r);
+	/* The same records raw, in ring order, each checked by
+	 * trace_sample_rec_ok() and 8-byte aligned (the event dump); NULL:
+	 * not wanted. */
+	void (*sample_rec)(void *arg, uint32_t type, const void *data, size_t len);
 };
+
+/*
+ * Whether a sample-mode record of a producer the consumer does not trust
+ * is whole: its fixed part there, a sample's frames within its length, a
+ * string or note NUL-terminated within it, a burst kind known.
+ */
+bool trace_sample_rec_ok(uint32_t type, const void *data, size_t len);
 
 #define TRACE_MAX_CONSUMERS 8
 

@@ -153,9 +153,6 @@ child_main(const struct trace_child_opts *o, const struct tracer_options *topt,
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
 
-	if (read(go, &byte, 1) != 1)
-		_exit(0);	/* the worker gave up before the start */
-	close(go);
 	t.publish = true;
 	t.quiet = true;
 	t.progress = child_progress;
@@ -164,6 +161,19 @@ child_main(const struct trace_child_opts *o, const struct tracer_options *topt,
 	t.live_steps = &c->sh->steps;
 	child_tracer = tracer_new(&t, c->ring);
 	atomic_store(&c->sh->cpu, tracer_cpu(child_tracer));
+	/* Sample mode: the event, chosen with the client's credentials, and
+	 * its note on the client's stderr before the worker says anything
+	 * (trace_child_fork() waits for this byte). */
+	if (t.sample.enabled) {
+		if (tracer_prepare(child_tracer) < 0)
+			_exit(argv ? 127 : 1);
+		byte = 'N';
+		if (write(status, &byte, 1) != 1)
+			_exit(1);
+	}
+	if (read(go, &byte, 1) != 1)
+		_exit(0);	/* the worker gave up before the start */
+	close(go);
 	r = argv ? tracer_launch(child_tracer, argv) : tracer_attach(child_tracer, attach_pid);
 	if (r < 0)
 		_exit(argv ? 127 : 1);
@@ -228,6 +238,19 @@ trace_child_fork(const struct trace_child_opts *o, const struct tracer_options *
 		perror_msg("cannot watch the tracer process (pidfd_open)");
 		trace_child_free(c);
 		return NULL;
+	}
+	if (t->sample.enabled) {
+		/* The event chosen and said (or the child said why not). */
+		char byte = 0;
+		ssize_t n;
+
+		do
+			n = read(c->status_fd, &byte, 1);
+		while (n < 0 && errno == EINTR);
+		if (n != 1 || byte != 'N') {
+			trace_child_free(c);
+			return NULL;
+		}
 	}
 	return c;
 fail:

@@ -46,8 +46,9 @@ struct trace_child;
  * Fork the child for a session that launches argv (or attaches to
  * attach_pid when argv is NULL) with tracer options t, producing into
  * ring.  t->progress, t->started and t->live_steps are the caller's: they
- * are called and set here, in the caller's process.  NULL after reporting
- * why.
+ * are called and set here, in the caller's process.  In sample mode the
+ * child chooses the event and says so (tracer_prepare()) before this
+ * returns.  NULL after reporting why (the child reports its own).
  */
 struct trace_child *trace_child_fork(const struct trace_child_opts *o,
 				     const struct tracer_options *t, struct ring *ring,

@@ -55,7 +55,31 @@ usage(FILE *f, bool run)
 		"      --http[=ADDR:PORT]  serve the web UI and JSON API while tracing (as\n"
 		"                      micad serve does; default 127.0.0.1:8766 and [::1])\n"
 		"  -q, --quiet         no progress line\n"
-		"  -h, --help          this help\n", trace_sched_host_cpu());
+		"  -h, --help          this help\n"
+		"\n"
+		"Sample mode (the program runs natively; a perf event samples it):\n"
+		"      --sample        sample instead of stepping every instruction\n"
+		"  -e, --event EVENT   the sampling event: cycles[:p|:pp|:ppp|:P],\n"
+		"                      instructions, cpu-clock, task-clock, a libpfm4 name\n"
+		"                      (INST_RETIRED:ANY_P, MEM_INST_RETIRED:ALL_LOADS:pp),\n"
+		"                      or a PMU (ibs_op, ibs_op/cnt_ctl=1/); ':u', ':k' for\n"
+		"                      user, kernel (default: cycles at the most precise level,\n"
+		"                      else cpu-clock where there is no hardware PMU)\n"
+		"  -F, --freq HZ       samples per second (default %d)\n"
+		"      --count N       a sample every N events instead\n"
+		"      --call-graph fp|dwarf[,BYTES]  stacks by frame pointers, or by\n"
+		"                      libunwind over a copy of the user stack (default dwarf,\n"
+		"                      %d bytes)\n"
+		"      --burst U[,W]   instructions stepped per burst: U measured after W\n"
+		"                      of warm-up (default %d,%d)\n"
+		"      --overhead PCT  bursts may slow the program by this much (default %g)\n"
+		"      --no-bursts     profile only\n"
+		"      --duration S    stop after S seconds (attach: detach; run: let the\n"
+		"                      program go on and wait for its end)\n"
+		"      --interval-time S  profile intervals of S seconds (default %g)\n",
+		trace_sched_host_cpu(), SAMPLE_DEFAULT_FREQ, SAMPLE_DEFAULT_STACK,
+		SAMPLE_DEFAULT_UNIT, SAMPLE_DEFAULT_WARMUP, SAMPLE_DEFAULT_OVERHEAD * 100,
+		SAMPLE_DEFAULT_INTERVAL);
 }
 
 static char *default_db;
@@ -66,7 +90,7 @@ static int
 parse_opts(int argc, char **argv, struct trace_session_opts *o, bool run)
 {
 	enum { OPT_MICA_OUT = 256, OPT_RECORD, OPT_INTERVAL, OPT_FOLLOW, OPT_NO_PIN, OPT_DUMP,
-	       OPT_STEP, OPT_DB, OPT_NO_DB, OPT_MCPU, OPT_HTTP };
+	       OPT_STEP, OPT_DB, OPT_NO_DB, OPT_MCPU, OPT_HTTP, OPT_SAMPLE, OPT_SAMPLE_OPT };
 	static const struct option longopts[] = {
 		{ "config", required_argument, NULL, 'c' },
 		{ "mica-out", required_argument, NULL, OPT_MICA_OUT },
@@ -80,18 +104,44 @@ parse_opts(int argc, char **argv, struct trace_session_opts *o, bool run)
 		{ "no-db", no_argument, NULL, OPT_NO_DB },
 		{ "mcpu", required_argument, NULL, OPT_MCPU },
 		{ "http", optional_argument, NULL, OPT_HTTP },
+		{ "sample", no_argument, NULL, OPT_SAMPLE },
+		{ "event", required_argument, NULL, 'e' },
+		{ "freq", required_argument, NULL, 'F' },
+		{ "count", required_argument, NULL, OPT_SAMPLE_OPT },
+		{ "call-graph", required_argument, NULL, OPT_SAMPLE_OPT },
+		{ "burst", required_argument, NULL, OPT_SAMPLE_OPT },
+		{ "overhead", required_argument, NULL, OPT_SAMPLE_OPT },
+		{ "no-bursts", no_argument, NULL, OPT_SAMPLE_OPT },
+		{ "duration", required_argument, NULL, OPT_SAMPLE_OPT },
+		{ "interval-time", required_argument, NULL, OPT_SAMPLE_OPT },
 		{ "output", required_argument, NULL, 'o' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
+	const char *sample_opt = NULL;	/* a sample option given, for the check */
 	unsigned long long v;
-	int c;
+	char err[256];
+	int c, li = -1;
 
 	trace_session_opts_init(o);
 	o->mode = run ? "run" : "attach";
-	while ((c = getopt_long(argc, argv, "+c:o:qh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+c:o:qhe:F:", longopts, &li)) != -1) {
 		switch (c) {
+		case OPT_SAMPLE:
+			o->t.sample.enabled = true;
+			break;
+		case 'e':
+		case 'F':
+		case OPT_SAMPLE_OPT:
+			/* li is set for long options only. */
+			sample_opt = c == 'e' ? "event" : c == 'F' ? "freq" : longopts[li].name;
+			if (sample_option_set(&o->t.sample, sample_opt, optarg, err,
+					      sizeof(err)) < 0) {
+				error_msg("%s", err);
+				return 2;
+			}
+			break;
 		case 'c':
 			o->config = optarg;
 			break;
@@ -160,6 +210,10 @@ parse_opts(int argc, char **argv, struct trace_session_opts *o, bool run)
 			usage(stderr, run);
 			return 2;
 		}
+	}
+	if (sample_opt && !o->t.sample.enabled) {
+		error_msg("--%s is an option of sample mode: add --sample", sample_opt);
+		return 2;
 	}
 	return -1;
 }

@@ -17,6 +17,7 @@
 
 #include "mica_files.h"
 #include "ring.h"
+#include "sample_dump.h"
 #include "store_json.h"
 #include "store_writer.h"
 #include "trace_analysis.h"
@@ -44,6 +45,7 @@ trace_session_opts_init(struct trace_session_opts *o)
 	o->t.pin_cpu = -1;
 	o->t.target_pidfd = -1;
 	o->t.step = DEFAULT_STEP;
+	sample_options_init(&o->t.sample);
 	o->uid = getuid();
 }
 
@@ -162,7 +164,7 @@ session_begin(const struct trace_session_opts *o, struct store_writer *db,
 		.mode = o->mode ? o->mode : argv ? "run" : "attach",
 		.uid = o->uid,
 		.mica = trace_mica_config(mica),
-		.engine = o->sample ? "sample" : "step",
+		.engine = o->t.sample.enabled ? "sample" : "step",
 	};
 	char err[512], *command, *settings;
 	int64_t id;
@@ -236,6 +238,7 @@ trace_session_run(const struct trace_session_opts *o, char **prog_argv, pid_t at
 	struct insn_counts *ic = insn_counts_new();
 	struct tracefile_writer *rec = NULL;
 	struct trace_consumer c;
+	struct sample_dump *sdump = NULL;
 	FILE *out = stderr, *dump = NULL;
 	int ret = 0, status = 0, fail = prog_argv ? 127 : 1;
 	struct trace_mica *mica = NULL;
@@ -250,6 +253,15 @@ trace_session_run(const struct trace_session_opts *o, char **prog_argv, pid_t at
 	int cpu = -1;
 	char err[512];
 
+	/* Sample mode's note comes first (the tracer process's, with a
+	 * child: it said it before we were let go). */
+	if (!o->child && o->t.sample.enabled) {
+		t = tracer_new(&o->t, ring);
+		if (tracer_prepare(t) < 0) {
+			ret = fail;
+			goto out;
+		}
+	}
 	if (o->config || o->config_text || o->mica_out || o->db) {
 		/* The database alone runs the default configuration. */
 		const char *conf = o->config ? o->config : o->mica_out ? "mica.conf" : NULL;
@@ -289,8 +301,9 @@ trace_session_run(const struct trace_session_opts *o, char **prog_argv, pid_t at
 		}
 		trace_mica_set_store(mica, db, session);
 	}
-	if (o->sample) {
-		uint64_t ns = o->interval_time > 0 ? (uint64_t)(o->interval_time * 1e9) : 0;
+	if (o->t.sample.enabled) {
+		double it = o->t.sample.interval_time;
+		uint64_t ns = it > 0 ? (uint64_t)(it * 1e9) : 0;
 
 		trace_analysis_set_sample(ta, ns);
 		if (mica)
@@ -306,7 +319,7 @@ trace_session_run(const struct trace_session_opts *o, char **prog_argv, pid_t at
 		memset(&mo, 0, sizeof(mo));
 		mgsim_config_default(&mo.cfg);
 		mo.interval_size = mica ? trace_mica_config(mica)->interval_size : -1;
-		mo.sampled = o->sample;
+		mo.sampled = o->t.sample.enabled;
 		if (db) {
 			sink.w = db;
 			sink.session = session;
@@ -334,7 +347,7 @@ trace_session_run(const struct trace_session_opts *o, char **prog_argv, pid_t at
 			so.on_hot_block = store_sched_on_hot_block;
 			so.arg = &ssink;
 			so.mgsim = trace_mgsim_model(mg);
-			so.sampled = o->sample;
+			so.sampled = o->t.sample.enabled;
 			sched = trace_sched_new(&so, err, sizeof(err));
 			if (!sched) {
 				error_msg("--mcpu: %s", err);
@@ -360,6 +373,11 @@ trace_session_run(const struct trace_session_opts *o, char **prog_argv, pid_t at
 		}
 		c = event_dump_consumer(dump);
 		trace_analysis_add(ta, &c);
+		if (o->t.sample.enabled) {
+			sdump = sample_dump_new(dump);
+			c = sample_dump_consumer(sdump);
+			trace_analysis_add(ta, &c);
+		}
 	}
 	c = insn_counts_consumer(ic);
 	trace_analysis_add(ta, &c);
@@ -403,7 +421,8 @@ trace_session_run(const struct trace_session_opts *o, char **prog_argv, pid_t at
 		run_pid = trace_child_main_pid(o->child);
 		cpu = trace_child_cpu(o->child);
 	} else {
-		t = tracer_new(&o->t, ring);
+		if (!t)
+			t = tracer_new(&o->t, ring);
 		if (prog_argv ? tracer_launch(t, prog_argv) < 0 : tracer_attach(t, attach_pid) < 0) {
 			ret = fail;
 			goto out;
@@ -449,7 +468,22 @@ trace_session_run(const struct trace_session_opts *o, char **prog_argv, pid_t at
 		ret = 1;
 	rec = NULL;
 	insn_counts_print(ic, out, out == stderr ? "micad: " : "");
-	if (!o->t.quiet) {
+	if (!o->t.quiet && o->t.sample.enabled) {
+		struct tracer_stats st;
+
+		if (o->child)
+			trace_child_stats(o->child, &st);
+		else
+			tracer_get_stats(t, &st);
+		fprintf(stderr, "micad: %llu samples (%llu lost) in %.2f s, %llu bursts (%llu cut "
+			"short), %llu instructions stepped; threads held %.3f s (%.1f%% of the "
+			"time)\n",
+			(unsigned long long)st.samples, (unsigned long long)st.samples_lost,
+			st.seconds, (unsigned long long)st.bursts,
+			(unsigned long long)st.bursts_aborted, (unsigned long long)st.steps,
+			st.stopped_seconds,
+			st.seconds > 0 ? 100 * st.stopped_seconds / st.seconds : 0.0);
+	} else if (!o->t.quiet) {
 		struct tracer_stats st;
 
 		if (o->child)
@@ -487,6 +521,7 @@ out:
 		ret = ret ? ret : 1;
 	}
 	trace_analysis_free(ta);
+	sample_dump_free(sdump);
 	trace_mgsim_free(mg);
 	trace_sched_free(sched);
 	if (sink.failed || ssink.failed || (profile && trace_profile_failed(profile)))

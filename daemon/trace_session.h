@@ -49,13 +49,11 @@ struct trace_session_opts {
 	 * tracer runs here, into a ring of its own. */
 	struct trace_child *child;
 	struct ring *ring;
-	/* Sample mode (issue 18): the producer samples and steps bursts
-	 * (tracer.h: TREC_STRING, TREC_SAMPLE, TREC_BURST, TREC_NOTE); the
-	 * profile goes to the database, the MICA analyses, the scheduling
-	 * model and MGSim take the bursts, and intervals are interval_time
-	 * seconds long (<= 0: TRACE_SAMPLE_INTERVAL_NS). */
-	bool sample;
-	double interval_time;
+	/* Sample mode (issue 18) is t.sample.enabled: the producer samples
+	 * and steps bursts (tracer.h: TREC_STRING, TREC_SAMPLE, TREC_BURST,
+	 * TREC_NOTE); the profile goes to the database, the MICA analyses,
+	 * the scheduling model and MGSim take the bursts, and intervals are
+	 * t.sample.interval_time seconds long. */
 };
 
 void trace_session_opts_init(struct trace_session_opts *o);

@@ -40,12 +40,15 @@
 #include <grp.h>
 #include <limits.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/ptrace.h>
@@ -57,9 +60,11 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "burst_budget.h"
 #include "decode_cache.h"
 #include "decoder.h"
 #include "iclass.h"
+#include "sampler.h"
 #include "util.h"
 
 #ifndef TRAP_TRACE
@@ -85,7 +90,7 @@ struct tproc {
 };
 
 enum thread_state {
-	TS_RUNNING,		/* resumed by us; a stop will come */
+	TS_RUNNING,		/* resumed by us (stepping, or free in sample mode) */
 	TS_LISTENING,		/* in group-stop, PTRACE_LISTEN */
 	TS_DETACHED,
 };
@@ -105,6 +110,15 @@ struct tthread {
 	int inject_sig;
 	uint64_t rewind_to;
 	uint64_t last_pc, last_next_pc;
+	/* Sample mode: where the thread is in a burst (enum burst_phase),
+	 * events left in the phase, when it was interrupted, and its
+	 * affinity before the burst pinned it. */
+	int burst;
+	uint32_t burst_left;
+	uint64_t burst_t0;
+	bool burst_mask_saved;
+	bool burst_late;		/* interrupted: its burst took too long */
+	cpu_set_t burst_mask;
 	struct user_regs_struct regs;
 	struct insn_event pending;
 	struct tthread *hnext;
@@ -120,6 +134,8 @@ struct tracer {
 	struct tproc *procs;
 	int nthreads;
 	int cpu;		/* pinned CPU or -1 */
+	cpu_set_t own_mask;	/* micad's affinity before it pinned itself */
+	bool own_mask_saved;
 	unsigned long options;
 	pid_t main_pid;
 	bool main_done;
@@ -130,9 +146,37 @@ struct tracer {
 	bool progress_shown;
 	struct vec_state vec;
 	uint16_t ic_ret_near, ic_jmp_far, ic_call_far;
+	/* Sample mode. */
+	struct sampler *sampler;	/* NULL: step mode */
+	int epfd;
+	bool launched;			/* tracer_launch(): the program is our child */
+	int bursting;			/* threads in a burst's warm-up or measure */
+	timer_t burst_timer;		/* while bursts step: a tick to the loop */
+	bool have_burst_timer;
+	int burst_pending;		/* threads interrupted for a burst, not stopped yet */
+	struct burst_budget budget;	/* where bursts go, time held */
 };
 
+/* A sample-mode thread's burst. */
+enum burst_phase { BP_NONE, BP_WANTED, BP_WARMUP, BP_MEASURE };
+
 static volatile sig_atomic_t detach_requested;
+/* Sample mode's loop sleeps in epoll_wait: a detach request or a SIGCHLD
+ * (a tracee stopped) wakes it through this eventfd, from whichever thread
+ * the signal reached. */
+static volatile sig_atomic_t wake_efd = -1;
+
+static void
+wake_loop(void)
+{
+	uint64_t one = 1;
+	int fd = wake_efd, e = errno;
+
+	if (fd >= 0 && write(fd, &one, sizeof(one)) < 0) {
+		/* Full (2^64-2 wakes pending): the loop is awake anyway. */
+	}
+	errno = e;
+}
 /* The launched or attached process's pidfd, for tracer_signal_main(). */
 static volatile sig_atomic_t main_pidfd = -1;
 
@@ -152,6 +196,7 @@ void
 tracer_request_detach(void)
 {
 	detach_requested = 1;
+	wake_loop();
 }
 
 static double
@@ -168,12 +213,14 @@ tracer_new(const struct tracer_options *opt, struct ring *ring)
 	t->opt = *opt;
 	t->ring = ring;
 	t->cpu = -1;
+	t->epfd = -1;
 	if (opt->pin) {
 		cpu_set_t set;
 		int cpu = opt->pin_cpu >= 0 ? opt->pin_cpu : sched_getcpu();
 
 		CPU_ZERO(&set);
 		CPU_SET(cpu, &set);
+		t->own_mask_saved = sched_getaffinity(0, sizeof(t->own_mask), &t->own_mask) == 0;
 		if (sched_setaffinity(0, sizeof(set), &set) == 0)
 			t->cpu = cpu;
 		else
@@ -201,6 +248,9 @@ tracer_free(struct tracer *t)
 {
 	if (!t)
 		return;
+	sampler_free(t->sampler);
+	if (t->epfd >= 0)
+		close(t->epfd);
 	for (int i = 0; i < THREAD_HASH; i++) {
 		struct tthread *th = t->threads[i], *n;
 
@@ -328,6 +378,10 @@ thread_new(struct tracer *t, struct tproc *p, pid_t tid, pid_t parent)
 	p->nthreads++;
 	t->nthreads++;
 	push_thread_rec(t, TT_START, p->pid, tid, parent, 0);
+	/* Not fatal for a thread after the first: it runs unsampled (the
+	 * sampler said why). */
+	if (t->sampler)
+		sampler_add_thread(t->sampler, p->pid, tid, false);
 	return th;
 }
 
@@ -341,6 +395,11 @@ thread_del(struct tracer *t, struct tthread *th)
 	*pp = th->hnext;
 	if (t->last == th)
 		t->last = NULL;
+	if (t->sampler) {
+		sampler_del_thread(t->sampler, th->tid);
+		if (th->proc->nthreads == 1)
+			sampler_del_proc(t->sampler, th->proc->pid);
+	}
 	th->proc->nthreads--;
 	t->nthreads--;
 	free(th);
@@ -392,8 +451,8 @@ pin_task(struct tracer *t, struct tproc *p, pid_t tid)
 {
 	cpu_set_t set;
 
-	if (t->cpu < 0)
-		return;
+	if (t->cpu < 0 || t->sampler)
+		return;		/* sample mode pins a thread only for its bursts */
 	if (!p->mask_saved && sched_getaffinity(tid, sizeof(p->orig_mask), &p->orig_mask) == 0)
 		p->mask_saved = true;
 	CPU_ZERO(&set);
@@ -512,7 +571,16 @@ show_progress(struct tracer *t, bool final)
 		t->last_progress = now;
 		return;
 	}
-	if (!final || t->progress_shown) {
+	if (t->sampler && (!final || t->progress_shown)) {
+		struct sampler_stats ss;
+
+		sampler_get_stats(t->sampler, &ss);
+		fprintf(stderr, "\rmicad: %llu samples, %llu bursts, %.1f s elapsed%s",
+			(unsigned long long)ss.samples, (unsigned long long)t->st.bursts, el,
+			final ? "\n" : "  ");
+		fflush(stderr);
+		t->progress_shown = !final;
+	} else if (!final || t->progress_shown) {
 		fprintf(stderr, "\rmicad: %llu instructions, %.1f K/s, %.1f s elapsed%s",
 			(unsigned long long)t->st.steps,
 			el > 0 ? t->st.steps / el / 1000.0 : 0.0, el,
@@ -521,6 +589,180 @@ show_progress(struct tracer *t, bool final)
 		t->progress_shown = !final;
 	}
 	t->last_progress = now;
+}
+
+/* ---- bursts (sample mode) ---- */
+
+static uint64_t
+mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+static void
+push_burst(struct tracer *t, struct tthread *th, enum trace_burst_kind kind)
+{
+	struct trace_burst_rec *r = ring_reserve(t->ring, TREC_BURST, sizeof(*r));
+
+	r->kind = kind;
+	r->pid = th->proc->pid;
+	r->tid = th->tid;
+	r->reserved = 0;
+	r->time_ns = mono_ns();
+	ring_commit(t->ring);
+}
+
+/*
+ * While bursts step, the loop waits in waitpid: SIGCHLD, one per step,
+ * would only run its handler for nothing.  Blocked meanwhile, it stays
+ * pending and wakes the loop once afterwards.
+ */
+static void
+block_sigchld(bool block)
+{
+	sigset_t set;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGCHLD);
+	pthread_sigmask(block ? SIG_BLOCK : SIG_UNBLOCK, &set, NULL);
+}
+
+/* Every 20 ms of a burst, a signal interrupts the loop's waitpid: the
+ * sample buffers are read meanwhile, and a burst stuck in a blocking
+ * system call is given up (sample_loop()). */
+#define BURST_TICK_NS 20000000L
+/* A burst that takes this much longer than bursts have lately is given
+ * up: its thread is blocked (a read, a lock), not being stepped. */
+#define BURST_LATE_FACTOR 10
+
+static void
+burst_ticks(struct tracer *t, bool on)
+{
+	struct itimerspec its = { { 0, on ? BURST_TICK_NS : 0 }, { 0, on ? BURST_TICK_NS : 0 } };
+
+	if (t->have_burst_timer && timer_settime(t->burst_timer, 0, &its, NULL) < 0)
+		perror_msg("timer_settime of the burst tick");
+}
+
+/*
+ * th's burst is over: ended (BURST_END), cut short (BURST_ABORT), or
+ * given up before it began (the interrupted thread exited first: no
+ * marker then).  The time it was held counts against the budget.
+ */
+static void
+burst_finish(struct tracer *t, struct tthread *th, enum trace_burst_kind kind)
+{
+	uint64_t dt;
+
+	if (th->burst == BP_NONE)
+		return;
+	dt = mono_ns() - th->burst_t0;
+	th->burst_late = false;
+	burst_budget_held(&t->budget, dt, th->burst >= BP_WARMUP);
+	if (th->burst >= BP_WARMUP) {
+		push_burst(t, th, kind);
+		if (--t->bursting == 0) {
+			burst_ticks(t, false);
+			block_sigchld(false);
+		}
+		if (kind == BURST_END)
+			t->st.bursts++;
+		else
+			t->st.bursts_aborted++;
+	} else {
+		t->burst_pending--;
+	}
+	th->burst = BP_NONE;
+	if (th->burst_mask_saved) {
+		th->burst_mask_saved = false;
+		if (sched_setaffinity(th->tid, sizeof(th->burst_mask), &th->burst_mask) < 0 &&
+		    errno != ESRCH)
+			perror_msg("cannot give thread %d its CPU affinity back after a burst",
+				   th->tid);
+	}
+}
+
+/* The warm-up is done: the measured unit begins; or that is done too. */
+static void
+burst_phase_done(struct tracer *t, struct tthread *th)
+{
+	if (th->burst == BP_WARMUP) {
+		push_burst(t, th, BURST_MEASURE);
+		th->burst = BP_MEASURE;
+		th->burst_left = t->opt.sample.burst_unit;
+	} else {
+		burst_finish(t, th, BURST_END);
+	}
+}
+
+static void resume(struct tracer *t, struct tthread *th);
+
+/*
+ * The thread interrupted for a burst has stopped: step it from here (on
+ * the tracer's CPU, where a step costs a third of what it costs across
+ * CPUs, performance.md §2).
+ */
+static void
+burst_begin(struct tracer *t, struct tthread *th)
+{
+	const struct sample_options *o = &t->opt.sample;
+
+	if (t->cpu >= 0 &&
+	    sched_getaffinity(th->tid, sizeof(th->burst_mask), &th->burst_mask) == 0) {
+		cpu_set_t set;
+
+		CPU_ZERO(&set);
+		CPU_SET(t->cpu, &set);
+		th->burst_mask_saved = sched_setaffinity(th->tid, sizeof(set), &set) == 0;
+	}
+	t->burst_pending--;
+	if (t->bursting++ == 0) {
+		block_sigchld(true);
+		burst_ticks(t, true);
+	}
+	th->burst = BP_WARMUP;
+	th->burst_left = o->burst_warmup;
+	push_burst(t, th, BURST_WARMUP);
+	if (th->burst_left == 0)
+		burst_phase_done(t, th);
+	/* As after an attach: the first trap may report a syscall's exit. */
+	th->check_next_trap = true;
+	th->have_pending = false;
+	th->regs_valid = false;
+	resume(t, th);
+}
+
+/* A sample was pushed (sampler_drain()'s callback): start a burst on its
+ * thread if one is due. */
+static void
+on_sample(void *arg, pid_t pid, pid_t tid, uint64_t time_ns)
+{
+	struct tracer *t = arg;
+	struct tthread *th;
+	uint64_t now;
+	bool due;
+
+	(void)pid;
+	if (t->opt.sample.no_bursts)
+		return;
+	due = burst_budget_due(&t->budget, time_ns);
+	if (t->bursting || t->burst_pending || !due)
+		return;
+	now = mono_ns();
+	if (!burst_budget_room(&t->budget, now))
+		return;
+	th = thread_find(t, tid);
+	if (!th || th->state != TS_RUNNING || th->burst != BP_NONE)
+		return;
+	if (ptrace(PTRACE_INTERRUPT, tid, NULL, NULL) < 0)
+		return;
+	th->burst = BP_WANTED;
+	th->burst_t0 = now;
+	t->burst_pending++;
+	burst_budget_next(&t->budget, now);
 }
 
 static void
@@ -552,6 +794,8 @@ commit(struct tracer *t, struct tthread *th, uint64_t next_pc)
 		atomic_store_explicit(t->opt.live_steps, t->st.steps + 1, memory_order_relaxed);
 	if ((++t->st.steps & 4095) == 0 && (!t->opt.quiet || t->opt.progress))
 		show_progress(t, false);
+	if (th->burst >= BP_WARMUP && --th->burst_left == 0)
+		burst_phase_done(t, th);
 }
 
 static int
@@ -777,8 +1021,35 @@ leap_interrupted(struct tracer *t, struct tthread *th)
 	bp_remove(p);
 }
 
+/* Sample mode: let a thread run freely (PTRACE_CONT), with the signal it
+ * is to get; leapfrog's int3 out first, RIP back on it if the thread ran
+ * into it. */
+static void
+resume_free(struct tracer *t, struct tthread *th)
+{
+	int sig = th->inject_sig;
+
+	bp_remove(th->proc);
+	if (th->rip_rewind) {
+		th->rip_rewind = false;
+		if (ptrace(PTRACE_POKEUSER, th->tid, offsetof(struct user_regs_struct, rip),
+			   (void *)th->rewind_to) < 0 && errno != ESRCH)
+			perror_msg("PTRACE_POKEUSER (rip) of thread %d", th->tid);
+	}
+	th->inject_sig = 0;
+	th->have_pending = false;
+	th->skip_build = false;
+	th->regs_valid = false;
+	th->leaping = false;
+	th->state = TS_RUNNING;
+	if (sig)
+		t->st.signals++;
+	if (ptrace(PTRACE_CONT, th->tid, NULL, (void *)(long)sig) < 0 && errno != ESRCH)
+		perror_msg("PTRACE_CONT of thread %d", th->tid);
+}
+
 /* Resume a stopped thread for one step: by leapfrog where it can, else by
- * the trap flag. */
+ * the trap flag.  In sample mode, outside a burst: freely. */
 static void
 resume(struct tracer *t, struct tthread *th)
 {
@@ -786,6 +1057,10 @@ resume(struct tracer *t, struct tthread *th)
 	struct tproc *p = th->proc;
 	bool leap = false;
 
+	if (t->sampler && th->burst < BP_WARMUP) {
+		resume_free(t, th);
+		return;
+	}
 	if (th->skip_build) {
 		th->skip_build = false;
 		th->have_pending = false;
@@ -935,6 +1210,10 @@ on_event(struct tracer *t, struct tthread *th, int event)
 	case PTRACE_EVENT_EXEC: {
 		pid_t former = (pid_t)msg;
 
+		/* A new image: the burst's unit would mix two programs. */
+		if (th->burst >= BP_WARMUP)
+			burst_finish(t, th, BURST_ABORT);
+
 		if (former != th->tid) {
 			/* A non-leader thread exec'd and took the leader's
 			 * tid: its state moves to the leader's entry. */
@@ -969,6 +1248,7 @@ on_event(struct tracer *t, struct tthread *th, int event)
 		    get_regs(th) == 0 && (long long)th->regs.orig_rax >= 0 &&
 		    th->regs.rip == th->pending.pc + th->pending.info->len)
 			commit(t, th, th->regs.rip);
+		burst_finish(t, th, BURST_ABORT);
 		th->have_pending = false;
 		th->state = TS_RUNNING;
 		ptrace(PTRACE_CONT, th->tid, NULL, NULL);
@@ -989,6 +1269,7 @@ thread_exited(struct tracer *t, struct tthread *th, int status)
 		t->main_done = true;
 		t->main_status = status;
 	}
+	burst_finish(t, th, BURST_ABORT);
 	push_thread_rec(t, TT_EXIT, p->pid, th->tid, 0, status);
 	thread_del(t, th);
 }
@@ -997,6 +1278,37 @@ static bool
 is_stop_signal(int sig)
 {
 	return sig == SIGSTOP || sig == SIGTSTP || sig == SIGTTIN || sig == SIGTTOU;
+}
+
+/*
+ * Sample mode: a stop of a thread that runs freely (not in a burst).
+ * The interrupt asked for a burst starts it; signals are delivered, event
+ * stops kept track of, group-stops listened to, and the thread let go.
+ */
+static void
+free_stop(struct tracer *t, struct tthread *th, int sig, int event)
+{
+	if (event == PTRACE_EVENT_STOP) {
+		if (is_stop_signal(sig)) {
+			burst_finish(t, th, BURST_ABORT);	/* the burst cannot wait */
+			th->state = TS_LISTENING;
+			ptrace(PTRACE_LISTEN, th->tid, NULL, NULL);
+		} else if (th->burst == BP_WANTED) {
+			burst_begin(t, th);
+		} else {
+			resume_free(t, th);
+		}
+		return;
+	}
+	if (event) {
+		on_event(t, th, event);
+		return;
+	}
+	if (sig == SIGTRAP && th->eat_sigtrap)
+		th->eat_sigtrap = false;	/* leapfrog's int3, queued at a burst's end */
+	else if (sig != (SIGTRAP | 0x80))
+		th->inject_sig = sig;
+	resume_free(t, th);
 }
 
 static void
@@ -1028,8 +1340,20 @@ handle_stop(struct tracer *t, pid_t pid, int status)
 
 	if (th->leaping && (event || sig != SIGTRAP))
 		leap_interrupted(t, th);
+	if (th->burst_late && event == PTRACE_EVENT_STOP && !is_stop_signal(sig)) {
+		/* The interrupt of a burst given up (sample_loop()). */
+		burst_finish(t, th, BURST_ABORT);
+		resume_free(t, th);
+		return;
+	}
+	if (t->sampler && th->burst < BP_WARMUP) {
+		free_stop(t, th, sig, event);
+		return;
+	}
 	if (event == PTRACE_EVENT_STOP && is_stop_signal(sig)) {
-		/* Group-stop: stay stopped, but keep reporting. */
+		/* Group-stop: stay stopped, but keep reporting.  A burst
+		 * cannot wait for the SIGCONT. */
+		burst_finish(t, th, BURST_ABORT);
 		th->state = TS_LISTENING;
 		ptrace(PTRACE_LISTEN, pid, NULL, NULL);
 		return;
@@ -1145,6 +1469,26 @@ launch_failed(const int fail[2], const char *prog)
 	perror_msg("%s '%s'", what[fail[0] > 0 && fail[0] <= LAUNCH_LIMITS ? fail[0] : 1], prog);
 }
 
+/* Sample mode (tracer_prepare()): the event and the loop's epoll set. */
+int
+tracer_prepare(struct tracer *t)
+{
+	if (!t->opt.sample.enabled || t->sampler)
+		return 0;
+	t->epfd = epoll_create1(EPOLL_CLOEXEC);
+	if (t->epfd < 0) {
+		perror_msg("epoll_create1");
+		return -1;
+	}
+	t->sampler = sampler_new(&t->opt.sample, t->ring, t->epfd);
+	if (!t->sampler)
+		return -1;
+	fprintf(stderr, "%s: %s\n", program_name, sampler_event(t->sampler)->note);
+	fflush(stderr);
+	sampler_push_note(t->sampler);
+	return 0;
+}
+
 int
 tracer_launch(struct tracer *t, char *const argv[])
 {
@@ -1154,6 +1498,9 @@ tracer_launch(struct tracer *t, char *const argv[])
 	int fail[2];	/* the child's enum launch_stage and errno */
 	ssize_t n;
 
+	if (tracer_prepare(t) < 0)
+		return -1;
+	t->launched = true;
 	if (pipe2(go, O_CLOEXEC) < 0 || pipe2(err, O_CLOEXEC) < 0) {
 		perror_msg("pipe");
 		return -1;
@@ -1166,12 +1513,16 @@ tracer_launch(struct tracer *t, char *const argv[])
 	if (pid == 0) {
 		close(go[1]);
 		close(err[0]);
-		if (t->cpu >= 0) {
+		if (t->cpu >= 0 && !t->sampler) {
 			cpu_set_t set;
 
 			CPU_ZERO(&set);
 			CPU_SET(t->cpu, &set);
 			sched_setaffinity(0, sizeof(set), &set);
+		} else if (t->sampler && t->own_mask_saved) {
+			/* Sample mode: the program runs where it would
+			 * without micad (bursts pin it for their length). */
+			sched_setaffinity(0, sizeof(t->own_mask), &t->own_mask);
 		}
 		/* Ready (LAUNCH_OK) or why not: the tracer seizes us only
 		 * once we are traceable. */
@@ -1207,6 +1558,12 @@ tracer_launch(struct tracer *t, char *const argv[])
 		perror_msg("cannot trace the program started (PTRACE_SEIZE of pid %d)", pid);
 		kill(pid, SIGKILL);
 		waitpid(pid, NULL, 0);
+		return -1;
+	}
+	/* Sampled from its execve on. */
+	if (t->sampler && sampler_add_thread(t->sampler, pid, pid, true) < 0) {
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, __WALL);
 		return -1;
 	}
 	t->main_pid = pid;
@@ -1316,6 +1673,23 @@ tracer_attach(struct tracer *t, pid_t pid)
 		error_msg("attach to pid %d: no such process", pid);
 		return -ESRCH;
 	}
+	if (t->opt.sample.enabled) {
+		int e;
+
+		if (tracer_prepare(t) < 0)
+			return -EINVAL;
+		/* A burst must never leave an int3 in a process micad did
+		 * not start, should micad die in the middle of it. */
+		t->opt.step = STEP_TF;
+		/* Its main thread's event first: nothing to undo if the
+		 * kernel refuses it. */
+		e = sampler_add_thread(t->sampler, pid, pid, false);
+		if (e < 0) {
+			if (e == -ESRCH)
+				error_msg("attach to pid %d: no such process", pid);
+			return e;
+		}
+	}
 	if (ptrace(PTRACE_SEIZE, pid, NULL, (void *)t->options) < 0) {
 		int e = errno;
 
@@ -1403,8 +1777,10 @@ static void
 detach_all(struct tracer *t)
 {
 	for (int i = 0; i < THREAD_HASH; i++)
-		for (struct tthread *th = t->threads[i]; th; th = th->hnext)
+		for (struct tthread *th = t->threads[i]; th; th = th->hnext) {
+			burst_finish(t, th, BURST_ABORT);
 			ptrace(PTRACE_INTERRUPT, th->tid, NULL, NULL);
+		}
 	while (t->nthreads > 0) {
 		int status;
 		pid_t pid = waitpid(-1, &status, __WALL);
@@ -1463,14 +1839,213 @@ detach_all(struct tracer *t)
 
 /* ---- the loop ---- */
 
+static void
+on_sigchld(int sig)
+{
+	(void)sig;
+	wake_loop();
+}
+
+static void
+on_burst_tick(int sig)
+{
+	(void)sig;	/* its work is to interrupt waitpid */
+}
+
+/* The burst tick: a timer signalling this thread (not the process: it
+ * must interrupt this thread's waitpid), with a handler installed
+ * without SA_RESTART. */
+static void
+burst_timer_create(struct tracer *t)
+{
+	struct sigevent sev;
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_burst_tick;
+	sigemptyset(&sa.sa_mask);
+	if (sigaction(SIGRTMIN, &sa, NULL) < 0) {
+		perror_msg("sigaction of the burst tick (bursts are not given up when stuck)");
+		return;
+	}
+	memset(&sev, 0, sizeof(sev));
+	sev.sigev_notify = SIGEV_THREAD_ID;
+	sev.sigev_signo = SIGRTMIN;
+	sev._sigev_un._tid = (pid_t)syscall(SYS_gettid);
+	if (timer_create(CLOCK_MONOTONIC, &sev, &t->burst_timer) < 0) {
+		perror_msg("timer_create of the burst tick (bursts are not given up when stuck)");
+		return;
+	}
+	t->have_burst_timer = true;
+}
+
+/* Give up a burst that has taken far longer than bursts take (its thread
+ * blocks in a system call, or the machine starves the stepping): it is
+ * interrupted, and its stop ends the burst. */
+static void
+burst_check_late(struct tracer *t)
+{
+	uint64_t now = mono_ns();
+	double late = burst_budget_expected_ns(&t->budget) * BURST_LATE_FACTOR;
+
+	for (int i = 0; i < THREAD_HASH; i++)
+		for (struct tthread *th = t->threads[i]; th; th = th->hnext)
+			if (th->burst >= BP_WARMUP && !th->burst_late &&
+			    (double)(now - th->burst_t0) > late &&
+			    ptrace(PTRACE_INTERRUPT, th->tid, NULL, NULL) == 0)
+				th->burst_late = true;
+}
+
+/* A tick during bursts (or every so many steps): read the buffers, look
+ * for a late burst. */
+static void
+burst_tick(struct tracer *t)
+{
+	sampler_drain(t->sampler, on_sample, t);
+	burst_check_late(t);
+}
+
+/*
+ * After --duration: a program micad launched goes on untraced; 'run'
+ * still ends with it, so wait for its end (it is our child).
+ */
+static void
+wait_launched(struct tracer *t)
+{
+	int status;
+	pid_t r;
+
+	if (!t->launched || t->main_done)
+		return;
+	do
+		r = waitpid(t->main_pid, &status, 0);
+	while (r < 0 && errno == EINTR && !detach_requested);
+	if (r == t->main_pid) {
+		t->main_done = true;
+		t->main_status = status;
+	}
+}
+
+/*
+ * Sample mode's loop: threads run freely, and the loop sleeps in
+ * epoll_wait on the sample events' buffers and an eventfd that SIGCHLD
+ * (a tracee stopped) and detach requests write; it then reaps the stops
+ * without blocking and reads the buffers (where bursts are started).
+ * While a burst steps, it waits in waitpid as step mode does (a step is
+ * a stop), reading the buffers now and then.
+ */
+static int
+sample_loop(struct tracer *t)
+{
+	struct epoll_event ee = { .events = EPOLLIN, .data.ptr = t };
+	struct sigaction sa, old_sa;
+	uint64_t end_ns = 0, k = 0, now0;
+	bool timed_out = false;
+	int efd, ret = 0;
+
+	efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	if (efd < 0 || epoll_ctl(t->epfd, EPOLL_CTL_ADD, efd, &ee) < 0) {
+		perror_msg("cannot set up the sampling loop (eventfd, epoll_ctl)");
+		if (efd >= 0)
+			close(efd);
+		detach_all(t);
+		return -1;
+	}
+	wake_efd = efd;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_sigchld;
+	sa.sa_flags = SA_RESTART;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGCHLD, &sa, &old_sa);
+	if (!t->opt.sample.no_bursts)
+		burst_timer_create(t);
+	now0 = mono_ns();
+	burst_budget_init(&t->budget, t->opt.sample.overhead,
+			  t->opt.sample.burst_unit + t->opt.sample.burst_warmup,
+			  sampler_event(t->sampler)->weighting == WEIGHT_INSTRUCTIONS, now0,
+			  now0 ^ ((uint64_t)getpid() << 32));
+	if (t->opt.sample.duration > 0)
+		end_ns = now0 + (uint64_t)(t->opt.sample.duration * 1e9);
+	while (t->nthreads > 0) {
+		struct epoll_event evs[16];
+		uint64_t now;
+		int status, n, timeout = 100;
+		pid_t pid;
+
+		if (end_ns && mono_ns() >= end_ns)
+			timed_out = true;
+		if (detach_requested || timed_out) {
+			sampler_drain(t->sampler, NULL, NULL);
+			detach_all(t);
+			break;
+		}
+		if (t->bursting) {
+			pid = waitpid(-1, &status, __WALL);
+			if (pid < 0) {
+				if (errno == EINTR) {
+					burst_tick(t);
+					continue;
+				}
+				if (errno != ECHILD)
+					perror_msg("waitpid");
+				break;
+			}
+			handle_stop(t, pid, status);
+			/* The tick may not find waitpid to interrupt. */
+			if ((++k & 255) == 0)
+				burst_tick(t);
+			continue;
+		}
+		if (end_ns) {
+			now = mono_ns();
+			if (end_ns - now < 100000000ULL)
+				timeout = (int)((end_ns - now) / 1000000) + 1;
+		}
+		n = epoll_wait(t->epfd, evs, 16, timeout);
+		if (n < 0 && errno != EINTR) {
+			perror_msg("epoll_wait");
+			ret = -1;
+			detach_all(t);
+			break;
+		}
+		for (int i = 0; i < n; i++)
+			if (evs[i].data.ptr == t) {
+				uint64_t v;
+
+				while (read(efd, &v, sizeof(v)) == sizeof(v))
+					;
+			}
+		while ((pid = waitpid(-1, &status, __WALL | WNOHANG)) > 0)
+			handle_stop(t, pid, status);
+		if (pid < 0 && errno == ECHILD)
+			break;
+		sampler_drain(t->sampler, on_sample, t);
+		if (!t->opt.quiet || t->opt.progress)
+			show_progress(t, false);
+	}
+	sigaction(SIGCHLD, &old_sa, NULL);
+	if (t->have_burst_timer) {
+		timer_delete(t->burst_timer);
+		t->have_burst_timer = false;
+	}
+	wake_efd = -1;
+	close(efd);
+	if (timed_out)
+		wait_launched(t);
+	return ret;
+}
+
 int
 tracer_loop(struct tracer *t)
 {
 	struct timespec end;
+	int ret = 0;
 
 	clock_gettime(CLOCK_MONOTONIC, &t->t0);
 	t->last_progress = t->t0;
-	while (t->nthreads > 0) {
+	if (t->sampler)
+		ret = sample_loop(t);
+	while (!t->sampler && t->nthreads > 0) {
 		int status;
 		pid_t pid;
 
@@ -1490,12 +2065,20 @@ tracer_loop(struct tracer *t)
 	}
 	clock_gettime(CLOCK_MONOTONIC, &end);
 	t->st.seconds = ts_diff(&end, &t->t0);
+	if (t->sampler) {
+		struct sampler_stats ss;
+
+		sampler_get_stats(t->sampler, &ss);
+		t->st.samples = ss.samples;
+		t->st.samples_lost = ss.lost;
+		t->st.stopped_seconds = (double)t->budget.held_ns / 1e9;
+	}
 	if (t->opt.progress)
 		show_progress(t, true);
 	else if (!t->opt.quiet && t->progress_shown)
 		show_progress(t, true);
 	ring_close(t->ring);
-	return 0;
+	return ret;
 }
 
 bool

@@ -26,6 +26,7 @@
 
 #include "event.h"
 #include "ring.h"
+#include "sample_options.h"
 
 /* Ring record types. */
 enum trace_rec_type {
@@ -209,6 +210,17 @@ struct tracer_options {
 	 * asked (-1: none).  Once seized, the pid must still be that process
 	 * (not a new one that reused its number), or nothing is traced. */
 	int target_pidfd;
+	/*
+	 * Sample mode (sample.enabled): the threads run freely under
+	 * PTRACE_SEIZE, a perf event samples each one (sampler.h: TREC_NOTE,
+	 * TREC_STRING, TREC_SAMPLE records), and at samples the budget
+	 * chooses, a thread is interrupted and stepped for a burst (W
+	 * warm-up and U measured instructions between TREC_BURST markers,
+	 * the same TREC_EVENTs as step mode), then let go.  The event's note
+	 * is micad's first line on stderr.  Bursts in an attached process
+	 * step with the trap flag (never a planted int3).
+	 */
+	struct sample_options sample;
 };
 
 struct tracer;
@@ -218,6 +230,14 @@ void tracer_free(struct tracer *t);
 
 /* The CPU the tracer and its tracees are pinned to, or -1. */
 int tracer_cpu(const struct tracer *t);
+
+/*
+ * Sample mode: choose the event now and say which, and why, as micad's
+ * first line on stderr (and the first ring record), before anything else
+ * of the session speaks.  0, or -1 after reporting why the event cannot be
+ * used.  tracer_launch() and tracer_attach() call it when it was not.
+ */
+int tracer_prepare(struct tracer *t);
 
 /*
  * Start argv[0] (searched in PATH) with argv, traced from its first
@@ -263,6 +283,12 @@ struct tracer_stats {
 	uint64_t signals;	/* signals delivered to the tracees */
 	uint64_t leap_steps;	/* resumes by int3 + PTRACE_CONT (the rest: TF) */
 	double seconds;		/* wall time of the loop */
+	/* Sample mode. */
+	uint64_t samples;	/* TREC_SAMPLE records */
+	uint64_t samples_lost;	/* dropped by the kernel (buffer full) */
+	uint64_t bursts;	/* ended with BURST_END */
+	uint64_t bursts_aborted;	/* ended with BURST_ABORT */
+	double stopped_seconds;	/* wall time threads were held for bursts */
 };
 void tracer_get_stats(const struct tracer *t, struct tracer_stats *st);
 

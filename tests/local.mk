@@ -4,6 +4,7 @@ EXTRA_DIST += tests/tap.h
 include tests/decoder.mk
 include tests/mica.mk
 include tests/tracer.mk
+include tests/sample.mk
 include tests/store.mk
 include tests/sched.mk
 TESTS += tests/cli.sh
@@ -14,4 +15,3 @@ include tests/http.mk
 include tests/export.mk
 include tests/sched_daemon.mk
 include tests/profile.mk
-include tests/sample.mk

@@ -13,7 +13,7 @@ tests_mica_ilp_rebase_SOURCES = tests/mica_ilp.c analyzers/ilp.c
 tests_mica_ilp_rebase_CPPFLAGS = $(AM_CPPFLAGS) -DILP_REBASE=97
 tests_mica_ilp_rebase_LDADD = $(MICA_LIBS)
 tests_mica_progress_SOURCES = tests/mica_progress.c
-tests_mica_progress_LDADD = libmicad.a $(MICA_LIBS) $(SQLITE_LIBS) $(AX_PTHREAD_LIBS)
+tests_mica_progress_LDADD = libmicad.a $(MICA_LIBS) $(SAMPLE_LIBS) $(SQLITE_LIBS) $(AX_PTHREAD_LIBS)
 TESTS += tests/mica_lru_stack tests/mica_unit tests/mica_examples.sh tests/mica_progress \
 	tests/mica_ilp tests/mica_ilp_rebase
 EXTRA_DIST += tests/mica_examples.sh tests/mica

@@ -2,7 +2,7 @@
 check_PROGRAMS += tests/store_test
 tests_store_test_SOURCES = tests/store_test.c tests/tap.h
 tests_store_test_CFLAGS = $(AM_CFLAGS) $(SQLITE_CFLAGS)
-tests_store_test_LDADD = libmicad.a $(MICA_LIBS) $(SQLITE_LIBS) $(AX_PTHREAD_LIBS) -lm
+tests_store_test_LDADD = libmicad.a $(MICA_LIBS) $(SAMPLE_LIBS) $(SQLITE_LIBS) $(AX_PTHREAD_LIBS) -lm
 TESTS += tests/store_test
 
 ## micad run/attach/replay write the per-user results database by default:

@@ -27,11 +27,11 @@ $(TRACER_CPROG): %: $(top_srcdir)/%.c
 
 check_PROGRAMS += tests/trace_read tests/ring_test tests/tracefile_test
 tests_trace_read_SOURCES = tests/trace_read.c
-tests_trace_read_LDADD = libmicad.a $(MICA_LIBS) $(AX_PTHREAD_LIBS)
+tests_trace_read_LDADD = libmicad.a $(MICA_LIBS) $(SAMPLE_LIBS) $(AX_PTHREAD_LIBS)
 tests_ring_test_SOURCES = tests/ring_test.c
-tests_ring_test_LDADD = libmicad.a $(MICA_LIBS) $(AX_PTHREAD_LIBS)
+tests_ring_test_LDADD = libmicad.a $(MICA_LIBS) $(SAMPLE_LIBS) $(AX_PTHREAD_LIBS)
 tests_tracefile_test_SOURCES = tests/tracefile_test.c
-tests_tracefile_test_LDADD = libmicad.a $(MICA_LIBS) $(AX_PTHREAD_LIBS)
+tests_tracefile_test_LDADD = libmicad.a $(MICA_LIBS) $(SAMPLE_LIBS) $(AX_PTHREAD_LIBS)
 
 TESTS += tests/ring_test tests/tracefile_test \
 	tests/tracer_counts.sh tests/tracer_attach.sh tests/tracer_record.sh \

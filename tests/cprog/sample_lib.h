@@ -1,0 +1,2 @@
+/* The shared library of tests/cprog/sample_hot.c. */
+void lib_work(unsigned long n);
