@@ -172,7 +172,7 @@ mica_config_text_free(struct mica_config_text *t)
 int
 mica_config_load_text(struct mica_config *cfg, const struct mica_config_text *src)
 {
-	char err[512];
+	char err[2560];
 
 	mica_config_init(cfg);
 	if (mica_config_parse(cfg, src->name, src->text, strlen(src->text), err,
