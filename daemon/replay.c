@@ -260,9 +260,14 @@ replay_text(struct replay *rp, const char *path)
 			break;
 	if (r < 0)
 		error_msg("%s:%s", path, err);
+	if (r == 0 && rp->n_threads == 0) {
+		/* Nothing to analyze is a mistake (a wrong file, a failed
+		 * export), not a trace of zero instructions. */
+		error_msg("%s: an empty trace: no instruction line in its %u line%s (one line "
+			  "per instruction: pc=0x400000 sz=3 ...)", path, line, line == 1 ? "" : "s");
+		r = -1;
+	}
 	if (r == 0 && !rp->failed) {
-		if (rp->n_threads == 0)
-			thread_get(rp, 0);
 		for (size_t i = 0; i < rp->n_threads; i++)
 			if (mica_run_finish(rp->threads[i].run) < 0)
 				rp->failed = true;
