@@ -23,6 +23,7 @@
 
 #include "http_int.h"
 #include "mgsim.h"
+#include "store.h"
 
 _Static_assert(HTTP_MGSIM_COUNTERS == MGSIM_NUM_COUNTERS, "http.h and mgsim.h disagree");
 
@@ -134,7 +135,7 @@ http_db(struct http_req *r)
 			sqlite3_close(db);
 			return NULL;
 		}
-		sqlite3_busy_timeout(db, 2000);
+		sqlite3_busy_timeout(db, STORE_BUSY_TIMEOUT_MS);
 		sqlite3_exec(db, "PRAGMA query_only = 1", NULL, NULL, NULL);
 	}
 	r->db = db;

@@ -61,6 +61,8 @@ struct trace_sched_opts {
 	/* Drive this model's core cycles (NULL: leave it alone).  Feed the
 	 * scheduling consumer before the MGSim one. */
 	struct mgsim *mgsim;
+	/* No warning that would repeat on every run (micad -q). */
+	bool quiet;
 };
 
 struct trace_sched;
@@ -69,7 +71,7 @@ struct trace_sched;
 const char *trace_sched_host_cpu(void);
 
 /* NULL with the reason in err (an unknown CPU).  A CPU with no uop-level
- * model (AMD) falls back to "skylake" with a warning. */
+ * model (AMD) falls back to "skylake" with a warning (unless quiet). */
 struct trace_sched *trace_sched_new(const struct trace_sched_opts *o, char *err, size_t errsz);
 struct trace_consumer trace_sched_consumer(struct trace_sched *ts);
 /* The model's CPU name (a static string). */
