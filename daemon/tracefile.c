@@ -347,14 +347,21 @@ tracefile_is_binary(const char *path)
 struct tracefile_reader *
 tracefile_open(const char *path, char *err, size_t errsz)
 {
-	uint8_t hdr[16];
 	FILE *f = fopen(path, "rb");
-	struct tracefile_reader *r;
 
 	if (!f) {
 		snprintf(err, errsz, "cannot open '%s': %s", path, strerror(errno));
 		return NULL;
 	}
+	return tracefile_open_stream(f, path, err, errsz);
+}
+
+struct tracefile_reader *
+tracefile_open_stream(FILE *f, const char *path, char *err, size_t errsz)
+{
+	uint8_t hdr[16];
+	struct tracefile_reader *r;
+
 	if (fread(hdr, 1, sizeof(hdr), f) != sizeof(hdr) || memcmp(hdr, TRACEFILE_MAGIC, 8) != 0) {
 		snprintf(err, errsz, "'%s' is not a micad trace file (no %s header)", path, TRACEFILE_MAGIC);
 		fclose(f);

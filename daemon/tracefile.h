@@ -47,6 +47,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #include "event.h"
 #include "trace_analysis.h"
@@ -83,6 +84,10 @@ bool tracefile_is_binary(const char *path);
 
 /* Open; NULL with the reason in err. */
 struct tracefile_reader *tracefile_open(const char *path, char *err, size_t errsz);
+/* The same from an open stream (closed with the reader, or here on
+ * failure); path names it in messages. */
+struct tracefile_reader *tracefile_open_stream(FILE *f, const char *path, char *err,
+					       size_t errsz);
 /* The next item: 1, 0 at the end, -1 with the reason in err (corrupt or
  * truncated file, read error: "truncated at record N ..."; records are
  * numbered from 0, instruction records included). */
