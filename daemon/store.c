@@ -208,8 +208,8 @@ migrate(struct store *st, bool read_only, char *err, size_t errsz)
 /*
  * A damaged file is refused before anything is added to it: appended to,
  * it would read back wrong (an export missing rows rather than saying
- * "malformed").  PRAGMA quick_check reads every page once (about a second
- * per GB here), without the full index comparison of integrity_check.
+ * "malformed").  PRAGMA quick_check reads every page once, without the
+ * full index comparison of integrity_check: about 2 s of CPU for 300 MB.
  */
 static int
 check_integrity(struct store *st, char *err, size_t errsz)
