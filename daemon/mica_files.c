@@ -211,6 +211,29 @@ mica_config_load(struct mica_config *cfg, const char *path)
 	return r;
 }
 
+int
+mica_out_dir_check(const char *dir)
+{
+	struct stat st;
+
+	if (stat(dir, &st) < 0) {
+		perror_msg("--mica-out %s", dir);
+		if (errno == ENOENT)
+			error_msg("create the directory first (mkdir -p '%s'), or choose another",
+				  dir);
+		return -1;
+	}
+	if (!S_ISDIR(st.st_mode)) {
+		error_msg("--mica-out %s: not a directory", dir);
+		return -1;
+	}
+	if (access(dir, W_OK | X_OK) < 0) {
+		perror_msg("--mica-out %s: cannot write there", dir);
+		return -1;
+	}
+	return 0;
+}
+
 static int
 write_file(const char *dir, const char *name, const char *data, size_t len, int flags)
 {

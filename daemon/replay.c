@@ -532,6 +532,8 @@ cmd_replay(int argc, char **argv)
 		perror_msg("%s", argv[optind]);
 		goto out;
 	}
+	if (rp.out_dir && mica_out_dir_check(rp.out_dir) < 0)
+		goto out;
 	if (!db && !no_db) {
 		if (!(db_path = store_default_path(dberr, sizeof(dberr)))) {
 			error_msg("the results database: %s, or --no-db", dberr);
@@ -552,6 +554,8 @@ cmd_replay(int argc, char **argv)
 	if (rp.failed)
 		snprintf(rp.why, sizeof(rp.why), "%s", last_error_msg());
 	if (rp.db && replay_session_end(&rp, db, quiet) < 0)
+		rp.failed = true;
+	if (rp.files_failed)
 		rp.failed = true;
 	if (rp.failed)
 		goto out;

@@ -12,7 +12,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -124,31 +123,6 @@ tracing_started(pid_t pid)
 	sig = startup_signal;
 	if (sig)
 		on_term_signal(sig);
-}
-
-/* --mica-out must name a directory micad can write, checked before
- * anything runs (not after the whole trace). */
-static int
-check_out_dir(const char *dir)
-{
-	struct stat st;
-
-	if (stat(dir, &st) < 0) {
-		perror_msg("--mica-out %s", dir);
-		if (errno == ENOENT)
-			error_msg("create the directory first (mkdir -p '%s'), or choose another",
-				  dir);
-		return -1;
-	}
-	if (!S_ISDIR(st.st_mode)) {
-		error_msg("--mica-out %s: not a directory", dir);
-		return -1;
-	}
-	if (access(dir, W_OK | X_OK) < 0) {
-		perror_msg("--mica-out %s: cannot write there", dir);
-		return -1;
-	}
-	return 0;
 }
 
 /* The progress line of 'micad run' and 'attach' on stderr: rewritten in
@@ -377,7 +351,7 @@ trace_session_run(const struct trace_session_opts *o, char **prog_argv, pid_t at
 	install_signals(prog_argv != NULL, o->child != NULL);
 	/* Then everything that can be checked before any work: the output
 	 * directory and files, the configuration. */
-	if (o->mica_out && check_out_dir(o->mica_out) < 0) {
+	if (o->mica_out && mica_out_dir_check(o->mica_out) < 0) {
 		ret = fail;
 		goto out;
 	}

@@ -39,6 +39,12 @@ rc=$?
 ok $? "--mica-out to a directory that does not exist: refused up front (exit $rc), nothing traced"
 [ ! -e "$TMP/a.db" ] || [ "$(q "$TMP/a.db" 'select count(*) from session')" = 0 ]
 ok $? "... and no session was started"
+printf 'pc=0x1000 sz=1\n' > "$TMP/one.txt"
+"$MICAD" replay -q --no-db -c "$TMP/mica.conf" --mica-out "$TMP/nowhere" "$TMP/one.txt" \
+	> /dev/null 2> "$TMP/a2.err"
+rc=$?
+[ $rc -ne 0 ] && grep -q "^micad: --mica-out $TMP/nowhere: No such file or directory" "$TMP/a2.err"
+ok $? "... and for micad replay (exit $rc)"
 
 # A failed start: stored with its reason.
 "$MICAD" run -q --db "$TMP/b.db" -- "$TMP/no such program" 2> "$TMP/b.err"
