@@ -46,6 +46,13 @@ rc=$?
 [ $rc -ne 0 ] && grep -q "^micad: --mica-out $TMP/nowhere: No such file or directory" "$TMP/a2.err"
 ok $? "... and for micad replay (exit $rc)"
 
+# An output file that cannot be made: said before anything runs, no crash.
+"$MICAD" run --no-db -o /proc/nope/x -- "$ASM/loop" > /dev/null 2> "$TMP/o.err"
+rc=$?
+[ $rc -eq 127 ] && grep -q "cannot write the counts file '/proc/nope/x': No such file or directory" "$TMP/o.err" &&
+	! grep -q "instructions (E)" "$TMP/o.err"
+ok $? "-o /proc/nope/x: refused up front (exit $rc), nothing traced"
+
 # A failed start: stored with its reason.
 "$MICAD" run -q --db "$TMP/b.db" -- "$TMP/no such program" 2> "$TMP/b.err"
 rc=$?
