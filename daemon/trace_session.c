@@ -112,7 +112,9 @@ start_interrupted(char *why, size_t whysz)
 }
 
 /* The program runs (or is attached): from now on signals go to it (or
- * detach), and one that came meanwhile is acted on now. */
+ * detach).  One that came since the last check of the start-up did not
+ * reach the program (no terminal's Ctrl-C did either): it gets it now, or
+ * micad detaches at once. */
 static void
 tracing_started(pid_t pid)
 {
@@ -121,8 +123,14 @@ tracing_started(pid_t pid)
 	run_pid = pid;
 	tracing = 1;
 	sig = startup_signal;
-	if (sig)
-		on_term_signal(sig);
+	if (!sig)
+		return;
+	if (!is_run)
+		trace_child_request_detach();
+	else if (in_child)
+		trace_child_signal(sig);
+	else
+		kill(pid, sig);
 }
 
 /* The progress line of 'micad run' and 'attach' on stderr: rewritten in
