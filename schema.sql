@@ -47,7 +47,15 @@ CREATE TABLE IF NOT EXISTS session (
 	sample_event	TEXT,			-- sample mode: the event in effect ('cpu-clock')
 	sample_note	TEXT,			-- sample mode: what was asked, what ran, and why
 	weighting	TEXT			-- sample mode bursts: 'instructions' or 'time'
-			CHECK (weighting IN ('instructions', 'time'))
+			CHECK (weighting IN ('instructions', 'time')),
+	-- Reliability (issue 20, schema version 3): what end_reason does not
+	-- say.  error: why micad could not trace or analyze (end_reason
+	-- 'error'), e.g. "cannot run 'prog': No such file or directory".
+	-- incomplete: NULL when every result collected was stored, else why
+	-- some are missing (the database or a disk full, MICA files not
+	-- written...), whatever the end_reason.
+	error		TEXT,
+	incomplete	TEXT
 ) STRICT;
 
 CREATE TABLE IF NOT EXISTS process (

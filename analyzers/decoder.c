@@ -906,6 +906,14 @@ insn_category_name(const struct insn_info *ii)
 }
 
 const char *
+insn_category_by_index(unsigned i)
+{
+	if (i > ZYDIS_CATEGORY_MAX_VALUE)
+		return NULL;
+	return ZydisCategoryGetString((ZydisInstructionCategory)i);
+}
+
+const char *
 insn_iclass_name(const struct insn_info *ii)
 {
 	if (ii->flags & INSN_INVALID)

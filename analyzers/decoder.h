@@ -78,6 +78,9 @@ const char *reg_name(reg_id reg);
 const char *insn_category_name(const struct insn_info *ii);
 const char *insn_iclass_name(const struct insn_info *ii);
 const char *insn_mnemonic_name(const struct insn_info *ii);
+/* The XED category names the decoder gives, for i = 0, 1, ...; NULL past
+ * the last (what an itypes spec file's CATEGORY lines may name). */
+const char *insn_category_by_index(unsigned i);
 
 /* Format the instruction in AT&T (att = true) or Intel syntax into buf. */
 int insn_format(const struct insn_info *ii, bool att, char *buf, size_t size);

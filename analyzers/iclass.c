@@ -166,3 +166,13 @@ iclass_lookup(const char *name, uint16_t *iclass)
 	}
 	return false;
 }
+
+bool
+iclass_known(const char *name)
+{
+	pthread_once(&names_once, build_names);
+	for (unsigned i = 0; i < N_ICLASS; i++)
+		if (strcmp(names[i], name) == 0)
+			return true;
+	return false;
+}

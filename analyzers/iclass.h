@@ -35,4 +35,8 @@ const char *iclass_name(uint16_t iclass);
  * the Zydis mnemonic in any case ("ret").  Returns false if unknown. */
 bool iclass_lookup(const char *name, uint16_t *iclass);
 
+/* Is name exactly the XED spelling of an iclass the decoder gives (as
+ * itypes compares an OPCODE line: case and all)? */
+bool iclass_known(const char *name);
+
 #endif /* MICAD_ICLASS_H */

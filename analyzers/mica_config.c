@@ -7,9 +7,10 @@
  * space.  Extensions: a '#' where a key would start comments out the rest
  * of the line, and analysis_type takes a comma list of analyses (the
  * "custom" mode made real).  Where MICA would go on with a guess (unknown
- * analysis type, non-numeric numbers, shifts of 64 bits or more) this
- * parser stops with an error: nothing runs on a half-understood
- * configuration.
+ * analysis type, non-numeric numbers, shifts of 64 bits or more, a
+ * negative interval_size, a key given twice of which MICA silently keeps
+ * the last, a NUL byte that would cut a key or value short) this parser
+ * stops with an error: nothing runs on a half-understood configuration.
  */
 #include "config.h"
 
@@ -20,6 +21,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "decoder.h"
+#include "iclass.h"
 #include "mica_config.h"
 
 static const char *const analysis_names[MICA_N_ANALYSES] = {
@@ -33,6 +36,11 @@ static const char *const analysis_names[MICA_N_ANALYSES] = {
 	[MICA_MEMSTACKDIST] = "memstackdist",
 };
 
+static const char *const key_names[] = {
+	"analysis_type", "interval_size", "ilp_size", "block_size", "page_size",
+	"itypes_spec_file", "append_pid",
+};
+#define N_KEYS (sizeof(key_names) / sizeof(key_names[0]))
 static const char known_keys[] =
 	"analysis_type, interval_size, ilp_size, block_size, page_size, "
 	"itypes_spec_file, append_pid";
@@ -172,9 +180,12 @@ apply_entry(struct mica_config *c, const char *key, const char *val, const char 
 			c->interval_size = MICA_FULL;
 			return 0;
 		}
-		if (parse_int(val, &v) < 0) {
+		/* -1 is how MICA stores 'full' (atoll("-1") is the same); any
+		 * other negative size would never close an interval. */
+		if (parse_int(val, &v) < 0 || (v < 0 && v != MICA_FULL)) {
 			set_err(err, errsz, fname, line,
-				"interval_size must be 'full' or an integer, not '%s'", val);
+				"interval_size must be 'full' or a number of instructions "
+				"(0 or more), not '%s'", val);
 			return -1;
 		}
 		c->interval_size = v;
@@ -226,11 +237,18 @@ int
 mica_config_parse(struct mica_config *c, const char *fname, const char *text, size_t len,
 		  char *err, size_t errsz)
 {
-	const char *p = text, *end = text + len;
-	unsigned line = 1, entries = 0;
+	const char *p = text, *end = text + len, *nul = memchr(text, '\0', len);
+	unsigned line = 1, entries = 0, key_seen[N_KEYS] = { 0 };
 	bool have_type = false;
 	unsigned type_line = 0;
 
+	if (nul) {
+		for (const char *q = text; q < nul; q++)
+			line += *q == '\n';
+		set_err(err, errsz, fname, line, "a NUL byte: a configuration is text, "
+			"'KEY: VALUE' entries (is this a binary file?)");
+		return -1;
+	}
 	for (;;) {
 		/* After an entry: skip white space (MICA's "\n" in the format),
 		 * and comment lines (our extension). */
@@ -284,6 +302,19 @@ mica_config_parse(struct mica_config *c, const char *fname, const char *text, si
 			free(val);
 			set_err(err, errsz, fname, key_line, "out of memory");
 			return -1;
+		}
+		for (size_t i = 0; i < N_KEYS; i++) {
+			if (strcmp(key, key_names[i]) != 0)
+				continue;
+			if (key_seen[i]) {
+				set_err(err, errsz, fname, key_line, "%s given twice (first at line "
+					"%u): keep one (MICA would silently take the last)", key,
+					key_seen[i]);
+				free(key);
+				free(val);
+				return -1;
+			}
+			key_seen[i] = key_line;
 		}
 		r = apply_entry(c, key, val, fname, line, err, errsz);
 		if (r == 0 && strcmp(key, "analysis_type") == 0) {
@@ -438,6 +469,74 @@ spec_comma(const char *p, const char *eol)
 	return p;
 }
 
+/*
+ * Is this identifier one that can ever match?  MICA accepts any name and
+ * then never matches a misspelt one (a whole group silently empty), nor
+ * one with the trailing blank or '\r' it keeps as part of the name: each
+ * is refused here, with the valid values.  CATEGORY names are the
+ * decoder's XED categories, OPCODE names its XED iclasses (exactly, as
+ * itypes compares them), SPECIAL mem_read, mem_write or reg_transfer.
+ */
+static int
+check_ident(enum itypes_kind kind, const char *name, size_t n, const char *fname, unsigned line,
+	    char *err, size_t errsz)
+{
+	char buf[64], list[2048];
+	size_t used = 0;
+	uint16_t ic;
+
+	if (n && (name[n - 1] == ' ' || name[n - 1] == '\t' || name[n - 1] == '\r')) {
+		set_err(err, errsz, fname, line, "identifier '%.*s' ends with %s: MICA reads the "
+			"rest of the line as the name, which then never matches; remove it%s",
+			(int)(n - 1 > 60 ? 60 : n - 1), name,
+			name[n - 1] == '\r' ? "a carriage return" : "a blank",
+			name[n - 1] == '\r' ? " (a CRLF file: convert it with dos2unix)" : "");
+		return -1;
+	}
+	if (n >= sizeof(buf)) {
+		set_err(err, errsz, fname, line, "identifier '%.40s...' is too long to be a %s",
+			name, kind == ITYPES_OPCODE ? "XED iclass" : "name");
+		return -1;
+	}
+	memcpy(buf, name, n);
+	buf[n] = '\0';
+	switch (kind) {
+	case ITYPES_SPECIAL:
+		if (!strcmp(buf, "mem_read") || !strcmp(buf, "mem_write") ||
+		    !strcmp(buf, "reg_transfer"))
+			return 0;
+		set_err(err, errsz, fname, line, "unknown SPECIAL identifier '%s' (valid: mem_read, "
+			"mem_write, reg_transfer)", buf);
+		return -1;
+	case ITYPES_CATEGORY:
+		list[0] = '\0';
+		for (unsigned i = 0; insn_category_by_index(i); i++) {
+			const char *c = insn_category_by_index(i);
+
+			if (!strcmp(buf, c))
+				return 0;
+			used += (size_t)snprintf(list + used, used < sizeof(list) ? sizeof(list) - used
+						 : 0, "%s%s", i ? ", " : "", c);
+		}
+		set_err(err, errsz, fname, line, "unknown CATEGORY '%s' (valid, XED's categories: "
+			"%s)", buf, list);
+		return -1;
+	case ITYPES_OPCODE:
+		if (iclass_known(buf))
+			return 0;
+		if (iclass_lookup(buf, &ic))
+			set_err(err, errsz, fname, line, "unknown OPCODE '%s': did you mean %s? "
+				"(valid: XED iclass names, upper case, e.g. ADD, CALL_NEAR, RET_NEAR, "
+				"REP_MOVSB, MOVSD_XMM, ADD_LOCK)", buf, iclass_name(ic));
+		else
+			set_err(err, errsz, fname, line, "unknown OPCODE '%s' (valid: XED iclass "
+				"names, upper case, e.g. ADD, CALL_NEAR, RET_NEAR, REP_MOVSB, "
+				"MOVSD_XMM, ADD_LOCK)", buf);
+		return -1;
+	}
+	return -1;
+}
+
 struct itypes_spec *
 itypes_spec_parse(const char *fname, const char *text, size_t len, char *err, size_t errsz)
 {
@@ -449,6 +548,13 @@ itypes_spec_parse(const char *fname, const char *text, size_t len, char *err, si
 	if (!s) {
 		set_err(err, errsz, fname, 0, "out of memory");
 		return NULL;
+	}
+	if (memchr(text, '\0', len)) {
+		for (const char *z = text; *z; z++)
+			line += *z == '\n';
+		set_err(err, errsz, fname, line + 1, "a NUL byte: a spec file is text, "
+			"'<group>, <subgroup>, <TYPE>, <identifier>' lines");
+		goto fail;
 	}
 	while (p < end) {
 		const char *eol = memchr(p, '\n', (size_t)(end - p)), *q, *t;
@@ -513,8 +619,9 @@ itypes_spec_parse(const char *fname, const char *text, size_t len, char *err, si
 			set_err(err, errsz, fname, line, "empty identifier");
 			goto fail;
 		}
-		/* The identifier is the rest of the line, as MICA reads it:
-		 * trailing blanks or a '\r' become part of it. */
+		/* The identifier is the rest of the line, as MICA reads it. */
+		if (check_ident(kind, q, (size_t)(eol - q), fname, line, err, errsz) < 0)
+			goto fail;
 		if (spec_add(s, g, sg, kind, q, (size_t)(eol - q)) < 0) {
 			set_err(err, errsz, fname, line, "out of memory");
 			goto fail;

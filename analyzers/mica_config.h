@@ -100,8 +100,12 @@ const char *mica_analysis_name(enum mica_analysis a);
  * Parse an itypes spec file (§3.2).  Blank lines and lines whose first
  * non-blank character is '#' are skipped (MICA re-parses a blank line as
  * a copy of the previous one, with an uninitialised slot: undefined
- * behaviour, bug B3's neighbour).  Returns NULL with "FILE:LINE: problem"
- * in err on error.
+ * behaviour, bug B3's neighbour).  An identifier that could never match
+ * is refused: a CATEGORY that is not one of the decoder's XED categories,
+ * an OPCODE that is not exactly one of its XED iclasses, a SPECIAL other
+ * than mem_read, mem_write and reg_transfer, a name ending with a blank or
+ * '\r' (MICA keeps them in the name).  Returns NULL with "FILE:LINE:
+ * problem" in err on error (the valid values included: give err 2 KiB).
  */
 struct itypes_spec *itypes_spec_parse(const char *fname, const char *text, size_t len,
 				      char *err, size_t errsz);

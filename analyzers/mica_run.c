@@ -201,7 +201,9 @@ static_new(struct mica_run *run, struct static_slot *s, const struct insn_event 
 	const struct insn_info *ii = ev->info;
 	size_t nr = ii->n_regs_read, nw = ii->n_regs_written;
 
-	if (run->n_regs + nr + nw > run->cap_regs) {
+	/* Allocated at the first instruction, registers or not: the analyses
+	 * add offsets to regs, and NULL + 0 is undefined. */
+	if (!run->regs || run->n_regs + nr + nw > run->cap_regs) {
 		size_t cap = run->cap_regs ? 2 * run->cap_regs : 4096;
 
 		while (cap < run->n_regs + nr + nw)

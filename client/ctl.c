@@ -861,6 +861,19 @@ rows_cmd(const struct ctl_opts *o, const char *op, long long id, bool table)
 			}
 			if (ctl_msg_get(&m, "status"))
 				printf("exit status:   %s\n", ctl_msg_get(&m, "status"));
+			/* Stored text (a program's name): escaped as the command. */
+			if (ctl_msg_get(&m, "error")) {
+				char *e = term_escape(ctl_msg_get(&m, "error"));
+
+				printf("error:         %s\n", e);
+				free(e);
+			}
+			if (ctl_msg_get(&m, "incomplete")) {
+				char *e = term_escape(ctl_msg_get(&m, "incomplete"));
+
+				printf("incomplete:    %s\n", e);
+				free(e);
+			}
 		}
 		n++;
 		free(command);

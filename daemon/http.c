@@ -135,7 +135,7 @@ http_db(struct http_req *r)
 			sqlite3_close(db);
 			return NULL;
 		}
-		sqlite3_busy_timeout(db, 2000);
+		sqlite3_busy_timeout(db, STORE_BUSY_TIMEOUT_MS);
 		sqlite3_exec(db, "PRAGMA query_only = 1", NULL, NULL, NULL);
 		/* the estimates' views need sqrt() */
 		store_math_functions(db);
@@ -256,8 +256,8 @@ http_token_for_uid(struct http_server *s, uid_t uid)
 
 	pthread_mutex_lock(&s->lock);
 	for (size_t i = 0; i < s->n_tokens; i++)
-		if (s->tokens[i].uid == uid) {
-			ret = s->tokens[i].hex;
+		if (s->tokens[i]->uid == uid) {
+			ret = s->tokens[i]->hex;
 			goto out;
 		}
 	while (got < sizeof(rnd)) {
@@ -271,8 +271,10 @@ http_token_for_uid(struct http_server *s, uid_t uid)
 		}
 		got += (size_t)n;
 	}
+	/* Another thread may hold a token this call returned before: the
+	 * array moves, the tokens do not. */
 	s->tokens = xreallocarray(s->tokens, s->n_tokens + 1, sizeof(*s->tokens));
-	t = &s->tokens[s->n_tokens++];
+	t = s->tokens[s->n_tokens++] = xmalloc(sizeof(*t));
 	t->uid = uid;
 	for (size_t i = 0; i < sizeof(rnd); i++) {
 		t->hex[2 * i] = hexd[rnd[i] >> 4];
@@ -305,8 +307,8 @@ token_uid(struct http_server *s, const char *tok, uid_t *uid)
 
 	pthread_mutex_lock(&s->lock);
 	for (size_t i = 0; i < s->n_tokens; i++)
-		if (token_eq(tok, s->tokens[i].hex)) {
-			*uid = s->tokens[i].uid;
+		if (token_eq(tok, s->tokens[i]->hex)) {
+			*uid = s->tokens[i]->uid;
 			found = true;
 		}
 	pthread_mutex_unlock(&s->lock);
@@ -950,6 +952,18 @@ start_one(struct http_server *s, const struct http_config *c, struct sockaddr_st
 {
 	unsigned flags = MHD_USE_AUTO | MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ERROR_LOG;
 
+	if (c->external)
+		return MHD_start_daemon(MHD_USE_NO_LISTEN_SOCKET | MHD_USE_ERROR_LOG, 0, NULL, NULL,
+			handler, s,
+			MHD_OPTION_EXTERNAL_LOGGER, logger, s,
+			MHD_OPTION_CONNECTION_LIMIT, (unsigned)64,
+			MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)(c->timeout_s ? c->timeout_s : 30),
+			MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)MEMORY_LIMIT,
+			MHD_OPTION_STRICT_FOR_CLIENT, (int)1,
+			MHD_OPTION_NOTIFY_CONNECTION, conn_cb, s,
+			MHD_OPTION_URI_LOG_CALLBACK, uri_cb, s,
+			MHD_OPTION_NOTIFY_COMPLETED, completed_cb, s,
+			MHD_OPTION_END);
 	if (sa->ss_family == AF_INET6)
 		flags |= MHD_USE_IPv6;
 	return MHD_start_daemon(flags, 0, NULL, NULL, handler, s,
@@ -1056,12 +1070,12 @@ http_start(const struct http_config *c, char *err, size_t errsz)
 		http_stop(s);
 		return NULL;
 	}
-	info = MHD_get_daemon_info(s->d[0], MHD_DAEMON_INFO_BIND_PORT);
+	info = c->external ? NULL : MHD_get_daemon_info(s->d[0], MHD_DAEMON_INFO_BIND_PORT);
 	s->port = info && info->port ? info->port : port;
 	/* Cookies ignore ports: two servers on one host share the browser's
 	 * jar, so each names its token cookie after its port. */
 	snprintf(s->cookie_name, sizeof(s->cookie_name), "micad_token_%u", s->port);
-	if (dual) {
+	if (dual && !c->external) {
 		struct sockaddr_in6 *in6 = (struct sockaddr_in6 *)&sa6;
 
 		memset(&sa6, 0, sizeof(sa6));
@@ -1074,6 +1088,28 @@ http_start(const struct http_config *c, char *err, size_t errsz)
 				    s->port);
 	}
 	return s;
+}
+
+int
+http_add_connection(struct http_server *s, int fd)
+{
+	struct sockaddr_in peer;
+
+	memset(&peer, 0, sizeof(peer));
+	peer.sin_family = AF_INET;
+	peer.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	return MHD_add_connection(s->d[0], fd, (struct sockaddr *)&peer, sizeof(peer)) == MHD_YES
+	       ? 0 : -1;
+}
+
+unsigned
+http_run(struct http_server *s)
+{
+	const union MHD_DaemonInfo *info;
+
+	MHD_run(s->d[0]);
+	info = MHD_get_daemon_info(s->d[0], MHD_DAEMON_INFO_CURRENT_CONNECTIONS);
+	return info ? info->num_connections : 0;
 }
 
 void
@@ -1089,6 +1125,8 @@ http_stop(struct http_server *s)
 	for (size_t i = 0; i < s->n_allowed_hosts; i++)
 		free(s->allowed_hosts[i]);
 	free(s->allowed_hosts);
+	for (size_t i = 0; i < s->n_tokens; i++)
+		free(s->tokens[i]);
 	free(s->tokens);
 	free(s->sample_ops);
 	free(s->host_for_url);

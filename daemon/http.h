@@ -48,6 +48,11 @@ struct http_config {
 	unsigned connection_limit;	/* 0: 64 */
 	unsigned timeout_s;		/* idle connection timeout; 0: 30 s */
 	unsigned threads;		/* worker threads; 0: 2 */
+	/* No socket and no thread of its own: connections are handed in with
+	 * http_add_connection() and served by http_run() on the caller's
+	 * thread (the fuzz harness drives the server without a network).
+	 * listen then only names the port the Host header may carry. */
+	bool external;
 };
 
 struct http_server;
@@ -66,6 +71,13 @@ char *http_url(struct http_server *s, uid_t uid);
 unsigned http_port(const struct http_server *s);
 
 void http_stop(struct http_server *s);
+
+/* An external server (http_config.external): serve fd, one end of a
+ * connected stream socket, as a client on 127.0.0.1.  0, or -1. */
+int http_add_connection(struct http_server *s, int fd);
+/* An external server: do what is ready now, without waiting.  Returns the
+ * number of connections still open. */
+unsigned http_run(struct http_server *s);
 
 /* The web UI's files: the installed ones, else (a build tree) the
  * sources'. */

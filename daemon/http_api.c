@@ -196,7 +196,8 @@ static int
 session_detail(struct http_req *r, int64_t id)
 {
 	sqlite3_stmt *st = http_prepare(r, "SELECT " SESSION_COLUMNS ", s.config, s.settings, "
-					"s.engine, s.sample_event, s.sample_note, s.weighting "
+					"s.engine, s.sample_event, s.sample_note, s.weighting, "
+					"s.error, s.incomplete "
 					"FROM session s WHERE s.id = ?");
 	static const char *const sampling[] = { "engine", "sample_event", "sample_note", "weighting" };
 
@@ -221,6 +222,11 @@ session_detail(struct http_req *r, int64_t id)
 		jb_key(&r->body, sampling[i]);
 		jb_column(&r->body, st, 14 + i);
 	}
+	/* Why it failed (end_reason 'error'), why results are missing. */
+	jb_key(&r->body, "error");
+	jb_column(&r->body, st, 18);
+	jb_key(&r->body, "incomplete");
+	jb_column(&r->body, st, 19);
 	sqlite3_finalize(st);
 
 	st = http_prepare(r, "SELECT pid, parent_pid, exe FROM process WHERE session_id = ? "

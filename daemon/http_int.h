@@ -88,7 +88,8 @@ struct http_server {
 	void *live_arg;
 
 	pthread_mutex_t lock;		/* tokens, monitoring counts, pool */
-	struct http_token *tokens;
+	struct http_token **tokens;	/* each its own block: what
+					 * http_token_for_uid returned stays valid */
 	size_t n_tokens;
 
 	/* MGSim monitoring variables (§5.1), per session, since start. */

@@ -172,7 +172,7 @@ mica_config_text_free(struct mica_config_text *t)
 int
 mica_config_load_text(struct mica_config *cfg, const struct mica_config_text *src)
 {
-	char err[512];
+	char err[2560];
 
 	mica_config_init(cfg);
 	if (mica_config_parse(cfg, src->name, src->text, strlen(src->text), err,
@@ -209,6 +209,29 @@ mica_config_load(struct mica_config *cfg, const char *path)
 	r = mica_config_load_text(cfg, &t);
 	mica_config_text_free(&t);
 	return r;
+}
+
+int
+mica_out_dir_check(const char *dir)
+{
+	struct stat st;
+
+	if (stat(dir, &st) < 0) {
+		perror_msg("--mica-out %s", dir);
+		if (errno == ENOENT)
+			error_msg("create the directory first (mkdir -p '%s'), or choose another",
+				  dir);
+		return -1;
+	}
+	if (!S_ISDIR(st.st_mode)) {
+		error_msg("--mica-out %s: not a directory", dir);
+		return -1;
+	}
+	if (access(dir, W_OK | X_OK) < 0) {
+		perror_msg("--mica-out %s: cannot write there", dir);
+		return -1;
+	}
+	return 0;
 }
 
 static int

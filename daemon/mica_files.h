@@ -49,6 +49,10 @@ int mica_config_load_text(struct mica_config *cfg, const struct mica_config_text
  */
 int mica_config_load(struct mica_config *cfg, const char *path);
 
+/* --mica-out must name a directory micad can write, checked before
+ * anything runs (not after the whole trace): 0, or -1 after saying why. */
+int mica_out_dir_check(const char *dir);
+
 /* Truncate the interval-mode files in dir (the start of a run). */
 int mica_files_begin(struct mica_output *o, const char *dir);
 

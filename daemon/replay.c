@@ -50,6 +50,8 @@ struct replay {
 	bool failed;
 	struct store_writer *db;	/* NULL: --no-db */
 	int64_t session;
+	bool files_failed;	/* the MICA files stopped; the database goes on */
+	char why[512];		/* the failure's reason, for the session row */
 	struct replay_tid *tids;
 	size_t n_tids;
 };
@@ -118,10 +120,19 @@ on_interval(void *arg, const struct mica_interval *iv)
 		error_msg("out of memory formatting the MICA output");
 		return -1;
 	}
-	if (rp->out_dir && mica_files_flush(t->out, rp->out_dir) < 0)
-		return -1;
-	if (!rp->out_dir)
+	/* A failing consumer does not take the other down: the files stop
+	 * (said once), the database goes on. */
+	if (rp->out_dir && !rp->files_failed) {
+		if (mica_files_flush(t->out, rp->out_dir) < 0) {
+			rp->files_failed = true;
+			error_msg("MICA files in %s: not written from interval %llu of thread %u "
+				  "on%s", rp->out_dir, (unsigned long long)iv->index,
+				  (unsigned)iv->tid, rp->db ? " (the database keeps every interval)"
+				  : "");
+		}
+	} else {
 		mica_output_clear(t->out);
+	}
 	if (rp->db) {
 		double now = store_wall_clock();
 
@@ -179,8 +190,11 @@ thread_get(struct replay *rp, uint32_t tid)
 			rp->failed = true;
 	}
 	rp->n_threads++;
-	if (rp->out_dir && mica_files_begin(t->out, rp->out_dir) < 0)
-		rp->failed = true;
+	if (rp->out_dir && !rp->files_failed && mica_files_begin(t->out, rp->out_dir) < 0) {
+		rp->files_failed = true;
+		error_msg("MICA files in %s: not written%s", rp->out_dir,
+			  rp->db ? " (the database keeps every interval)" : "");
+	}
 	return t;
 }
 
@@ -198,7 +212,7 @@ feed(struct replay *rp, const struct insn_event *ev)
 		rp->failed = true;
 		return -1;
 	}
-	if (rp->out_dir)
+	if (rp->out_dir && !rp->files_failed)
 		mica_progress(rp->out_dir, ++rp->des);
 	return 0;
 }
@@ -260,9 +274,14 @@ replay_text(struct replay *rp, const char *path)
 			break;
 	if (r < 0)
 		error_msg("%s:%s", path, err);
+	if (r == 0 && rp->n_threads == 0) {
+		/* Nothing to analyze is a mistake (a wrong file, a failed
+		 * export), not a trace of zero instructions. */
+		error_msg("%s: an empty trace: no instruction line in its %u line%s (one line "
+			  "per instruction: pc=0x400000 sz=3 ...)", path, line, line == 1 ? "" : "s");
+		r = -1;
+	}
 	if (r == 0 && !rp->failed) {
-		if (rp->n_threads == 0)
-			thread_get(rp, 0);
 		for (size_t i = 0; i < rp->n_threads; i++)
 			if (mica_run_finish(rp->threads[i].run) < 0)
 				rp->failed = true;
@@ -379,7 +398,8 @@ session_pid_fn(struct store *st, void *arg, char *err, size_t errsz)
 static int
 replay_session_end(struct replay *rp, const char *db, bool quiet)
 {
-	char err[512];
+	char err[512], first[512], *lost = NULL;
+	unsigned long n;
 	int ret = 0;
 
 	if (rp->pid > 0 && rp->n_tids) {
@@ -390,19 +410,30 @@ replay_session_end(struct replay *rp, const char *db, bool quiet)
 		if (store_writer_submit(rp->db, session_pid_fn, j, free) < 0)
 			ret = -1;
 	}
-	if (store_writer_session_end(rp->db, rp->session, -1, rp->failed ? "error" : "replayed",
-				     err, sizeof(err)) < 0) {
+	store_writer_flush(rp->db);
+	n = store_writer_lost(rp->db, first, sizeof(first));
+	if (n)
+		lost = xasprintf("%s%lu result%s not written to the database (%s)",
+				 rp->files_failed ? "the MICA files were not all written; " : "", n,
+				 n == 1 ? "" : "s", first);
+	else if (rp->files_failed)
+		lost = xstrdup("the MICA files were not all written");
+	if (store_writer_session_finish(rp->db, rp->session, -1,
+					rp->failed ? "error" : "replayed",
+					rp->failed && rp->why[0] ? rp->why : NULL, lost, err,
+					sizeof(err)) < 0) {
 		error_msg("cannot record the end of session %lld: %s", (long long)rp->session, err);
 		ret = -1;
 	}
-	if (store_writer_close(rp->db) < 0) {
-		error_msg("some results of session %lld could not be written to %s (see above)",
-			  (long long)rp->session, db);
+	if (store_writer_close(rp->db) < 0 || lost) {
+		error_msg("session %lld in %s is incomplete: %s", (long long)rp->session, db,
+			  lost ? lost : "results were lost");
 		ret = -1;
 	}
 	rp->db = NULL;
 	if (!quiet)
 		fprintf(stderr, "micad: session %lld in %s\n", (long long)rp->session, db);
+	free(lost);
 	return ret;
 }
 
@@ -501,6 +532,8 @@ cmd_replay(int argc, char **argv)
 		perror_msg("%s", argv[optind]);
 		goto out;
 	}
+	if (rp.out_dir && mica_out_dir_check(rp.out_dir) < 0)
+		goto out;
 	if (!db && !no_db) {
 		if (!(db_path = store_default_path(dberr, sizeof(dberr)))) {
 			error_msg("the results database: %s, or --no-db", dberr);
@@ -518,7 +551,11 @@ cmd_replay(int argc, char **argv)
 		if (replay_text(&rp, argv[optind]) < 0)
 			rp.failed = true;
 	}
+	if (rp.failed)
+		snprintf(rp.why, sizeof(rp.why), "%s", last_error_msg());
 	if (rp.db && replay_session_end(&rp, db, quiet) < 0)
+		rp.failed = true;
+	if (rp.files_failed)
 		rp.failed = true;
 	if (rp.failed)
 		goto out;

@@ -655,15 +655,17 @@ list_sessions(struct serve *sv, int conn, const struct peer *p, int64_t only)
 		"s.exit_status, s.command, "
 		"(SELECT count(*) FROM interval i WHERE i.session_id = s.id), "
 		"(SELECT coalesce(sum(ins), 0) FROM interval i WHERE i.session_id = s.id), "
-		"s.writer_pid "
+		"s.writer_pid, s.error, s.incomplete "
 		"FROM session s WHERE (?1 = 0 OR s.id = ?1) ORDER BY s.id";
 	sqlite3 *db = NULL;
 	sqlite3_stmt *st = NULL;
 	pid_t sent[MAX_SESSIONS];
 	int found = 0, n_sent = 0, r;
 
+	/* A session's writer closing the file holds a lock a moment (store.c,
+	 * store_close): wait as long as a writer would rather than fail. */
 	if (sqlite3_open_v2(sv->db, &db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK ||
-	    sqlite3_busy_timeout(db, 2000) != SQLITE_OK ||
+	    sqlite3_busy_timeout(db, STORE_BUSY_TIMEOUT_MS) != SQLITE_OK ||
 	    sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) {
 		ctl_send_error(conn, "cannot read the results database '%s': %s", sv->db,
 			       db ? sqlite3_errmsg(db) : "out of memory");
@@ -704,6 +706,10 @@ list_sessions(struct serve *sv, int conn, const struct peer *p, int64_t only)
 		if (sqlite3_column_type(st, 7) != SQLITE_NULL)
 			ctl_msg_addf(&m, "status", "%lld", (long long)sqlite3_column_int64(st, 7));
 		ctl_msg_add(&m, "command", (const char *)sqlite3_column_text(st, 8));
+		if (sqlite3_column_type(st, 12) != SQLITE_NULL)
+			ctl_msg_add(&m, "error", (const char *)sqlite3_column_text(st, 12));
+		if (sqlite3_column_type(st, 13) != SQLITE_NULL)
+			ctl_msg_add(&m, "incomplete", (const char *)sqlite3_column_text(st, 13));
 		r = ctl_send(conn, &m);
 		ctl_msg_free(&m);
 		if (r < 0)

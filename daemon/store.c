@@ -12,6 +12,7 @@
 #include <math.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -55,7 +56,10 @@ static const char *const migrations[STORE_SCHEMA_VERSION] = {
 	/* views that changed: metric gained the estimates' columns,
 	 * mgsim_delta finds the previous snapshot when intervals have gaps */
 	"DROP VIEW IF EXISTS metric;"
-	"DROP VIEW IF EXISTS mgsim_delta;",
+	"DROP VIEW IF EXISTS mgsim_delta;"
+	/* reliability (issue 20): why a session failed, why results are missing */
+	"ALTER TABLE session ADD COLUMN error TEXT;"
+	"ALTER TABLE session ADD COLUMN incomplete TEXT;",
 };
 
 enum stmt_id {
@@ -97,6 +101,7 @@ static const char *const stmt_sql[N_STMTS] = {
 struct store {
 	sqlite3 *db;
 	char *path;
+	bool writes;		/* opened to write */
 	sqlite3_stmt *stmt[N_STMTS];
 };
 
@@ -121,8 +126,6 @@ store_wall_clock(void)
 	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-/* How long a writer waits for another process's transaction (ms). */
-#define BUSY_TIMEOUT_MS 30000
 
 static int
 exec_sql(struct store *st, const char *sql, char *err, size_t errsz)
@@ -222,6 +225,48 @@ migrate(struct store *st, bool read_only, char *err, size_t errsz)
 	return 0;
 }
 
+/*
+ * A damaged file is refused before anything is added to it: appended to,
+ * it would read back wrong (an export missing rows rather than saying
+ * "malformed").  PRAGMA quick_check reads every page once, without the
+ * full index comparison of integrity_check: about 2 s of CPU for 300 MB.
+ */
+static int
+check_integrity(struct store *st, char *err, size_t errsz)
+{
+	sqlite3_stmt *q;
+	const char *first = NULL;
+	int rc;
+
+	if (sqlite3_prepare_v2(st->db, "PRAGMA quick_check(1)", -1, &q, NULL) != SQLITE_OK) {
+		set_err(err, errsz, "%s: %s: the file is damaged or not a database; move it away "
+			"(mv %s %s.damaged) or choose another file with --db", st->path,
+			sqlite3_errmsg(st->db), st->path, st->path);
+		return -1;
+	}
+	char what[256];
+
+	rc = sqlite3_step(q);
+	if (rc == SQLITE_ROW)
+		first = (const char *)sqlite3_column_text(q, 0);
+	if (rc == SQLITE_ROW && first && strcmp(first, "ok") == 0) {
+		sqlite3_finalize(q);
+		return 0;
+	}
+	/* One line: SQLite's report spans several. */
+	snprintf(what, sizeof(what), "%s", rc == SQLITE_ROW && first ? first
+		 : sqlite3_errmsg(st->db));
+	for (char *p = what; *p; p++)
+		if (*p == '\n')
+			*p = ' ';
+	set_err(err, errsz, "%s fails its integrity check (%s): nothing more is written to it. "
+		"Move it away (mv %s %s.damaged) and trace again with a new file; to save what "
+		"it holds: sqlite3 %s.damaged '.recover' | sqlite3 recovered.db", st->path,
+		what, st->path, st->path, st->path);
+	sqlite3_finalize(q);
+	return -1;
+}
+
 static void store_close_keep_code(struct store *st, int *code);
 
 static struct store *
@@ -237,7 +282,7 @@ store_open_once(const char *path, bool read_only, char *err, size_t errsz, int *
 		store_close_keep_code(st, code);
 		return NULL;
 	}
-	sqlite3_busy_timeout(st->db, BUSY_TIMEOUT_MS);
+	sqlite3_busy_timeout(st->db, STORE_BUSY_TIMEOUT_MS);
 	sqlite3_extended_result_codes(st->db, 1);
 	if (store_math_functions(st->db) < 0) {
 		set_err(err, errsz, "%s: cannot give SQLite a sqrt() function: %s", path,
@@ -252,11 +297,13 @@ store_open_once(const char *path, bool read_only, char *err, size_t errsz, int *
 		return NULL;
 	}
 	if (exec_sql(st, "PRAGMA foreign_keys = ON", err, errsz) < 0 ||
+	    (!read_only && check_integrity(st, err, errsz) < 0) ||
 	    migrate(st, read_only, err, errsz) < 0) {
 		store_close_keep_code(st, code);
 		return NULL;
 	}
 	if (!read_only) {
+		st->writes = true;
 		for (int i = 0; i < N_STMTS; i++) {
 			if (sqlite3_prepare_v3(st->db, stmt_sql[i], -1, SQLITE_PREPARE_PERSISTENT,
 					       &st->stmt[i], NULL) != SQLITE_OK) {
@@ -353,6 +400,13 @@ store_close(struct store *st)
 		return;
 	for (int i = 0; i < N_STMTS; i++)
 		sqlite3_finalize(st->stmt[i]);
+	/* The last connection to close checkpoints the WAL into the file and
+	 * deletes it, holding the exclusive lock all along: a reader opening
+	 * then waits, up to "database is locked".  Checkpoint first, the way
+	 * that leaves readers alone; the close then finds nothing to copy and
+	 * holds the lock a moment only. */
+	if (st->writes)
+		sqlite3_exec(st->db, "PRAGMA wal_checkpoint(TRUNCATE)", NULL, NULL, NULL);
 	sqlite3_close(st->db);
 	free(st->path);
 	free(st);
@@ -1068,6 +1122,26 @@ store_session_end(struct store *st, int64_t session, int exit_status, const char
 		sqlite3_bind_int64(q, 2, exit_status);
 	sqlite3_bind_text(q, 3, reason, -1, SQLITE_STATIC);
 	sqlite3_bind_int64(q, 4, session);
+	rc = step_done(st, q, err, errsz);
+	sqlite3_finalize(q);
+	return rc;
+}
+
+int
+store_session_note(struct store *st, int64_t session, const char *error, const char *incomplete,
+		   char *err, size_t errsz)
+{
+	sqlite3_stmt *q;
+	int rc;
+
+	if (prepare(st, "UPDATE session SET error = coalesce(?, error),"
+		    " incomplete = coalesce(?, incomplete) WHERE id = ?", &q, err, errsz) < 0)
+		return -1;
+	if (error)
+		sqlite3_bind_text(q, 1, error, -1, SQLITE_STATIC);
+	if (incomplete)
+		sqlite3_bind_text(q, 2, incomplete, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(q, 3, session);
 	rc = step_done(st, q, err, errsz);
 	sqlite3_finalize(q);
 	return rc;

@@ -17,11 +17,16 @@
 
 #define STORE_SCHEMA_VERSION 3
 
+/* How long a connection, reading or writing, waits for another's lock
+ * (ms): a writer's transaction, a closing writer's checkpoint. */
+#define STORE_BUSY_TIMEOUT_MS 30000
+
 struct store;
 struct sqlite3;
 
 /* Open (creating and migrating if needed, unless read_only) the database
- * at path.  Returns NULL with the reason in err. */
+ * at path.  Returns NULL with the reason in err.  Opened to write, a file
+ * that fails PRAGMA quick_check is refused with what to do. */
 struct store *store_open(const char *path, bool read_only, char *err, size_t errsz);
 void store_close(struct store *st);
 
@@ -137,6 +142,12 @@ int64_t store_interval_id(struct store *st, int64_t session, int64_t tid, int64_
 /* The end: exit_status < 0 means unknown; reason as in schema.sql. */
 int store_session_end(struct store *st, int64_t session, int exit_status, const char *reason,
 		      char *err, size_t errsz);
+
+/* What end_reason does not say (schema.sql): why the session failed
+ * (error) and why some of its results are missing (incomplete); NULL
+ * leaves a column as it is. */
+int store_session_note(struct store *st, int64_t session, const char *error,
+		       const char *incomplete, char *err, size_t errsz);
 
 /* Sessions left 'running' by a writer process that is gone (not alive, or
  * its pid reused by another process, or another boot) become 'cut-off',

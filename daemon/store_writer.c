@@ -44,6 +44,7 @@ struct store_writer {
 	size_t head, count;
 	unsigned long long queued, finished;	/* jobs ever queued / finished */
 	unsigned long failures;
+	char first_error[512];	/* the first failure's reason, said once */
 	bool closing, stopped;
 };
 
@@ -102,6 +103,27 @@ run_call(struct store_writer *w, struct job *j)
 }
 
 /*
+ * n results lost: the first time, say why, once (a full disk fails every
+ * batch from then on: one line, not one per batch); count them all.
+ * Called by the writer thread, the only one that writes first_error.
+ */
+static void
+lost(struct store_writer *w, const char *why, unsigned long n)
+{
+	bool first;
+
+	lock(w);
+	first = !w->first_error[0];
+	if (first)
+		snprintf(w->first_error, sizeof(w->first_error), "%s", why);
+	w->failures += n;
+	unlock(w);
+	if (first)
+		error_msg("results database: %s: results are being lost (said once; micad goes "
+			  "on and counts them)", why);
+}
+
+/*
  * A batch of asynchronous jobs: one transaction, a savepoint per job so
  * that one failing job (a constraint, say) loses only its own rows.  If
  * the transaction itself cannot start or commit (the disk is full, another
@@ -115,29 +137,30 @@ run_batch(struct store_writer *w, struct job *jobs, size_t n)
 	unsigned long failed = 0;
 
 	if (store_exec(w->st, "BEGIN IMMEDIATE", err, sizeof(err)) < 0) {
-		error_msg("results database: %s: %zu result(s) not written", err, n);
 		failed = n;
 		goto out;
 	}
 	for (size_t i = 0; i < n; i++) {
-		if (store_exec(w->st, "SAVEPOINT job", err, sizeof(err)) < 0 ||
-		    jobs[i].fn(w->st, jobs[i].arg, err, sizeof(err)) < 0) {
-			error_msg("results database: %s", err);
+		char jerr[512];
+
+		if (store_exec(w->st, "SAVEPOINT job", jerr, sizeof(jerr)) < 0 ||
+		    jobs[i].fn(w->st, jobs[i].arg, jerr, sizeof(jerr)) < 0) {
 			store_exec(w->st, "ROLLBACK TO job", NULL, 0);
-			failed++;
+			if (!failed++)
+				memcpy(err, jerr, sizeof(err));
 		}
 		store_exec(w->st, "RELEASE job", NULL, 0);
 	}
 	if (store_exec(w->st, "COMMIT", err, sizeof(err)) < 0) {
-		error_msg("results database: %s: %zu result(s) not written", err, n);
 		store_exec(w->st, "ROLLBACK", NULL, 0);
 		failed = n;
 	}
 out:
 	for (size_t i = 0; i < n; i++)
 		free_job(&jobs[i]);
+	if (failed)
+		lost(w, err, failed);
 	lock(w);
-	w->failures += failed;
 	w->finished += n;
 	pthread_cond_broadcast(&w->done);
 	unlock(w);
@@ -302,6 +325,18 @@ store_writer_failures(struct store_writer *w)
 	return n;
 }
 
+unsigned long
+store_writer_lost(struct store_writer *w, char *why, size_t whysz)
+{
+	unsigned long n;
+
+	lock(w);
+	n = w->failures;
+	snprintf(why, whysz, "%s", w->first_error);
+	unlock(w);
+	return n;
+}
+
 int
 store_writer_close(struct store_writer *w)
 {
@@ -356,7 +391,7 @@ store_writer_session_begin(struct store_writer *w, const struct store_session *s
 struct session_end_job {
 	int64_t session;
 	int exit_status;
-	const char *reason;
+	const char *reason, *error, *incomplete;
 };
 
 static int
@@ -364,6 +399,9 @@ session_end_fn(struct store *st, void *arg, char *err, size_t errsz)
 {
 	struct session_end_job *j = arg;
 
+	if ((j->error || j->incomplete) &&
+	    store_session_note(st, j->session, j->error, j->incomplete, err, errsz) < 0)
+		return -1;
 	return store_session_end(st, j->session, j->exit_status, j->reason, err, errsz);
 }
 
@@ -371,7 +409,16 @@ int
 store_writer_session_end(struct store_writer *w, int64_t session, int exit_status,
 			 const char *reason, char *err, size_t errsz)
 {
-	struct session_end_job j = { session, exit_status, reason };
+	return store_writer_session_finish(w, session, exit_status, reason, NULL, NULL, err,
+					   errsz);
+}
+
+int
+store_writer_session_finish(struct store_writer *w, int64_t session, int exit_status,
+			    const char *reason, const char *error, const char *incomplete,
+			    char *err, size_t errsz)
+{
+	struct session_end_job j = { session, exit_status, reason, error, incomplete };
 
 	return store_writer_call(w, session_end_fn, &j, err, errsz);
 }

@@ -21,7 +21,8 @@ struct store_writer;
  * A job run on the writer thread: fn(st, job, err, errsz) returns 0, or -1
  * with the reason in err.  Asynchronous jobs run inside the current batch
  * transaction, each under its own savepoint: a failing job is rolled back
- * alone, reported (error_msg) and counted, and the batch goes on.
+ * alone and counted, and the batch goes on.  The first failure is reported
+ * (error_msg), once: a full disk fails every later batch too.
  */
 typedef int (*store_job_fn)(struct store *st, void *job, char *err, size_t errsz);
 
@@ -71,6 +72,11 @@ int64_t store_writer_session_begin(struct store_writer *w, const struct store_se
 				   char *err, size_t errsz);
 int store_writer_session_end(struct store_writer *w, int64_t session, int exit_status,
 			     const char *reason, char *err, size_t errsz);
+/* The end with what end_reason does not say (store_session_note): why the
+ * session failed, why some of its results are missing (NULL: nothing). */
+int store_writer_session_finish(struct store_writer *w, int64_t session, int exit_status,
+				const char *reason, const char *error, const char *incomplete,
+				char *err, size_t errsz);
 
 /* Asynchronous rows. */
 int store_writer_process(struct store_writer *w, int64_t session, int64_t pid,
@@ -92,11 +98,13 @@ int store_writer_interval(struct store_writer *w, int64_t session,
 
 /*
  * Drain the queue, stop the thread and close the database.  Returns 0, or
- * -1 if any job failed (each failure was reported when it happened).
+ * -1 if any job failed (the first failure was reported when it happened).
  */
 int store_writer_close(struct store_writer *w);
 
 /* Jobs that failed so far. */
 unsigned long store_writer_failures(struct store_writer *w);
+/* The same, with the first failure's reason in why ("" if none). */
+unsigned long store_writer_lost(struct store_writer *w, char *why, size_t whysz);
 
 #endif /* MICAD_STORE_WRITER_H */

@@ -42,6 +42,7 @@ struct child_shared {
 	int32_t result;			/* tracer_loop()'s */
 	int32_t main_ended, main_status;
 	struct tracer_stats stats;
+	char error[512];		/* why the tracing could not start */
 };
 
 struct trace_child {
@@ -136,8 +137,10 @@ child_main(const struct trace_child_opts *o, const struct tracer_options *topt,
 	keep[o->n_keep + 2] = t.target_pidfd;
 	close_all_but(keep, o->n_keep + 3);
 	free(keep);
-	if (o->enter && (r = o->enter(o->arg)) != 0)
+	if (o->enter && (r = o->enter(o->arg)) != 0) {
+		snprintf(c->sh->error, sizeof(c->sh->error), "%s", last_error_msg());
 		_exit(r);
+	}
 	/* After enter(): a change of credentials clears it. */
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != parent)
 		_exit(1);
@@ -175,8 +178,10 @@ child_main(const struct trace_child_opts *o, const struct tracer_options *topt,
 		_exit(0);	/* the worker gave up before the start */
 	close(go);
 	r = argv ? tracer_launch(child_tracer, argv) : tracer_attach(child_tracer, attach_pid);
-	if (r < 0)
+	if (r < 0) {
+		snprintf(c->sh->error, sizeof(c->sh->error), "%s", last_error_msg());
 		_exit(argv ? 127 : 1);
+	}
 	atomic_store(&c->sh->main_pid, tracer_main_pid(child_tracer));
 	atomic_store(&c->sh->phase, PHASE_TRACING);
 	byte = 'S';
@@ -184,6 +189,8 @@ child_main(const struct trace_child_opts *o, const struct tracer_options *topt,
 		tracer_request_detach();	/* the worker is gone */
 	close(status);
 	c->sh->result = tracer_loop(child_tracer);
+	if (c->sh->result < 0)
+		snprintf(c->sh->error, sizeof(c->sh->error), "%s", last_error_msg());
 	tracer_get_stats(child_tracer, &c->sh->stats);
 	{
 		int st;
@@ -289,6 +296,12 @@ trace_child_start(struct trace_child *c)
 	if (c->t->started)
 		c->t->started(c->t->started_arg, atomic_load(&c->sh->main_pid));
 	return 0;
+}
+
+const char *
+trace_child_error(const struct trace_child *c)
+{
+	return c->sh->error;
 }
 
 static void

@@ -54,7 +54,7 @@ usage(FILE *f, bool run)
 		"      --dump-events FILE  one text line per event (tests, debugging)\n"
 		"      --http[=ADDR:PORT]  serve the web UI and JSON API while tracing (as\n"
 		"                      micad serve does; default 127.0.0.1:8766 and [::1])\n"
-		"  -q, --quiet         no progress line\n"
+		"  -q, --quiet         no progress line, summary or warning repeated every run\n"
 		"  -h, --help          this help\n"
 		"\n"
 		"Sample mode (the program runs natively; a perf event samples it):\n"

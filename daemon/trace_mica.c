@@ -5,6 +5,7 @@
 #include "trace_mica.h"
 
 #include <limits.h>
+#include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,6 +31,8 @@ struct trace_mica {
 	uint64_t des;		/* DEs analyzed, for mica_progress() */
 	int32_t first_pid;
 	bool failed;
+	bool files_failed;	/* the MICA files stopped; the database goes on */
+	char lost[256];		/* why results are missing, the first reason */
 	struct store_writer *store;
 	int64_t session;
 	struct tm_tid *tids;
@@ -136,6 +139,42 @@ trace_mica_failed(const struct trace_mica *m)
 	return m->failed;
 }
 
+const char *
+trace_mica_lost(const struct trace_mica *m)
+{
+	return m->failed ? m->lost : NULL;
+}
+
+/* Results are missing: keep the first reason for the session row. */
+static void __attribute__((format(printf, 2, 3)))
+tm_lost(struct trace_mica *m, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!m->failed) {
+		va_start(ap, fmt);
+		vsnprintf(m->lost, sizeof(m->lost), fmt, ap);
+		va_end(ap);
+	}
+	m->failed = true;
+}
+
+/* The MICA files cannot be written (already reported, file by file): they
+ * stop here, said once; the database, a consumer of its own, goes on. */
+static void
+tm_files_failed(struct trace_mica *m, const struct mica_interval *iv)
+{
+	if (m->files_failed)
+		return;
+	m->files_failed = true;
+	/* The write's own report (file, errno) first, then this one. */
+	tm_lost(m, "MICA files in %s: not written from interval %llu of thread %u on: %s",
+		m->out_dir, (unsigned long long)iv->index, (unsigned)iv->tid, last_error_msg());
+	error_msg("MICA files in %s: not written from interval %llu of thread %u on%s",
+		  m->out_dir, (unsigned long long)iv->index, (unsigned)iv->tid,
+		  m->store ? " (the database keeps every interval)" : "");
+}
+
 static int
 tm_interval(void *arg, const struct mica_interval *iv)
 {
@@ -155,9 +194,11 @@ tm_interval(void *arg, const struct mica_interval *iv)
 		error_msg("out of memory formatting the MICA output");
 		return -1;
 	}
-	if (m->out_dir) {
+	/* Each consumer on its own: a failing one does not take the other
+	 * down. */
+	if (m->out_dir && !m->files_failed) {
 		if (mica_files_flush(t->out, m->out_dir) < 0)
-			return -1;
+			tm_files_failed(m, iv);
 	} else {
 		mica_output_clear(t->out);
 	}
@@ -165,9 +206,12 @@ tm_interval(void *arg, const struct mica_interval *iv)
 	 * waits on SQLite (only on a full queue, rather than lose results). */
 	if (m->store && store_writer_interval(m->store, m->session, iv, &m->cfg, t->interval_start,
 					      now) < 0) {
-		error_msg("the results database writer has stopped: interval %llu of thread %u "
-			  "not written", (unsigned long long)iv->index, (unsigned)iv->tid);
-		return -1;
+		if (!m->failed)
+			error_msg("the results database writer has stopped: interval %llu of "
+				  "thread %u on not written", (unsigned long long)iv->index,
+				  (unsigned)iv->tid);
+		tm_lost(m, "the results database writer stopped at interval %llu of thread %u",
+			(unsigned long long)iv->index, (unsigned)iv->tid);
 	}
 	t->interval_start = now;
 	if (m->live_intervals)
@@ -227,11 +271,11 @@ tm_store_thread(struct trace_mica *m, const struct trace_thread_rec *r, bool fil
 		char *exe = process_exe(m, r->pid);
 
 		if (store_writer_process(m->store, m->session, r->pid, parent_pid, exe) < 0)
-			m->failed = true;
+			tm_lost(m, "the results database writer stopped");
 		free(exe);
 	}
 	if (store_writer_thread(m->store, &row) < 0)
-		m->failed = true;
+		tm_lost(m, "the results database writer stopped");
 }
 
 static void *
@@ -259,8 +303,11 @@ tm_thread_start(void *arg, const struct trace_thread_rec *r)
 	t->idx = -1;
 	if (m->sampled && mica_run_set_sampled(t->run) < 0)
 		error_msg_and_die("out of memory setting up thread %d's analyses", (int)r->tid);
-	if (m->out_dir && mica_files_begin(t->out, m->out_dir) < 0)
-		m->failed = true;
+	if (m->out_dir && !m->files_failed && mica_files_begin(t->out, m->out_dir) < 0) {
+		struct mica_interval none = { .tid = (uint32_t)r->tid };
+
+		tm_files_failed(m, &none);
+	}
 	if (m->sampled && mica_output_comment(t->out, "micad sample mode: each line's counts are "
 					      "sums over the measured units of its interval's "
 					      "bursts, not the whole run; their ratios estimate "
@@ -278,10 +325,11 @@ tm_event(void *arg, void *tstate, const struct insn_event *ev)
 	struct tm_thread *t = tstate;
 
 	if (t->run && mica_run_event(t->run, ev) < 0) {
-		m->failed = true;
+		tm_lost(m, "the MICA analyses of thread %u stopped (out of memory)",
+			(unsigned)ev->tid);
 		mica_run_free(t->run);
 		t->run = NULL;
-	} else if (t->run && m->out_dir) {
+	} else if (t->run && m->out_dir && !m->files_failed) {
 		mica_progress(m->out_dir, ++m->des);
 	}
 }
@@ -296,14 +344,15 @@ tm_thread_rec(void *arg, void *tstate, const struct trace_thread_rec *r)
 		char *exe = process_exe(m, r->pid);
 
 		if (exe && store_writer_process(m->store, m->session, r->pid, 0, exe) < 0)
-			m->failed = true;
+			tm_lost(m, "the results database writer stopped");
 		free(exe);
 	}
 	if (r->kind != TT_EXIT && r->kind != TT_DETACH)
 		return;
 	if (t->run && (m->sampled ? mica_run_sample_interval(t->run, (uint64_t)t->idx, true)
 		       : mica_run_finish(t->run)) < 0)
-		m->failed = true;
+		tm_lost(m, "the last interval of thread %u was lost (out of memory)",
+			(unsigned)r->tid);
 	if (m->store) {
 		const char *reason = r->kind == TT_DETACH ? "detached"
 				     : WIFSIGNALED(r->status) ? "killed" : "exited";
@@ -311,7 +360,7 @@ tm_thread_rec(void *arg, void *tstate, const struct trace_thread_rec *r)
 		if (store_writer_thread_end(m->store, m->session, r->tid,
 					    r->kind == TT_EXIT ? r->status : -1, reason,
 					    store_wall_clock()) < 0)
-			m->failed = true;
+			tm_lost(m, "the results database writer stopped");
 	}
 	mica_run_free(t->run);
 	mica_output_free(t->out);

@@ -66,6 +66,8 @@ struct trace_consumer trace_mica_consumer(struct trace_mica *m);
 /* Whether an analysis, a file write or a database write failed so far
  * (each already reported). */
 bool trace_mica_failed(const struct trace_mica *m);
+/* Why results are missing (the first reason), or NULL when none is. */
+const char *trace_mica_lost(const struct trace_mica *m);
 
 /* -1 if anything failed (trace_mica_failed). */
 int trace_mica_free(struct trace_mica *m);

@@ -123,8 +123,9 @@ trace_sched_new(const struct trace_sched_opts *o, char *err, size_t errsz)
 	}
 	l = sched_live_new(mcpu);
 	if (!l) {
-		warning_msg("the live scheduling model has no uop-level model of '%s': "
-			    "using skylake's", mcpu);
+		if (!o->quiet)
+			warning_msg("the live scheduling model has no uop-level model of '%s': "
+				    "using skylake's", mcpu);
 		l = sched_live_new("skylake");
 		if (!l) {
 			snprintf(err, errsz, "cannot set up the skylake scheduling model "

@@ -67,6 +67,8 @@ struct trace_sched_opts {
 	 * burst's start (what the previous burst left in flight is not this
 	 * one's).  interval_size is then not used. */
 	bool sampled;
+	/* No warning that would repeat on every run (micad -q). */
+	bool quiet;
 };
 
 struct trace_sched;
@@ -75,7 +77,7 @@ struct trace_sched;
 const char *trace_sched_host_cpu(void);
 
 /* NULL with the reason in err (an unknown CPU).  A CPU with no uop-level
- * model (AMD) falls back to "skylake" with a warning. */
+ * model (AMD) falls back to "skylake" with a warning (unless quiet). */
 struct trace_sched *trace_sched_new(const struct trace_sched_opts *o, char *err, size_t errsz);
 struct trace_consumer trace_sched_consumer(struct trace_sched *ts);
 /* The model's CPU name (a static string). */

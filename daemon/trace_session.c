@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -51,10 +52,17 @@ trace_session_opts_init(struct trace_session_opts *o)
 
 static bool is_run, in_child;
 static pid_t run_pid;
+/* Until the program runs (or is attached), a termination signal cancels
+ * the start-up; it is acted on at the next step of it. */
+static volatile sig_atomic_t tracing, startup_signal;
 
 static void
 on_term_signal(int sig)
 {
+	if (!tracing) {
+		startup_signal = sig;
+		return;
+	}
 	if (is_run) {
 		/* 'run': the program decides (a terminal's Ctrl-C reached it
 		 * already); SIGTERM is passed on. */
@@ -67,19 +75,101 @@ on_term_signal(int sig)
 	trace_child_request_detach();
 }
 
+/* Installed before anything else: opening a new database can take seconds
+ * on a busy disk, and a Ctrl-C then must not kill micad with a session
+ * row left 'running'. */
 static void
-install_signals(void)
+install_signals(bool run, bool child)
 {
 	struct sigaction sa;
 
+	is_run = run;
+	in_child = child;
+	run_pid = 0;
+	tracing = 0;
+	startup_signal = 0;
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_term_signal;
 	sigemptyset(&sa.sa_mask);
-	/* No SA_RESTART: waitpid must return to notice a detach request. */
+	/* No SA_RESTART: waitpid must return to notice a detach request, and
+	 * a blocking open (a FIFO) during the start-up to notice a signal. */
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
+}
+
+/* A termination signal came during the start-up: say so, and stop it. */
+static bool
+start_interrupted(char *why, size_t whysz)
+{
+	int sig = startup_signal;
+
+	if (!sig)
+		return false;
+	snprintf(why, whysz, "interrupted by %s during the start-up: %s",
+		 sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : "SIGHUP",
+		 is_run ? "the program was not started" : "the process was not attached");
+	error_msg("%s", why);
+	return true;
+}
+
+/* The program runs (or is attached): from now on signals go to it (or
+ * detach).  One that came since the last check of the start-up did not
+ * reach the program (no terminal's Ctrl-C did either): it gets it now, or
+ * micad detaches at once. */
+static void
+tracing_started(pid_t pid)
+{
+	int sig;
+
+	run_pid = pid;
+	tracing = 1;
+	sig = startup_signal;
+	if (!sig)
+		return;
+	if (!is_run)
+		trace_child_request_detach();
+	else if (in_child)
+		trace_child_signal(sig);
+	else
+		kill(pid, sig);
+}
+
+/* The progress line of 'micad run' and 'attach' on stderr: rewritten in
+ * place with carriage returns on a terminal; elsewhere (a log file, a
+ * pipe) a line of its own every 10 s, so that no '\r' lands in a file. */
+struct progress_line {
+	bool tty, shown, sample;
+	double last;
+};
+
+static void
+progress_line(void *arg, const struct tracer_stats *st, bool final)
+{
+	struct progress_line *p = arg;
+	double rate = st->seconds > 0 ? st->steps / st->seconds / 1000.0 : 0.0;
+	char what[128];
+
+	if (p->sample)
+		snprintf(what, sizeof(what), "%llu samples, %llu bursts",
+			 (unsigned long long)st->samples, (unsigned long long)st->bursts);
+	else
+		snprintf(what, sizeof(what), "%llu instructions, %.1f K/s",
+			 (unsigned long long)st->steps, rate);
+	if (p->tty) {
+		if (final && !p->shown)
+			return;
+		fprintf(stderr, "\rmicad: %s, %.1f s elapsed%s", what, st->seconds,
+			final ? "\n" : "  ");
+		p->shown = !final;
+	} else {
+		if (final || st->seconds - p->last < 10)
+			return;
+		fprintf(stderr, "micad: %s, %.1f s elapsed\n", what, st->seconds);
+		p->last = st->seconds;
+	}
+	fflush(stderr);
 }
 
 /* What the session row says the command was: argv joined with spaces, or
@@ -227,6 +317,27 @@ end_reason(bool started, bool failed, bool ended, int status, int *exit_status)
 	return WIFSIGNALED(status) ? "killed" : "exited";
 }
 
+/* Add one reason results are missing to the list in *lost ("; " between). */
+static void __attribute__((format(printf, 2, 3)))
+add_lost(char **lost, const char *fmt, ...)
+{
+	char *one, *both;
+	va_list ap;
+
+	va_start(ap, fmt);
+	if (vasprintf(&one, fmt, ap) < 0)
+		error_msg_and_die("out of memory");
+	va_end(ap);
+	if (!*lost) {
+		*lost = one;
+		return;
+	}
+	both = xasprintf("%s; %s", *lost, one);
+	free(one);
+	free(*lost);
+	*lost = both;
+}
+
 int
 trace_session_run(const struct trace_session_opts *o, char **prog_argv, pid_t attach_pid)
 {
@@ -234,6 +345,8 @@ trace_session_run(const struct trace_session_opts *o, char **prog_argv, pid_t at
 	struct mica_config_text own_config = { 0 };
 	const struct mica_config_text *config = o->config_text;
 	struct tracer *t = NULL;
+	struct tracer_options topt = o->t;
+	struct progress_line pl = { .tty = isatty(2) == 1, .sample = o->t.sample.enabled };
 	struct trace_analysis *ta = trace_analysis_new();
 	struct insn_counts *ic = insn_counts_new();
 	struct tracefile_writer *rec = NULL;
@@ -250,17 +363,42 @@ trace_session_run(const struct trace_session_opts *o, char **prog_argv, pid_t at
 	struct trace_profile *profile = NULL;
 	int64_t session = -1;
 	bool started = false, failed = false, ended = false;
+	char *lost = NULL;
 	int cpu = -1;
-	char err[512];
+	char err[512], why[512] = "";
 
-	/* Sample mode's note comes first (the tracer process's, with a
-	 * child: it said it before we were let go). */
+	/* First: a signal during the start-up is acted on, not lost. */
+	install_signals(prog_argv != NULL, o->child != NULL);
+	/* Sample mode's note comes next, as micad's first line (the tracer
+	 * process's, with a child: it said it before we were let go). */
 	if (!o->child && o->t.sample.enabled) {
-		t = tracer_new(&o->t, ring);
+		if (!topt.quiet && !topt.progress) {
+			topt.progress = progress_line;
+			topt.progress_arg = &pl;
+		}
+		t = tracer_new(&topt, ring);
 		if (tracer_prepare(t) < 0) {
 			ret = fail;
 			goto out;
 		}
+	}
+	/* Then everything that can be checked before any work: the output
+	 * directory and files, the configuration. */
+	if (o->mica_out && mica_out_dir_check(o->mica_out) < 0) {
+		ret = fail;
+		goto out;
+	}
+	if (o->output && !(out = output_fopen(o->output, "the counts file"))) {
+		ret = fail;
+		goto out;
+	}
+	if (o->dump && !(dump = output_fopen(o->dump, "the event dump"))) {
+		ret = fail;
+		goto out;
+	}
+	if (o->record && !(rec = tracefile_create(o->record))) {
+		ret = fail;
+		goto out;
 	}
 	if (o->config || o->config_text || o->mica_out || o->db) {
 		/* The database alone runs the default configuration. */
@@ -286,6 +424,10 @@ trace_session_run(const struct trace_session_opts *o, char **prog_argv, pid_t at
 		}
 		if (o->live_intervals)
 			trace_mica_set_live_intervals(mica, o->live_intervals);
+	}
+	if (start_interrupted(why, sizeof(why))) {
+		ret = 128 + startup_signal;
+		goto out;
 	}
 	if (o->db) {
 		db = store_writer_open(o->db, err, sizeof(err));
@@ -341,6 +483,7 @@ trace_session_run(const struct trace_session_opts *o, char **prog_argv, pid_t at
 			memset(&so, 0, sizeof(so));
 			so.mcpu = o->mcpu;
 			so.interval_size = mo.interval_size;
+			so.quiet = o->t.quiet;
 			ssink.w = db;
 			ssink.session = session;
 			so.on_snapshot = store_sched_on_snapshot;
@@ -357,20 +500,12 @@ trace_session_run(const struct trace_session_opts *o, char **prog_argv, pid_t at
 			mo.cfg.cycle_model = trace_sched_cpu(sched);
 			if (store_writer_sched_config(db, session, trace_sched_cpu(sched),
 						      TRACE_SCHED_REPORT_ITERATIONS) < 0)
-				failed = true;
+				add_lost(&lost, "the scheduling model's settings were not written");
 		}
 		if (db && store_writer_mgsim_config(db, session, &mo.cfg) < 0)
-			failed = true;
+			add_lost(&lost, "the MGSim settings were not written");
 	}
-	if (o->output && !(out = output_fopen(o->output, "the counts file"))) {
-		ret = fail;
-		goto out;
-	}
-	if (o->dump) {
-		if (!(dump = output_fopen(o->dump, "the event dump"))) {
-			ret = fail;
-			goto out;
-		}
+	if (dump) {
 		c = event_dump_consumer(dump);
 		trace_analysis_add(ta, &c);
 		if (o->t.sample.enabled) {
@@ -398,37 +533,39 @@ trace_session_run(const struct trace_session_opts *o, char **prog_argv, pid_t at
 		c = trace_profile_consumer(profile);
 		trace_analysis_add(ta, &c);
 	}
-	if (o->record) {
-		rec = tracefile_create(o->record);
-		if (!rec) {
-			ret = fail;
-			goto out;
-		}
+	if (rec) {
 		c = tracefile_consumer(rec);
 		trace_analysis_add(ta, &c);
 	}
-	is_run = prog_argv != NULL;
-	in_child = o->child != NULL;
-	install_signals();
+	if (start_interrupted(why, sizeof(why))) {
+		ret = 128 + startup_signal;
+		goto out;
+	}
 	if (o->child) {
 		trace_analysis_set_remote(ta);
 		if (mica)
 			trace_mica_set_exe_source(mica, exe_from_tracer, ta);
 		if (trace_child_start(o->child) < 0) {
+			snprintf(why, sizeof(why), "%s", trace_child_error(o->child));
 			ret = fail;
 			goto out;
 		}
-		run_pid = trace_child_main_pid(o->child);
 		cpu = trace_child_cpu(o->child);
+		tracing_started(trace_child_main_pid(o->child));
 	} else {
-		if (!t)
-			t = tracer_new(&o->t, ring);
+		if (!t) {
+			if (!topt.quiet && !topt.progress) {
+				topt.progress = progress_line;
+				topt.progress_arg = &pl;
+			}
+			t = tracer_new(&topt, ring);
+		}
 		if (prog_argv ? tracer_launch(t, prog_argv) < 0 : tracer_attach(t, attach_pid) < 0) {
 			ret = fail;
 			goto out;
 		}
-		run_pid = tracer_main_pid(t);
 		cpu = tracer_cpu(t);
+		tracing_started(tracer_main_pid(t));
 	}
 	started = true;
 	if (db) {
@@ -447,25 +584,34 @@ trace_session_run(const struct trace_session_opts *o, char **prog_argv, pid_t at
 			}
 		}
 		if (store_writer_submit(db, session_pid_fn, j, session_pid_free) < 0)
-			failed = true;
+			add_lost(&lost, "the session's pid was not written");
 		if (o->on_session)
 			o->on_session(o->arg, session);
 	}
 	if (trace_analysis_start(ta, ring, cpu) < 0) {
+		snprintf(why, sizeof(why), "%s", last_error_msg());
 		trace_child_request_detach();
 		ret = 1;
 		failed = true;
 	}
-	if (o->child ? trace_child_wait(o->child) < 0 : tracer_loop(t) < 0)
+	if (o->child ? trace_child_wait(o->child) < 0 : tracer_loop(t) < 0) {
+		if (!why[0])
+			snprintf(why, sizeof(why), "%s", o->child ? trace_child_error(o->child)
+				 : last_error_msg());
 		failed = true;
+	}
 	trace_analysis_join(ta);
 	if (trace_analysis_rejected(ta)) {
 		error_msg("%llu records of the tracer process were impossible and dropped",
 			  (unsigned long long)trace_analysis_rejected(ta));
-		failed = true;
+		add_lost(&lost, "%llu records of the tracer process were impossible and dropped",
+			 (unsigned long long)trace_analysis_rejected(ta));
 	}
-	if (rec && tracefile_close(rec) < 0)
+	if (rec && tracefile_close(rec) < 0) {
+		add_lost(&lost, "the trace file %s could not be written: %s", o->record,
+			 last_error_msg());
 		ret = 1;
+	}
 	rec = NULL;
 	insn_counts_print(ic, out, out == stderr ? "micad: " : "");
 	if (!o->t.quiet && o->t.sample.enabled) {
@@ -510,6 +656,15 @@ trace_session_run(const struct trace_session_opts *o, char **prog_argv, pid_t at
 			ret = WEXITSTATUS(status);
 	}
 out:
+	/* A start-up that failed: its reason, for the session row (a signal
+	 * that interrupted it first: an open of a FIFO returns EINTR). */
+	if (!started && startup_signal) {
+		if (!strstr(why, "during the start-up"))
+			start_interrupted(why, sizeof(why));
+		ret = 128 + startup_signal;
+	} else if (!started && !why[0]) {
+		snprintf(why, sizeof(why), "%s", last_error_msg());
+	}
 	if (rec)
 		tracefile_close(rec);
 	if (dump && fclose(dump) != 0) {
@@ -524,31 +679,49 @@ out:
 	sample_dump_free(sdump);
 	trace_mgsim_free(mg);
 	trace_sched_free(sched);
-	if (sink.failed || ssink.failed || (profile && trace_profile_failed(profile)))
-		failed = true;
-	if (mica && trace_mica_failed(mica))
-		failed = true;
+	if (sink.failed || ssink.failed)
+		add_lost(&lost, "MGSim or scheduling snapshots were not queued (the database "
+			 "writer had stopped)");
+	if (profile && trace_profile_failed(profile))
+		add_lost(&lost, "profile samples were not written");
+	if (mica && trace_mica_lost(mica))
+		add_lost(&lost, "%s", trace_mica_lost(mica));
 	if (db && session > 0) {
 		int exit_status;
 		const char *reason = end_reason(started, failed, ended, status, &exit_status);
+		unsigned long n;
+		char first[512];
 
 		/* After every interval queued before it (the writer is FIFO). */
-		if (store_writer_session_end(db, session, exit_status, reason, err,
-					     sizeof(err)) < 0) {
+		store_writer_flush(db);
+		n = store_writer_lost(db, first, sizeof(first));
+		if (n)
+			add_lost(&lost, "%lu result%s not written to the database (%s)", n,
+				 n == 1 ? "" : "s", first);
+		if (store_writer_session_finish(db, session, exit_status, reason,
+						!started || failed ? why : NULL, lost, err,
+						sizeof(err)) < 0) {
 			error_msg("cannot record the end of session %lld: %s", (long long)session,
 				  err);
 			ret = ret ? ret : 1;
 		}
 	}
-	if (store_writer_close(db) < 0) {
-		error_msg("some results of session %lld could not be written to %s (see above)",
-			  (long long)session, o->db);
+	if (store_writer_close(db) < 0 && !lost)
+		add_lost(&lost, "results were not written to the database");
+	/* Whatever the program's status, never 0 when results were lost. */
+	if (lost) {
+		if (db && session > 0)
+			error_msg("session %lld in %s is incomplete: %s", (long long)session, o->db,
+				  lost);
+		else
+			error_msg("results were lost: %s", lost);
 		ret = ret ? ret : 1;
 	}
 	/* after the writer: its jobs used the profile's map of row ids */
 	trace_profile_free(profile);
 	if (db && session > 0 && !o->t.quiet)
-		fprintf(stderr, "micad: session %lld in %s\n", (long long)session, o->db);
+		fprintf(stderr, "micad: session %lld in %s%s\n", (long long)session, o->db,
+			lost ? " (incomplete)" : "");
 	if (trace_mica_free(mica) < 0 && ret == 0)
 		ret = 1;
 	insn_counts_free(ic);
@@ -556,5 +729,6 @@ out:
 	if (!o->ring)
 		ring_free(ring);
 	mica_config_text_free(&own_config);
+	free(lost);
 	return ret;
 }

@@ -17,7 +17,21 @@
 #define FL_TID		(1u << 15)
 #define FL_EVENT_MASK	0x3fffu
 
+/* The trailer's checksum: 64-bit FNV-1a of every byte before it. */
+#define FNV_OFFSET	0xcbf29ce484222325ULL
+#define FNV_PRIME	0x100000001b3ULL
+
+static uint64_t
+fnv1a(uint64_t h, const uint8_t *p, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ p[i]) * FNV_PRIME;
+	return h;
+}
+
 /* ---- writer ---- */
+
+#define WBUF (1u << 20)
 
 struct id_slot {
 	const struct insn_info *key;
@@ -27,20 +41,53 @@ struct id_slot {
 struct tracefile_writer {
 	FILE *f;
 	char *path;
-	char *buf;
+	uint8_t *buf;		/* WBUF bytes not yet written (nor hashed) */
+	size_t len;
+	uint64_t hash, records;
 	struct id_slot *map;
 	size_t map_size, map_used;
 	uint64_t next_id;
 	uint32_t last_tid;
 	uint64_t last_addr;
-	bool failed;
 };
 
 static void
-put_u(struct tracefile_writer *w, uint64_t v)
+flush_buf(struct tracefile_writer *w)
 {
-	uint8_t b[10];
-	int n = 0;
+	w->hash = fnv1a(w->hash, w->buf, w->len);
+	fwrite(w->buf, 1, w->len, w->f);
+	w->len = 0;
+}
+
+static void
+put_bytes(struct tracefile_writer *w, const void *p, size_t n)
+{
+	if (w->len + n > WBUF)
+		flush_buf(w);
+	memcpy(w->buf + w->len, p, n);
+	w->len += n;
+}
+
+static void
+put_byte(struct tracefile_writer *w, uint8_t b)
+{
+	if (w->len == WBUF)
+		flush_buf(w);
+	w->buf[w->len++] = b;
+}
+
+/* A record's tag: each one counts, for the trailer. */
+static void
+put_tag(struct tracefile_writer *w, char tag)
+{
+	put_byte(w, (uint8_t)tag);
+	w->records++;
+}
+
+static size_t
+encode_u(uint8_t *b, uint64_t v)
+{
+	size_t n = 0;
 
 	do {
 		b[n] = v & 0x7f;
@@ -49,7 +96,15 @@ put_u(struct tracefile_writer *w, uint64_t v)
 			b[n] |= 0x80;
 		n++;
 	} while (v);
-	fwrite(b, 1, (size_t)n, w->f);
+	return n;
+}
+
+static void
+put_u(struct tracefile_writer *w, uint64_t v)
+{
+	uint8_t b[10];
+
+	put_bytes(w, b, encode_u(b, v));
 }
 
 static void
@@ -70,15 +125,16 @@ tracefile_create(const char *path)
 	w = xcalloc(1, sizeof(*w));
 	w->f = f;
 	w->path = xstrdup(path);
-	w->buf = xmalloc(1 << 20);
-	setvbuf(f, w->buf, _IOFBF, 1 << 20);
+	w->buf = xmalloc(WBUF);
+	w->hash = FNV_OFFSET;
+	setvbuf(f, NULL, _IONBF, 0);	/* writes go out in WBUF chunks already */
 	w->map_size = 4096;
 	w->map = xcalloc(w->map_size, sizeof(*w->map));
 	memcpy(hdr, TRACEFILE_MAGIC, 8);
 	hdr[8] = TRACEFILE_VERSION;
 	hdr[9] = hdr[10] = hdr[11] = 0;
 	memset(hdr + 12, 0, 4);
-	fwrite(hdr, 1, sizeof(hdr), f);
+	put_bytes(w, hdr, sizeof(hdr));
 	return w;
 }
 
@@ -125,10 +181,10 @@ insn_id(struct tracefile_writer *w, const struct insn_info *ii)
 	w->map[i].key = ii;
 	w->map[i].id = w->next_id;
 	w->map_used++;
-	fputc('I', w->f);
+	put_tag(w, 'I');
 	put_u(w, ii->pc);
-	fputc(ii->len, w->f);
-	fwrite(ii->bytes, 1, ii->len, w->f);
+	put_byte(w, ii->len);
+	put_bytes(w, ii->bytes, ii->len);
 	return w->next_id++;
 }
 
@@ -145,7 +201,7 @@ tf_event(void *arg, void *tstate, const struct insn_event *ev)
 		fl |= FL_NEXT_PC;
 	if (ev->tid != w->last_tid)
 		fl |= FL_TID;
-	fputc('E', w->f);
+	put_tag(w, 'E');
 	put_u(w, id);
 	put_u(w, fl);
 	if (fl & FL_TID) {
@@ -179,7 +235,7 @@ tf_thread_rec(void *arg, void *tstate, const struct trace_thread_rec *r)
 	struct tracefile_writer *w = arg;
 
 	(void)tstate;
-	fputc('T', w->f);
+	put_tag(w, 'T');
 	put_u(w, r->kind);
 	put_s(w, r->pid);
 	put_s(w, r->tid);
@@ -205,10 +261,19 @@ tracefile_consumer(struct tracefile_writer *w)
 int
 tracefile_close(struct tracefile_writer *w)
 {
+	uint8_t end[10 + 8];
+	size_t n;
 	int ret = 0;
 
 	if (!w)
 		return 0;
+	/* The trailer: its tag ends the checksummed bytes. */
+	put_byte(w, 'Z');
+	flush_buf(w);
+	n = encode_u(end, w->records);
+	for (int i = 0; i < 8; i++)
+		end[n++] = (uint8_t)(w->hash >> 8 * i);
+	fwrite(end, 1, n, w->f);
 	if (ferror(w->f) | (fclose(w->f) != 0)) {
 		perror_msg("cannot write the trace file '%s'", w->path);
 		ret = -1;
@@ -222,14 +287,48 @@ tracefile_close(struct tracefile_writer *w)
 
 /* ---- reader ---- */
 
+#define RBUF (1u << 16)
+
 struct tracefile_reader {
 	FILE *f;
 	unsigned version;
+	uint8_t buf[RBUF];
+	size_t pos, len;	/* buf[pos..len) not read yet */
+	uint64_t hash;		/* of the bytes before buf */
+	uint64_t records;	/* records read whole */
+	bool ended;		/* the trailer was read */
 	struct insn_info **insns;
 	size_t n_insns, cap_insns;
 	uint32_t last_tid;
 	uint64_t last_addr;
 };
+
+/* The next byte, or EOF (at the end or on a read error: see ferror). */
+static int
+get_byte(struct tracefile_reader *r)
+{
+	if (r->pos == r->len) {
+		r->hash = fnv1a(r->hash, r->buf, r->len);
+		r->pos = 0;
+		r->len = fread(r->buf, 1, RBUF, r->f);
+		if (r->len == 0)
+			return EOF;
+	}
+	return r->buf[r->pos++];
+}
+
+static int
+get_bytes(struct tracefile_reader *r, uint8_t *p, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		int c = get_byte(r);
+
+		if (c == EOF)
+			return -1;
+		p[i] = (uint8_t)c;
+	}
+	return 0;
+}
 
 bool
 tracefile_is_binary(const char *path)
@@ -248,14 +347,21 @@ tracefile_is_binary(const char *path)
 struct tracefile_reader *
 tracefile_open(const char *path, char *err, size_t errsz)
 {
-	uint8_t hdr[16];
 	FILE *f = fopen(path, "rb");
-	struct tracefile_reader *r;
 
 	if (!f) {
 		snprintf(err, errsz, "cannot open '%s': %s", path, strerror(errno));
 		return NULL;
 	}
+	return tracefile_open_stream(f, path, err, errsz);
+}
+
+struct tracefile_reader *
+tracefile_open_stream(FILE *f, const char *path, char *err, size_t errsz)
+{
+	uint8_t hdr[16];
+	struct tracefile_reader *r;
+
 	if (fread(hdr, 1, sizeof(hdr), f) != sizeof(hdr) || memcmp(hdr, TRACEFILE_MAGIC, 8) != 0) {
 		snprintf(err, errsz, "'%s' is not a micad trace file (no %s header)", path, TRACEFILE_MAGIC);
 		fclose(f);
@@ -272,6 +378,7 @@ tracefile_open(const char *path, char *err, size_t errsz)
 	r = xcalloc(1, sizeof(*r));
 	r->f = f;
 	r->version = hdr[8];
+	r->hash = fnv1a(FNV_OFFSET, hdr, sizeof(hdr));
 	return r;
 }
 
@@ -281,7 +388,7 @@ get_u(struct tracefile_reader *r, uint64_t *v)
 	uint64_t x = 0;
 
 	for (int shift = 0; shift < 64; shift += 7) {
-		int c = getc(r->f);
+		int c = get_byte(r);
 
 		if (c == EOF)
 			return -1;
@@ -307,17 +414,68 @@ get_s(struct tracefile_reader *r, int64_t *v)
 
 #define BAD(...) do { snprintf(err, errsz, __VA_ARGS__); return -1; } while (0)
 
+/* A record cut short: the end of the file, or a read error. */
+#define CUT(what) do { \
+	if (ferror(r->f)) \
+		BAD("read error at record %llu: %s", (unsigned long long)r->records, \
+		    strerror(errno)); \
+	BAD("truncated at record %llu (%s cut short)", (unsigned long long)r->records, what); \
+} while (0)
+
+/* The trailer (version 3): the record count and the checksum of every byte
+ * up to its tag, then nothing more. */
+static int
+read_trailer(struct tracefile_reader *r, char *err, size_t errsz)
+{
+	uint64_t want = fnv1a(r->hash, r->buf, r->pos), count;
+	uint8_t sum[8];
+	uint64_t got = 0;
+
+	if (get_u(r, &count) < 0 || get_bytes(r, sum, sizeof(sum)) < 0)
+		CUT("the end marker");
+	for (int i = 0; i < 8; i++)
+		got |= (uint64_t)sum[i] << 8 * i;
+	if (count != r->records)
+		BAD("corrupt trace: the end marker counts %llu records, the file has %llu",
+		    (unsigned long long)count, (unsigned long long)r->records);
+	if (got != want)
+		BAD("corrupt trace: checksum mismatch (the file was changed after it was recorded)");
+	if (get_byte(r) != EOF)
+		BAD("corrupt trace: data after the end marker");
+	if (ferror(r->f))
+		BAD("read error: %s", strerror(errno));
+	r->ended = true;
+	return 0;
+}
+
 int
 tracefile_next(struct tracefile_reader *r, struct tracefile_item *it, char *err, size_t errsz)
 {
+	if (r->ended) {
+		it->kind = TF_END;
+		return 0;
+	}
 	for (;;) {
-		int tag = getc(r->f);
+		int tag = get_byte(r);
 		uint64_t u, fl;
 		int64_t s;
 
 		if (tag == EOF) {
 			if (ferror(r->f))
-				BAD("read error: %s", strerror(errno));
+				BAD("read error at record %llu: %s", (unsigned long long)r->records,
+				    strerror(errno));
+			/* Versions 1 and 2 had no trailer: their end is the
+			 * file's. */
+			if (r->version >= 3)
+				BAD("truncated at record %llu: the end marker is missing (the "
+				    "recording stopped early: micad killed, or the disk full?)",
+				    (unsigned long long)r->records);
+			it->kind = TF_END;
+			return 0;
+		}
+		if (tag == 'Z' && r->version >= 3) {
+			if (read_trailer(r, err, errsz) < 0)
+				return -1;
 			it->kind = TF_END;
 			return 0;
 		}
@@ -326,9 +484,14 @@ tracefile_next(struct tracefile_reader *r, struct tracefile_item *it, char *err,
 			struct insn_info *ii;
 			int len;
 
-			if (get_u(r, &u) < 0 || (len = getc(r->f)) == EOF || len > INSN_MAX_BYTES ||
-			    fread(bytes, 1, (size_t)len, r->f) != (size_t)len)
-				BAD("truncated instruction record %zu", r->n_insns);
+			if (get_u(r, &u) < 0 || (len = get_byte(r)) == EOF)
+				CUT("an instruction record");
+			if (len > INSN_MAX_BYTES)
+				BAD("corrupt trace: instruction record %zu of %d bytes (at most %d), "
+				    "record %llu", r->n_insns, len, INSN_MAX_BYTES,
+				    (unsigned long long)r->records);
+			if (get_bytes(r, bytes, (size_t)len) < 0)
+				CUT("an instruction record");
 			if (r->n_insns == r->cap_insns) {
 				r->cap_insns = r->cap_insns ? 2 * r->cap_insns : 1024;
 				r->insns = xreallocarray(r->insns, r->cap_insns, sizeof(*r->insns));
@@ -336,6 +499,7 @@ tracefile_next(struct tracefile_reader *r, struct tracefile_item *it, char *err,
 			ii = xmalloc(sizeof(*ii));
 			insn_decode(bytes, (size_t)len, u, ii);
 			r->insns[r->n_insns++] = ii;
+			r->records++;
 			continue;
 		}
 		if (tag == 'T') {
@@ -343,7 +507,7 @@ tracefile_next(struct tracefile_reader *r, struct tracefile_item *it, char *err,
 
 			if (get_u(r, &u) < 0 || get_s(r, &pid) < 0 || get_s(r, &tid) < 0 ||
 			    get_s(r, &parent) < 0 || get_s(r, &status) < 0)
-				BAD("truncated thread record");
+				CUT("a thread record");
 			memset(&it->thread, 0, sizeof(it->thread));
 			it->thread.kind = (uint32_t)u;
 			it->thread.pid = (int32_t)pid;
@@ -351,60 +515,67 @@ tracefile_next(struct tracefile_reader *r, struct tracefile_item *it, char *err,
 			it->thread.parent = (int32_t)parent;
 			it->thread.status = (int32_t)status;
 			it->kind = TF_THREAD;
+			r->records++;
 			return 1;
 		}
 		if (tag != 'E')
-			BAD("corrupt trace: unknown record tag 0x%02x", tag);
+			BAD("corrupt trace: unknown record tag 0x%02x at record %llu", tag,
+			    (unsigned long long)r->records);
 
 		struct insn_event *ev = &it->ev;
 		const struct insn_info *ii;
 
 		memset(ev, 0, offsetof(struct insn_event, mem));
 		if (get_u(r, &u) < 0 || get_u(r, &fl) < 0)
-			BAD("truncated event record");
+			CUT("an event record");
 		if (u >= r->n_insns)
-			BAD("corrupt trace: event of undefined instruction %llu", (unsigned long long)u);
+			BAD("corrupt trace: event of undefined instruction %llu at record %llu",
+			    (unsigned long long)u, (unsigned long long)r->records);
 		ii = r->insns[u];
 		ev->info = ii;
 		ev->pc = ii->pc;
 		ev->flags = (uint16_t)(fl & FL_EVENT_MASK);
 		if (fl & FL_TID) {
 			if (get_s(r, &s) < 0)
-				BAD("truncated event record");
+				CUT("an event record");
 			r->last_tid = (uint32_t)((int64_t)r->last_tid + s);
 		}
 		ev->tid = r->last_tid;
 		if (ev->flags & EV_REP) {
 			if (get_u(r, &u) < 0)
-				BAD("truncated event record");
+				CUT("an event record");
 			ev->rep_count = (uint32_t)u;
 		}
 		ev->next_pc = ii->pc + ii->len;
 		if (fl & FL_NEXT_PC) {
 			if (get_s(r, &s) < 0)
-				BAD("truncated event record");
+				CUT("an event record");
 			ev->next_pc += (uint64_t)s;
 		}
 		if (ev->flags & EV_SYSCALL) {
 			if (r->version < 2)
 				BAD("corrupt trace: a system call event in a version 1 file");
 			if (get_u(r, &ev->sys.nr) < 0)
-				BAD("truncated system call event");
+				CUT("a system call event");
 			for (unsigned i = 0; i < 6; i++)
 				if (get_u(r, &ev->sys.arg[i]) < 0)
-					BAD("truncated system call event");
+					CUT("a system call event");
 			it->kind = TF_EVENT;
+			r->records++;
 			return 1;
 		}
-		if (get_u(r, &u) < 0 || u > EV_MAX_MEM)
-			BAD("corrupt event record (memory access count)");
+		if (get_u(r, &u) < 0)
+			CUT("an event record");
+		if (u > EV_MAX_MEM)
+			BAD("corrupt trace: %llu memory accesses in an event (at most %d), record %llu",
+			    (unsigned long long)u, EV_MAX_MEM, (unsigned long long)r->records);
 		ev->n_mem = (uint8_t)u;
 		for (unsigned i = 0; i < ev->n_mem; i++) {
 			struct mem_access *m = &ev->mem[i];
 			uint64_t size, df;
 
 			if (get_s(r, &s) < 0 || get_u(r, &size) < 0 || get_u(r, &df) < 0)
-				BAD("truncated memory access");
+				CUT("a memory access");
 			r->last_addr += (uint64_t)s;
 			memset(m, 0, sizeof(*m));
 			m->addr = r->last_addr;
@@ -413,6 +584,7 @@ tracefile_next(struct tracefile_reader *r, struct tracefile_item *it, char *err,
 			m->flags = (uint8_t)(df >> 2);
 		}
 		it->kind = TF_EVENT;
+		r->records++;
 		return 1;
 	}
 }

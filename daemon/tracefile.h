@@ -3,7 +3,7 @@
  * and read by 'micad replay'.
  *
  * Layout (all integers LEB128 varints, signed ones zigzag-encoded):
- *   header   "MICADTRC" (8 bytes), version (u32 LE, = 2), flags (u32 LE, = 0)
+ *   header   "MICADTRC" (8 bytes), version (u32 LE, = 3), flags (u32 LE, = 0)
  *   records, each starting with a tag byte:
  *     'I' insn:   pc, len (1 byte), the raw bytes.  Static instructions are
  *                 numbered 0, 1, 2... in the order they appear; each one is
@@ -21,10 +21,17 @@
  *                 the previous access in the file), size, dir | flags << 2.
  *     The flags varint holds the event's flags (enum event_flags) in bits
  *     0..13, bit 14 = "next_pc follows", bit 15 = "tid follows".
+ *   trailer  'Z', the number of records before it (varint), then the
+ *            64-bit FNV-1a hash of every byte of the file up to and
+ *            including the 'Z' (8 bytes LE); nothing follows.
  *
- * Version 2 added the system calls (EV_SYSCALL).  Version 1 files are
- * still read: their events have no system calls (so MGSim's counter 12,
- * which needs them, is 0 for them, as it was when they were recorded).
+ * Version 3 added the trailer: a recording that stopped early (micad
+ * killed, the disk full) is told from a complete one ("truncated at record
+ * N"), and a changed byte from the original (checksum mismatch).  Version
+ * 2 added the system calls (EV_SYSCALL).  Versions 1 and 2 are still read
+ * (without a trailer, their end is the file's); version 1 events have no
+ * system calls (so MGSim's counter 12, which needs them, is 0 for them, as
+ * it was when they were recorded).
  *
  * Reading yields, in the recorded order, the thread records and the
  * events exactly as the tracer produced them (same struct insn_event
@@ -40,13 +47,14 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #include "event.h"
 #include "trace_analysis.h"
 #include "tracer.h"
 
 #define TRACEFILE_MAGIC "MICADTRC"
-#define TRACEFILE_VERSION 2
+#define TRACEFILE_VERSION 3
 
 struct tracefile_writer;
 
@@ -76,8 +84,13 @@ bool tracefile_is_binary(const char *path);
 
 /* Open; NULL with the reason in err. */
 struct tracefile_reader *tracefile_open(const char *path, char *err, size_t errsz);
+/* The same from an open stream (closed with the reader, or here on
+ * failure); path names it in messages. */
+struct tracefile_reader *tracefile_open_stream(FILE *f, const char *path, char *err,
+					       size_t errsz);
 /* The next item: 1, 0 at the end, -1 with the reason in err (corrupt or
- * truncated file, read error). */
+ * truncated file, read error: "truncated at record N ..."; records are
+ * numbered from 0, instruction records included). */
 int tracefile_next(struct tracefile_reader *r, struct tracefile_item *it, char *err, size_t errsz);
 void tracefile_close_reader(struct tracefile_reader *r);
 

@@ -567,6 +567,12 @@ show_progress(struct tracer *t, bool final)
 	el = ts_diff(&now, &t->t0);
 	if (t->opt.progress) {
 		t->st.seconds = el;
+		if (t->sampler) {
+			struct sampler_stats ss;
+
+			sampler_get_stats(t->sampler, &ss);
+			t->st.samples = ss.samples;
+		}
 		t->opt.progress(t->opt.progress_arg, &t->st, final);
 		t->last_progress = now;
 		return;

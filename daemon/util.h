@@ -22,6 +22,9 @@ void perror_msg(const char *fmt, ...) ATTR_PRINTF(1, 2);
 void warning_msg(const char *fmt, ...) ATTR_PRINTF(1, 2);
 void error_msg_and_die(const char *fmt, ...) ATTR_PRINTF(1, 2) ATTR_NORETURN;
 void perror_msg_and_die(const char *fmt, ...) ATTR_PRINTF(1, 2) ATTR_NORETURN;
+/* The last message those reporters gave on this thread, without the
+ * program name ("" if none): a failure's reason, to store with it. */
+const char *last_error_msg(void);
 
 /* Allocation that cannot fail: on failure, say how much and exit. */
 void *xmalloc(size_t size);

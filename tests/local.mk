@@ -15,3 +15,4 @@ include tests/http.mk
 include tests/export.mk
 include tests/sched_daemon.mk
 include tests/profile.mk
+include tests/reliability.mk

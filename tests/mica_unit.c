@@ -17,11 +17,17 @@
 #include "trace_text.h"
 
 static int
-parse(const char *text, struct mica_config *c, char *err, size_t errsz)
+parse_n(const char *text, size_t len, struct mica_config *c, char *err, size_t errsz)
 {
 	mica_config_init(c);
 	err[0] = '\0';
-	return mica_config_parse(c, "mica.conf", text, strlen(text), err, errsz);
+	return mica_config_parse(c, "mica.conf", text, len, err, errsz);
+}
+
+static int
+parse(const char *text, struct mica_config *c, char *err, size_t errsz)
+{
+	return parse_n(text, strlen(text), c, err, errsz);
 }
 
 static void
@@ -63,18 +69,50 @@ test_config(void)
 	ok(parse("analysis_type: ppm", &c, err, sizeof(err)) == 0 && c.interval_size == 0,
 	   "interval_size absent means 0 (MICA's default); no trailing newline needed");
 	mica_config_free(&c);
-	ok(parse("analysis_type: ilp,ppm,memstackdist\ninterval_size: 400\nappend_pid: yes\n"
-		 "analysis_type: ilp,ppm,memstackdist,ppm\n", &c, err, sizeof(err)) == 0 &&
+	ok(parse("analysis_type: ilp,ppm,memstackdist,ppm\ninterval_size: 400\nappend_pid: yes\n",
+		 &c, err, sizeof(err)) == 0 &&
 	   c.analyses == (MICA_BIT(MICA_ILP) | MICA_BIT(MICA_PPM) | MICA_BIT(MICA_MEMSTACKDIST)) &&
 	   !c.all && c.append_pid && c.interval_size == 400,
-	   "custom list, repeated key: last one wins");
+	   "custom list (an analysis named twice runs once)");
+	mica_config_free(&c);
+	ok(parse("analysis_type: ppm\ninterval_size: -1\n", &c, err, sizeof(err)) == 0 &&
+	   c.interval_size == MICA_FULL, "interval_size -1 is MICA's own 'full'");
 	mica_config_free(&c);
 	ok(parse("# a comment\n\n  # another\nanalysis_type:ilp_one\nilp_size:   48\n"
 		 "interval_size: full\r\n", &c, err, sizeof(err)) == 0 &&
 	   c.analyses == MICA_BIT(MICA_ILP_ONE) && c.ilp_size == 48,
 	   "comments, blank lines, no space after the colon, CRLF");
 	mica_config_free(&c);
-	config_ok("analysis_type: ilp\ninterval_size: -400\n", "negative S (never fires)");
+	config_err("analysis_type: ilp\ninterval_size: -400\n",
+		   "mica.conf:2: interval_size must be 'full' or a number of instructions "
+		   "(0 or more), not '-400'");
+	/* Negative sizes never close an interval: refused for every analysis,
+	 * not only those with ILP's multiple-of-200 check. */
+	for (int a = 0; a < MICA_N_ANALYSES; a++) {
+		char text[128];
+
+		snprintf(text, sizeof(text), "analysis_type: %s\nilp_size: 8\n"
+			 "interval_size: -9223372036854775808\n", mica_analysis_name(a));
+		config_err(text, "mica.conf:3: interval_size must be 'full' or a number of "
+			   "instructions (0 or more), not '-9223372036854775808'");
+	}
+	config_err("analysis_type: ppm\ninterval_size: -2\n", "not '-2'");
+	config_err("analysis_type: ilp,ppm\ninterval_size: 400\n\nanalysis_type: ppm\n",
+		   "mica.conf:4: analysis_type given twice (first at line 1): keep one");
+	config_err("analysis_type: ppm\ninterval_size: full\ninterval_size: 1000\n",
+		   "mica.conf:3: interval_size given twice (first at line 2)");
+	config_err("analysis_type: ppm\nappend_pid: no\nappend_pid: no\n",
+		   "mica.conf:3: append_pid given twice");
+	{
+		static const char nul[] = "analysis_type: ppm\ninterval_size: 1000\0 0\n";
+		struct mica_config c2;
+		char e2[512];
+
+		ok(parse_n(nul, sizeof(nul) - 1, &c2, e2, sizeof(e2)) < 0 &&
+		   strstr(e2, "mica.conf:2: a NUL byte"), "a NUL byte is refused, with its line");
+		diag("  %s", e2);
+		mica_config_free(&c2);
+	}
 	config_ok("analysis_type: reg\ninterval_size: 7\n", "any S without ILP");
 
 	config_err("", "mica.conf: invalid config entry: the file is empty");
@@ -89,7 +127,7 @@ test_config(void)
 	config_err("analysis_type: ilp,\n", "ends with a comma");
 	config_err("analysis_type: custom\n", "mica.conf:1: analysis_type 'custom' needs the list");
 	config_err("analysis_type: ppm\n\ninterval_size: 10k\n",
-		   "mica.conf:3: interval_size must be 'full' or an integer, not '10k'");
+		   "mica.conf:3: interval_size must be 'full' or a number of instructions (0 or more), not '10k'");
 	config_err("analysis_type: ppm\nappend_pid: true\n",
 		   "mica.conf:2: append_pid can be either yes or no, not 'true'");
 	config_err("analysis_type: ppm\nblock_size: 64\n", "mica.conf:2: block_size must be");
@@ -106,10 +144,10 @@ test_config(void)
 }
 
 static void
-spec_err(const char *text, const char *want)
+spec_err_n(const char *text, size_t len, const char *want)
 {
-	char err[512] = "";
-	struct itypes_spec *s = itypes_spec_parse("my.spec", text, strlen(text), err, sizeof(err));
+	char err[4096] = "";
+	struct itypes_spec *s = itypes_spec_parse("my.spec", text, len, err, sizeof(err));
 
 	ok(!s && strstr(err, want), "spec rejected with \"%s\"", want);
 	if (s || !strstr(err, want))
@@ -118,23 +156,62 @@ spec_err(const char *text, const char *want)
 }
 
 static void
+spec_err(const char *text, const char *want)
+{
+	spec_err_n(text, strlen(text), want);
+}
+
+static void
 test_spec(void)
 {
-	char err[512];
+	char err[4096];
 	const char *text = "0, 0, SPECIAL, mem_read\n\n# fp\n1, 0, CATEGORY, X87_ALU\n"
-		"1,1,OPCODE,  FADD \n2, 0, CATEGORY, NOP\r\n";
+		"1,1,OPCODE,  FADD\n2, 0, CATEGORY, NOP\n2, 1, OPCODE, REP_MOVSB\n"
+		"2, 2, SPECIAL, reg_transfer";
 	struct itypes_spec *s = itypes_spec_parse("my.spec", text, strlen(text), err, sizeof(err));
 
-	ok(s && s->n_groups == 3 && s->n_idents == 4, "spec: 3 groups, 4 identifiers "
+	ok(s && s->n_groups == 3 && s->n_idents == 6, "spec: 3 groups, 6 identifiers "
 	   "(blank and # lines skipped)");
+	if (!s)
+		diag("  %s", err);
 	if (s) {
 		is_str(s->idents[1].name, "X87_ALU", "spec: identifier");
 		ok(s->idents[2].kind == ITYPES_OPCODE && s->idents[2].group == 1 &&
 		   s->idents[2].subgroup == 1, "spec: OPCODE in group 1 subgroup 1");
-		is_str(s->idents[2].name, "FADD ", "spec: trailing blank kept, as MICA reads it");
-		is_str(s->idents[3].name, "NOP\r", "spec: a CR is part of the identifier, as in MICA");
+		is_str(s->idents[2].name, "FADD", "spec: blanks after the comma skipped");
 	}
 	itypes_spec_free(s);
+	{
+		static const char def[] =
+			"0, 0, SPECIAL, mem_read\n1, 0, SPECIAL, mem_write\n2, 0, CATEGORY, COND_BR\n"
+			"2, 1, CATEGORY, UNCOND_BR\n2, 2, OPCODE, LEAVE\n2, 3, OPCODE, RET_NEAR\n"
+			"2, 4, OPCODE, CALL_NEAR\n3, 0, CATEGORY, LOGICAL\n3, 1, CATEGORY, DATAXFER\n"
+			"3, 2, CATEGORY, BINARY\n3, 3, CATEGORY, FLAGOP\n3, 4, CATEGORY, BITBYTE\n"
+			"4, 0, CATEGORY, X87_ALU\n4, 1, CATEGORY, FCMOV\n4, 2, CATEGORY, LOGICAL_FP\n"
+			"5, 0, CATEGORY, WIDENOP\n5, 1, CATEGORY, NOP\n6, 0, SPECIAL, reg_transfer\n";
+
+		s = itypes_spec_parse("itypes_default.spec", def, sizeof(def) - 1, err, sizeof(err));
+		ok(s && s->n_groups == 7, "MICA's shipped itypes_default.spec is accepted");
+		itypes_spec_free(s);
+	}
+	/* Identifiers that MICA accepts but that can never match. */
+	spec_err("0, 0, CATEGORY, NOP\n1, 0, CATEGORY, COND_BRANCH\n",
+		 "my.spec:2: unknown CATEGORY 'COND_BRANCH' (valid, XED's categories: ");
+	spec_err("0, 0, CATEGORY, NOP\n1, 0, CATEGORY, COND_BRANCH\n",
+		 "COND_BR, ");
+	spec_err("0, 0, OPCODE, ret\n",
+		 "my.spec:1: unknown OPCODE 'ret': did you mean RET_NEAR? (valid: XED iclass names");
+	spec_err("0, 0, OPCODE, FROBNICATE\n",
+		 "my.spec:1: unknown OPCODE 'FROBNICATE' (valid: XED iclass names, upper case");
+	spec_err("0, 0, SPECIAL, mem_reads\n",
+		 "my.spec:1: unknown SPECIAL identifier 'mem_reads' (valid: mem_read, mem_write, "
+		 "reg_transfer)");
+	spec_err("0, 0, CATEGORY, NOP \n", "my.spec:1: identifier 'NOP' ends with a blank");
+	spec_err("0, 0, CATEGORY, NOP\r\n1, 0, CATEGORY, SSE\r\n",
+		 "my.spec:1: identifier 'NOP' ends with a carriage return: MICA reads the rest of "
+		 "the line as the name, which then never matches; remove it (a CRLF file");
+	spec_err_n("0, 0, CATEGORY, NOP\n1, 0, CATEGORY, S\0SE\n", 38,
+		   "my.spec:2: a NUL byte");
 	s = itypes_spec_builtin();
 	ok(s && s->n_groups == 12 && s->n_idents == 31, "built-in groups: 12 groups, 31 identifiers");
 	itypes_spec_free(s);

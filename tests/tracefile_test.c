@@ -2,8 +2,10 @@
  * The binary trace format: events and thread records written through the
  * recorder consumer read back identical, field by field (a `syscall`
  * event's number and arguments too, version 2); a version 1 file (no
- * system calls) is still read; a damaged file or an unknown version is
- * reported, not misread.
+ * system calls) is still read, and so is a version 2 file (no trailer);
+ * a version 3 file ends with a trailer, so that every truncation (at a
+ * record boundary too: "truncated at record N") and every single-byte
+ * change is reported, not misread; so is an unknown version.
  */
 #include "config.h"
 
@@ -36,6 +38,22 @@ write_file(const char *path, const void *p, size_t n)
 		perror(path);
 		exit(99);
 	}
+}
+
+/* The whole file at path (malloc'd), its size in *n. */
+static uint8_t *
+read_whole(const char *path, size_t *n)
+{
+	FILE *f = fopen(path, "rb");
+	uint8_t *p = malloc(1 << 16);
+
+	if (!f || !p) {
+		perror(path);
+		exit(99);
+	}
+	*n = fread(p, 1, 1 << 16, f);
+	fclose(f);
+	return p;
 }
 
 /* The number of events in path, or -1 with the reason in err. */
@@ -146,28 +164,74 @@ main(void)
 		FILE *f = fopen(path, "rb");
 		uint8_t hdr[16];
 
-		ok(f && fread(hdr, 1, 16, f) == 16 && hdr[8] == 2 && hdr[9] == 0,
-		   "the file says version 2");
+		ok(f && fread(hdr, 1, 16, f) == 16 && hdr[8] == 3 && hdr[9] == 0,
+		   "the file says version 3");
 		if (f)
 			fclose(f);
 	}
 
-	/* Truncate in the middle: an error, not garbage. */
+	/* Every truncation and every byte changed: an error, not garbage. */
 	{
-		FILE *f = fopen(path, "r+b");
-		long size;
-		int n = 0, rc;
+		size_t size, cut_ok = 0, flip_ok = 0, flips = 0, boundary = 0;
+		uint8_t *whole = read_whole(path, &size);
+		char first[256] = "", at_boundary[256] = "", flipped[256] = "";
+		struct tracefile_item one;
 
-		fseek(f, 0, SEEK_END);
-		size = ftell(f);
-		fclose(f);
-		if (truncate(path, size - 3) != 0)
-			perror("truncate");
-		r = tracefile_open(path, err, sizeof(err));
-		while ((rc = tracefile_next(r, &it, err, sizeof(err))) > 0)
-			n++;
-		ok(rc < 0, "a truncated trace is reported: %s", err);
-		tracefile_close_reader(r);
+		for (size_t n = 16; n < size; n++) {
+			write_file(path, whole, n);
+			if (count_events(path, &one, err, sizeof(err)) < 0 &&
+			    strstr(err, "truncated at record")) {
+				cut_ok++;
+				if (!first[0])
+					snprintf(first, sizeof(first), "%s", err);
+				if (strstr(err, "the end marker is missing")) {
+					boundary++;
+					snprintf(at_boundary, sizeof(at_boundary), "%s", err);
+				}
+			} else {
+				diag("a %zu-byte prefix of %zu: %s", n, size, err);
+			}
+		}
+		is_u64(cut_ok, size - 16, "each of the %zu truncations after the header is "
+		       "reported as one (first: %s)", size - 16, first);
+		ok(boundary == 14 && strstr(at_boundary, "truncated at record 13: the end marker "
+					   "is missing"),
+		   "%zu truncations at a record boundary say so (last: %s)", boundary,
+		   at_boundary);
+		for (size_t i = 16; i < size; i++) {
+			static const uint8_t xors[] = { 0x01, 0x80, 0xff, 0x20 };
+
+			for (size_t k = 0; k < sizeof(xors); k++) {
+				uint8_t save = whole[i];
+
+				whole[i] ^= xors[k];
+				write_file(path, whole, size);
+				flips++;
+				if (count_events(path, &one, err, sizeof(err)) < 0) {
+					flip_ok++;
+					if (i == size / 2)
+						snprintf(flipped, sizeof(flipped), "%s", err);
+				} else {
+					diag("byte %zu ^ %#x read as a whole trace", i, xors[k]);
+				}
+				whole[i] = save;
+			}
+		}
+		is_u64(flip_ok, flips, "each of the %zu single-byte changes is reported (one: %s)",
+		       flips, flipped);
+		{
+			uint8_t *more = malloc(size + 1);
+
+			memcpy(more, whole, size);
+			more[size] = 0;
+			write_file(path, more, size + 1);
+			ok(count_events(path, &one, err, sizeof(err)) < 0 &&
+			   strstr(err, "data after the end marker"), "a byte after the end: %s", err);
+			free(more);
+		}
+		write_file(path, whole, size);
+		is_u64(count_events(path, &one, err, sizeof(err)), 7, "the untouched file reads");
+		free(whole);
 	}
 	{
 		FILE *f = fopen(path, "wb");
@@ -206,10 +270,19 @@ main(void)
 		ok(n < 0 && strstr(err, "version 1"),
 		   "a system call event in a version 1 file is corrupt: %s", err);
 		memcpy(bad, v1, sizeof(v1));
+		bad[8] = 2;
+		write_file(path, bad, sizeof(bad));
+		n = count_events(path, &one, err, sizeof(err));
+		ok(n == 1 && one.ev.pc == 0x1000, "a version 2 trace (no trailer) is still read");
 		bad[8] = 3;
 		write_file(path, bad, sizeof(bad));
+		n = count_events(path, &one, err, sizeof(err));
+		ok(n < 0 && strstr(err, "truncated at record 2: the end marker is missing"),
+		   "the same records as version 3, without the trailer: %s", err);
+		bad[8] = 4;
+		write_file(path, bad, sizeof(bad));
 		r = tracefile_open(path, err, sizeof(err));
-		ok(r == NULL && strstr(err, "version 3") && strstr(err, "versions 1 to 2"),
+		ok(r == NULL && strstr(err, "version 4") && strstr(err, "versions 1 to 3"),
 		   "a newer version is refused, saying which: %s", err);
 		bad[8] = 0;
 		write_file(path, bad, sizeof(bad));

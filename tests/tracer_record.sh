@@ -25,4 +25,19 @@ diff -r "$TMP/live" "$TMP/replay" > /dev/null && [ -n "$(ls "$TMP/live")" ]
 ok $? "replayed MICA files equal the live run's, byte for byte"
 head -c 8 "$TMP/rep.trace" | grep -q MICADTRC
 ok $? "the trace starts with its magic"
+# A recording cut short (micad killed, the disk full) is not replayed as a
+# whole one: the trailer (version 3) is missing, and replay says where.
+size=$(wc -c < "$TMP/m.trace")
+for cut in $((size / 2)) $((size - 5)); do
+	head -c "$cut" "$TMP/m.trace" > "$TMP/cut.trace"
+	"$MICAD" replay -q --no-db -c "$TMP/mica.conf" "$TMP/cut.trace" > /dev/null 2> "$TMP/cut.err"
+	rc=$?
+	[ $rc -ne 0 ] && grep -q "cut.trace: truncated at record [0-9]* (.* cut short)" "$TMP/cut.err"
+	ok $? "a trace cut at byte $cut of $size: exit $rc, $(cat "$TMP/cut.err")"
+done
+printf '# nothing but a comment\n\n' > "$TMP/empty.txt"
+"$MICAD" replay -q --no-db -c "$TMP/mica.conf" "$TMP/empty.txt" > /dev/null 2> "$TMP/empty.err"
+rc=$?
+[ $rc -ne 0 ] && grep -q "empty.txt: an empty trace: no instruction line in its 2 lines" "$TMP/empty.err"
+ok $? "an empty text trace is an error: exit $rc, $(cat "$TMP/empty.err")"
 done_testing

@@ -61,6 +61,11 @@ function summary(s) {
 		["analyses", (s.analyses || []).join(", ") || "\u2013"],
 		["engine", s.engine || "step"],
 	];
+	/* Why the session failed, why results are missing (issue 20). */
+	if (s.error)
+		items.push(["error", s.error]);
+	if (s.incomplete)
+		items.push(["incomplete", s.incomplete]);
 	document.getElementById("summary").replaceChildren(...items.map(([k, v]) =>
 		el("div", {}, el("span", { class: "muted", text: k + " " }), el("b", { text: String(v) }))));
 	document.getElementById("live").textContent = s.live ? "live: " + s.live.state : "";
