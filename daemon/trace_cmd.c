@@ -202,6 +202,7 @@ parse_opts(int argc, char **argv, struct trace_session_opts *o, bool run)
 			break;
 		case 'q':
 			o->t.quiet = true;
+			o->quiet_warnings = true;
 			break;
 		case 'h':
 			usage(stdout, run);

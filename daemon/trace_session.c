@@ -483,7 +483,7 @@ trace_session_run(const struct trace_session_opts *o, char **prog_argv, pid_t at
 			memset(&so, 0, sizeof(so));
 			so.mcpu = o->mcpu;
 			so.interval_size = mo.interval_size;
-			so.quiet = o->t.quiet;
+			so.quiet = o->quiet_warnings;
 			ssink.w = db;
 			ssink.session = session;
 			so.on_snapshot = store_sched_on_snapshot;

@@ -49,6 +49,10 @@ struct trace_session_opts {
 	 * tracer runs here, into a ring of its own. */
 	struct trace_child *child;
 	struct ring *ring;
+	/* -q: no warning that would repeat on every run (t.quiet is the
+	 * progress line's and summary's, which the daemon's workers turn off
+	 * for their own reasons). */
+	bool quiet_warnings;
 	/* Sample mode (issue 18) is t.sample.enabled: the producer samples
 	 * and steps bursts (tracer.h: TREC_STRING, TREC_SAMPLE, TREC_BURST,
 	 * TREC_NOTE); the profile goes to the database, the MICA analyses,

@@ -83,6 +83,10 @@ struct tproc {
 	uint64_t bp_addr;	/* leapfrog's int3, 0 if none is planted */
 	uint8_t bp_orig;	/* the byte it replaced */
 	bool no_leap;		/* shares its memory with another traced process */
+	/* It has a SIGTRAP handler (SigCgt), as read at attach, exec and
+	 * each rt_sigaction(SIGTRAP): a trap of ours while it blocks SIGTRAP
+	 * would reset that handler (resume_untraced()). */
+	bool catches_trap;
 	int nthreads;
 	cpu_set_t orig_mask;	/* affinity before micad pinned it (attach) */
 	bool mask_saved;
@@ -107,6 +111,14 @@ struct tthread {
 	bool leaping;		/* resumed by PTRACE_CONT towards proc->bp_addr */
 	bool rip_rewind;	/* set RIP to rewind_to before resuming */
 	bool eat_sigtrap;	/* a queued SIGTRAP of our int3 is still to come */
+	bool step_owed;		/* resumed by PTRACE_SINGLESTEP, its trap not seen yet */
+	/* Runs untraced from system call to system call (PTRACE_SYSCALL)
+	 * until one's exit finds SIGTRAP unblocked (resume_untraced()). */
+	bool trap_blocked;
+	/* The pending system call is stepped by its entry and exit stops
+	 * (PTRACE_SYSCALL), not by the trap flag (step_by_syscall()). */
+	bool sysstep;
+	bool in_syscall;	/* between a syscall's entry and exit stops */
 	int inject_sig;
 	uint64_t rewind_to;
 	uint64_t last_pc, last_next_pc;
@@ -146,6 +158,7 @@ struct tracer {
 	bool progress_shown;
 	struct vec_state vec;
 	uint16_t ic_ret_near, ic_jmp_far, ic_call_far;
+	bool warned_trap_handler;
 	/* Sample mode. */
 	struct sampler *sampler;	/* NULL: step mode */
 	int epfd;
@@ -711,11 +724,20 @@ static void resume(struct tracer *t, struct tthread *th);
  * the tracer's CPU, where a step costs a third of what it costs across
  * CPUs, performance.md §2).
  */
+static void resume_free(struct tracer *t, struct tthread *th);
+
 static void
 burst_begin(struct tracer *t, struct tthread *th)
 {
 	const struct sample_options *o = &t->opt.sample;
 
+	if (read_sigmask(th->proc->pid, th->tid, "SigBlk:") & (1ULL << (SIGTRAP - 1))) {
+		/* In its own SIGTRAP handler (or it blocks SIGTRAP): a step
+		 * would reset the handler (resume_trap_blocked()). */
+		burst_finish(t, th, BURST_ABORT);
+		resume_free(t, th);
+		return;
+	}
 	if (t->cpu >= 0 &&
 	    sched_getaffinity(th->tid, sizeof(th->burst_mask), &th->burst_mask) == 0) {
 		cpu_set_t set;
@@ -792,6 +814,9 @@ commit(struct tracer *t, struct tthread *th, uint64_t next_pc)
 		if (ev->mem[i].dir == MEM_WRITE && !(ev->mem[i].flags & MEMF_PHANTOM) &&
 		    decode_cache_overlaps(dc, ev->mem[i].addr, ev->mem[i].size))
 			decode_cache_invalidate(dc, ev->mem[i].addr, ev->mem[i].size);
+	if ((ev->flags & EV_SYSCALL) && ev->sys.nr == SYS_rt_sigaction && ev->sys.arg[0] == SIGTRAP)
+		th->proc->catches_trap = read_sigmask(th->proc->pid, th->tid, "SigCgt:") &
+					 (1ULL << (SIGTRAP - 1));
 	sz = insn_event_size(ev);
 	p = ring_reserve(t->ring, TREC_EVENT, sz);
 	memcpy(p, ev, sz);
@@ -1056,6 +1081,100 @@ resume_free(struct tracer *t, struct tthread *th)
 
 /* Resume a stopped thread for one step: by leapfrog where it can, else by
  * the trap flag.  In sample mode, outside a burst: freely. */
+static void resume(struct tracer *t, struct tthread *th);
+
+/*
+ * SIGTRAP and a program that handles it.  Every trap of ours (the trap
+ * flag's, leapfrog's int3) is a SIGTRAP the kernel forces on the thread:
+ * if the thread blocks SIGTRAP at that moment (it does in its own SIGTRAP
+ * handler, in code that blocks every signal around a system call, as
+ * raise() does), the kernel resets the handler to the default and
+ * unblocks SIGTRAP (force_sig_info), and the program's next SIGTRAP
+ * kills it.  So for a process with a SIGTRAP handler:
+ *  - a system call that may block SIGTRAP (rt_sigprocmask, rt_sigreturn)
+ *    is stepped by its entry and exit stops, which force nothing;
+ *  - a signal is delivered with PTRACE_SYSCALL: its handler runs;
+ *  - while SIGTRAP is blocked after either, the thread runs untraced
+ *    from system call to system call, until one's exit finds SIGTRAP
+ *    unblocked: then stepping goes on.
+ * Its instructions meanwhile are not traced (untraced_spans, said once).
+ * A process without a SIGTRAP handler loses nothing to the reset (its
+ * SIGTRAP is the default already), only the unblocking.
+ */
+static void
+resume_untraced(struct tracer *t, struct tthread *th)
+{
+	int sig = th->inject_sig;
+
+	if (!th->trap_blocked) {
+		th->trap_blocked = true;
+		th->in_syscall = false;
+		t->st.untraced_spans++;
+		if (!t->warned_trap_handler) {
+			t->warned_trap_handler = true;
+			warning_msg("pid %d handles SIGTRAP: its instructions while it blocks SIGTRAP "
+				    "(in a signal handler, around a system call) are not traced, as a "
+				    "step there would reset its handler (README, 'SIGTRAP')",
+				    th->proc->pid);
+		}
+	}
+	bp_remove(th->proc);
+	th->inject_sig = 0;
+	th->have_pending = false;
+	th->skip_build = false;
+	th->regs_valid = false;
+	th->leaping = false;
+	th->state = TS_RUNNING;
+	if (sig)
+		t->st.signals++;
+	if (ptrace(PTRACE_SYSCALL, th->tid, NULL, (void *)(long)sig) < 0 && errno != ESRCH)
+		perror_msg("PTRACE_SYSCALL of thread %d", th->tid);
+}
+
+static bool
+sigtrap_blocked(struct tthread *th)
+{
+	return read_sigmask(th->proc->pid, th->tid, "SigBlk:") & (1ULL << (SIGTRAP - 1));
+}
+
+/* Whether the pending instruction is a system call to step by its stops. */
+static bool
+step_by_syscall(const struct tthread *th)
+{
+	return th->proc->catches_trap && th->have_pending && (th->pending.flags & EV_SYSCALL) &&
+	       (th->pending.sys.nr == SYS_rt_sigprocmask || th->pending.sys.nr == SYS_rt_sigreturn);
+}
+
+/*
+ * A system call stop (SIGTRAP | 0x80) of a thread stepped by its system
+ * calls or running untraced: at an exit, the stepped call is committed,
+ * and stepping goes on if SIGTRAP is unblocked.
+ */
+static void
+syscall_stop(struct tracer *t, struct tthread *th)
+{
+	th->in_syscall = !th->in_syscall;
+	if (th->in_syscall) {
+		th->state = TS_RUNNING;
+		if (ptrace(PTRACE_SYSCALL, th->tid, NULL, NULL) < 0 && errno != ESRCH)
+			perror_msg("PTRACE_SYSCALL of thread %d", th->tid);
+		return;
+	}
+	if (th->sysstep) {
+		th->sysstep = false;
+		if (th->have_pending && get_regs(th) == 0)
+			commit(t, th, th->regs.rip);
+		th->have_pending = false;
+	}
+	if (sigtrap_blocked(th)) {
+		resume_untraced(t, th);
+		return;
+	}
+	th->trap_blocked = false;
+	th->check_next_trap = true;
+	resume(t, th);
+}
+
 static void
 resume(struct tracer *t, struct tthread *th)
 {
@@ -1065,6 +1184,10 @@ resume(struct tracer *t, struct tthread *th)
 
 	if (t->sampler && th->burst < BP_WARMUP) {
 		resume_free(t, th);
+		return;
+	}
+	if (th->trap_blocked || (sig && th->proc->catches_trap)) {
+		resume_untraced(t, th);
 		return;
 	}
 	if (th->skip_build) {
@@ -1097,10 +1220,30 @@ resume(struct tracer *t, struct tthread *th)
 		t->st.leap_steps++;
 		if (ptrace(PTRACE_CONT, th->tid, NULL, NULL) < 0 && errno != ESRCH)
 			perror_msg("PTRACE_CONT of thread %d", th->tid);
-	} else if (ptrace(PTRACE_SINGLESTEP, th->tid, NULL, (void *)(long)sig) < 0 &&
-		   errno != ESRCH) {
-		perror_msg("PTRACE_SINGLESTEP of thread %d", th->tid);
+	} else if (!sig && step_by_syscall(th)) {
+		th->sysstep = true;
+		th->in_syscall = false;
+		if (ptrace(PTRACE_SYSCALL, th->tid, NULL, NULL) < 0 && errno != ESRCH)
+			perror_msg("PTRACE_SYSCALL of thread %d", th->tid);
+	} else {
+		th->step_owed = true;
+		if (ptrace(PTRACE_SINGLESTEP, th->tid, NULL, (void *)(long)sig) < 0 &&
+		    errno != ESRCH)
+			perror_msg("PTRACE_SINGLESTEP of thread %d", th->tid);
 	}
+}
+
+/*
+ * Whether a SIGTRAP someone sent (kill, tgkill, sigqueue: si_code <= 0)
+ * rather than a trap of the CPU: the program's own signal, to deliver.
+ * Asked only where one can hide behind a step (after a system call).
+ */
+static bool
+sent_sigtrap(struct tthread *th)
+{
+	siginfo_t si;
+
+	return ptrace(PTRACE_GETSIGINFO, th->tid, NULL, &si) == 0 && si.si_code <= 0;
 }
 
 static bool
@@ -1119,6 +1262,7 @@ on_sigtrap(struct tracer *t, struct tthread *th)
 	bool check = th->check_next_trap;
 
 	th->check_next_trap = false;
+	th->step_owed = false;
 	if (get_regs(th) < 0)
 		return;
 	if (th->leaping) {
@@ -1152,7 +1296,15 @@ on_sigtrap(struct tracer *t, struct tthread *th)
 		bool executed = true;
 
 		if (ii->flags & INSN_SYSCALL) {
+			/* It ran.  A SIGTRAP it sent (raise(SIGTRAP)) comes
+			 * as this very stop: a second SIGTRAP pending merges
+			 * with the first, so the step's trap hides in it. */
 			executed = true;
+			if (sent_sigtrap(th))
+				th->inject_sig = SIGTRAP;
+			/* A process-wide SIGTRAP it sent (kill) is pending
+			 * beside the step's and comes as the next stop. */
+			th->check_next_trap = true;
 		} else if (check || is_int_insn(ii)) {
 			siginfo_t si;
 
@@ -1164,6 +1316,8 @@ on_sigtrap(struct tracer *t, struct tthread *th)
 				th->inject_sig = SIGTRAP;	/* the program's own int3 */
 			} else {
 				executed = false;
+				if (si.si_code <= 0)	/* sent: kill, tgkill, sigqueue */
+					th->inject_sig = SIGTRAP;
 			}
 		}
 		if (executed)
@@ -1206,6 +1360,8 @@ on_event(struct tracer *t, struct tthread *th, int event)
 			pid_t tgid = event == PTRACE_EVENT_CLONE ? read_tgid(ntid) : ntid;
 			struct tproc *p = tgid == th->proc->pid ? th->proc : proc_new(t, ntid);
 
+			p->catches_trap = th->proc->catches_trap;	/* handlers are inherited */
+
 			if (event == PTRACE_EVENT_CLONE && p != th->proc)
 				p->no_leap = th->proc->no_leap = true;	/* CLONE_VM, likely */
 			nt = thread_new(t, p, ntid, th->tid);
@@ -1243,6 +1399,7 @@ on_event(struct tracer *t, struct tthread *th, int event)
 			th->proc->wfd = -1;
 		}
 		th->proc->bp_addr = 0;	/* a new image; it was out anyway (TF on syscalls) */
+		th->proc->catches_trap = false;	/* exec resets handlers */
 		push_thread_rec(t, TT_EXEC, th->proc->pid, th->tid, 0, 0);
 		th->check_next_trap = true;
 		break;
@@ -1286,6 +1443,15 @@ is_stop_signal(int sig)
 	return sig == SIGSTOP || sig == SIGTSTP || sig == SIGTTIN || sig == SIGTTOU;
 }
 
+/* Whether the SIGTRAP stop of th is a single-step's trap (TRAP_TRACE). */
+static bool
+step_trap(struct tthread *th)
+{
+	siginfo_t si;
+
+	return ptrace(PTRACE_GETSIGINFO, th->tid, NULL, &si) == 0 && si.si_code == TRAP_TRACE;
+}
+
 /*
  * Sample mode: a stop of a thread that runs freely (not in a burst).
  * The interrupt asked for a burst starts it; signals are delivered, event
@@ -1310,10 +1476,15 @@ free_stop(struct tracer *t, struct tthread *th, int sig, int event)
 		on_event(t, th, event);
 		return;
 	}
-	if (sig == SIGTRAP && th->eat_sigtrap)
+	if (sig == SIGTRAP && th->eat_sigtrap) {
 		th->eat_sigtrap = false;	/* leapfrog's int3, queued at a burst's end */
-	else if (sig != (SIGTRAP | 0x80))
+	} else if (sig == SIGTRAP && th->step_owed && step_trap(th)) {
+		/* The trap of a step in flight when its burst was cut short
+		 * (interrupted, detached): ours, not the program's. */
+		th->step_owed = false;
+	} else if (sig != (SIGTRAP | 0x80)) {
 		th->inject_sig = sig;
+	}
 	resume_free(t, th);
 }
 
@@ -1369,7 +1540,10 @@ handle_stop(struct tracer *t, pid_t pid, int status)
 	} else if (sig == SIGTRAP) {
 		on_sigtrap(t, th);
 	} else if (sig == (SIGTRAP | 0x80)) {
-		resume(t, th);
+		if (th->trap_blocked || th->sysstep)
+			syscall_stop(t, th);
+		else
+			resume(t, th);
 	} else {
 		on_signal(t, th, sig);
 	}
@@ -1725,6 +1899,7 @@ tracer_attach(struct tracer *t, pid_t pid)
 		   : (int)syscall(SYS_pidfd_open, pid, 0);
 	t->main_pid = pid;
 	p = proc_new(t, pid);
+	p->catches_trap = read_sigmask(pid, pid, "SigCgt:") & (1ULL << (SIGTRAP - 1));
 	pin_task(t, p, pid);
 	thread_new(t, p, pid, 0)->check_next_trap = true;
 	ptrace(PTRACE_INTERRUPT, pid, NULL, NULL);

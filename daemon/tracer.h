@@ -283,6 +283,9 @@ struct tracer_stats {
 	uint64_t signals;	/* signals delivered to the tracees */
 	uint64_t leap_steps;	/* resumes by int3 + PTRACE_CONT (the rest: TF) */
 	double seconds;		/* wall time of the loop */
+	/* Spans a thread ran untraced: the program's own SIGTRAP handler
+	 * (stepping in it would reset the handler). */
+	uint64_t untraced_spans;
 	/* Sample mode. */
 	uint64_t samples;	/* TREC_SAMPLE records */
 	uint64_t samples_lost;	/* dropped by the kernel (buffer full) */

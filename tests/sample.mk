@@ -75,6 +75,6 @@ tests/cprog/sample_threads: $(top_srcdir)/tests/cprog/sample_threads.c
 	$(AM_V_CC)$(CC) -O1 -pthread -o $@ $(top_srcdir)/tests/cprog/sample_threads.c
 
 TESTS += tests/perf_record_test tests/sample_rec_test tests/burst_budget_test tests/sample_event.sh tests/sample_profile.sh \
-	tests/sample_bursts.sh tests/sample_attach.sh tests/sample_daemon.sh
-EXTRA_DIST += tests/sample_event.sh tests/sample_profile.sh tests/sample_bursts.sh \
+	tests/sample_bursts.sh tests/sample_attach.sh tests/sample_daemon.sh tests/sample_accuracy.sh
+EXTRA_DIST += tests/sample_accuracy.sh tests/sample_event.sh tests/sample_profile.sh tests/sample_bursts.sh \
 	tests/sample_attach.sh tests/sample_daemon.sh tests/sample_lib.sh

@@ -603,8 +603,9 @@ main(int argc, char **argv)
 		 " JOIN interval i ON i.id = m.interval_id JOIN memstackdist_bucket b"
 		 " ON b.interval_id = m.interval_id AND b.bucket = 0 WHERE i.tid = 100"
 		 " ORDER BY i.idx"),
-	       "0|3|1|1|0|1 1|1|0|0|2|1",
-	       "reuse: a's read after a burst boundary censored (not cold, in no bucket), horizons");
+	       "0|3|0|2|0|1 1|1|0|0|2|1",
+	       "reuse: a's read after a burst boundary and the first read of b censored (never "
+	       "cold, in no bucket), horizons");
 	is_str(q(db, "SELECT i.idx, first_reads, first_writes FROM stride_total s JOIN interval i"
 		 " ON i.id = s.interval_id WHERE i.tid = 100 ORDER BY i.idx"), "0|1|0 1|0|0",
 	       "stride: the load's first access counted apart");
@@ -620,8 +621,8 @@ main(int argc, char **argv)
 		 " CASE WHEN ci_low IS NULL THEN 'no CI' ELSE 'CI' END FROM metric"
 		 " WHERE metric IN ('reuse_censored', 'reuse_cold', 'reuse_bucket_0')"
 		 " AND interval = 0 ORDER BY metric"),
-	       "reuse_bucket_0|0.333333|no CI reuse_censored|0.333333|CI reuse_cold|0.333333|CI",
-	       "metric: censored 1/3 and cold 1/3 with CIs, bucket 0 not estimable (horizon 0)");
+	       "reuse_bucket_0|0.333333|no CI reuse_censored|0.666667|CI reuse_cold|0.000000|CI",
+	       "metric: censored 2/3 and cold 0 with CIs, bucket 0 not estimable (horizon 0)");
 	is_str(q(db, "SELECT metric, estimable, n_bursts, U, W, level FROM metric_estimate"
 		 " WHERE interval = 1 AND metric IN ('reuse_bucket_0', 'reuse_bucket_1') ORDER BY metric"),
 	       "reuse_bucket_0|1|2|3.5|3.5|0.95 reuse_bucket_1|0|2|3.5|3.5|0.95",

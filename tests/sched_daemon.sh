@@ -141,7 +141,7 @@ for cpu in alderlake skylake haswell ivybridge sandybridge; do
 	ok $? "contrib/sample/sample --mcpu $cpu: the stall watchdog never fires"
 done
 
-"$MICAD" run -q --mcpu btver2 --db "$TMP/amd.db" --interval 200 -o /dev/null -- "$ASM/loop" \
+"$MICAD" run --mcpu btver2 --db "$TMP/amd.db" --interval 200 -o /dev/null -- "$ASM/loop" \
 	2> "$TMP/amd.err"
 ok $? "--mcpu btver2: micad run exits 0"
 grep -q "no uop-level model of 'btver2': using skylake" "$TMP/amd.err"

@@ -5,7 +5,7 @@
 ## CI build never reach a -nostdlib program.
 TRACER_ASM = tests/asm/loop tests/asm/rep tests/asm/calls tests/asm/branches \
 	tests/asm/threads tests/asm/signals tests/asm/forkexec tests/asm/sleeper \
-	tests/asm/memops tests/asm/spinner tests/asm/futex
+	tests/asm/memops tests/asm/spinner tests/asm/futex tests/asm/phases
 check_SCRIPTS += $(TRACER_ASM)
 CLEANFILES += $(TRACER_ASM)
 EXTRA_DIST += $(TRACER_ASM:=.S)
@@ -16,7 +16,7 @@ $(TRACER_ASM): %: $(top_srcdir)/%.S
 
 ## A static glibc C program (gcc -O1 -static), compared with callgrind and
 ## traced both ways (TF and leapfrog).  Its own rule: no $(CFLAGS) either.
-TRACER_CPROG = tests/cprog/static_prog
+TRACER_CPROG = tests/cprog/static_prog tests/cprog/own_sigtrap
 check_SCRIPTS += $(TRACER_CPROG)
 CLEANFILES += $(TRACER_CPROG)
 EXTRA_DIST += $(TRACER_CPROG:=.c)
@@ -35,7 +35,8 @@ tests_tracefile_test_LDADD = libmicad.a $(MICA_LIBS) $(SAMPLE_LIBS) $(AX_PTHREAD
 
 TESTS += tests/ring_test tests/tracefile_test \
 	tests/tracer_counts.sh tests/tracer_attach.sh tests/tracer_record.sh \
-	tests/tracer_valgrind.sh tests/tracer_callgrind.sh tests/tracer_leapfrog.sh
+	tests/tracer_valgrind.sh tests/tracer_callgrind.sh tests/tracer_leapfrog.sh \
+	tests/tracer_sigtrap.sh
 EXTRA_DIST += tests/tracer_counts.sh tests/tracer_attach.sh tests/tracer_record.sh \
 	tests/tracer_valgrind.sh tests/tracer_lib.sh tests/tracer_callgrind.sh \
-	tests/tracer_leapfrog.sh
+	tests/tracer_leapfrog.sh tests/tracer_sigtrap.sh
