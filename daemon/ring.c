@@ -34,6 +34,7 @@ struct ring {
 	_Alignas(64) _Atomic size_t head;
 	size_t pending_head;	/* producer: head after the reserved record */
 	_Atomic int closed;
+	_Atomic int abandoned;	/* the consumer is gone: records go nowhere */
 	uint64_t producer_waits;
 	_Alignas(64) _Atomic size_t tail;
 	size_t pending_tail;	/* consumer: tail after the peeked record */
@@ -116,6 +117,26 @@ rec_space(size_t len)
 	return HDR_SIZE + ((len + 7) & ~(size_t)7);
 }
 
+/*
+ * Room for a record nobody will read: the producer's own scratch memory
+ * (never the shared buffer), and the head left where it is, so that
+ * ring_commit() publishes nothing.
+ */
+static void *
+abandoned_record(struct ring *r, size_t len)
+{
+	static uint8_t *scratch;
+	static size_t scratch_len;
+
+	if (len > scratch_len) {
+		free(scratch);
+		scratch = xmalloc(len);
+		scratch_len = len;
+	}
+	r->pending_head = atomic_load_explicit(&r->head, memory_order_relaxed);
+	return scratch;
+}
+
 void *
 ring_reserve(struct ring *r, uint32_t type, size_t len)
 {
@@ -132,6 +153,8 @@ ring_reserve(struct ring *r, uint32_t type, size_t len)
 	for (;;) {
 		size_t tail = atomic_load_explicit(&r->tail, memory_order_acquire);
 
+		if (atomic_load_explicit(&r->abandoned, memory_order_relaxed))
+			return abandoned_record(r, len);
 		if (head + pad + need - tail <= r->size)
 			break;
 		if (spins == 0)
@@ -152,6 +175,12 @@ ring_reserve(struct ring *r, uint32_t type, size_t len)
 	h->len = (uint32_t)len;
 	r->pending_head = head + need;
 	return h + 1;
+}
+
+void
+ring_abandon(struct ring *r)
+{
+	atomic_store_explicit(&r->abandoned, 1, memory_order_relaxed);
 }
 
 void

@@ -42,6 +42,10 @@ void ring_commit(struct ring *r);
 /* Producer: no more records; the consumer sees RING_END when it is done. */
 void ring_close(struct ring *r);
 
+/* The consumer is gone (its process died): from now on the producer never
+ * waits, and what it reserves goes nowhere.  Async-signal-safe. */
+void ring_abandon(struct ring *r);
+
 #define RING_END	0xffffffffu
 
 /*

@@ -71,6 +71,19 @@ child_on_detach(int sig)
 	tracer_request_detach();
 }
 
+/* The worker died (PR_SET_PDEATHSIG): detach every thread cleanly, and
+ * never wait for a consumer that is gone. */
+static struct ring *child_ring;
+
+static void
+child_on_orphaned(int sig)
+{
+	(void)sig;
+	if (child_ring)
+		ring_abandon(child_ring);
+	tracer_request_detach();
+}
+
 static void
 child_on_forward(int sig)
 {
@@ -141,11 +154,16 @@ child_main(const struct trace_child_opts *o, const struct tracer_options *topt,
 		snprintf(c->sh->error, sizeof(c->sh->error), "%s", last_error_msg());
 		_exit(r);
 	}
-	/* After enter(): a change of credentials clears it. */
-	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != parent)
-		_exit(1);
+	/* After enter(): a change of credentials clears it.  Not SIGKILL:
+	 * the traced process must not die with the worker (a trap of ours
+	 * pending, an int3 planted), so the tracer detaches it first. */
+	child_ring = c->ring;
 	memset(&sa, 0, sizeof(sa));
 	sigemptyset(&sa.sa_mask);
+	sa.sa_handler = child_on_orphaned;
+	sigaction(SIGPWR, &sa, NULL);
+	if (prctl(PR_SET_PDEATHSIG, SIGPWR) < 0 || getppid() != parent)
+		_exit(1);
 	sa.sa_handler = child_on_detach;	/* no SA_RESTART: waitpid returns */
 	for (size_t i = 0; i < sizeof(detach_sigs) / sizeof(detach_sigs[0]); i++)
 		sigaction(detach_sigs[i], &sa, NULL);

@@ -246,6 +246,8 @@ run_session(struct trace_session_opts *o, char **argv, pid_t pid)
 
 	if (http_listen && !(th = trace_http_start(o, http_listen)))
 		return argv ? 127 : 1;
+	/* attach: the process must outlive us, whatever kills us */
+	o->tracer_process = argv == NULL;
 	r = trace_session_run(o, argv, pid);
 	trace_http_stop(th);
 	return r;

@@ -341,7 +341,9 @@ add_lost(char **lost, const char *fmt, ...)
 int
 trace_session_run(const struct trace_session_opts *o, char **prog_argv, pid_t attach_pid)
 {
-	struct ring *ring = o->ring ? o->ring : ring_new(RING_BYTES);
+	struct ring *ring = o->ring ? o->ring : o->tracer_process ? ring_new_shared(RING_BYTES)
+			  : ring_new(RING_BYTES);
+	struct trace_child *child = o->child, *own_child = NULL;
 	struct mica_config_text own_config = { 0 };
 	const struct mica_config_text *config = o->config_text;
 	struct tracer *t = NULL;
@@ -367,11 +369,31 @@ trace_session_run(const struct trace_session_opts *o, char **prog_argv, pid_t at
 	int cpu = -1;
 	char err[512], why[512] = "";
 
+	if (!ring) {
+		perror_msg("cannot map the event ring");
+		return fail;
+	}
+	/* attach: the tracer in a process of its own, which detaches cleanly
+	 * (breakpoints out, pending traps drained) if this one dies, even by
+	 * SIGKILL (trace_child.h): the traced process must not die with us. */
+	if (o->tracer_process && !child) {
+		struct trace_child_opts co = { 0 };
+
+		if (!topt.quiet && !topt.progress) {
+			topt.progress = progress_line;
+			topt.progress_arg = &pl;
+		}
+		child = own_child = trace_child_fork(&co, &topt, ring, prog_argv, attach_pid);
+		if (!child) {
+			ring_free(ring);
+			return fail;
+		}
+	}
 	/* First: a signal during the start-up is acted on, not lost. */
-	install_signals(prog_argv != NULL, o->child != NULL);
+	install_signals(prog_argv != NULL, child != NULL);
 	/* Sample mode's note comes next, as micad's first line (the tracer
 	 * process's, with a child: it said it before we were let go). */
-	if (!o->child && o->t.sample.enabled) {
+	if (!child && o->t.sample.enabled) {
 		if (!topt.quiet && !topt.progress) {
 			topt.progress = progress_line;
 			topt.progress_arg = &pl;
@@ -541,17 +563,17 @@ trace_session_run(const struct trace_session_opts *o, char **prog_argv, pid_t at
 		ret = 128 + startup_signal;
 		goto out;
 	}
-	if (o->child) {
+	if (child) {
 		trace_analysis_set_remote(ta);
 		if (mica)
 			trace_mica_set_exe_source(mica, exe_from_tracer, ta);
-		if (trace_child_start(o->child) < 0) {
-			snprintf(why, sizeof(why), "%s", trace_child_error(o->child));
+		if (trace_child_start(child) < 0) {
+			snprintf(why, sizeof(why), "%s", trace_child_error(child));
 			ret = fail;
 			goto out;
 		}
-		cpu = trace_child_cpu(o->child);
-		tracing_started(trace_child_main_pid(o->child));
+		cpu = trace_child_cpu(child);
+		tracing_started(trace_child_main_pid(child));
 	} else {
 		if (!t) {
 			if (!topt.quiet && !topt.progress) {
@@ -573,7 +595,7 @@ trace_session_run(const struct trace_session_opts *o, char **prog_argv, pid_t at
 
 		j->session = session;
 		j->pid = run_pid;
-		if (!prog_argv && o->child) {
+		if (!prog_argv && child) {
 			j->command = command_text(NULL, run_pid);
 			/* Read as the daemon: keep it only if pid is still the
 			 * process the client named and the tracer holds. */
@@ -594,9 +616,9 @@ trace_session_run(const struct trace_session_opts *o, char **prog_argv, pid_t at
 		ret = 1;
 		failed = true;
 	}
-	if (o->child ? trace_child_wait(o->child) < 0 : tracer_loop(t) < 0) {
+	if (child ? trace_child_wait(child) < 0 : tracer_loop(t) < 0) {
 		if (!why[0])
-			snprintf(why, sizeof(why), "%s", o->child ? trace_child_error(o->child)
+			snprintf(why, sizeof(why), "%s", child ? trace_child_error(child)
 				 : last_error_msg());
 		failed = true;
 	}
@@ -617,8 +639,8 @@ trace_session_run(const struct trace_session_opts *o, char **prog_argv, pid_t at
 	if (!o->t.quiet && o->t.sample.enabled) {
 		struct tracer_stats st;
 
-		if (o->child)
-			trace_child_stats(o->child, &st);
+		if (child)
+			trace_child_stats(child, &st);
 		else
 			tracer_get_stats(t, &st);
 		fprintf(stderr, "micad: %llu samples (%llu lost) in %.2f s, %llu bursts (%llu cut "
@@ -632,8 +654,8 @@ trace_session_run(const struct trace_session_opts *o, char **prog_argv, pid_t at
 	} else if (!o->t.quiet) {
 		struct tracer_stats st;
 
-		if (o->child)
-			trace_child_stats(o->child, &st);
+		if (child)
+			trace_child_stats(child, &st);
 		else
 			tracer_get_stats(t, &st);
 		fprintf(stderr, "micad: %llu instructions in %.2f s (%.1f K/s), %llu decoded, %s, "
@@ -645,7 +667,7 @@ trace_session_run(const struct trace_session_opts *o, char **prog_argv, pid_t at
 			o->t.step == STEP_LEAPFROG ? "leapfrog" : "tf",
 			(unsigned long long)st.leap_steps);
 	}
-	ended = o->child ? trace_child_main_status(o->child, &status)
+	ended = child ? trace_child_main_status(child, &status)
 		: tracer_main_status(t, &status);
 	if (prog_argv && ret == 0) {
 		if (!ended)
@@ -726,6 +748,7 @@ out:
 		ret = 1;
 	insn_counts_free(ic);
 	tracer_free(t);
+	trace_child_free(own_child);
 	if (!o->ring)
 		ring_free(ring);
 	mica_config_text_free(&own_config);

@@ -49,6 +49,10 @@ struct trace_session_opts {
 	 * tracer runs here, into a ring of its own. */
 	struct trace_child *child;
 	struct ring *ring;
+	/* With no child given: run the tracer in a child process of this
+	 * session's own all the same (attach: the traced process survives
+	 * the death of the analysis side, trace_child.h). */
+	bool tracer_process;
 	/* -q: no warning that would repeat on every run (t.quiet is the
 	 * progress line's and summary's, which the daemon's workers turn off
 	 * for their own reasons). */

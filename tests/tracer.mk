@@ -36,7 +36,7 @@ tests_tracefile_test_LDADD = libmicad.a $(MICA_LIBS) $(SAMPLE_LIBS) $(AX_PTHREAD
 TESTS += tests/ring_test tests/tracefile_test \
 	tests/tracer_counts.sh tests/tracer_attach.sh tests/tracer_record.sh \
 	tests/tracer_valgrind.sh tests/tracer_callgrind.sh tests/tracer_leapfrog.sh \
-	tests/tracer_sigtrap.sh
+	tests/tracer_sigtrap.sh tests/tracer_survive.sh
 EXTRA_DIST += tests/tracer_counts.sh tests/tracer_attach.sh tests/tracer_record.sh \
 	tests/tracer_valgrind.sh tests/tracer_lib.sh tests/tracer_callgrind.sh \
-	tests/tracer_leapfrog.sh tests/tracer_sigtrap.sh
+	tests/tracer_leapfrog.sh tests/tracer_sigtrap.sh tests/tracer_survive.sh
