@@ -88,8 +88,6 @@ struct tproc {
 	 * would reset that handler (resume_untraced()). */
 	bool catches_trap;
 	int nthreads;
-	cpu_set_t orig_mask;	/* affinity before micad pinned it (attach) */
-	bool mask_saved;
 	struct tproc *next;
 };
 
@@ -129,6 +127,11 @@ struct tthread {
 	uint32_t burst_left;
 	uint64_t burst_t0;
 	bool burst_mask_saved;
+	/* Its affinity without micad: before micad pinned it (attach), or
+	 * what its creator's was (a thread born pinned), or micad's own
+	 * before it pinned itself (a launched program), given back at detach. */
+	bool mask_saved;
+	cpu_set_t orig_mask;
 	bool burst_late;		/* interrupted: its burst took too long */
 	cpu_set_t burst_mask;
 	struct user_regs_struct regs;
@@ -460,17 +463,18 @@ read_sigmask(pid_t pid, pid_t tid, const char *field)
 }
 
 static void
-pin_task(struct tracer *t, struct tproc *p, pid_t tid)
+pin_task(struct tracer *t, struct tthread *th)
 {
 	cpu_set_t set;
 
 	if (t->cpu < 0 || t->sampler)
 		return;		/* sample mode pins a thread only for its bursts */
-	if (!p->mask_saved && sched_getaffinity(tid, sizeof(p->orig_mask), &p->orig_mask) == 0)
-		p->mask_saved = true;
+	if (!th->mask_saved &&
+	    sched_getaffinity(th->tid, sizeof(th->orig_mask), &th->orig_mask) == 0)
+		th->mask_saved = true;
 	CPU_ZERO(&set);
 	CPU_SET(t->cpu, &set);
-	sched_setaffinity(tid, sizeof(set), &set);
+	sched_setaffinity(th->tid, sizeof(set), &set);
 }
 
 /* ---- reading the tracee ---- */
@@ -1367,6 +1371,11 @@ on_event(struct tracer *t, struct tthread *th, int event)
 			nt = thread_new(t, p, ntid, th->tid);
 			nt->check_next_trap = true;
 		}
+		if (!nt->mask_saved && th->mask_saved) {
+			/* born pinned: its own affinity is its creator's */
+			nt->mask_saved = true;
+			nt->orig_mask = th->orig_mask;
+		}
 		break;
 	}
 	case PTRACE_EVENT_EXEC: {
@@ -1749,7 +1758,15 @@ tracer_launch(struct tracer *t, char *const argv[])
 	t->main_pid = pid;
 	/* Our child, not reaped before the loop: surely this process. */
 	main_pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
-	thread_new(t, proc_new(t, pid), pid, 0);
+	{
+		struct tthread *th = thread_new(t, proc_new(t, pid), pid, 0);
+
+		/* It would have run where micad ran before pinning itself. */
+		if (t->cpu >= 0 && !t->sampler && t->own_mask_saved) {
+			th->orig_mask = t->own_mask;
+			th->mask_saved = true;
+		}
+	}
 	if (write(go[1], &c, 1) != 1)
 		perror_msg("pipe write");
 	close(go[1]);
@@ -1778,6 +1795,8 @@ explain_eperm(pid_t pid)
 	unsigned uid = 0;
 	unsigned long long their_caps = 0, my_caps = 0;
 	bool have_uid = false, have_caps = false;
+	int kthread = 0;
+	char state = 0;
 	struct stat st;
 	FILE *f;
 
@@ -1786,12 +1805,24 @@ explain_eperm(pid_t pid)
 	if (f) {
 		while (fgets(line, sizeof(line), f)) {
 			sscanf(line, "TracerPid: %d", &tracer);
+			sscanf(line, "Kthread: %d", &kthread);
+			sscanf(line, "State: %c", &state);
 			if (sscanf(line, "Uid: %u", &uid) == 1)
 				have_uid = true;
 			if (sscanf(line, "CapPrm: %llx", &their_caps) == 1)
 				have_caps = true;
 		}
 		fclose(f);
+	}
+	if (kthread) {
+		error_msg("attach to pid %d: Operation not permitted: it is a kernel thread, which "
+			  "runs no program to trace", pid);
+		return;
+	}
+	if (state == 'Z') {
+		error_msg("attach to pid %d: Operation not permitted: it is a zombie (it has exited "
+			  "and waits for its parent to reap it): there is nothing left to trace", pid);
+		return;
 	}
 	f = fopen("/proc/self/status", "r");
 	if (f) {
@@ -1846,6 +1877,7 @@ explain_eperm(pid_t pid)
 int
 tracer_attach(struct tracer *t, pid_t pid)
 {
+	struct tthread *th;
 	struct tproc *p;
 	bool found_new;
 
@@ -1900,8 +1932,9 @@ tracer_attach(struct tracer *t, pid_t pid)
 	t->main_pid = pid;
 	p = proc_new(t, pid);
 	p->catches_trap = read_sigmask(pid, pid, "SigCgt:") & (1ULL << (SIGTRAP - 1));
-	pin_task(t, p, pid);
-	thread_new(t, p, pid, 0)->check_next_trap = true;
+	th = thread_new(t, p, pid, 0);
+	th->check_next_trap = true;
+	pin_task(t, th);
 	ptrace(PTRACE_INTERRUPT, pid, NULL, NULL);
 	/* Threads may be created while we look: list until nothing is new. */
 	do {
@@ -1921,8 +1954,9 @@ tracer_attach(struct tracer *t, pid_t pid)
 				continue;
 			if (ptrace(PTRACE_SEIZE, tid, NULL, (void *)t->options) < 0)
 				continue;	/* it exited meanwhile */
-			pin_task(t, p, tid);
-			thread_new(t, p, tid, 0)->check_next_trap = true;
+			th = thread_new(t, p, tid, 0);
+			th->check_next_trap = true;
+			pin_task(t, th);
 			ptrace(PTRACE_INTERRUPT, tid, NULL, NULL);
 			found_new = true;
 		}
@@ -1942,8 +1976,9 @@ detach_thread(struct tracer *t, struct tthread *th, int sig)
 
 	if (ptrace(PTRACE_DETACH, th->tid, NULL, (void *)(long)sig) < 0 && errno != ESRCH)
 		perror_msg("PTRACE_DETACH of thread %d", th->tid);
-	if (p->mask_saved)
-		sched_setaffinity(th->tid, sizeof(p->orig_mask), &p->orig_mask);
+	if (th->mask_saved && sched_setaffinity(th->tid, sizeof(th->orig_mask), &th->orig_mask) < 0 &&
+	    errno != ESRCH)
+		perror_msg("cannot give thread %d its CPU affinity back", th->tid);
 	push_thread_rec(t, TT_DETACH, p->pid, th->tid, 0, 0);
 	thread_del(t, th);
 }

@@ -16,7 +16,7 @@ $(TRACER_ASM): %: $(top_srcdir)/%.S
 
 ## A static glibc C program (gcc -O1 -static), compared with callgrind and
 ## traced both ways (TF and leapfrog).  Its own rule: no $(CFLAGS) either.
-TRACER_CPROG = tests/cprog/static_prog tests/cprog/own_sigtrap
+TRACER_CPROG = tests/cprog/static_prog tests/cprog/own_sigtrap tests/cprog/wait_threads
 check_SCRIPTS += $(TRACER_CPROG)
 CLEANFILES += $(TRACER_CPROG)
 EXTRA_DIST += $(TRACER_CPROG:=.c)
@@ -36,7 +36,9 @@ tests_tracefile_test_LDADD = libmicad.a $(MICA_LIBS) $(SAMPLE_LIBS) $(AX_PTHREAD
 TESTS += tests/ring_test tests/tracefile_test \
 	tests/tracer_counts.sh tests/tracer_attach.sh tests/tracer_record.sh \
 	tests/tracer_valgrind.sh tests/tracer_callgrind.sh tests/tracer_leapfrog.sh \
-	tests/tracer_sigtrap.sh tests/tracer_survive.sh
+	tests/tracer_sigtrap.sh tests/tracer_survive.sh tests/tracer_affinity.sh \
+	tests/tracer_eperm.sh
 EXTRA_DIST += tests/tracer_counts.sh tests/tracer_attach.sh tests/tracer_record.sh \
 	tests/tracer_valgrind.sh tests/tracer_lib.sh tests/tracer_callgrind.sh \
-	tests/tracer_leapfrog.sh tests/tracer_sigtrap.sh tests/tracer_survive.sh
+	tests/tracer_leapfrog.sh tests/tracer_sigtrap.sh tests/tracer_survive.sh \
+	tests/tracer_affinity.sh tests/tracer_eperm.sh
