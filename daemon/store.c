@@ -542,8 +542,8 @@ store_session_begin(struct store *st, const struct store_session *s, char *err, 
 	static const char sql[] =
 		"INSERT INTO session (mode, command, pid, uid, config, settings, analysis_type,"
 		" interval_size, ilp_size, block_size, page_size, append_pid, itypes_spec_file,"
-		" started_at, end_reason, writer_pid, writer_start, writer_boot_id)"
-		" VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,'running',?,?,?)";
+		" started_at, end_reason, writer_pid, writer_start, writer_boot_id, engine)"
+		" VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,'running',?,?,?,?)";
 	const struct mica_config *m = s->mica;
 	char boot[64];
 	sqlite3_stmt *q;
@@ -575,6 +575,7 @@ store_session_begin(struct store *st, const struct store_session *s, char *err, 
 	boot_id(boot, sizeof(boot));
 	if (*boot)
 		sqlite3_bind_text(q, 17, boot, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(q, 18, s->engine ? s->engine : "step", -1, SQLITE_STATIC);
 	if (sqlite3_step(q) != SQLITE_DONE) {
 		set_err(err, errsz, "%s: %s", st->path, sqlite3_errmsg(st->db));
 		sqlite3_finalize(q);

@@ -51,6 +51,7 @@ struct store_session {
 	/* The MICA settings in effect (analysis_type, interval_size, ...
 	 * columns, and the itypes group names); NULL: not recorded. */
 	const struct mica_config *mica;
+	const char *engine;	/* "step", "sample", "valgrind"; NULL: "step" */
 };
 
 /* A new session row, recording this process as its writer (pid, start

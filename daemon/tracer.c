@@ -61,6 +61,7 @@
 #include "decoder.h"
 #include "iclass.h"
 #include "util.h"
+#include "vg_engine.h"
 
 #ifndef TRAP_TRACE
 # define TRAP_TRACE 2
@@ -130,6 +131,7 @@ struct tracer {
 	bool progress_shown;
 	struct vec_state vec;
 	uint16_t ic_ret_near, ic_jmp_far, ic_call_far;
+	struct vg_engine *vg;	/* the valgrind engine instead (ENGINE_VALGRIND) */
 };
 
 static volatile sig_atomic_t detach_requested;
@@ -152,6 +154,7 @@ void
 tracer_request_detach(void)
 {
 	detach_requested = 1;
+	vg_engine_request_detach();
 }
 
 static double
@@ -168,6 +171,10 @@ tracer_new(const struct tracer_options *opt, struct ring *ring)
 	t->opt = *opt;
 	t->ring = ring;
 	t->cpu = -1;
+	if (opt->engine == ENGINE_VALGRIND) {
+		t->vg = vg_engine_new(opt, ring);
+		return t;
+	}
 	if (opt->pin) {
 		cpu_set_t set;
 		int cpu = opt->pin_cpu >= 0 ? opt->pin_cpu : sched_getcpu();
@@ -201,6 +208,7 @@ tracer_free(struct tracer *t)
 {
 	if (!t)
 		return;
+	vg_engine_free(t->vg);
 	for (int i = 0; i < THREAD_HASH; i++) {
 		struct tthread *th = t->threads[i], *n;
 
@@ -1047,16 +1055,14 @@ handle_stop(struct tracer *t, pid_t pid, int status)
 
 /* ---- launch and attach ---- */
 
-enum launch_stage { LAUNCH_OK, LAUNCH_EXEC, LAUNCH_STDIO, LAUNCH_CWD, LAUNCH_IDS, LAUNCH_LIMITS };
-
 /*
  * In the child, before exec: what micad changed for itself must not leak
  * into the program (signal dispositions it ignores, a blocked signal mask:
  * both survive exec), then the daemon's launch environment.  Returns 0,
  * or the stage that failed with errno set.
  */
-static int
-launch_prepare(const struct tracer_launch_env *le)
+int
+tracer_launch_prepare(const struct tracer_launch_env *le)
 {
 	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGPIPE, SIGUSR1, SIGUSR2,
 				    SIGCHLD, SIGQUIT };
@@ -1095,8 +1101,8 @@ launch_prepare(const struct tracer_launch_env *le)
 }
 
 /* Say why the child could not become the program. */
-static void
-launch_failed(const int fail[2], const char *prog)
+void
+tracer_launch_failed(const int fail[2], const char *prog)
 {
 	static const char *const what[] = {
 		[LAUNCH_EXEC] = "cannot run",
@@ -1119,6 +1125,13 @@ tracer_launch(struct tracer *t, char *const argv[])
 	int fail[2];	/* the child's enum launch_stage and errno */
 	ssize_t n;
 
+	if (t->vg) {
+		if (vg_engine_launch(t->vg, argv) < 0)
+			return -1;
+		t->main_pid = vg_engine_main_pid(t->vg);
+		main_pidfd = vg_engine_main_pidfd(t->vg);
+		return 0;
+	}
 	if (pipe2(go, O_CLOEXEC) < 0 || pipe2(err, O_CLOEXEC) < 0) {
 		perror_msg("pipe");
 		return -1;
@@ -1140,7 +1153,7 @@ tracer_launch(struct tracer *t, char *const argv[])
 		}
 		/* Ready (LAUNCH_OK) or why not: the tracer seizes us only
 		 * once we are traceable. */
-		fail[0] = launch_prepare(t->opt.launch);
+		fail[0] = tracer_launch_prepare(t->opt.launch);
 		fail[1] = errno;
 		if (write(err[1], fail, sizeof(fail)) < 0 || fail[0] != LAUNCH_OK)
 			_exit(127);
@@ -1162,7 +1175,7 @@ tracer_launch(struct tracer *t, char *const argv[])
 		if (n != sizeof(fail))
 			error_msg("cannot start '%s': the new process died before its exec", argv[0]);
 		else
-			launch_failed(fail, argv[0]);
+			tracer_launch_failed(fail, argv[0]);
 		close(go[1]);
 		close(err[0]);
 		waitpid(pid, NULL, 0);
@@ -1186,7 +1199,7 @@ tracer_launch(struct tracer *t, char *const argv[])
 	if (n == sizeof(fail)) {
 		int status;
 
-		launch_failed(fail, argv[0]);
+		tracer_launch_failed(fail, argv[0]);
 		while (waitpid(pid, &status, __WALL) == pid && !WIFEXITED(status) && !WIFSIGNALED(status))
 			ptrace(PTRACE_CONT, pid, NULL, NULL);
 		return -1;
@@ -1251,6 +1264,12 @@ tracer_attach(struct tracer *t, pid_t pid)
 	struct tproc *p;
 	bool found_new;
 
+	if (t->vg) {
+		error_msg("attach to pid %d: the valgrind engine cannot attach to a running "
+			  "process (valgrind must start it): use 'run', or attach with "
+			  "--engine=ptrace", pid);
+		return -EINVAL;
+	}
 	if (kill(pid, 0) < 0 && errno == ESRCH) {
 		error_msg("attach to pid %d: no such process", pid);
 		return -ESRCH;
@@ -1407,6 +1426,8 @@ tracer_loop(struct tracer *t)
 {
 	struct timespec end;
 
+	if (t->vg)
+		return vg_engine_loop(t->vg);
 	clock_gettime(CLOCK_MONOTONIC, &t->t0);
 	t->last_progress = t->t0;
 	while (t->nthreads > 0) {
@@ -1440,6 +1461,8 @@ tracer_loop(struct tracer *t)
 bool
 tracer_main_status(const struct tracer *t, int *status)
 {
+	if (t->vg)
+		return vg_engine_main_status(t->vg, status);
 	*status = t->main_status;
 	return t->main_done;
 }
@@ -1447,6 +1470,10 @@ tracer_main_status(const struct tracer *t, int *status)
 void
 tracer_get_stats(const struct tracer *t, struct tracer_stats *st)
 {
+	if (t->vg) {
+		vg_engine_get_stats(t->vg, st);
+		return;
+	}
 	*st = t->st;
 }
 
