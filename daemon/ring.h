@@ -8,8 +8,8 @@
  * are 8-byte aligned and never split: one that does not fit before the end
  * of the buffer starts again at the beginning (a padding record fills the
  * gap).  When the ring is full the producer waits, when empty the consumer
- * waits; both sleep briefly rather than spin, so neither steals the CPU the
- * other (or the traced program) needs.
+ * waits; both sleep (on a futex the other side wakes) rather than spin, so
+ * neither steals the CPU the other (or the traced program) needs.
  */
 #ifndef MICAD_RING_H
 #define MICAD_RING_H

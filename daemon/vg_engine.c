@@ -46,7 +46,6 @@
 #include <Zydis/Zydis.h>
 
 #include "decoder.h"
-#include "u64map.h"
 #include "util.h"
 #include "vgtool/vg_proto.h"
 
@@ -59,6 +58,7 @@
 struct vinsn {
 	struct insn_info ii;
 	uint64_t recipe;
+	uint64_t fallthrough;	/* pc + the length valgrind decoded */
 	uint8_t nvals;
 	bool syscall;		/* `syscall` (0F 05): the event says which call */
 	struct vinsn *next;	/* all of them, freed with the engine */
@@ -102,7 +102,8 @@ struct vproc {
 	bool announced;		/* TT_START is out */
 	struct vconn *conn;	/* the tool's connection now, or NULL */
 	struct vconn *pending;	/* an exec'd tool waiting for conn to end */
-	struct u64map insns;	/* pc -> struct vinsn * */
+	struct vinsn **insn;	/* by the number the tool's records carry */
+	size_t n_insn, cap_insn;
 	struct vthread *threads, *cur;
 	bool has_group_status;
 	int group_status;	/* of an exit_group */
@@ -312,8 +313,6 @@ proc_new(struct vg_engine *e, pid_t pid, int pidfd)
 
 	p->pid = pid;
 	p->pidfd = pidfd;
-	if (u64map_init(&p->insns, 12) < 0)
-		error_msg_and_die("out of memory");
 	p->next = e->procs;
 	e->procs = p;
 	return p;
@@ -354,7 +353,7 @@ proc_finish(struct vg_engine *e, struct vproc *p)
 	conn_free(p->pending);
 	if (p->pidfd >= 0 && p->pidfd != e->main_pidfd)
 		close(p->pidfd);
-	u64map_free(&p->insns);
+	free(p->insn);
 	free(p);
 }
 
@@ -459,6 +458,7 @@ vinsn_new(struct vg_engine *e, uint64_t pc, const uint8_t *bytes, unsigned len)
 	struct vinsn *v = xcalloc(1, sizeof(*v));
 
 	insn_decode(bytes, len, pc, &v->ii);
+	v->fallthrough = pc + len;
 	v->recipe = recipe_of(&v->ii);
 	v->nvals = (uint8_t)MVG_RECIPE_NVALS(v->recipe);
 	v->syscall = (v->ii.flags & INSN_SYSCALL) && v->ii.len >= 2 &&
@@ -500,9 +500,8 @@ static const size_t gpr_field[16] = {
 static void
 load_values(struct vg_engine *e, uint64_t r, const uint64_t *v)
 {
-	for (unsigned i = 0; i < 16; i++)
-		if (r & MVG_R_GPR(i))
-			memcpy((char *)&e->regs + gpr_field[i], v++, 8);
+	for (unsigned m = r & 0xffff; m; m &= m - 1)
+		memcpy((char *)&e->regs + gpr_field[__builtin_ctz(m)], v++, 8);
 	if (r & MVG_R_FS)
 		e->regs.fs_base = *v++;
 	if (r & MVG_R_GS)
@@ -519,28 +518,27 @@ load_values(struct vg_engine *e, uint64_t r, const uint64_t *v)
 static void
 on_record(struct vg_engine *e, struct vproc *p, const uint64_t *w)
 {
-	uint64_t hdr = w[0], pc = hdr & MVG_PC_MASK, vex_next, next;
-	unsigned len = (unsigned)(hdr >> MVG_LEN_SHIFT) & 15;
+	uint64_t hdr = w[0], number = hdr & MVG_NUMBER_MASK, pc, vex_next, next;
 	bool has_next = (hdr & MVG_HAS_NEXT) != 0;
-	uint64_t *slot = u64map_find(&p->insns, pc);
 	struct vthread *th = p->cur;
 	struct insn_event *ev = &e->ev;
 	const struct vinsn *v;
 
-	if (!slot || !th) {
+	if (number >= p->n_insn || !th) {
 		e->st.stops++;
 		return;
 	}
-	v = (const struct vinsn *)(uintptr_t)*slot;
+	v = p->insn[number];
 	if (v->nvals != ((hdr >> MVG_NVALS_SHIFT) & MVG_NVALS_MASK)) {
 		e->st.stops++;
 		return;
 	}
+	pc = v->ii.pc;
 	flush_held(e, th, pc);
 	load_values(e, v->recipe, w + 1 + has_next);
 	insn_eval(&v->ii, &e->regs, (v->recipe & MVG_R_VSIB) ? &e->vec : NULL, (uint32_t)th->tid,
 		  ev);
-	vex_next = has_next ? w[1] : pc + len;
+	vex_next = has_next ? w[1] : v->fallthrough;
 	next = vex_next;
 	if (v->ii.flags & INSN_REP) {
 		uint64_t count = (v->ii.flags & INSN_ADDR32) ? (uint32_t)e->regs.rcx : e->regs.rcx;
@@ -592,8 +590,9 @@ on_record(struct vg_engine *e, struct vproc *p, const uint64_t *w)
 	push_event(e, ev);
 }
 
-/* MVG_M_QUERY: decode what we have not seen with these bytes, answer the
- * recipes.  False if the tool is gone. */
+/* MVG_M_QUERY: decode the instructions (the tool asks about each pc
+ * once, and again when its bytes change), answer their recipes and
+ * numbers.  False if the tool is gone. */
 static bool
 on_query(struct vg_engine *e, struct vproc *p, struct vconn *c, const uint64_t *w, unsigned n)
 {
@@ -601,27 +600,24 @@ on_query(struct vg_engine *e, struct vproc *p, struct vconn *c, const uint64_t *
 	const unsigned char *q;
 	size_t off = 0;
 
+	if (p->n_insn + n > MVG_NUMBER_MASK)
+		return false;
+	if (p->n_insn + n > p->cap_insn) {
+		p->cap_insn = 2 * (p->n_insn + n) + 1024;
+		p->insn = xreallocarray(p->insn, p->cap_insn, sizeof(*p->insn));
+	}
 	for (unsigned i = 0; i < n; i++) {
 		uint64_t pc = w[3 * i] & MVG_PC_MASK;
 		uint8_t b[16];
 		unsigned len;
-		uint64_t *slot;
-		struct vinsn *v = NULL;
-		bool created;
+		struct vinsn *v;
 
 		memcpy(b, &w[3 * i + 1], 16);
 		len = b[0] <= INSN_MAX_BYTES ? b[0] : INSN_MAX_BYTES;
-		slot = u64map_insert(&p->insns, pc, &created);
-		if (!slot)
-			error_msg_and_die("out of memory");
-		if (!created)
-			v = (struct vinsn *)(uintptr_t)*slot;
-		if (!v || v->ii.len != len || memcmp(v->ii.bytes, b + 1, len) != 0) {
-			v = vinsn_new(e, pc, b + 1, len);
-			*slot = (uint64_t)(uintptr_t)v;
-			publish_insn(e, v);
-		}
-		reply[i] = v->recipe;
+		v = vinsn_new(e, pc, b + 1, len);
+		publish_insn(e, v);
+		reply[i] = v->recipe | (uint64_t)p->n_insn << MVG_NUMBER_SHIFT;
+		p->insn[p->n_insn++] = v;
 	}
 	q = (const unsigned char *)reply;
 	while (off < n * sizeof(reply[0])) {
@@ -663,18 +659,9 @@ on_fork(struct vg_engine *e, struct vproc *parent, pid_t child_pid, int32_t tid)
 	}
 	if (c->announced)
 		return;
-	for (size_t i = 0; i <= parent->insns.mask; i++) {
-		const struct u64map_slot *s = &parent->insns.slots[i];
-		bool created;
-		uint64_t *slot;
-
-		if (s->key == U64MAP_EMPTY)
-			continue;
-		slot = u64map_insert(&c->insns, s->key, &created);
-		if (!slot)
-			error_msg_and_die("out of memory");
-		*slot = s->val;
-	}
+	c->insn = xreallocarray(NULL, parent->n_insn + 1, sizeof(*c->insn));
+	memcpy(c->insn, parent->insn, parent->n_insn * sizeof(*c->insn));
+	c->n_insn = c->cap_insn = parent->n_insn;
 	c->announced = true;
 	if (parent->conn && parent->conn->exe)
 		push_exe(e, child_pid, parent->conn->exe);
@@ -899,7 +886,7 @@ exec_transition(struct vg_engine *e, struct vproc *p, struct vconn *c)
 	}
 	leader->rep_cont_pc = 0;
 	leader->last_rep = false;
-	u64map_clear(&p->insns, 12);
+	p->n_insn = 0;
 	push_exe(e, p->pid, c->exe);
 	push_thread(e, TT_EXEC, p->pid, p->pid, 0, 0);
 	p->cur = leader;

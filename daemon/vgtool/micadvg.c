@@ -280,6 +280,7 @@ static const struct {
 struct known {
 	Addr pc;		/* 0: empty */
 	ULong recipe;
+	UInt number;		/* micad's, in the records */
 	UChar len;
 	UChar bytes[15];
 };
@@ -318,6 +319,45 @@ known_grow(void)
 		VG_(free)(old);
 }
 
+/* Ask micad about n instructions; False if it is gone. */
+static Bool
+query(const Addr *pcs, const UInt *lens, UInt n)
+{
+	static ULong answers[MVG_QUERY_MAX];
+
+	put(MVG_MARK(MVG_M_QUERY, n));
+	for (UInt j = 0; j < n; j++) {
+		UChar b[16];
+		ULong w1, w2;
+
+		VG_(memset)(b, 0, sizeof(b));
+		b[0] = (UChar)lens[j];
+		VG_(memcpy)(b + 1, (void *)pcs[j], lens[j]);
+		VG_(memcpy)(&w1, b, 8);
+		VG_(memcpy)(&w2, b + 8, 8);
+		put(pcs[j]);
+		put(w1);
+		put(w2);
+	}
+	flush();
+	if (!recording || !recv_all(answers, n * sizeof(answers[0]))) {
+		stop_recording("micad did not answer a query");
+		return False;
+	}
+	for (UInt j = 0; j < n; j++) {
+		struct known *k = known_slot(pcs[j]);
+
+		if (k->pc != pcs[j])
+			known_used++;
+		k->pc = pcs[j];
+		k->recipe = answers[j] & MVG_RECIPE_MASK;
+		k->number = (UInt)(answers[j] >> MVG_NUMBER_SHIFT);
+		k->len = (UChar)lens[j];
+		VG_(memcpy)(k->bytes, (void *)pcs[j], lens[j]);
+	}
+	return True;
+}
+
 /*
  * Make sure micad knows every instruction of the superblock with the bytes
  * it has now (self-modifying code is retranslated, and then asked about
@@ -327,7 +367,7 @@ static Bool
 query_recipes(const IRSB *sb)
 {
 	static Addr pcs[MVG_QUERY_MAX];
-	static ULong recipes[MVG_QUERY_MAX];
+	static UInt lens[MVG_QUERY_MAX];
 	UInt n = 0;
 
 	for (Int i = 0; i < sb->stmts_used; i++) {
@@ -352,50 +392,15 @@ query_recipes(const IRSB *sb)
 			dup |= pcs[j] == pc;
 		if (dup)
 			continue;
-		if (n == MVG_QUERY_MAX)
-			break;	/* the rest: a later superblock asks */
-		pcs[n++] = pc;
+		if (n == MVG_QUERY_MAX) {
+			if (!query(pcs, lens, n))
+				return False;
+			n = 0;
+		}
+		pcs[n] = pc;
+		lens[n++] = len;
 	}
-	if (n == 0)
-		return True;
-	put(MVG_MARK(MVG_M_QUERY, n));
-	for (UInt j = 0; j < n; j++) {
-		UChar b[16];
-		ULong w1, w2;
-		UInt len = 0;
-
-		for (Int i = 0; i < sb->stmts_used && !len; i++)
-			if (sb->stmts[i] && sb->stmts[i]->tag == Ist_IMark &&
-			    (Addr)sb->stmts[i]->Ist.IMark.addr == pcs[j])
-				len = sb->stmts[i]->Ist.IMark.len;
-		VG_(memset)(b, 0, sizeof(b));
-		b[0] = (UChar)len;
-		VG_(memcpy)(b + 1, (void *)pcs[j], len);
-		VG_(memcpy)(&w1, b, 8);
-		VG_(memcpy)(&w2, b + 8, 8);
-		put(pcs[j]);
-		put(w1);
-		put(w2);
-	}
-	flush();
-	if (!recording || !recv_all(recipes, n * sizeof(recipes[0]))) {
-		stop_recording("micad did not answer a query");
-		return False;
-	}
-	for (UInt j = 0; j < n; j++) {
-		struct known *k = known_slot(pcs[j]);
-
-		if (k->pc != pcs[j])
-			known_used++;
-		k->pc = pcs[j];
-		k->recipe = recipes[j];
-		for (Int i = 0; i < sb->stmts_used; i++)
-			if (sb->stmts[i] && sb->stmts[i]->tag == Ist_IMark &&
-			    (Addr)sb->stmts[i]->Ist.IMark.addr == pcs[j])
-				k->len = (UChar)sb->stmts[i]->Ist.IMark.len;
-		VG_(memcpy)(k->bytes, (void *)pcs[j], k->len);
-	}
-	return True;
+	return n == 0 || query(pcs, lens, n);
 }
 
 /* ---- instrumentation ---- */
@@ -416,6 +421,7 @@ struct cur {
 	Bool open;
 	Addr pc;
 	UInt len;
+	UInt number;
 	ULong recipe;
 	UInt nvals;
 	IRExpr *vals[MAX_VALS];
@@ -436,11 +442,14 @@ static void
 begin_insn(IRSB *sb, struct cur *c, Addr pc, UInt len)
 {
 	struct known *k = known_slot(pc);
-	ULong r = k->pc == pc && k->len == len ? k->recipe : 0;
+	ULong r = k->recipe;
 
+	/* query_recipes() asked about every IMark of the superblock. */
+	tl_assert(k->pc == pc && k->len == len);
 	c->open = True;
 	c->pc = pc;
 	c->len = len;
+	c->number = k->number;
 	c->recipe = r;
 	c->nvals = 0;
 	for (Int i = 0; i < 16; i++)
@@ -483,8 +492,7 @@ end_insn(IRSB *sb, struct cur *c, IRExpr *next, IRExpr *guard)
 {
 	IRExpr *w[MAX_VALS + 2];
 	UInt n = 0;
-	ULong hdr = (ULong)c->pc | (ULong)c->len << MVG_LEN_SHIFT |
-		    (ULong)c->nvals << MVG_NVALS_SHIFT;
+	ULong hdr = (ULong)c->number | (ULong)c->nvals << MVG_NVALS_SHIFT;
 
 	if (next && next->tag == Iex_Const && next->Iex.Const.con->tag == Ico_U64 &&
 	    next->Iex.Const.con->Ico.U64 == c->pc + c->len)

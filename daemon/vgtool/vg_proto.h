@@ -16,15 +16,16 @@
  * Instruction records.  Before a superblock is instrumented, every
  * instruction of it the engine has not seen with these bytes goes to the
  * engine in a MVG_M_QUERY marker (pc, length, bytes); the tool waits for the
- * answer, one recipe word per instruction: which register values its
- * records must carry so that the engine can evaluate the instruction
- * exactly as step mode does (decoder.h insn_eval: the registers its memory
- * operands, REP count and syscall use), sampled when the instruction
- * starts.  A record is then
+ * answer, one word per instruction: its recipe (bits 0-31), which register
+ * values its records must carry so that the engine can evaluate the
+ * instruction exactly as step mode does (decoder.h insn_eval: the
+ * registers its memory operands, REP count and syscall use), sampled when
+ * the instruction starts; and its number (bits 32-63), which its records
+ * carry instead of its pc.  A record is then
  *
- *   header: pc | len << 48 | MVG_HAS_NEXT | nvals << 53
+ *   header: number | nvals << 32 | MVG_HAS_NEXT
  *   [next pc]          when MVG_HAS_NEXT: where execution went on
- *                      (else pc + len)
+ *                      (else pc + length)
  *   values[nvals]      in the recipe's order (MVG_R_*)
  *
  * A REP string instruction has one record per pass of valgrind's loop:
@@ -63,11 +64,16 @@
 #define MVG_REPLY_RECORD	1
 
 /* Instruction record header. */
-#define MVG_PC_MASK		((1ULL << 48) - 1)
-#define MVG_LEN_SHIFT		48
-#define MVG_HAS_NEXT		(1ULL << 52)
-#define MVG_NVALS_SHIFT		53
+#define MVG_NUMBER_MASK		0xffffffffULL
+#define MVG_NVALS_SHIFT		32
 #define MVG_NVALS_MASK		63ULL
+#define MVG_HAS_NEXT		(1ULL << 38)
+
+/* An answer to a query: the recipe, and the number. */
+#define MVG_RECIPE_MASK		0xffffffffULL
+#define MVG_NUMBER_SHIFT	32
+
+#define MVG_PC_MASK		((1ULL << 48) - 1)
 
 /* Markers. */
 #define MVG_MARKER		(1ULL << 63)
@@ -101,7 +107,7 @@ enum {
 	MVG_M_SIGRETURN = 9,
 };
 
-#define MVG_QUERY_MAX		512	/* instructions per query */
+#define MVG_QUERY_MAX		128	/* instructions per query (a superblock has <= 100) */
 #define MVG_STATUS_UNKNOWN	0xffffffffffffffffULL
 
 /*
