@@ -140,10 +140,22 @@ vg_engine_request_detach(void)
 
 /* ---- where the tool is ---- */
 
+/*
+ * MICAD_VALGRIND_LIB (micad's own environment, never the program's) names
+ * another directory holding the tool next to links to valgrind's
+ * vgpreload_core-amd64-linux.so and default.supp: the tests run valgrind's
+ * own tools from the same directory, so that their programs see the same
+ * environment (VALGRIND_LIB is in it).  Else the installed tool, else this
+ * build tree's.
+ */
 static const char *
 tool_dir(void)
 {
 #ifdef HAVE_VGTOOL
+	const char *dir = getenv("MICAD_VALGRIND_LIB");
+
+	if (dir && dir[0] == '/')
+		return dir;
 	if (access(MICAD_VGTOOL_DIR "/" TOOL_FILE, X_OK) == 0)
 		return MICAD_VGTOOL_DIR;
 	if (access(MICAD_BUILD_VGTOOL_DIR "/" TOOL_FILE, X_OK) == 0)
@@ -151,6 +163,18 @@ tool_dir(void)
 #endif
 	return NULL;
 }
+
+#ifdef HAVE_VGTOOL
+static bool
+tool_file_ok(const char *dir, const char *file, int mode)
+{
+	char *path = xasprintf("%s/%s", dir, file);
+	bool ok = access(path, mode) == 0;
+
+	free(path);
+	return ok;
+}
+#endif
 
 int
 vg_engine_available(void)
@@ -170,6 +194,13 @@ vg_engine_available(void)
 		error_msg("--engine=valgrind: micad's valgrind tool is not in %s (run 'make "
 			  "install') nor in the build tree %s", MICAD_VGTOOL_DIR,
 			  MICAD_BUILD_VGTOOL_DIR);
+		return -1;
+	}
+	if (access(tool_dir(), R_OK | X_OK) != 0 ||
+	    !tool_file_ok(tool_dir(), TOOL_FILE, X_OK) ||
+	    !tool_file_ok(tool_dir(), "vgpreload_core-amd64-linux.so", R_OK)) {
+		error_msg("--engine=valgrind: %s must hold %s and a link to valgrind's "
+			  "vgpreload_core-amd64-linux.so", tool_dir(), TOOL_FILE);
 		return -1;
 	}
 	return 0;

@@ -4,6 +4,7 @@ EXTRA_DIST += tests/tap.h
 include tests/decoder.mk
 include tests/mica.mk
 include tests/tracer.mk
+include tests/vgengine.mk
 include tests/store.mk
 include tests/sched.mk
 TESTS += tests/cli.sh
