@@ -276,7 +276,8 @@ recv_reply(int fd, struct ctl_msg *m)
 
 /* ---- options shared by the commands ---- */
 
-enum { OPT_SOCKET = 256, OPT_NO_SPAWN, OPT_INTERVAL, OPT_FOLLOW, OPT_NO_PIN, OPT_STEP };
+enum { OPT_SOCKET = 256, OPT_NO_SPAWN, OPT_INTERVAL, OPT_FOLLOW, OPT_NO_PIN, OPT_STEP,
+       OPT_ENGINE };
 
 #define COMMON_LONGOPTS \
 	{ "socket", required_argument, NULL, OPT_SOCKET }, \
@@ -436,7 +437,9 @@ session_usage(FILE *f, bool run)
 		"      --interval N    interval size in instructions\n"
 		"      --follow-forks  trace child processes too\n"
 		"      --no-pin        do not pin the tracer and the program to one CPU\n"
-		"      --step=MODE     leapfrog (default) or tf\n");
+		"      --step=MODE     leapfrog (default) or tf\n"
+		"      --engine=ENGINE ptrace (step mode, the default) or, for run only,\n"
+		"                      valgrind (the same results, much faster)\n");
 	if (!run)
 		fprintf(f, "  -b, --background    return once the session has started\n");
 	fprintf(f, COMMON_HELP);
@@ -451,12 +454,13 @@ session_cmd(int argc, char **argv, bool run)
 		{ "follow-forks", no_argument, NULL, OPT_FOLLOW },
 		{ "no-pin", no_argument, NULL, OPT_NO_PIN },
 		{ "step", required_argument, NULL, OPT_STEP },
+		{ "engine", required_argument, NULL, OPT_ENGINE },
 		{ "background", no_argument, NULL, 'b' },
 		COMMON_LONGOPTS,
 		{ NULL, 0, NULL, 0 }
 	};
 	struct ctl_opts o = { 0 };
-	const char *config = NULL, *interval = NULL, *step = NULL;
+	const char *config = NULL, *interval = NULL, *step = NULL, *engine = NULL;
 	bool follow = false, no_pin = false;
 	unsigned long long v;
 	struct ctl_msg req;
@@ -489,6 +493,19 @@ session_cmd(int argc, char **argv, bool run)
 				return 2;
 			}
 			step = optarg;
+			break;
+		case OPT_ENGINE:
+			if (strcmp(optarg, "valgrind") == 0 && !run) {
+				error_msg("attach: --engine=valgrind cannot attach to a running "
+					  "process (valgrind must start the program): use 'micactl "
+					  "run --engine=valgrind', or attach with --engine=ptrace");
+				return 2;
+			}
+			if (strcmp(optarg, "ptrace") != 0 && strcmp(optarg, "valgrind") != 0) {
+				error_msg("--engine: '%s' is not an engine (ptrace or valgrind)", optarg);
+				return 2;
+			}
+			engine = optarg;
 			break;
 		case 'b':
 			o.background = true;
@@ -555,6 +572,8 @@ session_cmd(int argc, char **argv, bool run)
 		ctl_msg_add(&req, "no_pin", "1");
 	if (step)
 		ctl_msg_add(&req, "step", step);
+	if (engine)
+		ctl_msg_add(&req, "engine", engine);
 	if (run) {
 		int cwd = open(".", O_PATH | O_DIRECTORY | O_CLOEXEC);
 
