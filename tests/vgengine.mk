@@ -17,5 +17,6 @@ tests/cprog/dyn_prog: $(top_srcdir)/tests/cprog/static_prog.c
 	@$(MKDIR_P) tests/cprog
 	$(AM_V_CC)$(CC) -O1 -no-pie -o $@ $(top_srcdir)/tests/cprog/static_prog.c
 
-TESTS += tests/vgengine.sh tests/vgengine_valgrind.sh
-EXTRA_DIST += tests/vgengine.sh tests/vgengine_valgrind.sh tests/vgengine_lackey.awk
+TESTS += tests/vgengine.sh tests/vgengine_valgrind.sh tests/vgengine_daemon.sh
+EXTRA_DIST += tests/vgengine.sh tests/vgengine_valgrind.sh tests/vgengine_daemon.sh \
+	tests/vgengine_lackey.awk
