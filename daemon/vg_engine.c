@@ -61,6 +61,11 @@ struct vinsn {
 	uint64_t fallthrough;	/* pc + the length valgrind decoded */
 	uint8_t nvals;
 	bool syscall;		/* `syscall` (0F 05): the event says which call */
+	/* An instruction whose recipe has no value (its accesses are
+	 * RIP-relative or absolute, if any) has one event, but for its
+	 * thread and where it went: made once. */
+	bool fixed;
+	struct insn_event fixed_ev;
 	struct vinsn *next;	/* all of them, freed with the engine */
 };
 
@@ -261,13 +266,26 @@ show_progress(struct vg_engine *e, bool final)
 	e->progress_shown = !final;
 }
 
+/* An event's insn_event_size() bytes: its fixed head, then 8 bytes at a
+ * time (a variable-size memcpy() became a slow rep movsq: see
+ * trace_analysis.c copy_event). */
+static inline void
+copy_event(void *dst, const struct insn_event *ev, size_t sz)
+{
+	size_t head = offsetof(struct insn_event, mem);
+
+	memcpy(dst, ev, head);
+	for (size_t o = head; o < sz; o += 8)
+		memcpy((char *)dst + o, (const char *)ev + o, 8);
+}
+
 static void
 push_event(struct vg_engine *e, const struct insn_event *ev)
 {
 	size_t sz = insn_event_size(ev);
 	void *d = ring_reserve(e->ring, TREC_EVENT, sz);
 
-	memcpy(d, ev, sz);
+	copy_event(d, ev, sz);
 	ring_commit(e->ring);
 	e->st.steps++;
 	if ((e->st.steps & 4095) == 0) {
@@ -494,6 +512,13 @@ vinsn_new(struct vg_engine *e, uint64_t pc, const uint8_t *bytes, unsigned len)
 	v->nvals = (uint8_t)MVG_RECIPE_NVALS(v->recipe);
 	v->syscall = (v->ii.flags & INSN_SYSCALL) && v->ii.len >= 2 &&
 		     v->ii.bytes[v->ii.len - 2] == 0x0f && v->ii.bytes[v->ii.len - 1] == 0x05;
+	v->fixed = !(v->recipe & MVG_R_VALUE_BITS);
+	if (v->fixed) {
+		struct user_regs_struct none;
+
+		memset(&none, 0, sizeof(none));
+		insn_eval(&v->ii, &none, NULL, 0, &v->fixed_ev);
+	}
 	v->next = e->insns;
 	e->insns = v;
 	e->st.decode_misses++;
@@ -566,9 +591,14 @@ on_record(struct vg_engine *e, struct vproc *p, const uint64_t *w)
 	}
 	pc = v->ii.pc;
 	flush_held(e, th, pc);
-	load_values(e, v->recipe, w + 1 + has_next);
-	insn_eval(&v->ii, &e->regs, (v->recipe & MVG_R_VSIB) ? &e->vec : NULL, (uint32_t)th->tid,
-		  ev);
+	if (v->fixed) {
+		copy_event(ev, &v->fixed_ev, insn_event_size(&v->fixed_ev));
+		ev->tid = (uint32_t)th->tid;
+	} else {
+		load_values(e, v->recipe, w + 1 + has_next);
+		insn_eval(&v->ii, &e->regs, (v->recipe & MVG_R_VSIB) ? &e->vec : NULL,
+			  (uint32_t)th->tid, ev);
+	}
 	vex_next = has_next ? w[1] : v->fallthrough;
 	next = vex_next;
 	if (v->ii.flags & INSN_REP) {
