@@ -47,6 +47,7 @@ struct ring {
 	/* Producer and consumer fields on separate cache lines. */
 	_Alignas(64) _Atomic size_t head;
 	size_t pending_head;	/* producer: head after the reserved record */
+	size_t pending_start;	/* producer: where the reserved record begins */
 	_Atomic int closed;
 	uint64_t producer_waits;
 	_Atomic uint32_t producer_sleeps;	/* futex: 1 while the producer sleeps */
@@ -206,6 +207,7 @@ ring_reserve(struct ring *r, uint32_t type, size_t len)
 
 	h->type = type;
 	h->len = (uint32_t)len;
+	r->pending_start = head;
 	r->pending_head = head + need;
 	return h + 1;
 }
@@ -216,6 +218,18 @@ ring_commit(struct ring *r)
 	atomic_store_explicit(&r->head, r->pending_head, memory_order_release);
 	if (atomic_load_explicit(&r->consumer_sleeps, memory_order_relaxed) && consumer_ready(r))
 		ring_wake(&r->consumer_sleeps);
+}
+
+void
+ring_commit_len(struct ring *r, size_t len)
+{
+	struct rec_hdr *h = (struct rec_hdr *)(r->buf + (r->pending_start & r->mask));
+
+	if (len > h->len)
+		error_msg_and_die("internal error: a ring record grew after its reservation");
+	h->len = (uint32_t)len;
+	r->pending_head = r->pending_start + rec_space(len);
+	ring_commit(r);
 }
 
 void

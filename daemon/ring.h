@@ -38,6 +38,9 @@ size_t ring_max_record(const struct ring *r);
  */
 void *ring_reserve(struct ring *r, uint32_t type, size_t len);
 void ring_commit(struct ring *r);
+/* Or publish only the first len bytes of the record reserved (len no more
+ * than it: a producer that fills a record of many parts as they come). */
+void ring_commit_len(struct ring *r, size_t len);
 
 /* Producer: no more records; the consumer sees RING_END when it is done. */
 void ring_close(struct ring *r);

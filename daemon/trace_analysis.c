@@ -326,6 +326,46 @@ copy_event(struct insn_event *ev, const void *data, size_t len)
 		memcpy((char *)ev + o, (const char *)data + o, 8);
 }
 
+/*
+ * A TREC_EVENTS record: the events in it, each checked as a TREC_EVENT
+ * record is (its size within the record, its access count; a remote
+ * producer's info key known).  The first impossible one ends the record.
+ */
+static void
+feed_events(struct trace_analysis *ta, const uint8_t *p, size_t len)
+{
+	size_t head = offsetof(struct insn_event, mem), off = 0;
+	struct insn_event ev;
+
+	while (off < len) {
+		size_t n;
+
+		if (len - off < head) {
+			ta->rejected++;
+			return;
+		}
+		memcpy(&ev, p + off, head);
+		if (ev.n_mem > EV_MAX_MEM) {
+			ta->rejected++;
+			return;
+		}
+		n = (insn_event_size(&ev) + 7) & ~(size_t)7;
+		if (len - off < n || n > sizeof(ev)) {
+			ta->rejected++;
+			return;
+		}
+		/* again, whole: the head may have changed (a remote producer) */
+		copy_event(&ev, p + off, n);
+		off += n;
+		if (ev.n_mem > EV_MAX_MEM || insn_event_size(&ev) > n) {
+			ta->rejected++;
+			return;
+		}
+		if (!ta->remote || remote_event(ta, &ev, n))
+			trace_analysis_feed_event(ta, &ev);
+	}
+}
+
 static void *
 ta_main(void *arg)
 {
@@ -355,6 +395,9 @@ ta_main(void *arg)
 			ring_release(ta->ring);
 			if (!ta->remote || remote_event(ta, &ev, len))
 				trace_analysis_feed_event(ta, &ev);
+		} else if (type == TREC_EVENTS) {
+			feed_events(ta, data, len);
+			ring_release(ta->ring);
 		} else if (type == TREC_THREAD && len >= sizeof(struct trace_thread_rec)) {
 			struct trace_thread_rec r;
 

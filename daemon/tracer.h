@@ -42,6 +42,10 @@ enum trace_rec_type {
 	TREC_SAMPLE = 6,	/* struct trace_sample_rec */
 	TREC_BURST = 7,		/* struct trace_burst_rec */
 	TREC_NOTE = 8,		/* struct trace_note_rec */
+	/* The valgrind engine (vg_engine.h): events one after another, each
+	 * insn_event_size() bytes rounded up to 8: one ring record for many
+	 * TREC_EVENT records at its rates. */
+	TREC_EVENTS = 16,
 };
 
 /*

@@ -34,6 +34,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -52,6 +53,7 @@
 #define TOOL_FILE	"micadvg-amd64-linux"
 #define READ_CHUNK	(1u << 20)	/* bytes read from a connection at a time */
 #define HELLO_TIMEOUT_MS 10000
+#define BATCH_BYTES	(64u << 10)	/* events per TREC_EVENTS ring record */
 #define POLL_MS		50		/* live count; progress about once a second */
 
 /* An instruction the tool asked about, decoded. */
@@ -124,12 +126,16 @@ struct vg_engine {
 	int main_pidfd;
 	bool main_seen, main_done;
 	int main_status;
+	struct rusage main_usage;	/* valgrind's, with the tool and the program */
 	struct vproc *procs;
 	struct vconn *limbo;	/* connected, process not known yet (a fork's child) */
 	struct vinsn *insns;
 	struct user_regs_struct regs;
 	struct vec_state vec;
 	struct insn_event ev;
+	/* The TREC_EVENTS record being filled, in the ring (reserved). */
+	uint8_t *batch;
+	size_t batch_len;
 	struct tracer_stats st;
 	struct timespec t0, last_progress;
 	bool progress_shown;
@@ -214,11 +220,30 @@ vg_engine_available(void)
 
 /* ---- records out ---- */
 
+/*
+ * Events go into one TREC_EVENTS record at a time, reserved in the ring
+ * and published when full, before any other record (the order of the
+ * records is the order of the events and thread records), and before the
+ * engine waits for more.
+ */
+static void
+flush_events(struct vg_engine *e)
+{
+	if (!e->batch)
+		return;
+	ring_commit_len(e->ring, e->batch_len);
+	e->batch = NULL;
+	e->batch_len = 0;
+}
+
 static void
 push_exe(struct vg_engine *e, pid_t pid, const char *exe)
 {
 	size_t n = strlen(exe);
-	struct trace_exe_rec *r = ring_reserve(e->ring, TREC_EXE, sizeof(*r) + n + 1);
+	struct trace_exe_rec *r;
+
+	flush_events(e);
+	r = ring_reserve(e->ring, TREC_EXE, sizeof(*r) + n + 1);
 
 	r->pid = pid;
 	memcpy(r->path, exe, n + 1);
@@ -229,7 +254,10 @@ static void
 push_thread(struct vg_engine *e, enum trace_thread_kind kind, pid_t pid, pid_t tid, pid_t parent,
 	    int status)
 {
-	struct trace_thread_rec *r = ring_reserve(e->ring, TREC_THREAD, sizeof(*r));
+	struct trace_thread_rec *r;
+
+	flush_events(e);
+	r = ring_reserve(e->ring, TREC_THREAD, sizeof(*r));
 
 	r->kind = kind;
 	r->pid = pid;
@@ -283,10 +311,13 @@ static void
 push_event(struct vg_engine *e, const struct insn_event *ev)
 {
 	size_t sz = insn_event_size(ev);
-	void *d = ring_reserve(e->ring, TREC_EVENT, sz);
 
-	copy_event(d, ev, sz);
-	ring_commit(e->ring);
+	if (e->batch && e->batch_len + sz > BATCH_BYTES)
+		flush_events(e);
+	if (!e->batch)
+		e->batch = ring_reserve(e->ring, TREC_EVENTS, BATCH_BYTES);
+	copy_event(e->batch + e->batch_len, ev, sz);
+	e->batch_len += (sz + 7) & ~(size_t)7;
 	e->st.steps++;
 	if ((e->st.steps & 4095) == 0) {
 		if (e->opt.live_steps)
@@ -528,7 +559,10 @@ vinsn_new(struct vg_engine *e, uint64_t pc, const uint8_t *bytes, unsigned len)
 static struct trace_insn_rec *
 publish_insn(struct vg_engine *e, const struct vinsn *v)
 {
-	struct trace_insn_rec *r = ring_reserve(e->ring, TREC_INSN, sizeof(*r));
+	struct trace_insn_rec *r;
+
+	flush_events(e);
+	r = ring_reserve(e->ring, TREC_INSN, sizeof(*r));
 
 	memset(r, 0, sizeof(*r));
 	r->key = (uint64_t)(uintptr_t)&v->ii;
@@ -1306,6 +1340,12 @@ out:
 
 /* ---- the loop ---- */
 
+static double
+tv_seconds(const struct timeval *tv)
+{
+	return (double)tv->tv_sec + tv->tv_usec / 1e6;
+}
+
 /* Stop reading: every tool finds its connection closed and lets its
  * program run on without recording.  Each thread is detached. */
 static void
@@ -1359,6 +1399,7 @@ vg_engine_loop(struct vg_engine *e)
 				who[n++] = p;
 			}
 		}
+		flush_events(e);
 		r = poll(pf, n, POLL_MS);
 		if (r < 0 && errno != EINTR) {
 			perror_msg("--engine=valgrind: poll");
@@ -1377,9 +1418,9 @@ vg_engine_loop(struct vg_engine *e)
 			for (struct vproc *p = e->procs; p; p = p->next) {
 				if (who[i] == p) {
 					p->gone = true;
-					if (p->pid == e->main_pid) {
-						e->main_done = waitpid(p->pid, &e->main_status, 0) == p->pid;
-					}
+					if (p->pid == e->main_pid)
+						e->main_done = wait4(p->pid, &e->main_status, 0,
+								     &e->main_usage) == p->pid;
 				} else if (p->conn && who[i] == p->conn && !conn_read(e, p->conn)) {
 					conn_free(p->conn);
 					p->conn = NULL;
@@ -1420,7 +1461,13 @@ vg_engine_loop(struct vg_engine *e)
 	}
 	free(pf);
 	free(who);
+	flush_events(e);
 	show_progress(e, true);
+	if (!e->opt.quiet && !e->opt.progress && e->main_done)
+		fprintf(stderr, "micad: valgrind with micad's tool used %.2f s of CPU "
+			"(%.2f user, %.2f system)\n",
+			tv_seconds(&e->main_usage.ru_utime) + tv_seconds(&e->main_usage.ru_stime),
+			tv_seconds(&e->main_usage.ru_utime), tv_seconds(&e->main_usage.ru_stime));
 	if (e->opt.live_steps)
 		atomic_store_explicit(e->opt.live_steps, e->st.steps, memory_order_relaxed);
 	ring_close(e->ring);
