@@ -1214,6 +1214,41 @@ valgrind_env(char *const *envp, const char *dir)
 	return out;
 }
 
+/*
+ * Say which of this CPU's features valgrind's virtual CPU lacks, when it
+ * lacks some: code that looks at CPUID (glibc's string functions, any
+ * program with AVX-512 paths) takes another path than natively.  VEX
+ * decodes no AVX-512 and reports none in its CPUID.
+ */
+static void
+cpu_note(void)
+{
+	char list[256] = "";
+	size_t n = 0;
+
+	__builtin_cpu_init();
+#define FEATURE(f) { f, __builtin_cpu_supports(f) }
+	const struct {
+		const char *name;
+		int has;
+	} features[] = {
+		FEATURE("avx512f"), FEATURE("avx512vl"), FEATURE("avx512bw"), FEATURE("avx512dq"),
+		FEATURE("avx512cd"), FEATURE("avx512ifma"), FEATURE("avx512vbmi"),
+		FEATURE("avx512vbmi2"), FEATURE("avx512vnni"), FEATURE("avx512bitalg"),
+		FEATURE("avx512vpopcntdq"),
+	};
+#undef FEATURE
+
+	for (size_t i = 0; i < sizeof(features) / sizeof(features[0]); i++)
+		if (features[i].has)
+			n += (size_t)snprintf(list + n, sizeof(list) - n, "%s%s", n ? " " : "",
+					      features[i].name);
+	if (n)
+		fprintf(stderr, "micad: valgrind's virtual CPU lacks this CPU's %s: code that checks "
+			"the CPU (glibc's string functions, AVX-512 paths) may take other paths "
+			"than natively\n", list);
+}
+
 int
 vg_engine_launch(struct vg_engine *e, char *const argv[])
 {
@@ -1320,6 +1355,8 @@ vg_engine_launch(struct vg_engine *e, char *const argv[])
 			goto out;
 		}
 	}
+	if (!e->opt.quiet)
+		cpu_note();
 	if (e->opt.started)
 		e->opt.started(e->opt.started_arg, pid);
 	ret = 0;
