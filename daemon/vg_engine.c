@@ -366,7 +366,8 @@ thread_end(struct vg_engine *e, struct vproc *p, struct vthread *t, bool known, 
 	struct vthread **pp = &p->threads;
 
 	/* It did not get anywhere else. */
-	flush_held(e, t, t->held_ev.pc + t->held_ev.info->len);
+	if (t->held)
+		flush_held(e, t, t->held_ev.pc + t->held_ev.info->len);
 
 	while (*pp != t)
 		pp = &(*pp)->next;

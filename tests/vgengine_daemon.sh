@@ -12,7 +12,12 @@ SOCK="$TMP/s/control.sock"
 DB="$TMP/results.db"
 
 if ! "$MICAD" run --engine=valgrind --no-db -q -o /dev/null -- "$ASM/loop" 2>"$TMP/avail.err"; then
-	skip "valgrind engine through the daemon" "$(head -n 1 "$TMP/avail.err")"
+	if grep -q "built without the valgrind engine" "$TMP/avail.err"; then
+		skip "valgrind engine through the daemon" "$(head -n 1 "$TMP/avail.err")"
+		done_testing
+	fi
+	ok 1 "the valgrind engine runs tests/asm/loop"
+	sed 's/^/# /' "$TMP/avail.err"
 	done_testing
 fi
 
