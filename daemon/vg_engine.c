@@ -25,7 +25,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <limits.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdatomic.h>
@@ -36,7 +35,6 @@
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
-#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/un.h>
 #include <sys/user.h>
@@ -128,7 +126,7 @@ struct vg_engine {
 	int main_status;
 	struct rusage main_usage;	/* valgrind's, with the tool and the program */
 	struct vproc *procs;
-	struct vconn *limbo;	/* connected, process not known yet (a fork's child) */
+	struct vconn *limbo;	/* a fork's child's, until its parent's fork marker */
 	struct vinsn *insns;
 	struct user_regs_struct regs;
 	struct vec_state vec;
@@ -557,21 +555,19 @@ vinsn_new(struct vg_engine *e, uint64_t pc, const uint8_t *bytes, unsigned len)
 	return v;
 }
 
-static struct trace_insn_rec *
+static void
 publish_insn(struct vg_engine *e, const struct vinsn *v)
 {
 	struct trace_insn_rec *r;
 
 	flush_events(e);
 	r = ring_reserve(e->ring, TREC_INSN, sizeof(*r));
-
 	memset(r, 0, sizeof(*r));
 	r->key = (uint64_t)(uintptr_t)&v->ii;
 	r->pc = v->ii.pc;
 	r->len = v->ii.len;
 	memcpy(r->bytes, v->ii.bytes, v->ii.len);
 	ring_commit(e->ring);
-	return r;
 }
 
 /* ---- the tool's records in ---- */
@@ -1501,6 +1497,10 @@ vg_engine_loop(struct vg_engine *e)
 	free(who);
 	flush_events(e);
 	show_progress(e, true);
+	if (e->st.stops)
+		error_msg("%llu records of valgrind's tool named no instruction or thread micad "
+			  "knows, and were dropped (a bug: please report it)",
+			  (unsigned long long)e->st.stops);
 	if (!e->opt.quiet && !e->opt.progress && e->main_done)
 		fprintf(stderr, "micad: valgrind with micad's tool used %.2f s of CPU "
 			"(%.2f user, %.2f system)\n",
