@@ -63,9 +63,8 @@ struct vinsn {
 	bool syscall;		/* `syscall` (0F 05): the event says which call */
 	/* An instruction whose recipe has no value (its accesses are
 	 * RIP-relative or absolute, if any) has one event, but for its
-	 * thread and where it went: made once. */
-	bool fixed;
-	struct insn_event fixed_ev;
+	 * thread and where it went: made once (insn_event_size() bytes). */
+	struct insn_event *fixed_ev;
 	struct vinsn *next;	/* all of them, freed with the engine */
 };
 
@@ -542,12 +541,14 @@ vinsn_new(struct vg_engine *e, uint64_t pc, const uint8_t *bytes, unsigned len)
 	v->nvals = (uint8_t)MVG_RECIPE_NVALS(v->recipe);
 	v->syscall = (v->ii.flags & INSN_SYSCALL) && v->ii.len >= 2 &&
 		     v->ii.bytes[v->ii.len - 2] == 0x0f && v->ii.bytes[v->ii.len - 1] == 0x05;
-	v->fixed = !(v->recipe & MVG_R_VALUE_BITS);
-	if (v->fixed) {
+	if (!(v->recipe & MVG_R_VALUE_BITS)) {
 		struct user_regs_struct none;
+		struct insn_event ev;
 
 		memset(&none, 0, sizeof(none));
-		insn_eval(&v->ii, &none, NULL, 0, &v->fixed_ev);
+		insn_eval(&v->ii, &none, NULL, 0, &ev);
+		v->fixed_ev = xmalloc(insn_event_size(&ev));
+		copy_event(v->fixed_ev, &ev, insn_event_size(&ev));
 	}
 	v->next = e->insns;
 	e->insns = v;
@@ -622,8 +623,8 @@ on_record(struct vg_engine *e, struct vproc *p, const uint64_t *w)
 	}
 	pc = v->ii.pc;
 	flush_held(e, th, pc);
-	if (v->fixed) {
-		copy_event(ev, &v->fixed_ev, insn_event_size(&v->fixed_ev));
+	if (v->fixed_ev) {
+		copy_event(ev, v->fixed_ev, insn_event_size(v->fixed_ev));
 		ev->tid = (uint32_t)th->tid;
 	} else {
 		load_values(e, v->recipe, w + 1 + has_next);
@@ -1128,6 +1129,7 @@ vg_engine_free(struct vg_engine *e)
 		close(e->main_pidfd);
 	for (struct vinsn *v = e->insns, *n; v; v = n) {
 		n = v->next;
+		free(v->fixed_ev);
 		free(v);
 	}
 	free(e);
