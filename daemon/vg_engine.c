@@ -32,7 +32,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
@@ -1299,10 +1298,10 @@ vg_engine_launch(struct vg_engine *e, char *const argv[])
 	}
 	if (pid == 0) {
 		close(err[0]);
-		/* The program dies with micad, as a traced one does
-		 * (PTRACE_O_EXITKILL). */
-		fail[0] = prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 ? LAUNCH_EXEC
-			  : tracer_launch_prepare(le);
+		/* No PR_SET_PDEATHSIG: when micad stops recording (a detach)
+		 * or dies, the tool finds its connection closed and the
+		 * program runs on. */
+		fail[0] = tracer_launch_prepare(le);
 		fail[1] = errno;
 		if (fail[0] == LAUNCH_OK) {
 			execve(MICAD_VALGRIND, vargv, venv);

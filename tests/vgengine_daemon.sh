@@ -3,8 +3,8 @@
 # exact counts, the session's engine in the database, every MICA file of
 # 'micactl export --format mica' equal to a step-mode session's of the same
 # program and configuration (programs without stack accesses: the same
-# addresses in both), processes followed across fork and exec, attach
-# refused; and, with a real unprivileged user (root, useradd and setpriv
+# addresses in both), processes followed across fork and exec, stop (the
+# program runs on), attach refused; and, with a real unprivileged user (root, useradd and setpriv
 # needed), valgrind runs as the client.
 . "$top_srcdir/tests/tracer_lib.sh"
 MICACTL="$top_builddir/micactl"
@@ -82,6 +82,28 @@ s=$(session_of "$TMP/thr.err")
 is "$(sql "select group_concat(n, ' ') from (select sum(ins) as n from interval
 	where session_id = $s group by tid order by n)")" "113 406" \
 	"threads: 113 and 406 instructions per thread"
+
+# stop: micad stops recording, the program runs on (under valgrind) to its
+# own end (sleeper goes on until the file it is given exists).
+"$MICACTL" run --engine=valgrind -- "$ASM/sleeper" "$TMP/go" > "$TMP/stop.out" 2>"$TMP/stop.err" &
+m=$!
+i=0
+while [ -z "$(session_of "$TMP/stop.err")" ] && [ $i -lt 200 ]; do sleep 0.05; i=$((i + 1)); done
+s=$(session_of "$TMP/stop.err")
+"$MICACTL" stop "$s" 2>/dev/null
+is "$?" 0 "stop of an engine session: accepted"
+i=0
+while [ "$(sql "select end_reason from session where id = $s")" = running ] && [ $i -lt 200 ]; do
+	sleep 0.05
+	i=$((i + 1))
+done
+is "$(sql "select end_reason from session where id = $s")" detached \
+	"stop: the session is recorded as detached"
+touch "$TMP/go"
+wait "$m"
+i=0
+while [ ! -s "$TMP/stop.out" ] && [ $i -lt 200 ]; do sleep 0.05; i=$((i + 1)); done
+is "$(cat "$TMP/stop.out")" done "stop: the program went on to its own end"
 
 "$MICACTL" attach --engine=valgrind 1 2>"$TMP/attach.err"
 is "$?" 2 "attach --engine=valgrind is refused"
