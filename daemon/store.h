@@ -51,7 +51,9 @@ struct store_session {
 	/* The MICA settings in effect (analysis_type, interval_size, ...
 	 * columns, and the itypes group names); NULL: not recorded. */
 	const struct mica_config *mica;
-	const char *engine;	/* "step", "sample", "valgrind"; NULL: "step" */
+	/* How the instructions are seen: "step", "sample" or "valgrind"
+	 * (schema.sql, session.engine); NULL: "step". */
+	const char *engine;
 };
 
 /* A new session row, recording this process as its writer (pid, start
