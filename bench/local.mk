@@ -14,3 +14,4 @@ CLEANFILES += bench/mica_bench
 EXTRA_DIST += bench/mica_bench.c
 include bench/mca.mk
 include bench/http.mk
+include bench/vgengine.mk

@@ -278,7 +278,7 @@ recv_reply(int fd, struct ctl_msg *m)
 /* ---- options shared by the commands ---- */
 
 enum { OPT_SOCKET = 256, OPT_NO_SPAWN, OPT_INTERVAL, OPT_FOLLOW, OPT_NO_PIN, OPT_STEP, OPT_SAMPLE,
-       OPT_SAMPLE_OPT };
+       OPT_SAMPLE_OPT, OPT_ENGINE };
 
 #define COMMON_LONGOPTS \
 	{ "socket", required_argument, NULL, OPT_SOCKET }, \
@@ -439,6 +439,8 @@ session_usage(FILE *f, bool run)
 		"      --follow-forks  trace child processes too\n"
 		"      --no-pin        do not pin the tracer and the program to one CPU\n"
 		"      --step=MODE     leapfrog (default) or tf\n"
+		"      --engine=ENGINE ptrace (step mode, the default) or, for run only,\n"
+		"                      valgrind (the same results, much faster)\n"
 		"      --sample        sample mode: the program runs natively, a perf event\n"
 		"                      samples it, bursts of steps at samples (micad run's\n"
 		"                      options: -e EVENT, -F HZ, --count N, --call-graph\n"
@@ -458,6 +460,7 @@ session_cmd(int argc, char **argv, bool run)
 		{ "follow-forks", no_argument, NULL, OPT_FOLLOW },
 		{ "no-pin", no_argument, NULL, OPT_NO_PIN },
 		{ "step", required_argument, NULL, OPT_STEP },
+		{ "engine", required_argument, NULL, OPT_ENGINE },
 		{ "background", no_argument, NULL, 'b' },
 		{ "sample", no_argument, NULL, OPT_SAMPLE },
 		{ "event", required_argument, NULL, 'e' },
@@ -473,7 +476,7 @@ session_cmd(int argc, char **argv, bool run)
 		{ NULL, 0, NULL, 0 }
 	};
 	struct ctl_opts o = { 0 };
-	const char *config = NULL, *interval = NULL, *step = NULL;
+	const char *config = NULL, *interval = NULL, *step = NULL, *engine = NULL;
 	bool follow = false, no_pin = false, sample = false;
 	/* Sample options as given (checked here, sent as request keys). */
 	const char *sample_name[16], *sample_value[16];
@@ -531,6 +534,19 @@ session_cmd(int argc, char **argv, bool run)
 				return 2;
 			}
 			step = optarg;
+			break;
+		case OPT_ENGINE:
+			if (strcmp(optarg, "valgrind") == 0 && !run) {
+				error_msg("attach: --engine=valgrind cannot attach to a running "
+					  "process (valgrind must start the program): use 'micactl "
+					  "run --engine=valgrind', or attach with --engine=ptrace");
+				return 2;
+			}
+			if (strcmp(optarg, "ptrace") != 0 && strcmp(optarg, "valgrind") != 0) {
+				error_msg("--engine: '%s' is not an engine (ptrace or valgrind)", optarg);
+				return 2;
+			}
+			engine = optarg;
 			break;
 		case 'b':
 			o.background = true;
@@ -610,6 +626,8 @@ session_cmd(int argc, char **argv, bool run)
 			ctl_msg_add(&req, key, sample_value[i]);
 		}
 	}
+	if (engine)
+		ctl_msg_add(&req, "engine", engine);
 	if (run) {
 		int cwd = open(".", O_PATH | O_DIRECTORY | O_CLOEXEC);
 

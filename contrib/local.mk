@@ -6,7 +6,6 @@ contrib/sample/sample: contrib/sample/sample.c
 	@$(MKDIR_P) contrib/sample
 	$(AM_V_CC)$(CC) -O1 -g -static -o $@ $(srcdir)/contrib/sample/sample.c
 
-all-local: contrib/sample/sample
 CLEANFILES += contrib/sample/sample
 
 ## systemd units (system and per-user), with the install paths filled in.
@@ -17,7 +16,9 @@ CLEANFILES += $(SYSTEMD_UNITS)
 $(SYSTEMD_UNITS): %: $(srcdir)/%.in Makefile
 	@$(MKDIR_P) $(@D)
 	$(AM_V_GEN)sed -e 's|@bindir[@]|$(bindir)|g' -e 's|@docdir[@]|$(docdir)|g' $(srcdir)/$@.in > $@
-all-local: $(SYSTEMD_UNITS)
+## The one all-local rule: what else is built by default (the valgrind
+## tool, where configure found valgrind's files) is in $(MICAD_ALL_LOCAL).
+all-local: contrib/sample/sample $(SYSTEMD_UNITS) $(MICAD_ALL_LOCAL)
 systemdsystemunitdir = $(prefix)/lib/systemd/system
 systemduserunitdir = $(prefix)/lib/systemd/user
 install-data-local: $(SYSTEMD_UNITS)

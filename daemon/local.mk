@@ -16,6 +16,7 @@ daemon/schema_sql.c: $(srcdir)/schema.sql
 CLEANFILES += daemon/schema_sql.c
 libmicad_a_SOURCES += daemon/mica_files.h daemon/mica_files.c daemon/replay.c
 include daemon/tracer.mk
+include daemon/vgtool/local.mk
 bin_PROGRAMS += micad
 micad_SOURCES = daemon/micad.c
 micad_LDADD = libmicad.a $(MICA_LIBS) $(SQLITE_LIBS) $(MHD_LIBS) $(SAMPLE_LIBS) $(AX_PTHREAD_LIBS)

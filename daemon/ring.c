@@ -5,6 +5,17 @@
  * buffer is offset & mask.  The producer owns head, the consumer owns tail;
  * each reads the other's with acquire and publishes its own with release,
  * which is all the ordering an SPSC ring needs.
+ *
+ * A side that finds nothing to do spins a little, then sleeps on a futex
+ * that the other side wakes once an eighth of the ring is there to work
+ * on (a flag says someone sleeps, so the common case costs one load; the
+ * eighth keeps the two from waking each other for every record, and the
+ * sleep times out, which bounds how long a few records wait when the
+ * producer pauses).  Sleeping on a clock instead is
+ * unusable where timers are coarse: in a VM a 50 µs nanosleep was seen to
+ * last 0.3 to 10 ms, which starved the valgrind engine's producer.  The
+ * waits still time out (a producer in another process may be gone or
+ * broken: the consumer must not hang on it).
  */
 #include "config.h"
 #include "ring.h"
@@ -13,8 +24,11 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/futex.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "util.h"
 
@@ -33,25 +47,67 @@ struct ring {
 	/* Producer and consumer fields on separate cache lines. */
 	_Alignas(64) _Atomic size_t head;
 	size_t pending_head;	/* producer: head after the reserved record */
+	size_t pending_start;	/* producer: where the reserved record begins */
 	_Atomic int closed;
 	_Atomic int abandoned;	/* the consumer is gone: records go nowhere */
 	uint64_t producer_waits;
+	_Atomic uint32_t producer_sleeps;	/* futex: 1 while the producer sleeps */
+	size_t producer_until;	/* ... until tail reaches this */
 	_Alignas(64) _Atomic size_t tail;
 	size_t pending_tail;	/* consumer: tail after the peeked record */
 	uint64_t consumer_waits;
+	_Atomic uint32_t consumer_sleeps;	/* futex: 1 while the consumer sleeps */
 };
 
+#define SPINS		64
+#define SLEEP_NS	10000000	/* at most, then look again */
+#define BATCH(r)	((r)->size / 8)
+
+/*
+ * Wait for the other side: spin a little (it is usually just behind),
+ * then sleep on *flag until woken (or SLEEP_NS).  ready() is checked after
+ * the flag is set; the other side publishes its position and then reads
+ * the flag without a fence (a store and a load: on x86 the load may pass
+ * the store), which may miss a sleeper that has just gone to sleep, once:
+ * it looks at the flag again at its next record, and the sleep times out.
+ */
 static void
-ring_nap(unsigned *spins)
+ring_nap(struct ring *r, unsigned *spins, _Atomic uint32_t *flag,
+	 bool (*ready)(struct ring *r))
 {
-	/* Spin a little (the other side is usually just behind), then
-	 * sleep 50 µs at a time. */
-	if (++*spins < 64) {
+	struct timespec ts = { 0, SLEEP_NS };
+
+	if (++*spins < SPINS) {
 		__builtin_ia32_pause();
 		return;
 	}
-	struct timespec ts = { 0, 50000 };
-	nanosleep(&ts, NULL);
+	atomic_store(flag, 1);
+	if (!ready(r))
+		syscall(SYS_futex, flag, FUTEX_WAIT, 1, &ts, NULL, 0);
+	atomic_store(flag, 0);
+}
+
+/* Wake the sleeper once (the flag goes back to 0 with it). */
+static void
+ring_wake(_Atomic uint32_t *flag)
+{
+	if (atomic_exchange(flag, 0))
+		syscall(SYS_futex, flag, FUTEX_WAKE, 1, NULL, NULL, 0);
+}
+
+/* A batch for the consumer, or the end. */
+static bool
+consumer_ready(struct ring *r)
+{
+	return atomic_load(&r->head) - atomic_load_explicit(&r->tail, memory_order_relaxed) >=
+	       BATCH(r) || atomic_load(&r->closed);
+}
+
+/* Room for the record the producer waits to write. */
+static bool
+producer_ready(struct ring *r)
+{
+	return atomic_load(&r->tail) >= r->producer_until;
 }
 
 struct ring *
@@ -159,7 +215,8 @@ ring_reserve(struct ring *r, uint32_t type, size_t len)
 			break;
 		if (spins == 0)
 			r->producer_waits++;
-		ring_nap(&spins);
+		r->producer_until = head + pad + need - r->size + BATCH(r);
+		ring_nap(r, &spins, &r->producer_sleeps, producer_ready);
 	}
 	if (pad) {
 		struct rec_hdr *h = (struct rec_hdr *)(r->buf + off);
@@ -173,6 +230,7 @@ ring_reserve(struct ring *r, uint32_t type, size_t len)
 
 	h->type = type;
 	h->len = (uint32_t)len;
+	r->pending_start = head;
 	r->pending_head = head + need;
 	return h + 1;
 }
@@ -187,12 +245,29 @@ void
 ring_commit(struct ring *r)
 {
 	atomic_store_explicit(&r->head, r->pending_head, memory_order_release);
+	if (atomic_load_explicit(&r->consumer_sleeps, memory_order_relaxed) && consumer_ready(r))
+		ring_wake(&r->consumer_sleeps);
+}
+
+void
+ring_commit_len(struct ring *r, size_t len)
+{
+	struct rec_hdr *h = (struct rec_hdr *)(r->buf + (r->pending_start & r->mask));
+
+	if (atomic_load_explicit(&r->abandoned, memory_order_relaxed))
+		return;		/* reserved in scratch memory: nothing to publish */
+	if (len > h->len)
+		error_msg_and_die("internal error: a ring record grew after its reservation");
+	h->len = (uint32_t)len;
+	r->pending_head = r->pending_start + rec_space(len);
+	ring_commit(r);
 }
 
 void
 ring_close(struct ring *r)
 {
-	atomic_store_explicit(&r->closed, 1, memory_order_release);
+	atomic_store(&r->closed, 1);
+	ring_wake(&r->consumer_sleeps);
 }
 
 uint32_t
@@ -212,7 +287,7 @@ ring_peek(struct ring *r, const void **data, size_t *len)
 				return RING_END;
 			if (spins == 0)
 				r->consumer_waits++;
-			ring_nap(&spins);
+			ring_nap(r, &spins, &r->consumer_sleeps, consumer_ready);
 			continue;
 		}
 		const struct rec_hdr *h = (const struct rec_hdr *)(r->buf + (tail & r->mask));
@@ -229,6 +304,9 @@ ring_peek(struct ring *r, const void **data, size_t *len)
 		if (type == RING_PAD) {
 			tail += HDR_SIZE + hlen;
 			atomic_store_explicit(&r->tail, tail, memory_order_release);
+			if (atomic_load_explicit(&r->producer_sleeps, memory_order_relaxed) &&
+			    producer_ready(r))
+				ring_wake(&r->producer_sleeps);
 			continue;
 		}
 		*data = h + 1;
@@ -242,6 +320,8 @@ void
 ring_release(struct ring *r)
 {
 	atomic_store_explicit(&r->tail, r->pending_tail, memory_order_release);
+	if (atomic_load_explicit(&r->producer_sleeps, memory_order_relaxed) && producer_ready(r))
+		ring_wake(&r->producer_sleeps);
 }
 
 void

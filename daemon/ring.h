@@ -8,8 +8,8 @@
  * are 8-byte aligned and never split: one that does not fit before the end
  * of the buffer starts again at the beginning (a padding record fills the
  * gap).  When the ring is full the producer waits, when empty the consumer
- * waits; both sleep briefly rather than spin, so neither steals the CPU the
- * other (or the traced program) needs.
+ * waits; both sleep (on a futex the other side wakes) rather than spin, so
+ * neither steals the CPU the other (or the traced program) needs.
  */
 #ifndef MICAD_RING_H
 #define MICAD_RING_H
@@ -38,6 +38,9 @@ size_t ring_max_record(const struct ring *r);
  */
 void *ring_reserve(struct ring *r, uint32_t type, size_t len);
 void ring_commit(struct ring *r);
+/* Or publish only the first len bytes of the record reserved (len no more
+ * than it: a producer that fills a record of many parts as they come). */
+void ring_commit_len(struct ring *r, size_t len);
 
 /* Producer: no more records; the consumer sees RING_END when it is done. */
 void ring_close(struct ring *r);

@@ -36,6 +36,7 @@
 #include "trace_session.h"
 #include "tracer.h"
 #include "util.h"
+#include "vg_engine.h"
 
 struct worker {
 	const struct worker_args *a;
@@ -452,6 +453,15 @@ worker_main(const struct worker_args *a)
 		o.t.pin = false;
 	if ((s = ctl_msg_get(req, "step")))
 		o.t.step = strcmp(s, "tf") == 0 ? STEP_TF : STEP_LEAPFROG;
+	if ((s = ctl_msg_get(req, "engine")) && strcmp(s, "valgrind") == 0) {
+		if (!run) {
+			error_msg("attach: the valgrind engine cannot attach to a running process");
+			return 1;
+		}
+		if (vg_engine_available() < 0)
+			return 127;
+		o.t.engine = ENGINE_VALGRIND;
+	}
 	if ((s = ctl_msg_get(req, "sample")) && strcmp(s, "1") == 0) {
 		/* Checked by micactl already; again here, as any request. */
 		char key[32], err[256];

@@ -17,6 +17,7 @@
 #include "sched_pipeline.h"
 #include "trace_sched.h"
 #include "util.h"
+#include "vg_engine.h"
 
 static void
 usage(FILE *f, bool run)
@@ -46,6 +47,9 @@ usage(FILE *f, bool run)
 		"                      %s; AMD models fall back to skylake)\n"
 		"      --follow-forks  trace child processes too, each characterized apart\n"
 		"      --no-pin        do not pin micad and the program to one CPU (slower)\n"
+		"      --engine=ENGINE how the instructions are seen: 'ptrace' (step mode, the\n"
+		"                      default) or, for run only, 'valgrind' (micad's valgrind\n"
+		"                      tool runs the program: the same results, much faster)\n"
 		"      --step=MODE     how to step: 'leapfrog' (int3 on the next instruction,\n"
 		"                      PTRACE_CONT; single-step where it cannot: the default)\n"
 		"                      or 'tf' (PTRACE_SINGLESTEP, the trap flag, always)\n"
@@ -90,7 +94,8 @@ static int
 parse_opts(int argc, char **argv, struct trace_session_opts *o, bool run)
 {
 	enum { OPT_MICA_OUT = 256, OPT_RECORD, OPT_INTERVAL, OPT_FOLLOW, OPT_NO_PIN, OPT_DUMP,
-	       OPT_STEP, OPT_DB, OPT_NO_DB, OPT_MCPU, OPT_HTTP, OPT_SAMPLE, OPT_SAMPLE_OPT };
+	       OPT_STEP, OPT_DB, OPT_NO_DB, OPT_MCPU, OPT_HTTP, OPT_SAMPLE, OPT_SAMPLE_OPT,
+	       OPT_ENGINE };
 	static const struct option longopts[] = {
 		{ "config", required_argument, NULL, 'c' },
 		{ "mica-out", required_argument, NULL, OPT_MICA_OUT },
@@ -100,6 +105,7 @@ parse_opts(int argc, char **argv, struct trace_session_opts *o, bool run)
 		{ "no-pin", no_argument, NULL, OPT_NO_PIN },
 		{ "dump-events", required_argument, NULL, OPT_DUMP },
 		{ "step", required_argument, NULL, OPT_STEP },
+		{ "engine", required_argument, NULL, OPT_ENGINE },
 		{ "db", required_argument, NULL, OPT_DB },
 		{ "no-db", no_argument, NULL, OPT_NO_DB },
 		{ "mcpu", required_argument, NULL, OPT_MCPU },
@@ -174,6 +180,21 @@ parse_opts(int argc, char **argv, struct trace_session_opts *o, bool run)
 				o->t.step = STEP_TF;
 			} else {
 				error_msg("--step: '%s' is not a step mode (leapfrog or tf)", optarg);
+				return 2;
+			}
+			break;
+		case OPT_ENGINE:
+			if (strcmp(optarg, "ptrace") == 0) {
+				o->t.engine = ENGINE_PTRACE;
+			} else if (strcmp(optarg, "valgrind") == 0 && run) {
+				o->t.engine = ENGINE_VALGRIND;
+			} else if (strcmp(optarg, "valgrind") == 0) {
+				error_msg("attach: --engine=valgrind cannot attach to a running "
+					  "process (valgrind must start the program): use 'micad run "
+					  "--engine=valgrind', or attach with --engine=ptrace");
+				return 2;
+			} else {
+				error_msg("--engine: '%s' is not an engine (ptrace or valgrind)", optarg);
 				return 2;
 			}
 			break;
@@ -265,6 +286,8 @@ cmd_run(int argc, char **argv)
 		error_msg("run: no program given (usage: micad run [OPTIONS] -- PROGRAM [ARGS...])");
 		return 2;
 	}
+	if (o.t.engine == ENGINE_VALGRIND && vg_engine_available() < 0)
+		return 127;
 	if (resolve_db(&o) < 0)
 		return 1;
 	r = run_session(&o, argv + optind, 0);

@@ -232,7 +232,8 @@ settings_json(const struct trace_session_opts *o, const struct mica_config_text 
 		fprintf(f, "%lld", o->interval);
 	else
 		fputs("null", f);
-	fprintf(f, ",\"step\":\"%s\",\"pin\":%s,\"follow_forks\":%s,\"mica_out\":",
+	fprintf(f, ",\"engine\":\"%s\",\"step\":\"%s\",\"pin\":%s,\"follow_forks\":%s,"
+		"\"mica_out\":", o->t.engine == ENGINE_VALGRIND ? "valgrind" : "ptrace",
 		o->t.step == STEP_TF ? "tf" : "leapfrog", o->t.pin ? "true" : "false",
 		o->t.follow_forks ? "true" : "false");
 	json_put_string(f, o->mica_out);
@@ -252,9 +253,10 @@ session_begin(const struct trace_session_opts *o, struct store_writer *db,
 {
 	struct store_session s = {
 		.mode = o->mode ? o->mode : argv ? "run" : "attach",
+		.engine = o->t.engine == ENGINE_VALGRIND ? "valgrind"
+			  : o->t.sample.enabled ? "sample" : "step",
 		.uid = o->uid,
 		.mica = trace_mica_config(mica),
-		.engine = o->t.sample.enabled ? "sample" : "step",
 	};
 	char err[512], *command, *settings;
 	int64_t id;
@@ -563,10 +565,15 @@ trace_session_run(const struct trace_session_opts *o, char **prog_argv, pid_t at
 		ret = 128 + startup_signal;
 		goto out;
 	}
-	if (child) {
+	if (child || o->t.engine == ENGINE_VALGRIND) {
+		/* A producer that publishes its instructions and executables:
+		 * the tracer process, or the valgrind engine (its processes'
+		 * /proc/PID/exe is valgrind's). */
 		trace_analysis_set_remote(ta);
 		if (mica)
 			trace_mica_set_exe_source(mica, exe_from_tracer, ta);
+	}
+	if (child) {
 		if (trace_child_start(child) < 0) {
 			snprintf(why, sizeof(why), "%s", trace_child_error(child));
 			ret = fail;
@@ -653,19 +660,23 @@ trace_session_run(const struct trace_session_opts *o, char **prog_argv, pid_t at
 			st.seconds > 0 ? 100 * st.stopped_seconds / st.seconds : 0.0);
 	} else if (!o->t.quiet) {
 		struct tracer_stats st;
+		char how[64];
 
 		if (child)
 			trace_child_stats(child, &st);
 		else
 			tracer_get_stats(t, &st);
-		fprintf(stderr, "micad: %llu instructions in %.2f s (%.1f K/s), %llu decoded, %s, "
-			"%s (%llu leaps)\n",
+		if (o->t.engine == ENGINE_VALGRIND)
+			snprintf(how, sizeof(how), "valgrind engine");
+		else
+			snprintf(how, sizeof(how), "%s, %s (%llu leaps)",
+				 cpu >= 0 ? "pinned" : "not pinned",
+				 o->t.step == STEP_LEAPFROG ? "leapfrog" : "tf",
+				 (unsigned long long)st.leap_steps);
+		fprintf(stderr, "micad: %llu instructions in %.2f s (%.1f K/s), %llu decoded, %s\n",
 			(unsigned long long)st.steps, st.seconds,
 			st.seconds > 0 ? st.steps / st.seconds / 1000 : 0.0,
-			(unsigned long long)st.decode_misses,
-			cpu >= 0 ? "pinned" : "not pinned",
-			o->t.step == STEP_LEAPFROG ? "leapfrog" : "tf",
-			(unsigned long long)st.leap_steps);
+			(unsigned long long)st.decode_misses, how);
 	}
 	ended = child ? trace_child_main_status(child, &status)
 		: tracer_main_status(t, &status);

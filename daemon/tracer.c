@@ -66,6 +66,7 @@
 #include "iclass.h"
 #include "sampler.h"
 #include "util.h"
+#include "vg_engine.h"
 
 #ifndef TRAP_TRACE
 # define TRAP_TRACE 2
@@ -171,6 +172,7 @@ struct tracer {
 	bool have_burst_timer;
 	int burst_pending;		/* threads interrupted for a burst, not stopped yet */
 	struct burst_budget budget;	/* where bursts go, time held */
+	struct vg_engine *vg;	/* the valgrind engine instead (ENGINE_VALGRIND) */
 };
 
 /* A sample-mode thread's burst. */
@@ -213,6 +215,7 @@ tracer_request_detach(void)
 {
 	detach_requested = 1;
 	wake_loop();
+	vg_engine_request_detach();
 }
 
 static double
@@ -230,6 +233,10 @@ tracer_new(const struct tracer_options *opt, struct ring *ring)
 	t->ring = ring;
 	t->cpu = -1;
 	t->epfd = -1;
+	if (opt->engine == ENGINE_VALGRIND) {
+		t->vg = vg_engine_new(opt, ring);
+		return t;
+	}
 	if (opt->pin) {
 		cpu_set_t set;
 		int cpu = opt->pin_cpu >= 0 ? opt->pin_cpu : sched_getcpu();
@@ -267,6 +274,7 @@ tracer_free(struct tracer *t)
 	sampler_free(t->sampler);
 	if (t->epfd >= 0)
 		close(t->epfd);
+	vg_engine_free(t->vg);
 	for (int i = 0; i < THREAD_HASH; i++) {
 		struct tthread *th = t->threads[i], *n;
 
@@ -1560,8 +1568,6 @@ handle_stop(struct tracer *t, pid_t pid, int status)
 
 /* ---- launch and attach ---- */
 
-enum launch_stage { LAUNCH_OK, LAUNCH_EXEC, LAUNCH_STDIO, LAUNCH_CWD, LAUNCH_IDS, LAUNCH_LIMITS };
-
 /*
  * The client's resource limits for the program.  A hard limit above ours
  * cannot be given without CAP_SYS_RESOURCE (the daemon's tracer process
@@ -1605,8 +1611,8 @@ set_client_limits(const struct tracer_launch_env *le)
  * both survive exec), then the daemon's launch environment.  Returns 0,
  * or the stage that failed with errno set.
  */
-static int
-launch_prepare(const struct tracer_launch_env *le)
+int
+tracer_launch_prepare(const struct tracer_launch_env *le)
 {
 	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGPIPE, SIGUSR1, SIGUSR2,
 				    SIGCHLD, SIGQUIT };
@@ -1643,8 +1649,8 @@ launch_prepare(const struct tracer_launch_env *le)
 }
 
 /* Say why the child could not become the program. */
-static void
-launch_failed(const int fail[2], const char *prog)
+void
+tracer_launch_failed(const int fail[2], const char *prog)
 {
 	static const char *const what[] = {
 		[LAUNCH_EXEC] = "cannot run",
@@ -1687,6 +1693,13 @@ tracer_launch(struct tracer *t, char *const argv[])
 	int fail[2];	/* the child's enum launch_stage and errno */
 	ssize_t n;
 
+	if (t->vg) {
+		if (vg_engine_launch(t->vg, argv) < 0)
+			return -1;
+		t->main_pid = vg_engine_main_pid(t->vg);
+		main_pidfd = vg_engine_main_pidfd(t->vg);
+		return 0;
+	}
 	if (tracer_prepare(t) < 0)
 		return -1;
 	t->launched = true;
@@ -1715,7 +1728,7 @@ tracer_launch(struct tracer *t, char *const argv[])
 		}
 		/* Ready (LAUNCH_OK) or why not: the tracer seizes us only
 		 * once we are traceable. */
-		fail[0] = launch_prepare(t->opt.launch);
+		fail[0] = tracer_launch_prepare(t->opt.launch);
 		fail[1] = errno;
 		if (write(err[1], fail, sizeof(fail)) < 0 || fail[0] != LAUNCH_OK)
 			_exit(127);
@@ -1737,7 +1750,7 @@ tracer_launch(struct tracer *t, char *const argv[])
 		if (n != sizeof(fail))
 			error_msg("cannot start '%s': the new process died before its exec", argv[0]);
 		else
-			launch_failed(fail, argv[0]);
+			tracer_launch_failed(fail, argv[0]);
 		close(go[1]);
 		close(err[0]);
 		waitpid(pid, NULL, 0);
@@ -1775,7 +1788,7 @@ tracer_launch(struct tracer *t, char *const argv[])
 	if (n == sizeof(fail)) {
 		int status;
 
-		launch_failed(fail, argv[0]);
+		tracer_launch_failed(fail, argv[0]);
 		while (waitpid(pid, &status, __WALL) == pid && !WIFEXITED(status) && !WIFSIGNALED(status))
 			ptrace(PTRACE_CONT, pid, NULL, NULL);
 		return -1;
@@ -1881,6 +1894,12 @@ tracer_attach(struct tracer *t, pid_t pid)
 	struct tproc *p;
 	bool found_new;
 
+	if (t->vg) {
+		error_msg("attach to pid %d: the valgrind engine cannot attach to a running "
+			  "process (valgrind must start it): use 'run', or attach with "
+			  "--engine=ptrace", pid);
+		return -EINVAL;
+	}
 	if (kill(pid, 0) < 0 && errno == ESRCH) {
 		error_msg("attach to pid %d: no such process", pid);
 		return -ESRCH;
@@ -2257,6 +2276,8 @@ tracer_loop(struct tracer *t)
 	struct timespec end;
 	int ret = 0;
 
+	if (t->vg)
+		return vg_engine_loop(t->vg);
 	clock_gettime(CLOCK_MONOTONIC, &t->t0);
 	t->last_progress = t->t0;
 	if (t->sampler)
@@ -2300,6 +2321,8 @@ tracer_loop(struct tracer *t)
 bool
 tracer_main_status(const struct tracer *t, int *status)
 {
+	if (t->vg)
+		return vg_engine_main_status(t->vg, status);
 	*status = t->main_status;
 	return t->main_done;
 }
@@ -2307,6 +2330,10 @@ tracer_main_status(const struct tracer *t, int *status)
 void
 tracer_get_stats(const struct tracer *t, struct tracer_stats *st)
 {
+	if (t->vg) {
+		vg_engine_get_stats(t->vg, st);
+		return;
+	}
 	*st = t->st;
 }
 

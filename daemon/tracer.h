@@ -43,6 +43,10 @@ enum trace_rec_type {
 	TREC_SAMPLE = 6,	/* struct trace_sample_rec */
 	TREC_BURST = 7,		/* struct trace_burst_rec */
 	TREC_NOTE = 8,		/* struct trace_note_rec */
+	/* The valgrind engine (vg_engine.h): events one after another, each
+	 * insn_event_size() bytes rounded up to 8: one ring record for many
+	 * TREC_EVENT records at its rates. */
+	TREC_EVENTS = 16,
 };
 
 /*
@@ -162,6 +166,16 @@ enum tracer_step_mode {
 	STEP_LEAPFROG = 1,
 };
 
+/*
+ * How the instructions are seen (struct tracer_options.engine): by ptrace
+ * (step mode, above), or by the valgrind engine (vg_engine.h: micad's
+ * valgrind tool runs the program; launch only), behind the same calls.
+ */
+enum trace_engine {
+	ENGINE_PTRACE = 0,
+	ENGINE_VALGRIND = 1,
+};
+
 struct tracer_stats;
 
 /*
@@ -186,6 +200,17 @@ struct tracer_launch_env {
 	char **envp;		/* NULL: micad's own environment */
 };
 
+/*
+ * For a launcher of its own (the valgrind engine, vg_engine.h): in the
+ * child, before its exec, undo what micad changed for itself and apply
+ * launch (NULL: micad's own environment); LAUNCH_OK, or the stage that
+ * failed with errno set.  In the parent, tracer_launch_failed() says why
+ * ({stage, errno}) the child could not become prog.
+ */
+enum launch_stage { LAUNCH_OK, LAUNCH_EXEC, LAUNCH_STDIO, LAUNCH_CWD, LAUNCH_IDS, LAUNCH_LIMITS };
+int tracer_launch_prepare(const struct tracer_launch_env *launch);
+void tracer_launch_failed(const int fail[2], const char *prog);
+
 struct tracer_options {
 	bool follow_forks;
 	int step;		/* enum tracer_step_mode */
@@ -206,6 +231,7 @@ struct tracer_options {
 	/* Push TREC_INSN and TREC_EXE records for a consumer in another
 	 * process (ring_new_shared()). */
 	bool publish;
+	int engine;		/* enum trace_engine */
 	/* attach: a pidfd of the process the client named, taken when it
 	 * asked (-1: none).  Once seized, the pid must still be that process
 	 * (not a new one that reused its number), or nothing is traced. */

@@ -5,6 +5,7 @@ include tests/decoder.mk
 include tests/mica.mk
 include tests/tracer.mk
 include tests/sample.mk
+include tests/vgengine.mk
 include tests/store.mk
 include tests/sched.mk
 TESTS += tests/cli.sh
