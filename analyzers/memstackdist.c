@@ -5,7 +5,9 @@
  * stack is kept across intervals, so "cold" is cold for the whole run.
  * The stack itself is lru_stack.c: exact, O(log n), bounded memory.
  * In sample mode a read whose previous access is older than its burst is
- * censored (lru_stack.h): counted in refs and apart, in no bucket.
+ * censored (lru_stack.h): counted in refs and apart, in no bucket; and so
+ * is a read of a block no burst has seen, which need not be cold: the
+ * program ran unseen between bursts (cold is then 0, a lower bound).
  * A batch is taken as its list of reads (in order), the stack's first
  * lookup started a few reads ahead.
  */
@@ -22,6 +24,7 @@ struct memstackdist {
 	struct lru_stack *stack;
 	struct mica_memstackdist_result cur;
 	uint64_t horizon;	/* sample mode: distinct blocks of the burst before its unit */
+	bool sampled;		/* a burst began: sample mode */
 };
 
 static void
@@ -66,9 +69,9 @@ read_blocks(struct memstackdist *m, uint64_t ea, uint64_t size)
 		if (k == LRU_STACK_NOMEM)
 			return -1;
 		m->cur.refs++;
-		if (k == LRU_STACK_COLD)
+		if (k == LRU_STACK_COLD && !m->sampled)
 			m->cur.cold++;
-		else if (k == LRU_STACK_CENSORED)
+		else if (k == LRU_STACK_CENSORED || k == LRU_STACK_COLD)
 			m->cur.censored++;
 		else
 			m->cur.bucket[k]++;
@@ -114,8 +117,10 @@ memstackdist_sample(void *p, enum mica_sample_event ev, uint64_t e)
 	struct memstackdist *m = p;
 
 	(void)e;
-	if (ev == MICA_BURST_START)
+	if (ev == MICA_BURST_START) {
+		m->sampled = true;
 		lru_stack_mark(m->stack);
+	}
 	else if (ev == MICA_UNIT_START)
 		m->horizon = lru_stack_distinct_since_mark(m->stack);
 }
