@@ -637,3 +637,65 @@ CREATE TABLE IF NOT EXISTS profile_interval (
 	lost		INTEGER NOT NULL DEFAULT 0,
 	PRIMARY KEY (session_id, tid, idx)
 ) STRICT;
+
+-- Serving at scale (issue 22): what the HTTP API reads for a session's
+-- list row, summary, threads and /metrics without visiting its intervals,
+-- and the indexes behind the API's other queries (tests/http_scale.sh
+-- checks every query's plan).
+--
+-- thread_total: per thread of a session, kept as intervals are stored (the
+-- trigger below runs in the writer's transaction, so it is exactly as
+-- current as table interval): how many intervals, the first and last
+-- index and row id, and the last interval's total_ins (E since the thread
+-- began, the thread's instructions so far).
+CREATE TABLE IF NOT EXISTS thread_total (
+	session_id	INTEGER NOT NULL REFERENCES session(id) ON DELETE CASCADE,
+	tid		INTEGER NOT NULL,
+	intervals	INTEGER NOT NULL,
+	first_idx	INTEGER NOT NULL,
+	last_idx	INTEGER NOT NULL,
+	first_interval_id INTEGER NOT NULL,
+	last_interval_id INTEGER NOT NULL,
+	instructions	INTEGER NOT NULL,
+	PRIMARY KEY (session_id, tid)
+) STRICT, WITHOUT ROWID;
+
+CREATE TRIGGER IF NOT EXISTS interval_thread_total AFTER INSERT ON interval
+BEGIN
+	INSERT INTO thread_total (session_id, tid, intervals, first_idx, last_idx,
+				  first_interval_id, last_interval_id, instructions)
+	VALUES (new.session_id, new.tid, 1, new.idx, new.idx, new.id, new.id, new.total_ins)
+	ON CONFLICT (session_id, tid) DO UPDATE SET
+		intervals = intervals + 1,
+		first_interval_id = CASE WHEN excluded.first_idx < first_idx
+				    THEN excluded.first_interval_id ELSE first_interval_id END,
+		first_idx = min(first_idx, excluded.first_idx),
+		last_interval_id = CASE WHEN excluded.last_idx > last_idx
+				   THEN excluded.last_interval_id ELSE last_interval_id END,
+		instructions = CASE WHEN excluded.last_idx > last_idx
+			       THEN excluded.instructions ELSE instructions END,
+		last_idx = max(last_idx, excluded.last_idx);
+END;
+
+-- A database migrated from version 2 gets its totals once (nothing to do
+-- in a new file).
+INSERT OR IGNORE INTO thread_total (session_id, tid, intervals, first_idx, last_idx,
+				    first_interval_id, last_interval_id, instructions)
+	SELECT g.session_id, g.tid, g.n, g.lo, g.hi, f.id, l.id, l.total_ins
+	FROM (SELECT session_id, tid, count(*) AS n, min(idx) AS lo, max(idx) AS hi
+	      FROM interval GROUP BY session_id, tid) g
+	JOIN interval f ON f.session_id = g.session_id AND f.tid = g.tid AND f.idx = g.lo
+	JOIN interval l ON l.session_id = g.session_id AND l.tid = g.tid AND l.idx = g.hi
+	WHERE NOT EXISTS (SELECT 1 FROM thread_total);
+
+-- session_error: why a session ended in 'error' (the message micactl
+-- printed: a program that cannot be run, a pid that cannot be traced).
+CREATE TABLE IF NOT EXISTS session_error (
+	session_id	INTEGER PRIMARY KEY REFERENCES session(id) ON DELETE CASCADE,
+	message		TEXT NOT NULL
+) STRICT;
+
+-- A user's sessions newest first (the session list of a non-root user).
+CREATE INDEX IF NOT EXISTS session_uid ON session (uid, id);
+-- The latest MGSim snapshot of a session (the counters' default).
+CREATE INDEX IF NOT EXISTS mgsim_counters_latest ON mgsim_counters (session_id, clocks, taken_at);

@@ -35,15 +35,16 @@ db_fail(struct http_req *r)
 
 /* ---- sessions ---- */
 
-/* Instructions: each thread's last total_ins (E from its start), read
- * through the index instead of summing every interval. */
+/* Counts and instructions from thread_total (schema.sql), kept as the
+ * intervals are stored: a list row costs the same for a session of ten
+ * intervals as for one of a million. */
 #define SESSION_COLUMNS \
 	"s.id, s.mode, s.command, s.pid, s.uid, s.started_at, s.ended_at, s.exit_status, " \
 	"s.end_reason, (SELECT count(*) FROM thread t WHERE t.session_id = s.id), " \
-	"(SELECT count(*) FROM interval i WHERE i.session_id = s.id), " \
-	"(SELECT coalesce(sum(i.total_ins), 0) FROM thread t JOIN interval i ON i.id = " \
-	"(SELECT id FROM interval WHERE session_id = s.id AND tid = t.tid ORDER BY idx DESC " \
-	"LIMIT 1) WHERE t.session_id = s.id)"
+	"(SELECT coalesce(sum(tt.intervals), 0) FROM thread_total tt WHERE tt.session_id = s.id), " \
+	"(SELECT coalesce(sum(tt.instructions), 0) FROM thread_total tt WHERE tt.session_id = s.id), " \
+	"(SELECT message FROM session_error e WHERE e.session_id = s.id)"
+#define SESSION_NCOLS 13
 
 static void
 live_json(struct http_req *r, int64_t id)
@@ -75,7 +76,7 @@ session_fields(struct http_req *r, sqlite3_stmt *st)
 {
 	static const char *const names[] = {
 		"id", "mode", "command", "pid", "uid", "started_at", "ended_at", "exit_status",
-		"end_reason", "threads", "intervals", "instructions",
+		"end_reason", "threads", "intervals", "instructions", "error",
 	};
 	const unsigned char *er = sqlite3_column_text(st, 8);
 
@@ -110,7 +111,10 @@ sessions_list(struct http_req *r)
 	else if (state && strcmp(state, "all"))
 		return http_error(r, 400, "parameter state: want running, ended or all");
 
-	sql = xasprintf("SELECT count(*) FROM session s WHERE (?1 = 0 OR s.uid = ?1)%s", filter);
+	/* Spelled out per case: "(?1 = 0 OR s.uid = ?1)" keeps SQLite off
+	 * the (uid, id) index. */
+	sql = xasprintf("SELECT count(*) FROM session s WHERE %s%s",
+			r->uid ? "s.uid = ?1" : "?1 = 0", filter);
 	st = http_prepare(r, sql);
 	free(sql);
 	if (!st)
@@ -120,8 +124,8 @@ sessions_list(struct http_req *r)
 		total = sqlite3_column_int64(st, 0);
 	sqlite3_finalize(st);
 
-	sql = xasprintf("SELECT " SESSION_COLUMNS " FROM session s WHERE (?1 = 0 OR s.uid = ?1)%s "
-			"ORDER BY s.id DESC LIMIT ?2 OFFSET ?3", filter);
+	sql = xasprintf("SELECT " SESSION_COLUMNS " FROM session s WHERE %s%s "
+			"ORDER BY s.id DESC LIMIT ?2 OFFSET ?3", r->uid ? "s.uid = ?1" : "?1 = 0", filter);
 	st = http_prepare(r, sql);
 	free(sql);
 	if (!st)
@@ -146,7 +150,7 @@ sessions_list(struct http_req *r)
 	}
 	jb_arr_end(&r->body);
 	jb_key(&r->body, "next_offset");
-	if ((int64_t)offset + n < total)
+	if (limit && (int64_t)offset + n < total)	/* limit=0: no page follows */
 		jb_i64(&r->body, (int64_t)offset + n);
 	else
 		jb_null(&r->body);
@@ -166,7 +170,8 @@ analyses_json(struct http_req *r, int64_t session)
 		{ "reg", "reg" }, { "stride", "stride_total" },
 		{ "memfootprint", "memfootprint" }, { "memstackdist", "memstackdist" },
 	};
-	sqlite3_stmt *st = http_prepare(r, "SELECT min(id) FROM interval WHERE session_id = ?");
+	sqlite3_stmt *st = http_prepare(r, "SELECT min(first_interval_id) FROM thread_total "
+					"WHERE session_id = ?");
 	int64_t first = -1;
 
 	if (!st)
@@ -192,6 +197,74 @@ analyses_json(struct http_req *r, int64_t session)
 	jb_arr_end(&r->body);
 }
 
+/*
+ * A JSON text as a JSON value: walked with SQLite's json_tree (document
+ * order) and written again through the jbuf helpers, so strings get the
+ * same escaping as everything else; text that is not JSON stays a string.
+ */
+static void
+json_text(struct http_req *r, const char *text)
+{
+	struct jbuf *b = &r->body;
+	sqlite3_stmt *st;
+	int64_t stack[32];
+	bool is_obj[32];
+	int depth = 0;
+
+	if (!text) {
+		jb_null(b);
+		return;
+	}
+	st = http_prepare(r, "SELECT json_valid(?1), key, type, atom, id, parent "
+			  "FROM json_tree(CASE WHEN json_valid(?1) THEN ?1 ELSE 'null' END)");
+	if (!st) {
+		jb_str(b, text);
+		return;
+	}
+	sqlite3_bind_text(st, 1, text, -1, SQLITE_STATIC);
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		const char *type = (const char *)sqlite3_column_text(st, 2);
+		int64_t parent = sqlite3_column_type(st, 5) == SQLITE_NULL ? -1
+				 : sqlite3_column_int64(st, 5);
+
+		if (!sqlite3_column_int(st, 0)) {
+			jb_str(b, text);
+			break;
+		}
+		while (depth > 0 && stack[depth - 1] != parent) {
+			if (is_obj[--depth])
+				jb_obj_end(b);
+			else
+				jb_arr_end(b);
+		}
+		if (depth > 0 && is_obj[depth - 1])
+			jb_key(b, (const char *)sqlite3_column_text(st, 1));
+		if (!strcmp(type, "object") || !strcmp(type, "array")) {
+			if (depth == (int)(sizeof(stack) / sizeof(stack[0]))) {
+				jb_null(b);
+				continue;
+			}
+			is_obj[depth] = type[0] == 'o';
+			stack[depth++] = sqlite3_column_int64(st, 4);
+			if (type[0] == 'o')
+				jb_obj(b);
+			else
+				jb_arr(b);
+		} else if (!strcmp(type, "true") || !strcmp(type, "false")) {
+			jb_bool(b, type[0] == 't');
+		} else {
+			jb_column(b, st, 3);
+		}
+	}
+	while (depth > 0) {
+		if (is_obj[--depth])
+			jb_obj_end(b);
+		else
+			jb_arr_end(b);
+	}
+	sqlite3_finalize(st);
+}
+
 static int
 session_detail(struct http_req *r, int64_t id)
 {
@@ -210,16 +283,16 @@ session_detail(struct http_req *r, int64_t id)
 	jb_obj(&r->body);
 	session_fields(r, st);
 	jb_key(&r->body, "config");
-	jb_column(&r->body, st, 12);
-	/* Effective settings are JSON written by micad itself: kept as a
-	 * string, so a client never has to trust its shape. */
+	jb_column(&r->body, st, SESSION_NCOLS);
+	/* Effective settings: JSON written by micad itself, re-emitted value
+	 * by value (escaped like every string here) as an object. */
 	jb_key(&r->body, "settings");
-	jb_column(&r->body, st, 13);
+	json_text(r, (const char *)sqlite3_column_text(st, SESSION_NCOLS + 1));
 	/* How the instructions were seen: sample mode says which event
 	 * sampled them and why (schema version 3). */
 	for (int i = 0; i < 4; i++) {
 		jb_key(&r->body, sampling[i]);
-		jb_column(&r->body, st, 14 + i);
+		jb_column(&r->body, st, SESSION_NCOLS + 2 + i);
 	}
 	sqlite3_finalize(st);
 
@@ -262,11 +335,10 @@ static int
 threads_list(struct http_req *r, int64_t id)
 {
 	sqlite3_stmt *st = http_prepare(r,
-		"SELECT t.tid, t.pid, count(i.id), coalesce((SELECT total_ins FROM interval "
-		"WHERE session_id = t.session_id AND tid = t.tid ORDER BY idx DESC LIMIT 1), 0), "
-		"min(i.idx), max(i.idx) "
-		"FROM thread t LEFT JOIN interval i ON i.session_id = t.session_id AND i.tid = t.tid "
-		"WHERE t.session_id = ? GROUP BY t.tid ORDER BY t.tid");
+		"SELECT t.tid, t.pid, coalesce(tt.intervals, 0), coalesce(tt.instructions, 0), "
+		"tt.first_idx, tt.last_idx FROM thread t LEFT JOIN thread_total tt "
+		"ON tt.session_id = t.session_id AND tt.tid = t.tid "
+		"WHERE t.session_id = ? ORDER BY t.tid");
 	static const char *const names[] = {
 		"tid", "pid", "intervals", "instructions", "first_interval", "last_interval",
 	};
@@ -718,7 +790,8 @@ intervals_list(struct http_req *r, int64_t id)
 	}
 	jb_arr_end(&r->body);
 	jb_key(&r->body, "next_offset");
-	if (rc == SQLITE_ROW)
+	/* limit=0 asks for no rows: no page follows. */
+	if (rc == SQLITE_ROW && limit)
 		jb_i64(&r->body, (int64_t)offset + n);
 	else
 		jb_null(&r->body);
@@ -799,8 +872,8 @@ const char http_metric_pairs_sql[] =
 static int
 metric_names(struct http_req *r, int64_t id)
 {
-	sqlite3_stmt *first = http_prepare(r, "SELECT id FROM interval WHERE session_id = ? "
-					   "ORDER BY id LIMIT 1"), *st;
+	sqlite3_stmt *first = http_prepare(r, "SELECT min(first_interval_id) FROM thread_total "
+					   "WHERE session_id = ?"), *st;
 	char *sql;
 
 	if (!first)
@@ -820,7 +893,7 @@ metric_names(struct http_req *r, int64_t id)
 	jb_arr(&r->body);
 	/* The names of the session's first interval (every interval of a
 	 * session has the same analyses). */
-	if (sqlite3_step(first) == SQLITE_ROW) {
+	if (sqlite3_step(first) == SQLITE_ROW && sqlite3_column_type(first, 0) != SQLITE_NULL) {
 		sqlite3_bind_int64(st, 1, sqlite3_column_int64(first, 0));
 		while (sqlite3_step(st) == SQLITE_ROW)
 			jb_column(&r->body, st, 0);
@@ -1085,7 +1158,8 @@ view_rows(struct http_req *r, int64_t id, const char *name)
 		jb_key(&r->body, "offset");
 		jb_u64(&r->body, offset);
 		jb_key(&r->body, "next_offset");
-		if (rc == SQLITE_ROW)
+		/* limit=0 asks for no rows: no page follows. */
+		if (rc == SQLITE_ROW && limit)
 			jb_i64(&r->body, (int64_t)offset + n);
 		else
 			jb_null(&r->body);

@@ -573,7 +573,8 @@ intervals(struct http_req *r, int64_t session)
 	}
 	jb_arr_end(b);
 	jb_key(b, "next_offset");
-	if (rc == SQLITE_ROW)
+	/* limit=0 asks for no rows: no page follows. */
+	if (rc == SQLITE_ROW && limit)
 		jb_i64(b, (int64_t)offset + n);
 	else
 		jb_null(b);

@@ -603,7 +603,7 @@ profile_functions(struct http_req *r, int64_t session)
 	}
 	jb_arr_end(&r->body);
 	jb_key(&r->body, "next_offset");
-	if (offset < n && n - offset > limit)
+	if (limit && offset < n && n - offset > limit)	/* limit=0: no page follows */
 		jb_u64(&r->body, offset + limit);
 	else
 		jb_null(&r->body);

@@ -8,7 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define SCHED_LIMIT_MAX 1000
+/* As many as the web UI draws at once (web/session.js MAX_INTERVALS). */
+#define SCHED_LIMIT_MAX 2000
 #define SCHED_IDX_MAX ((uint64_t)INT64_MAX)
 
 static int
@@ -173,7 +174,8 @@ http_api_sched(struct http_req *r, int64_t session)
 	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
 		return fail(r, st, p);
 	jb_key(&r->body, "next_offset");
-	if (rc == SQLITE_ROW)
+	/* limit=0 asks for no rows: no page follows. */
+	if (rc == SQLITE_ROW && limit)
 		jb_i64(&r->body, (int64_t)offset + n);
 	else
 		jb_null(&r->body);

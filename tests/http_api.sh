@@ -21,7 +21,7 @@ hasnt "$body" 'root-daemon' "root's session is not listed for uid 1000"
 has "$body" '"sessions":[{"id":3,' "newest first"
 has "$body" '"command":"./prog \"a b\" \u003cx\u003e \u0026 '"'"'y'"'"' \\ é"' \
 	"command line escaped in JSON (quotes, <, >, &, backslash; UTF-8 kept)"
-has "$body" '"threads":2,"intervals":4,"instructions":6500,"running":false}' \
+has "$body" '"threads":2,"intervals":4,"instructions":6500,"error":null,"running":false}' \
 	"session 1: 2 threads, 4 intervals, 1000+2000+3000+500 instructions"
 has "$body" '"live":{"state":"running","instructions":123456,"intervals":2,"mgsim":true}' \
 	"a running session carries its live progress"
@@ -232,22 +232,53 @@ is "$(header Content-Type)" "text/plain; version=0.0.4; charset=utf-8" "Promethe
 has "$body" 'micad_session_running{session="3",mode="run",command="./live"} 1' "running session listed"
 hasnt "$body" 'session="1"' "ended sessions are not listed by default"
 has "$body" 'micad_session_instructions_total{session="3"} 123456' "live instruction count"
-has "$body" 'micad_mgsim_counter{session="3",index="1",name="n_exec_insns"} 1007' "live MGSim counter"
-has "$body" 'micad_interval_metric{session="3",tid="300",interval="1",metric="ilp_256"} 16' \
-	"latest interval's metrics (interval 1 of tid 300: ILP 16)"
+has "$body" 'micad_mgsim_executed_instructions_total{session="3"} 1007' \
+	"live MGSim counter 1 as a counter named for what it counts"
+has "$body" '# TYPE micad_mgsim_master_cycles_total counter' "MGSim cumulative counters are counters"
+has "$body" 'micad_mgsim_place_cores{session="3"} 1' "MGSim counter 9 (a size) is a gauge"
+is "$(printf '%s\n' "$body" | grep -c '^micad_mgsim_[a-z0-9_]*{session="3"}')" 19 \
+	"19 MGSim metrics: the packed date and time words (14, 15) are not exported"
+hasnt "$body" 'interval="' "no label takes an interval index (bounded series)"
+hasnt "$body" 'index="' "no label takes a counter index"
+has "$body" 'micad_interval_ilp{session="3",tid="300",analysis="ilp",window="256"} 16' \
+	"latest interval's ILP as a gauge per session and thread (interval 1 of tid 300: 16)"
+has "$body" 'micad_thread_latest_interval{session="3",tid="300"} 1' \
+	"which interval the gauges describe"
+has "$body" 'micad_thread_intervals_total{session="3",tid="300"} 2' "thread interval counter"
 get "/metrics?session=1"
 has "$body" 'micad_session_running{session="1",mode="run",command="./prog \"a b\" <x> & '"'"'y'"'"' \\ é"} 0' \
 	"label values escaped (quote, backslash)"
-has "$body" 'micad_interval_metric{session="1",tid="101",interval="0",metric="ilp_32"} 0.5' \
+has "$body" 'micad_interval_ilp{session="1",tid="101",analysis="ilp",window="32"} 0.5' \
 	"?session=N: that session's latest intervals"
-# The server's per-interval metrics (http_metric_pairs_sql) equal the
-# metric view's, name for name and value for value.
+has "$body" 'micad_mgsim_executed_instructions_total{session="1"} 6000' \
+	"an ended session: its latest stored MGSim snapshot"
+has "$body" 'micad_session_instructions_total{session="1"} 6500' "ended session: stored instructions"
+# The gauges of the latest interval (http_metric_pairs_sql, mapped to
+# families and labels) equal the metric view's, name for name and value
+# for value: each sample is turned back into the view's name.
 if command -v sqlite3 >/dev/null 2>&1; then
 	sqlite3 -separator ' ' "$db" "SELECT metric, value FROM metric WHERE session_id = 1 AND
 		tid = 100 AND interval = 2 AND value IS NOT NULL" >"$tmp/view.txt"
-	printf '%s\n' "$body" |
-		sed -n 's/^micad_interval_metric{session="1",tid="100",interval="2",metric="\([^"]*\)"} \(.*\)$/\1 \2/p' \
-		>"$tmp/api.txt"
+	printf '%s\n' "$body" | grep '^micad_interval_.*tid="100"' |
+		grep -v -e '^micad_interval_instructions{' -e '^micad_interval_simulated_ipc{' |
+		sed -e 's/^micad_interval_ilp{[^}]*analysis="\([a-z_]*\)",window="\([0-9]*\)"}/\1_\2/' \
+		-e 's/^micad_interval_instruction_mix_ratio{[^}]*group="\([^"]*\)"}/mix_\1/' \
+		-e 's/^micad_interval_misprediction_ratio{[^}]*organization="\([A-Za-z]*\)",history="\([0-9]*\)"}/mispredict_\1_\2/' \
+		-e 's/^micad_interval_mispredictions_per_instruction{[^}]*organization="\([A-Za-z]*\)",history="\([0-9]*\)"}/mpki_\1_\2 x1000/' \
+		-e 's/^micad_interval_branch_taken_ratio{[^}]*}/taken_rate/' \
+		-e 's/^micad_interval_branch_transition_ratio{[^}]*}/transition_rate/' \
+		-e 's/^micad_interval_register_operands_per_instruction{[^}]*}/avg_register_operands/' \
+		-e 's/^micad_interval_register_uses_per_value{[^}]*}/avg_degree_of_use/' \
+		-e 's/^micad_interval_dependency_distance_cdf_ratio{[^}]*max_distance="\([0-9]*\)"}/dependency_distance_le_\1/' \
+		-e 's/^micad_interval_stride_cdf_ratio{[^}]*kind="\([a-z_]*\)",max_bytes="\([0-9]*\)"}/stride_\1_le_\2/' \
+		-e 's/^micad_interval_footprint_bytes{[^}]*memory="data",granularity="block"}/data_footprint_bytes/' \
+		-e 's/^micad_interval_footprint_bytes{[^}]*memory="data",granularity="page"}/data_footprint_page_bytes/' \
+		-e 's/^micad_interval_footprint_bytes{[^}]*memory="instructions",granularity="block"}/insn_footprint_bytes/' \
+		-e 's/^micad_interval_footprint_bytes{[^}]*memory="instructions",granularity="page"}/insn_footprint_page_bytes/' \
+		-e 's/^micad_interval_reuse_distance_ratio{[^}]*bucket="\([0-9]*\)"}/reuse_bucket_\1/' \
+		-e 's/^micad_interval_reuse_distance_cdf_ratio{[^}]*bucket="\([0-9]*\)"}/reuse_cdf_\1/' \
+		-e 's/^micad_interval_cold_reference_ratio{[^}]*}/reuse_cold/' |
+		awk '$2 == "x1000" { print $1, $3 * 1000; next } { print }' >"$tmp/api.txt"
 	cmp=$(awk 'NR == FNR { v[$1] = $2; n++; next }
 		{ m++; if (!($1 in v) || (v[$1] - $2) ^ 2 > 1e-20) bad++ }
 		END { print n " " m " " bad + 0 }' "$tmp/view.txt" "$tmp/api.txt")
@@ -256,6 +287,18 @@ if command -v sqlite3 >/dev/null 2>&1; then
 else
 	n_test=$((n_test + 1))
 	echo "ok $n_test - # SKIP sqlite3 CLI not installed"
+fi
+if command -v promtool >/dev/null 2>&1; then
+	printf '%s\n' "$body" | promtool check metrics >"$tmp/promtool.out" 2>&1
+	ok $? "promtool check metrics accepts the scrape of an ended session $(head -c 300 "$tmp/promtool.out")"
+	get /metrics
+	printf '%s\n' "$body" | promtool check metrics >"$tmp/promtool.out" 2>&1
+	ok $? "promtool check metrics accepts the scrape of a running session $(head -c 300 "$tmp/promtool.out")"
+else
+	for i in 1 2; do
+		n_test=$((n_test + 1))
+		echo "ok $n_test - # SKIP promtool not installed (Debian package prometheus)"
+	done
 fi
 n_help=$(printf '%s\n' "$body" | grep -c '^# TYPE micad_session_instructions_total ')
 is "$n_help" 1 "each metric family has one TYPE line"
