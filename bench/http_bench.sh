@@ -13,7 +13,7 @@ echo "http bench: building a database of $n intervals"
 "$top_builddir/tests/http_fixture" "$tmp/bench.db" "$n"
 ls -l "$tmp/bench.db" | awk '{ printf "http bench: database %.1f MB\n", $5 / 1e6 }'
 "$top_builddir/tests/http_serve" --db "$tmp/bench.db" --listen 127.0.0.1:0 --uid 1000 \
-	--info "$tmp/info" --threads 2 &
+	--info "$tmp/info" &
 pid=$!
 i=0
 while [ ! -f "$tmp/info" ] && [ $i -lt 500 ]; do sleep 0.02; i=$((i + 1)); done

@@ -15,11 +15,13 @@
 #include <errno.h>
 #include <limits.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
 #include <sys/socket.h>
+#include <time.h>
 
 #include "http_int.h"
 #include "mgsim.h"
@@ -28,6 +30,9 @@ _Static_assert(HTTP_MGSIM_COUNTERS == MGSIM_NUM_COUNTERS, "http.h and mgsim.h di
 
 #define MEMORY_LIMIT (128 * 1024)	/* per connection: request line + headers */
 #define MAX_PARAMS 400			/* query parameters; more: 414 */
+#define DEFAULT_BUDGET_MS 10000		/* a request's database time */
+#define DEFAULT_MAX_BODY (64u << 20)	/* bytes of one answer */
+#define POLL_EVERY 0.05			/* s between looks at a busy request's socket */
 
 /* ---- small helpers used by the handlers ---- */
 
@@ -112,6 +117,52 @@ http_arg_i64(struct http_req *r, const char *name, int64_t *out, bool *present)
 
 /* ---- read-only database pool ---- */
 
+static double
+mono_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/*
+ * SQLite calls this every few thousand virtual-machine steps of a query of
+ * the request: a non-zero return interrupts the query (SQLITE_INTERRUPT).
+ * It stops a request whose queries ran past its budget, whose answer grew
+ * past the size limit, or whose client went away (a peer that closed or
+ * shut down its side: nobody will read the answer).  process() then sends
+ * the 503 or 413 that says which, or drops the connection.
+ */
+static int
+progress(void *arg)
+{
+	struct http_req *r = arg;
+	double now;
+
+	if (r->cancel)
+		return 1;
+	if (r->body.len > r->srv->max_body) {
+		r->cancel = CANCEL_SIZE;
+		return 1;
+	}
+	now = mono_now();
+	if (now > r->deadline) {
+		r->cancel = CANCEL_TIME;
+		return 1;
+	}
+	if (now >= r->next_poll && r->fd >= 0) {
+		struct pollfd p = { .fd = r->fd, .events = POLLRDHUP };
+
+		r->next_poll = now + POLL_EVERY;
+		if (poll(&p, 1, 0) > 0 && (p.revents & (POLLRDHUP | POLLHUP | POLLERR))) {
+			r->cancel = CANCEL_GONE;
+			return 1;
+		}
+	}
+	return 0;
+}
+
 sqlite3 *
 http_db(struct http_req *r)
 {
@@ -137,6 +188,7 @@ http_db(struct http_req *r)
 		sqlite3_busy_timeout(db, 2000);
 		sqlite3_exec(db, "PRAGMA query_only = 1", NULL, NULL, NULL);
 	}
+	sqlite3_progress_handler(db, 1000, progress, r);
 	r->db = db;
 	return db;
 }
@@ -146,6 +198,7 @@ db_release(struct http_server *s, sqlite3 *db)
 {
 	if (!db)
 		return;
+	sqlite3_progress_handler(db, 0, NULL, NULL);
 	pthread_mutex_lock(&s->lock);
 	if (s->n_pool < HTTP_DB_POOL) {
 		s->pool[s->n_pool++] = db;
@@ -155,10 +208,52 @@ db_release(struct http_server *s, sqlite3 *db)
 	sqlite3_close(db);
 }
 
+/* The plan of sql, appended to the plan log (tests/http_scale.sh reads it):
+ * "QUERY <sql>" then one "PLAN <detail>" line per step. */
+static void
+log_plan(struct http_req *r, const char *sql)
+{
+	sqlite3_stmt *q;
+	char *eqp;
+	FILE *f;
+
+	eqp = xasprintf("EXPLAIN QUERY PLAN %s", sql);
+	if (sqlite3_prepare_v2(r->db, eqp, -1, &q, NULL) != SQLITE_OK) {
+		free(eqp);
+		return;
+	}
+	free(eqp);
+	pthread_mutex_lock(&r->srv->lock);
+	f = fopen(r->srv->plan_log, "ae");
+	if (f) {
+		fprintf(f, "QUERY %s\n", sql);
+		while (sqlite3_step(q) == SQLITE_ROW)
+			fprintf(f, "PLAN %s\n", (const char *)sqlite3_column_text(q, 3));
+		fclose(f);
+	}
+	pthread_mutex_unlock(&r->srv->lock);
+	sqlite3_finalize(q);
+}
+
+sqlite3_stmt *
+http_prepare_quiet(struct http_req *r, const char *sql)
+{
+	sqlite3 *db = r->cancel ? NULL : http_db(r);
+	sqlite3_stmt *st = NULL;
+
+	if (!db || sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) {
+		sqlite3_finalize(st);
+		return NULL;
+	}
+	if (r->srv->plan_log)
+		log_plan(r, sql);
+	return st;
+}
+
 sqlite3_stmt *
 http_prepare(struct http_req *r, const char *sql)
 {
-	sqlite3 *db = http_db(r);
+	sqlite3 *db = r->cancel ? NULL : http_db(r);
 	sqlite3_stmt *st = NULL;
 
 	if (!db)
@@ -169,7 +264,18 @@ http_prepare(struct http_req *r, const char *sql)
 			   sqlite3_errmsg(db));
 		return NULL;
 	}
+	if (r->srv->plan_log)
+		log_plan(r, sql);
 	return st;
+}
+
+void
+http_stats(struct http_server *s, unsigned *in_flight, unsigned long long stopped[3])
+{
+	pthread_mutex_lock(&s->lock);
+	*in_flight = s->in_flight;
+	memcpy(stopped, s->stopped, sizeof(s->stopped));
+	pthread_mutex_unlock(&s->lock);
 }
 
 int
@@ -672,6 +778,11 @@ completed_cb(void *cls, struct MHD_Connection *conn, void **con_cls,
 	(void)toe;
 	if (!r)
 		return;
+	if (r->counted) {
+		pthread_mutex_lock(&r->srv->lock);
+		r->srv->in_flight--;
+		pthread_mutex_unlock(&r->srv->lock);
+	}
 	db_release(r->srv, r->db);
 	for (int i = 0; i < r->n_extra; i++) {
 		free(r->extra_header[i][0]);
@@ -693,6 +804,10 @@ logger(void *cls, const char *fmt, va_list ap)
 
 	(void)cls;
 	vsnprintf(msg, sizeof(msg), fmt, ap);
+	/* What libmicrohttpd says when process() drops the connection of a
+	 * client that went away (counted in /metrics instead). */
+	if (!strncmp(msg, "Application reported internal error", 35))
+		return;
 	n = strlen(msg);
 	while (n && msg[n - 1] == '\n')
 		msg[--n] = '\0';
@@ -829,13 +944,49 @@ handler(void *cls, struct MHD_Connection *conn, const char *url, const char *met
 	return MHD_YES;
 }
 
+/*
+ * The answer of a request whose queries were interrupted (progress()):
+ * whatever the handler made of the interrupted query is replaced by an
+ * error that says what happened and what to ask for instead.
+ */
+static void
+interrupted(struct http_req *r)
+{
+	struct http_server *s = r->srv;
+
+	pthread_mutex_lock(&s->lock);
+	s->stopped[r->cancel - 1]++;
+	pthread_mutex_unlock(&s->lock);
+	r->content_type = NULL;
+	r->n_extra = 0;
+	if (r->cancel == CANCEL_TIME) {
+		http_error(r, 503, "the request's database queries ran out of their time budget "
+			   "(%.1f s) and were stopped: ask for less (tid, from/to, a smaller limit) "
+			   "and page with offset", s->budget_ms / 1000.0);
+		http_add_header(r, "Retry-After", "10");
+	} else {
+		http_error(r, 413, "the answer would exceed %zu bytes and was stopped: ask for less "
+			   "(tid, from/to, a smaller limit) and page with offset", s->max_body);
+	}
+}
+
 /* The request passed the first checks and was read whole: route it. */
 static enum MHD_Result
 process(struct http_req *r)
 {
+	const union MHD_ConnectionInfo *ci =
+		MHD_get_connection_info(r->conn, MHD_CONNECTION_INFO_CONNECTION_FD);
 	int a;
 
 	r->answered = true;
+	r->started = mono_now();
+	r->deadline = r->started + r->srv->budget_ms / 1000.0;
+	r->next_poll = r->started + POLL_EVERY;
+	r->fd = ci ? ci->connect_fd : -1;
+	pthread_mutex_lock(&r->srv->lock);
+	r->srv->in_flight++;
+	r->counted = true;
+	pthread_mutex_unlock(&r->srv->lock);
 	a = authenticate(r);
 	if (r->nseg > 0 && (!strcmp(r->segs[0], "api") || !strcmp(r->segs[0], "metrics"))) {
 		if (a <= 0) {
@@ -851,6 +1002,16 @@ process(struct http_req *r)
 			http_metrics(r);
 		else
 			http_error(r, 404, "no such page");
+		if (r->cancel == CANCEL_NONE && r->body.len > r->srv->max_body)
+			r->cancel = CANCEL_SIZE;
+		if (r->cancel == CANCEL_GONE) {
+			pthread_mutex_lock(&r->srv->lock);
+			r->srv->stopped[CANCEL_GONE - 1]++;
+			pthread_mutex_unlock(&r->srv->lock);
+			return MHD_NO;	/* nobody is there to read an answer */
+		}
+		if (r->cancel)
+			interrupted(r);
 		return send_response(r);
 	}
 
@@ -945,7 +1106,10 @@ parse_listen(const char *s, struct sockaddr_storage *sa, unsigned *port, char *a
 static struct MHD_Daemon *
 start_one(struct http_server *s, const struct http_config *c, struct sockaddr_storage *sa)
 {
-	unsigned flags = MHD_USE_AUTO | MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ERROR_LOG;
+	/* A thread per connection: a request that takes its time (up to the
+	 * budget) holds its own connection only, never another client's. */
+	unsigned flags = MHD_USE_AUTO | MHD_USE_THREAD_PER_CONNECTION |
+			 MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ERROR_LOG;
 
 	if (sa->ss_family == AF_INET6)
 		flags |= MHD_USE_IPv6;
@@ -958,7 +1122,6 @@ start_one(struct http_server *s, const struct http_config *c, struct sockaddr_st
 		/* Refuse what RFC 7230 forbids (a missing Host in HTTP/1.1,
 		 * bad whitespace) instead of guessing. */
 		MHD_OPTION_STRICT_FOR_CLIENT, (int)1,
-		MHD_OPTION_THREAD_POOL_SIZE, (unsigned)(c->threads ? c->threads : 2),
 		MHD_OPTION_NOTIFY_CONNECTION, conn_cb, s,
 		MHD_OPTION_URI_LOG_CALLBACK, uri_cb, s,
 		MHD_OPTION_NOTIFY_COMPLETED, completed_cb, s,
@@ -1022,6 +1185,9 @@ http_start(const struct http_config *c, char *err, size_t errsz)
 	s = xcalloc(1, sizeof(*s));
 	pthread_mutex_init(&s->lock, NULL);
 	s->db_path = xstrdup(c->db_path);
+	s->budget_ms = c->budget_ms ? c->budget_ms : DEFAULT_BUDGET_MS;
+	s->max_body = c->max_response ? c->max_response : DEFAULT_MAX_BODY;
+	s->plan_log = c->plan_log ? xstrdup(c->plan_log) : NULL;
 	s->live = c->live;
 	s->live_arg = c->live_arg;
 	if (c->web_root) {
@@ -1090,6 +1256,7 @@ http_stop(struct http_server *s)
 	free(s->sample_ops);
 	free(s->host_for_url);
 	free(s->db_path);
+	free(s->plan_log);
 	free(s->web_root);
 	pthread_mutex_destroy(&s->lock);
 	free(s);

@@ -45,9 +45,17 @@ struct http_config {
 	 * state, or false when it is not running here. */
 	bool (*live)(void *arg, int64_t session, struct http_live *out);
 	void *live_arg;
+	/* Each connection is served by a thread of its own (so a slow request
+	 * holds only its own connection), up to connection_limit at once. */
 	unsigned connection_limit;	/* 0: 64 */
 	unsigned timeout_s;		/* idle connection timeout; 0: 30 s */
-	unsigned threads;		/* worker threads; 0: 2 */
+	/* Every request's database queries together may run this long; then
+	 * they are interrupted and the answer is a 503 that says so.  They are
+	 * interrupted too when the client goes away. */
+	unsigned budget_ms;		/* 0: 10 s */
+	size_t max_response;		/* bytes of one answer; more: 413.  0: 64 MiB */
+	/* Tests: append each query's EXPLAIN QUERY PLAN to this file. */
+	const char *plan_log;
 };
 
 struct http_server;

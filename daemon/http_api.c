@@ -19,6 +19,9 @@
 
 #define LIST_LIMIT_MAX 1000
 #define ROWS_LIMIT_MAX 1000000
+/* Rows of a view in one answer: by default, and at most. */
+#define VIEW_LIMIT 10000
+#define VIEW_LIMIT_MAX 100000
 #define IDX_MAX ((uint64_t)INT64_MAX)
 
 static double
@@ -999,17 +1002,37 @@ series(struct http_req *r, int64_t id)
 	return 0;
 }
 
-/* The conversion views a client may read whole, with a stable order. */
-/* The reuse_distance view with the interval filter applied before its
- * window function (SQLite would otherwise compute the view whole). */
+/*
+ * The conversion views a client may read, page by page, in a stable
+ * order (tid, interval, then the view's own key).  Some are spelled out
+ * here as the view filtered first, so that every query walks the
+ * session's intervals through the (session_id, tid, idx) index and the
+ * other tables by key, rows coming out already in order: a page costs its
+ * rows (and the offset's), never a sort of the whole session
+ * (tests/http_scale.sh checks each plan).  `metric` is read interval by
+ * interval (http_metric_pairs_sql).
+ */
+/* reuse_distance with the cumulative sum per interval as a key range
+ * (its window function would sort every row of the session first). */
 #define REUSE_DISTANCE_FILTERED \
 	"(SELECT i.session_id, i.tid, i.idx AS interval, b.bucket, rb.lo, rb.hi, b.count, " \
 	"m.refs, CAST(b.count AS REAL) / NULLIF(m.refs, 0) AS fraction, " \
-	"CAST(SUM(b.count) OVER (PARTITION BY b.interval_id ORDER BY b.bucket) AS REAL) " \
-	"/ NULLIF(m.refs, 0) AS cdf FROM interval i " \
-	"JOIN memstackdist_bucket b ON b.interval_id = i.id " \
+	"CAST((SELECT sum(b2.count) FROM memstackdist_bucket b2 WHERE b2.interval_id = i.id " \
+	"AND b2.bucket <= b.bucket) AS REAL) / NULLIF(m.refs, 0) AS cdf FROM interval i " \
 	"JOIN memstackdist m ON m.interval_id = i.id " \
+	"JOIN memstackdist_bucket b ON b.interval_id = i.id " \
 	"JOIN reuse_bucket rb ON rb.bucket = b.bucket " \
+	"WHERE i.session_id = ?1 AND ", " AND i.idx BETWEEN ?3 AND ?4)"
+/* dependency_distance_cdf with the intervals as the outer loop. */
+#define DEPENDENCY_DISTANCE_FILTERED \
+	"(SELECT i.session_id, i.tid, i.idx AS interval, d.distance, " \
+	"CASE d.distance WHEN 1 THEN r.c1 WHEN 2 THEN r.c2 WHEN 4 THEN r.c4 WHEN 8 THEN r.c8 " \
+	"WHEN 16 THEN r.c16 WHEN 32 THEN r.c32 ELSE r.c64 END AS count, r.reads, " \
+	"CAST(CASE d.distance WHEN 1 THEN r.c1 WHEN 2 THEN r.c2 WHEN 4 THEN r.c4 " \
+	"WHEN 8 THEN r.c8 WHEN 16 THEN r.c16 WHEN 32 THEN r.c32 ELSE r.c64 END AS REAL) " \
+	"/ NULLIF(r.reads, 0) AS probability FROM interval i JOIN reg r ON r.interval_id = i.id " \
+	"CROSS JOIN (SELECT 1 AS distance UNION ALL SELECT 2 UNION ALL SELECT 4 UNION ALL " \
+	"SELECT 8 UNION ALL SELECT 16 UNION ALL SELECT 32 UNION ALL SELECT 64) d " \
 	"WHERE i.session_id = ?1 AND ", " AND i.idx BETWEEN ?3 AND ?4)"
 
 static const struct {
@@ -1017,16 +1040,18 @@ static const struct {
 	/* NULL: the view itself; else a subquery in two halves around the
 	 * tid condition. */
 	const char *from_head, *from_tail;
+	bool whole;		/* per thread, no interval column */
 } views[] = {
 	{ "ilp_per_window", "analysis, window" },
 	{ "instruction_mix", "grp" },
 	{ "misprediction_rate", "history, organization" },
 	{ "branch_behaviour", "interval" },
 	{ "register_traffic", "interval" },
-	{ "dependency_distance_cdf", "distance" },
+	{ "dependency_distance_cdf", "distance", DEPENDENCY_DISTANCE_FILTERED },
 	{ "stride_cdf", "kind, le" },
 	{ "footprint_bytes", "interval" },
 	{ "reuse_distance", "bucket", REUSE_DISTANCE_FILTERED },
+	{ "reuse_distance_session", "bucket", NULL, NULL, true },
 	{ "cold_references", "interval" },
 	{ "metric", "metric" },
 };
@@ -1071,6 +1096,55 @@ csv_field(struct jbuf *b, sqlite3_stmt *st, int i)
 	}
 }
 
+/* The rows of a view: one statement, or (metric) the intervals and each
+ * one's (metric, value) pairs. */
+struct rows {
+	sqlite3_stmt *st;	/* the view; for metric: id, session_id, tid, idx */
+	sqlite3_stmt *pairs;	/* metric: the current interval's pairs */
+	bool in_pairs;
+};
+
+static int
+rows_step(struct rows *w)
+{
+	int rc;
+
+	if (!w->pairs)
+		return sqlite3_step(w->st);
+	for (;;) {
+		if (w->in_pairs) {
+			rc = sqlite3_step(w->pairs);
+			if (rc != SQLITE_DONE)
+				return rc;
+			w->in_pairs = false;
+		}
+		rc = sqlite3_step(w->st);
+		if (rc != SQLITE_ROW)
+			return rc;
+		sqlite3_reset(w->pairs);
+		sqlite3_bind_int64(w->pairs, 1, sqlite3_column_int64(w->st, 0));
+		w->in_pairs = true;
+	}
+}
+
+/* Column i of the current row as (statement, column). */
+static sqlite3_stmt *
+rows_col(struct rows *w, int i, int *col)
+{
+	if (!w->pairs) {
+		*col = i;
+		return w->st;
+	}
+	if (i < 3) {
+		*col = i + 1;
+		return w->st;
+	}
+	*col = i - 3;
+	return w->pairs;
+}
+
+static const char *const metric_columns[] = { "session_id", "tid", "interval", "metric", "value" };
+
 static int
 view_rows(struct http_req *r, int64_t id, const char *name)
 {
@@ -1078,11 +1152,12 @@ view_rows(struct http_req *r, int64_t id, const char *name)
 	bool csv = format && !strcmp(format, "csv");
 	uint64_t limit, offset;
 	struct range g;
-	sqlite3_stmt *st;
+	struct rows w = { NULL, NULL, false };
 	size_t v;
 	char *sql;
 	int64_t n = 0;
-	int rc, ncol;
+	int rc, ncol, c;
+	sqlite3_stmt *q;
 
 	for (v = 0; v < sizeof(views) / sizeof(views[0]); v++)
 		if (!strcmp(name, views[v].name))
@@ -1092,26 +1167,50 @@ view_rows(struct http_req *r, int64_t id, const char *name)
 	if (format && !csv && strcmp(format, "json"))
 		return http_error(r, 400, "parameter format: want json or csv");
 	if (parse_range(r, &g) < 0 ||
-	    http_arg_u64(r, "limit", 100000, ROWS_LIMIT_MAX, &limit) < 0 ||
+	    http_arg_u64(r, "limit", VIEW_LIMIT, VIEW_LIMIT_MAX, &limit) < 0 ||
 	    http_arg_u64(r, "offset", 0, IDX_MAX, &offset) < 0)
 		return 0;
-	if (views[v].from_head) {
+	if (!strcmp(views[v].name, "metric")) {
+		/* The pairs in the view's order; the offset is skipped below. */
+		sql = xasprintf("%s ORDER BY metric", http_metric_pairs_sql);
+		w.pairs = http_prepare(r, sql);
+		free(sql);
+		if (!w.pairs)
+			return 0;
+		sqlite3_bind_null(w.pairs, 2);
+		sql = xasprintf("SELECT id, session_id, tid, idx FROM interval WHERE session_id = ?1 "
+				"AND %s AND idx BETWEEN ?3 AND ?4 ORDER BY tid, idx", TID_COND(&g));
+	} else if (views[v].from_head) {
 		sql = xasprintf("SELECT * FROM %s%s%s ORDER BY tid, interval, %s LIMIT ?5 OFFSET ?6",
 				views[v].from_head, g.has_tid ? "i.tid = ?2" : "?2 IS NULL",
 				views[v].from_tail, views[v].order);
+	} else if (views[v].whole) {
+		sql = xasprintf("SELECT * FROM %s WHERE session_id = ?1 AND %s AND ?3 <= ?4 "
+				"ORDER BY tid, %s LIMIT ?5 OFFSET ?6", views[v].name, TID_COND(&g),
+				views[v].order);
 	} else {
 		sql = xasprintf("SELECT * FROM %s WHERE session_id = ?1 AND %s "
 				"AND interval BETWEEN ?3 AND ?4 ORDER BY tid, interval, %s "
 				"LIMIT ?5 OFFSET ?6", views[v].name, TID_COND(&g), views[v].order);
 	}
-	st = http_prepare(r, sql);
+	w.st = http_prepare(r, sql);
 	free(sql);
-	if (!st)
+	if (!w.st) {
+		sqlite3_finalize(w.pairs);
 		return 0;
-	bind_range(st, id, &g);
-	sqlite3_bind_int64(st, 5, (int64_t)limit + 1);
-	sqlite3_bind_int64(st, 6, (int64_t)offset);
-	ncol = sqlite3_column_count(st);
+	}
+	bind_range(w.st, id, &g);
+	if (w.pairs) {
+		ncol = 5;
+		rc = SQLITE_ROW;
+		for (uint64_t k = 0; k < offset && (rc = rows_step(&w)) == SQLITE_ROW; k++)
+			;
+	} else {
+		sqlite3_bind_int64(w.st, 5, (int64_t)limit + 1);
+		sqlite3_bind_int64(w.st, 6, (int64_t)offset);
+		ncol = sqlite3_column_count(w.st);
+		rc = SQLITE_ROW;
+	}
 	if (csv) {
 		char *disp = xasprintf("attachment; filename=\"micad-session-%lld-%s.csv\"",
 				       (long long)id, views[v].name);
@@ -1122,17 +1221,26 @@ view_rows(struct http_req *r, int64_t id, const char *name)
 		for (int i = 0; i < ncol; i++) {
 			if (i)
 				jb_raw(&r->body, ",", 1);
-			jb_puts(&r->body, sqlite3_column_name(st, i));
+			jb_puts(&r->body, w.pairs ? metric_columns[i] : sqlite3_column_name(w.st, i));
 		}
 		jb_raw(&r->body, "\n", 1);
-		while ((rc = sqlite3_step(st)) == SQLITE_ROW && n < (int64_t)limit) {
+		while (rc == SQLITE_ROW && (rc = rows_step(&w)) == SQLITE_ROW && n < (int64_t)limit) {
 			for (int i = 0; i < ncol; i++) {
+				q = rows_col(&w, i, &c);
 				if (i)
 					jb_raw(&r->body, ",", 1);
-				csv_field(&r->body, st, i);
+				csv_field(&r->body, q, c);
 			}
 			jb_raw(&r->body, "\n", 1);
 			n++;
+		}
+		/* The next page of a CSV download (RFC 8288), since the body
+		 * has no room to say it. */
+		if (rc == SQLITE_ROW && limit) {
+			char *next = xasprintf("<?offset=%lld>; rel=\"next\"", (long long)offset + n);
+
+			http_add_header(r, "Link", next);
+			free(next);
 		}
 	} else {
 		jb_obj(&r->body);
@@ -1143,20 +1251,24 @@ view_rows(struct http_req *r, int64_t id, const char *name)
 		jb_key(&r->body, "columns");
 		jb_arr(&r->body);
 		for (int i = 0; i < ncol; i++)
-			jb_str(&r->body, sqlite3_column_name(st, i));
+			jb_str(&r->body, w.pairs ? metric_columns[i] : sqlite3_column_name(w.st, i));
 		jb_arr_end(&r->body);
 		jb_key(&r->body, "rows");
 		jb_arr(&r->body);
-		while ((rc = sqlite3_step(st)) == SQLITE_ROW && n < (int64_t)limit) {
+		while (rc == SQLITE_ROW && (rc = rows_step(&w)) == SQLITE_ROW && n < (int64_t)limit) {
 			jb_arr(&r->body);
-			for (int i = 0; i < ncol; i++)
-				jb_column(&r->body, st, i);
+			for (int i = 0; i < ncol; i++) {
+				q = rows_col(&w, i, &c);
+				jb_column(&r->body, q, c);
+			}
 			jb_arr_end(&r->body);
 			n++;
 		}
 		jb_arr_end(&r->body);
 		jb_key(&r->body, "offset");
 		jb_u64(&r->body, offset);
+		jb_key(&r->body, "limit");
+		jb_u64(&r->body, limit);
 		jb_key(&r->body, "next_offset");
 		/* limit=0 asks for no rows: no page follows. */
 		if (rc == SQLITE_ROW && limit)
@@ -1165,7 +1277,8 @@ view_rows(struct http_req *r, int64_t id, const char *name)
 			jb_null(&r->body);
 		jb_obj_end(&r->body);
 	}
-	sqlite3_finalize(st);
+	sqlite3_finalize(w.st);
+	sqlite3_finalize(w.pairs);
 	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
 		return db_fail(r);
 	return 0;

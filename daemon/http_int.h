@@ -23,7 +23,9 @@
 
 #define HTTP_TOKEN_HEX 64		/* 32 random bytes */
 #define HTTP_MAX_SEGS 12
-#define HTTP_DB_POOL 4
+/* Read-only connections kept open between requests (more are opened when
+ * more requests run at once, and closed after). */
+#define HTTP_DB_POOL 16
 
 /* ---- output buffer with JSON helpers (http_json.c) ---- */
 
@@ -100,7 +102,17 @@ struct http_server {
 
 	sqlite3 *pool[HTTP_DB_POOL];
 	size_t n_pool;
+
+	/* Every request's database work runs under a budget (http_db). */
+	unsigned budget_ms;
+	size_t max_body;
+	unsigned in_flight;		/* requests being answered (lock) */
+	unsigned long long stopped[3];	/* interrupted: time, size, client gone */
+	char *plan_log;			/* EXPLAIN QUERY PLAN of every query, or NULL */
 };
+
+/* Why a request's queries were interrupted (http_req.cancel). */
+enum http_cancel { CANCEL_NONE, CANCEL_TIME, CANCEL_SIZE, CANCEL_GONE };
 
 /* One request: created by the URI callback, freed when it completes. */
 struct http_req {
@@ -121,9 +133,15 @@ struct http_req {
 	unsigned status;
 	struct jbuf body;
 	const char *content_type;
-	char *extra_header[4][2];	/* copies, freed with the request */
+	char *extra_header[6][2];	/* copies, freed with the request */
 	int n_extra;
 	sqlite3 *db;
+
+	double started, deadline;	/* CLOCK_MONOTONIC seconds */
+	double next_poll;		/* when to look at the socket again */
+	int fd;				/* the connection's socket */
+	enum http_cancel cancel;
+	bool counted;			/* in srv->in_flight */
 };
 
 /* Query argument (decoded) or NULL. */
@@ -140,8 +158,15 @@ void http_add_header(struct http_req *r, const char *name, const char *value);
 
 /* The read-only database of the request (pooled); NULL after a 503. */
 sqlite3 *http_db(struct http_req *r);
-/* Prepare, or 500 and NULL. */
+/* Prepare, or 500 and NULL (NULL too once the request was interrupted). */
 sqlite3_stmt *http_prepare(struct http_req *r, const char *sql);
+
+/* The same without an error answer: NULL when the database lacks what sql
+ * reads (an optional table of an older schema). */
+sqlite3_stmt *http_prepare_quiet(struct http_req *r, const char *sql);
+
+/* Requests being answered and requests interrupted (for /metrics). */
+void http_stats(struct http_server *s, unsigned *in_flight, unsigned long long stopped[3]);
 
 /* Session visible to the request's uid?  1: yes, 0: 404 sent, -1: error
  * sent.  On 1, *running tells whether its end_reason is 'running'. */

@@ -266,11 +266,10 @@ stored_mgsim(struct http_req *r, struct msession *m)
 		jb_printf(&sql, ", %s", mgsim_counter_info(c)->name);
 	jb_puts(&sql, " FROM mgsim_counters WHERE session_id = ?1 "
 		"ORDER BY clocks DESC, taken_at DESC LIMIT 1");
-	if (sqlite3_prepare_v2(r->db, sql.p, -1, &st, NULL) != SQLITE_OK) {
-		jb_free(&sql);
-		return;		/* a database without the MGSim tables */
-	}
+	st = http_prepare_quiet(r, sql.p);
 	jb_free(&sql);
+	if (!st)
+		return;		/* a database without the MGSim tables */
 	sqlite3_bind_int64(st, 1, m->id);
 	if (sqlite3_step(st) == SQLITE_ROW) {
 		for (unsigned c = 0; c < MGSIM_NUM_COUNTERS; c++)
@@ -292,10 +291,9 @@ interval_samples(struct http_req *r, const struct msession *m, struct samples *o
 			 "tt.last_interval_id WHERE tt.session_id = ?1 ORDER BY tt.tid");
 	pairs = t ? http_prepare(r, msql) : NULL;
 	free(msql);
-	ipc = NULL;
-	if (pairs && sqlite3_prepare_v2(r->db, "SELECT ipc FROM sched_interval WHERE session_id = ?1 "
-				       "AND tid = ?2 AND idx = ?3", -1, &ipc, NULL) != SQLITE_OK)
-		ipc = NULL;	/* a database without the scheduling model */
+	/* NULL in a database without the scheduling model. */
+	ipc = pairs ? http_prepare_quiet(r, "SELECT ipc FROM sched_interval WHERE session_id = ?1 "
+					 "AND tid = ?2 AND idx = ?3") : NULL;
 	if (!pairs)
 		goto out;
 	sqlite3_bind_int64(t, 1, m->id);
@@ -510,6 +508,22 @@ http_metrics(struct http_req *r)
 		}
 		jb_printf(b, "%s{%s}", name, smp.s[i].labels);
 		sample_double(b, smp.s[i].v);
+	}
+	{
+		static const char *const why[3] = { "time", "size", "client_gone" };
+		unsigned long long stopped[3];
+		unsigned busy;
+
+		http_stats(r->srv, &busy, stopped);
+		help(b, "micad_http_requests_in_flight", "gauge",
+		     "HTTP requests being answered, this scrape included");
+		jb_printf(b, "micad_http_requests_in_flight %u\n", busy);
+		help(b, "micad_http_requests_interrupted_total", "counter",
+		     "HTTP requests whose queries were stopped: past the time budget (503), past "
+		     "the answer size limit (413), or the client gone");
+		for (int i = 0; i < 3; i++)
+			jb_printf(b, "micad_http_requests_interrupted_total{reason=\"%s\"} %llu\n",
+				  why[i], stopped[i]);
 	}
 	for (size_t i = 0; i < smp.n; i++)
 		free(smp.s[i].labels);

@@ -44,13 +44,11 @@ session_config(struct http_req *r, int64_t session, struct mgsim_config *c)
 	sqlite3_stmt *st;
 
 	mgsim_config_default(c);
-	if (!http_db(r))
-		return;
-	if (sqlite3_prepare_v2(r->db, "SELECT core_mhz, master_mhz, l1i_size, l1i_assoc, l1i_line, "
-			       "l1d_size, l1d_assoc, l1d_line, l1d_policy, l2_size, l2_assoc, "
+	if (!(st = http_prepare_quiet(r, "SELECT core_mhz, master_mhz, l1i_size, l1i_assoc, "
+			       "l1i_line, l1d_size, l1d_assoc, l1d_line, l1d_policy, l2_size, l2_assoc, "
 			       "l2_line, cycle_model, l2_latency, mem_latency, thread_entries, "
 			       "family_entries, xq_mode, mmio_base, time_format FROM mgsim_config "
-			       "WHERE session_id = ?", -1, &st, NULL) != SQLITE_OK)
+			       "WHERE session_id = ?")))
 		return;		/* a database from before the MGSim view */
 	sqlite3_bind_int64(st, 1, session);
 	if (sqlite3_step(st) == SQLITE_ROW) {
@@ -122,7 +120,7 @@ prepare_mgsim(struct http_req *r, struct jbuf *sql)
 
 	if (!http_db(r))
 		return NULL;
-	if (sqlite3_prepare_v2(r->db, sql->p, -1, &st, NULL) != SQLITE_OK) {
+	if (!(st = http_prepare_quiet(r, sql->p))) {
 		http_error(r, 404, "no MGSim counters in this database (%s)", sqlite3_errmsg(r->db));
 		return NULL;
 	}
