@@ -22,6 +22,9 @@
 #include <sys/random.h>
 #include <sys/socket.h>
 #include <time.h>
+#include <unistd.h>
+
+#include <zlib.h>
 
 #include "http_int.h"
 #include "mgsim.h"
@@ -581,9 +584,9 @@ parse_path(struct http_req *r)
 }
 
 /* The request target without its token parameter, for the redirect after
- * the cookie is set. */
-static char *
-uri_without_token(const char *raw)
+ * the cookie is set (and the API's ETags). */
+char *
+http_uri_without_token(const char *raw)
 {
 	const char *q = strchr(raw, '?');
 	struct jbuf b;
@@ -826,7 +829,7 @@ http_queue(struct http_req *r, struct MHD_Response *resp, bool no_store)
 	MHD_add_response_header(resp, "X-Content-Type-Options", "nosniff");
 	MHD_add_response_header(resp, "Referrer-Policy", "no-referrer");
 	MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL,
-				no_store ? "no-store" : "no-cache");
+				no_store ? "no-store" : r->cacheable ? "private, no-cache" : "no-cache");
 	for (int i = 0; i < r->n_extra; i++)
 		MHD_add_response_header(resp, r->extra_header[i][0], r->extra_header[i][1]);
 	ret = MHD_queue_response(r->conn, r->status ? r->status : 200, resp);
@@ -834,21 +837,150 @@ http_queue(struct http_req *r, struct MHD_Response *resp, bool no_store)
 	return ret;
 }
 
-static enum MHD_Result
-send_response(struct http_req *r)
+/*
+ * Does the client take gzip?  Accept-Encoding lists codings, each maybe
+ * with ";q=VALUE"; gzip (or "*") with a q that is not zero says yes.
+ */
+static bool
+accepts_gzip(struct http_req *r)
+{
+	const char *ae = MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND,
+						     MHD_HTTP_HEADER_ACCEPT_ENCODING);
+	const char *p = ae;
+
+	while (p && *p) {
+		size_t n, tl;
+		const char *q;
+
+		p += strspn(p, " \t,");
+		n = strcspn(p, ",");
+		tl = strcspn(p, " \t;,");
+		if ((tl == 4 && !strncasecmp(p, "gzip", 4)) || (tl == 1 && *p == '*')) {
+			q = memchr(p, ';', n);
+			if (!q)
+				return true;
+			q += strspn(q + 1, " \t") + 1;
+			if (strncasecmp(q, "q=", 2))
+				return true;
+			/* q=0, q=0.0, q=0.000: refused */
+			q += 2;
+			if (*q != '0')
+				return true;
+			for (q++; *q == '.' || *q == '0'; q++)
+				;
+			if (q < p + n && *q >= '1' && *q <= '9')
+				return true;
+		}
+		p += n;
+	}
+	return false;
+}
+
+/* Text worth compressing: JSON, CSV, the metrics and the UI's files. */
+static bool
+compressible(const char *type)
+{
+	return type && (!strncmp(type, "application/json", 16) || !strncmp(type, "text/", 5) ||
+			!strncmp(type, "image/svg", 9));
+}
+
+/* body (len bytes) gzipped into a new buffer, or NULL when that would not
+ * be shorter (or zlib fails). */
+static char *
+gzip_body(const char *body, size_t len, size_t *out_len)
+{
+	z_stream z;
+	char *out;
+	size_t cap;
+
+	memset(&z, 0, sizeof(z));
+	if (deflateInit2(&z, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK)
+		return NULL;
+	cap = deflateBound(&z, len);
+	out = xmalloc(cap);
+	z.next_in = (Bytef *)body;
+	z.avail_in = (uInt)len;
+	z.next_out = (Bytef *)out;
+	z.avail_out = (uInt)cap;
+	if (len > UINT32_MAX || deflate(&z, Z_FINISH) != Z_STREAM_END || z.total_out >= len) {
+		deflateEnd(&z);
+		free(out);
+		return NULL;
+	}
+	*out_len = z.total_out;
+	deflateEnd(&z);
+	return out;
+}
+
+enum MHD_Result
+http_send_buffer(struct http_req *r, char *body, size_t len, bool no_store)
 {
 	struct MHD_Response *resp;
-	size_t len;
-	char *body;
-	bool api = r->nseg > 0 && (!strcmp(r->segs[0], "api") || !strcmp(r->segs[0], "metrics"));
+	bool text = compressible(r->content_type ? r->content_type : "application/json");
 
-	body = jb_take(&r->body, &len);
+	/* Small answers are sent as they are: gzip's header and the CPU
+	 * would not pay. */
+	if (text && len >= 1024 && r->status != 304 && !r->head && accepts_gzip(r)) {
+		size_t zlen;
+		char *z = gzip_body(body, len, &zlen);
+
+		if (z) {
+			free(body);
+			body = z;
+			len = zlen;
+			http_add_header(r, MHD_HTTP_HEADER_CONTENT_ENCODING, "gzip");
+		}
+	}
+	if (text)
+		http_add_header(r, MHD_HTTP_HEADER_VARY, "Accept-Encoding");
 	resp = MHD_create_response_from_buffer_with_free_callback(len, body, free);
 	if (!resp) {
 		free(body);
 		return MHD_NO;
 	}
-	return http_queue(r, resp, api || r->status == 303);
+	return http_queue(r, resp, no_store);
+}
+
+static enum MHD_Result
+send_response(struct http_req *r)
+{
+	size_t len;
+	char *body;
+	bool api = r->nseg > 0 && (!strcmp(r->segs[0], "api") || !strcmp(r->segs[0], "metrics"));
+
+	body = jb_take(&r->body, &len);
+	return http_send_buffer(r, body, len, (api && !r->cacheable) || r->status == 303);
+}
+
+/*
+ * Does the request's If-None-Match name etag?  A list of entity tags or
+ * "*", compared weakly (the W/ prefix ignored), as RFC 9110 wants for
+ * If-None-Match.
+ */
+bool
+http_not_modified(struct http_req *r, const char *etag)
+{
+	const char *inm = MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND,
+						      MHD_HTTP_HEADER_IF_NONE_MATCH);
+	const char *mine = strncmp(etag, "W/", 2) ? etag : etag + 2;
+	size_t ml = strlen(mine);
+
+	while (inm && *inm) {
+		size_t n;
+
+		inm += strspn(inm, " \t,");
+		if (*inm == '*')
+			return true;
+		if (!strncmp(inm, "W/", 2))
+			inm += 2;
+		n = strcspn(inm, ",");
+		while (n && (inm[n - 1] == ' ' || inm[n - 1] == '\t'))
+			n--;
+		if (n == ml && !strncmp(inm, mine, ml))
+			return true;
+		inm += strcspn(inm, ",");
+	}
+	return false;
 }
 
 static enum MHD_Result
@@ -856,7 +988,7 @@ token_redirect(struct http_req *r)
 {
 	char *set = xasprintf("%s=%s; Path=/; HttpOnly; SameSite=Strict", r->srv->cookie_name,
 			      http_token_for_uid(r->srv, r->uid));
-	char *loc = uri_without_token(r->raw_uri);
+	char *loc = http_uri_without_token(r->raw_uri);
 	enum MHD_Result ret;
 
 	r->status = 303;
@@ -959,6 +1091,7 @@ interrupted(struct http_req *r)
 	pthread_mutex_unlock(&s->lock);
 	r->content_type = NULL;
 	r->n_extra = 0;
+	r->cacheable = false;
 	if (r->cancel == CANCEL_TIME) {
 		http_error(r, 503, "the request's database queries ran out of their time budget "
 			   "(%.1f s) and were stopped: ask for less (tid, from/to, a smaller limit) "
@@ -1184,6 +1317,10 @@ http_start(const struct http_config *c, char *err, size_t errsz)
 
 	s = xcalloc(1, sizeof(*s));
 	pthread_mutex_init(&s->lock, NULL);
+	/* A new server (another build, maybe another file at the path) never
+	 * takes a client's cached answer for its own. */
+	if (getrandom(&s->nonce, sizeof(s->nonce), 0) != sizeof(s->nonce))
+		s->nonce = (uint64_t)time(NULL) ^ ((uint64_t)getpid() << 32);
 	s->db_path = xstrdup(c->db_path);
 	s->budget_ms = c->budget_ms ? c->budget_ms : DEFAULT_BUDGET_MS;
 	s->max_body = c->max_response ? c->max_response : DEFAULT_MAX_BODY;

@@ -81,6 +81,7 @@ struct http_server {
 	struct MHD_Daemon *d[2];	/* IPv4 and IPv6 loopback by default */
 	unsigned port;
 	char cookie_name[24];		/* micad_token_PORT */
+	uint64_t nonce;			/* random per start: in every API ETag */
 	char *host_for_url;		/* "127.0.0.1" or "[::1]" or the address */
 	char **allowed_hosts;		/* lower case, without port */
 	size_t n_allowed_hosts;
@@ -142,6 +143,7 @@ struct http_req {
 	int fd;				/* the connection's socket */
 	enum http_cancel cancel;
 	bool counted;			/* in srv->in_flight */
+	bool cacheable;			/* an API answer with an ETag (finished session) */
 };
 
 /* Query argument (decoded) or NULL. */
@@ -180,6 +182,13 @@ void http_sample_ops(struct http_server *s, int64_t session, uint64_t *cycle, ui
 /* Add the common headers (CSP, nosniff, Cache-Control, content type,
  * r's extra headers), queue resp with r->status and destroy it. */
 enum MHD_Result http_queue(struct http_req *r, struct MHD_Response *resp, bool no_store);
+/* Queue body (malloc'd, taken), gzipped when the client accepts it and it
+ * is text of 1 KiB or more. */
+enum MHD_Result http_send_buffer(struct http_req *r, char *body, size_t len, bool no_store);
+/* The request target without any token parameter (malloc'd). */
+char *http_uri_without_token(const char *raw);
+/* If-None-Match names etag (weak comparison): answer 304. */
+bool http_not_modified(struct http_req *r, const char *etag);
 
 /* (metric, value) of interval ?1, all or only metric ?2 (http_api.c). */
 extern const char http_metric_pairs_sql[];

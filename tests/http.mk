@@ -4,7 +4,8 @@
 check_PROGRAMS += tests/http_serve tests/http_fixture tests/http_raw
 tests_http_serve_SOURCES = tests/http_serve.c
 tests_http_serve_CFLAGS = $(AM_CFLAGS) $(MHD_CFLAGS)
-tests_http_serve_LDADD = libmicad.a $(MICA_LIBS) $(SQLITE_LIBS) $(MHD_LIBS) $(AX_PTHREAD_LIBS)
+tests_http_serve_LDADD = libmicad.a $(MICA_LIBS) $(SQLITE_LIBS) $(MHD_LIBS) $(ZLIB_LIBS) \
+	$(AX_PTHREAD_LIBS)
 tests_http_raw_SOURCES = tests/http_raw.c
 tests_http_raw_LDADD = libmicad.a
 tests_http_fixture_SOURCES = tests/http_fixture.c

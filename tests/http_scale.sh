@@ -9,7 +9,10 @@
 #   list from answering meanwhile (a thread per connection), and once their
 #   clients go away the server stops their queries;
 # * a request past its time budget gets a 503, an answer past the size
-#   limit a 413, each saying what to do.
+#   limit a 413, each saying what to do;
+# * JSON, CSV, /metrics and the UI's text files go gzipped to a client that
+#   asks; a finished session's answers and the static files carry an ETag
+#   (static files a Last-Modified too) and a revalidation gets a 304.
 # Every wait is on a condition with a generous deadline.
 . "$top_srcdir/tests/http_lib.sh"
 
@@ -17,7 +20,51 @@ command -v awk >/dev/null 2>&1 || skip_all "no awk"
 
 # ---- plans ----
 make_fixture
-start_server --live 3 --plan-log "$tmp/plans"
+start_server --live 3 --plan-log "$tmp/plans" --web "$top_srcdir/web"
+
+# ---- compression and caching ----
+get /api/sessions/1/intervals -H 'Accept-Encoding: gzip'
+is "$(header Content-Encoding)" gzip "API JSON gzipped when the client accepts gzip"
+is "$(header Vary)" Accept-Encoding "... Vary: Accept-Encoding"
+gunzip -c "$tmp/body" >"$tmp/unzipped" 2>/dev/null
+get /api/sessions/1/intervals
+is "$(header Content-Encoding)" "" "... not without Accept-Encoding"
+cmp -s "$tmp/body" "$tmp/unzipped"
+ok $? "... and the gzipped body is the same JSON"
+get /api/sessions/1/intervals -H 'Accept-Encoding: gzip;q=0, deflate'
+is "$(header Content-Encoding)" "" "gzip;q=0 refuses gzip"
+get "/api/sessions/1/views/stride_cdf?format=csv" -H 'Accept-Encoding: br, gzip'
+is "$(header Content-Encoding)" gzip "CSV gzipped"
+get /metrics -H 'Accept-Encoding: gzip'
+is "$(header Content-Encoding)" gzip "/metrics gzipped"
+get /api/sessions/1/intervals
+etag=$(header ETag)
+has "$etag" 'W/"s1-' "a finished session's answer has an ETag"
+is "$(header Cache-Control)" "private, no-cache" "... and may be kept, revalidated (private, no-cache)"
+rm -f "$tmp/body"
+get /api/sessions/1/intervals -H "If-None-Match: $etag"
+is "$code" 304 "If-None-Match with it: 304"
+is "$(cat "$tmp/body" 2>/dev/null | wc -c | tr -d ' ')" 0 "... no body"
+get "/api/sessions/1/intervals?tid=100" -H "If-None-Match: $etag"
+is "$code" 200 "another query of the session: another ETag, 200"
+get /api/sessions/3/intervals
+is "$(header ETag)" "" "a running session's answers have no ETag"
+is "$(header Cache-Control)" "no-store" "... and are not kept"
+get /api/sessions/1/mgsim/counters
+is "$(header ETag)" "" "the MGSim counters (reads are counted) have no ETag"
+getraw /session.js -H 'Accept-Encoding: gzip'
+is "$(header Content-Encoding)" gzip "a static text file gzipped"
+setag=$(header ETag)
+lm=$(header Last-Modified)
+has "$lm" " GMT" "static files: Last-Modified"
+getraw /session.js -H "If-None-Match: $setag"
+is "$code" 304 "static file, If-None-Match: 304"
+getraw /session.js -H "If-Modified-Since: $lm"
+is "$code" 304 "static file, If-Modified-Since: 304"
+getraw /session.js -H 'If-None-Match: W/"other"'
+is "$code" 200 "static file, another ETag: 200"
+getraw /favicon.svg -H 'Accept-Encoding: gzip'
+is "$code" 200 "the icon"
 
 # plans PATH: the plans of the queries of one request, in $tmp/req.plans.
 plans() {

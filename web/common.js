@@ -95,7 +95,8 @@ function bigReviver(key, value, ctx) {
 async function api(path, opts) {
 	let r;
 	try {
-		r = await fetch(path, { credentials: "same-origin", cache: "no-store" });
+		/* no-cache: revalidated each time, a finished session's answers with a 304. */
+		r = await fetch(path, { credentials: "same-origin", cache: "no-cache" });
 	} catch (e) {
 		throw new ApiError(0, "the micad server does not answer (" + e.message + ")");
 	}
