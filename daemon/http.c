@@ -13,6 +13,7 @@
 #include <arpa/inet.h>
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <netinet/in.h>
 #include <poll.h>
@@ -21,6 +22,7 @@
 #include <string.h>
 #include <sys/random.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -389,6 +391,80 @@ http_token_for_uid(struct http_server *s, uid_t uid)
 out:
 	pthread_mutex_unlock(&s->lock);
 	return ret;
+}
+
+/*
+ * The token of uid kept in a file, so that it outlives the server: a
+ * scraper's credentials (Prometheus's credentials_file) stay valid across
+ * restarts.  An existing file is used only if it is a regular file of
+ * ours that no one else may read or write (mode 0600 or less), not a
+ * symbolic link, holding 64 hex digits (trailing white space allowed); a
+ * missing one is created mode 0600 (O_EXCL: never through a link) with
+ * the token the server made, 64 hex digits and no newline.
+ */
+int
+http_token_file(struct http_server *s, uid_t uid, const char *path, char *err, size_t errsz)
+{
+	char buf[HTTP_TOKEN_HEX + 64];
+	const char *tok;
+	struct stat st;
+	ssize_t n;
+	size_t len;
+	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+
+	if (fd >= 0) {
+		if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_uid != geteuid() ||
+		    (st.st_mode & 077)) {
+			snprintf(err, errsz, "token file %s: not a regular file of uid %u with mode "
+				 "0600 (remove it: micad makes a new one)", path, (unsigned)geteuid());
+			close(fd);
+			return -1;
+		}
+		n = read(fd, buf, sizeof(buf) - 1);
+		close(fd);
+		len = n > 0 ? (size_t)n : 0;
+		while (len && strchr(" \t\r\n", buf[len - 1]))
+			len--;
+		buf[len] = '\0';
+		if (len != HTTP_TOKEN_HEX || strspn(buf, "0123456789abcdef") != HTTP_TOKEN_HEX) {
+			snprintf(err, errsz, "token file %s: want 64 lower-case hex digits (remove "
+				 "it: micad makes a new one)", path);
+			return -1;
+		}
+		pthread_mutex_lock(&s->lock);
+		{
+			size_t i;
+
+			for (i = 0; i < s->n_tokens && s->tokens[i].uid != uid; i++)
+				;
+			if (i == s->n_tokens) {
+				s->tokens = xreallocarray(s->tokens, s->n_tokens + 1,
+							  sizeof(*s->tokens));
+				s->n_tokens++;
+			}
+			s->tokens[i].uid = uid;
+			memcpy(s->tokens[i].hex, buf, HTTP_TOKEN_HEX + 1);
+		}
+		pthread_mutex_unlock(&s->lock);
+		return 0;
+	}
+	if (errno != ENOENT) {
+		snprintf(err, errsz, "token file %s: %s", path, strerror(errno));
+		return -1;
+	}
+	tok = http_token_for_uid(s, uid);
+	fd = tok ? open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600) : -1;
+	if (fd < 0 || write(fd, tok, HTTP_TOKEN_HEX) != HTTP_TOKEN_HEX || fsync(fd) < 0) {
+		snprintf(err, errsz, "cannot write the token file %s: %s", path,
+			 tok ? strerror(errno) : "no token");
+		if (fd >= 0) {
+			close(fd);
+			unlink(path);
+		}
+		return -1;
+	}
+	close(fd);
+	return 0;
 }
 
 /* Constant-time comparison, so response times do not leak a prefix. */

@@ -67,6 +67,11 @@ struct http_server *http_start(const struct http_config *c, char *err, size_t er
 /* The token of uid, created (getrandom) on first use; owned by s. */
 const char *http_token_for_uid(struct http_server *s, uid_t uid);
 
+/* uid's token from the file at path, or a new one written there (mode
+ * 0600): a credential that stays the same across restarts.  -1 with the
+ * reason in err. */
+int http_token_file(struct http_server *s, uid_t uid, const char *path, char *err, size_t errsz);
+
 /* "http://HOST:PORT/?token=TOKEN" for uid; malloc'd. */
 char *http_url(struct http_server *s, uid_t uid);
 
