@@ -941,6 +941,23 @@ store_session_end(struct store *st, int64_t session, int exit_status, const char
 	return rc;
 }
 
+int
+store_session_error(struct store *st, int64_t session, const char *message, char *err,
+		    size_t errsz)
+{
+	sqlite3_stmt *q;
+	int rc;
+
+	if (prepare(st, "INSERT OR REPLACE INTO session_error (session_id, message) VALUES (?, ?)",
+		    &q, err, errsz) < 0)
+		return -1;
+	sqlite3_bind_int64(q, 1, session);
+	sqlite3_bind_text(q, 2, message, -1, SQLITE_STATIC);
+	rc = step_done(st, q, err, errsz);
+	sqlite3_finalize(q);
+	return rc;
+}
+
 /* Is the process that wrote a 'running' session still alive?  It is when
  * this boot has a process with its pid and its start time; without a boot
  * id or start time to compare, when its pid exists. */

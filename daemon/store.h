@@ -119,6 +119,10 @@ int64_t store_interval_id(struct store *st, int64_t session, int64_t tid, int64_
 int store_session_end(struct store *st, int64_t session, int exit_status, const char *reason,
 		      char *err, size_t errsz);
 
+/* Why a session ended in 'error' (table session_error). */
+int store_session_error(struct store *st, int64_t session, const char *message, char *err,
+			size_t errsz);
+
 /* Sessions left 'running' by a writer process that is gone (not alive, or
  * its pid reused by another process, or another boot) become 'cut-off',
  * ended at their last interval's end.  Returns how many, or -1. */

@@ -375,6 +375,28 @@ store_writer_session_end(struct store_writer *w, int64_t session, int exit_statu
 	return store_writer_call(w, session_end_fn, &j, err, errsz);
 }
 
+struct session_error_job {
+	int64_t session;
+	const char *message;
+};
+
+static int
+session_error_fn(struct store *st, void *arg, char *err, size_t errsz)
+{
+	struct session_error_job *j = arg;
+
+	return store_session_error(st, j->session, j->message, err, errsz);
+}
+
+int
+store_writer_session_error(struct store_writer *w, int64_t session, const char *message,
+			   char *err, size_t errsz)
+{
+	struct session_error_job j = { session, message };
+
+	return store_writer_call(w, session_error_fn, &j, err, errsz);
+}
+
 struct process_job {
 	int64_t session, pid, parent_pid;
 	char *exe;

@@ -69,6 +69,9 @@ void store_writer_flush(struct store_writer *w);
  */
 int64_t store_writer_session_begin(struct store_writer *w, const struct store_session *s,
 				   char *err, size_t errsz);
+/* store_session_error on the writer thread, waited for. */
+int store_writer_session_error(struct store_writer *w, int64_t session, const char *message,
+			       char *err, size_t errsz);
 int store_writer_session_end(struct store_writer *w, int64_t session, int exit_status,
 			     const char *reason, char *err, size_t errsz);
 

@@ -42,6 +42,7 @@ struct child_shared {
 	int32_t result;			/* tracer_loop()'s */
 	int32_t main_ended, main_status;
 	struct tracer_stats stats;
+	char error[512];		/* why the start failed, as reported */
 };
 
 struct trace_child {
@@ -165,8 +166,10 @@ child_main(const struct trace_child_opts *o, const struct tracer_options *topt,
 	child_tracer = tracer_new(&t, c->ring);
 	atomic_store(&c->sh->cpu, tracer_cpu(child_tracer));
 	r = argv ? tracer_launch(child_tracer, argv) : tracer_attach(child_tracer, attach_pid);
-	if (r < 0)
+	if (r < 0) {
+		snprintf(c->sh->error, sizeof(c->sh->error), "%s", last_error_msg());
 		_exit(argv ? 127 : 1);
+	}
 	atomic_store(&c->sh->main_pid, tracer_main_pid(child_tracer));
 	atomic_store(&c->sh->phase, PHASE_TRACING);
 	byte = 'S';
@@ -240,6 +243,12 @@ fail:
 	munmap(c->sh, sizeof(*c->sh));
 	free(c);
 	return NULL;
+}
+
+const char *
+trace_child_error(const struct trace_child *c)
+{
+	return c->sh->error;
 }
 
 int

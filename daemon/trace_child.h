@@ -56,6 +56,9 @@ struct trace_child *trace_child_fork(const struct trace_child_opts *o,
 /* Let the child launch or attach: 0 once it traces (t->started was
  * called), else -1 (the child said why on stderr). */
 int trace_child_start(struct trace_child *c);
+/* Why the tracer process could not start the program or attach, as it
+ * reported it ("" if it did not fail). */
+const char *trace_child_error(const struct trace_child *c);
 
 /* Wait until the child has traced to the end (about once a second the
  * progress callback runs); the ring is closed afterwards in any case.

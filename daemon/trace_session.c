@@ -479,6 +479,18 @@ out:
 		int exit_status;
 		const char *reason = end_reason(started, failed, ended, status, &exit_status);
 
+		/* What the user was told, kept with the session: the tracer
+		 * process's report of a failed start, else this thread's. */
+		if (!strcmp(reason, "error")) {
+			const char *why = o->child && *trace_child_error(o->child) ?
+					  trace_child_error(o->child) : last_error_msg();
+
+			if (store_writer_session_error(db, session, *why ? why :
+						       "micad could not trace or analyze the program "
+						       "(no message was reported)", err, sizeof(err)) < 0)
+				error_msg("cannot record why session %lld failed: %s",
+					  (long long)session, err);
+		}
 		/* After every interval queued before it (the writer is FIFO). */
 		if (store_writer_session_end(db, session, exit_status, reason, err,
 					     sizeof(err)) < 0) {

@@ -16,9 +16,29 @@
 
 const char *program_name = "micad";
 
+/* The last error reported by this thread, for a session's record. */
+static __thread char last_error[512];
+
+const char *
+last_error_msg(void)
+{
+	return last_error;
+}
+
 static void
 vmsg(const char *prefix, const char *fmt, va_list ap, int err)
 {
+	if (!*prefix) {
+		va_list copy;
+		size_t n;
+
+		va_copy(copy, ap);
+		vsnprintf(last_error, sizeof(last_error), fmt, copy);
+		va_end(copy);
+		n = strlen(last_error);
+		if (err && n < sizeof(last_error))
+			snprintf(last_error + n, sizeof(last_error) - n, ": %s", strerror(err));
+	}
 	fflush(stdout);
 	fprintf(stderr, "%s: %s", program_name, prefix);
 	vfprintf(stderr, fmt, ap);

@@ -16,6 +16,9 @@ extern const char *program_name;
 
 /* "PROG: message\n" on stderr. */
 void error_msg(const char *fmt, ...) ATTR_PRINTF(1, 2);
+/* The text of the last error_msg/perror_msg (and _and_die) of the calling
+ * thread, without the program name ("" if none). */
+const char *last_error_msg(void);
 /* "PROG: message: strerror(errno)\n"; errno is saved on entry. */
 void perror_msg(const char *fmt, ...) ATTR_PRINTF(1, 2);
 /* "PROG: warning: message\n" */
