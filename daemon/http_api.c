@@ -1003,6 +1003,185 @@ series(struct http_req *r, int64_t id)
 }
 
 /*
+ * GET .../overview?metric=M&tid=T&from=&to=&buckets=B: one metric of one
+ * thread over a range of intervals (the whole thread by default), cut
+ * into at most B buckets of equal width, each with its first and last
+ * interval, how many intervals had a value, the minimum, maximum and mean:
+ * what a chart of the whole run draws, a few kilobytes whatever the
+ * number of intervals.  One pass over the range through the (session_id,
+ * tid, idx) index and the tables' keys.  The metrics: ipc (the scheduling
+ * model), instructions, ilp_W and ilp_one_W, mix_GROUP, mispredict_ORG_H.
+ */
+#define OVERVIEW_BUCKETS_MAX 2000
+
+struct obucket {
+	int64_t n;
+	double min, max, sum;
+};
+
+static int
+overview(struct http_req *r, int64_t id)
+{
+	const char *metric = http_arg(r, "metric");
+	sqlite3_stmt *st = NULL, *t;
+	struct obucket *b;
+	struct range g;
+	uint64_t nb;
+	int64_t first, last, width, count;
+	char org[8];
+	unsigned long long w = 0, h = 0;
+	const char *sql;
+	int rc;
+
+	if (!metric)
+		return http_error(r, 400, "parameter metric required: ipc, instructions, ilp_W, "
+				  "ilp_one_W, mix_GROUP or mispredict_ORG_H");
+	if (parse_range(r, &g) < 0 ||
+	    http_arg_u64(r, "buckets", 500, OVERVIEW_BUCKETS_MAX, &nb) < 0)
+		return 0;
+	if (!g.has_tid)
+		return http_error(r, 400, "parameter tid required (an overview is of one thread)");
+	if (nb == 0)
+		return http_error(r, 400, "parameter buckets: at least 1");
+	t = http_prepare(r, "SELECT first_idx, last_idx FROM thread_total "
+			 "WHERE session_id = ?1 AND tid = ?2");
+	if (!t)
+		return 0;
+	sqlite3_bind_int64(t, 1, id);
+	sqlite3_bind_int64(t, 2, g.tid);
+	if (sqlite3_step(t) != SQLITE_ROW) {
+		sqlite3_finalize(t);
+		return http_error(r, 404, "thread %lld of session %lld has no interval",
+				  (long long)g.tid, (long long)id);
+	}
+	first = sqlite3_column_int64(t, 0);
+	last = sqlite3_column_int64(t, 1);
+	sqlite3_finalize(t);
+	if ((int64_t)g.from > first)
+		first = (int64_t)g.from;
+	if (g.to < (uint64_t)last)
+		last = (int64_t)g.to;
+	if (first > last)
+		return http_error(r, 404, "no interval of thread %lld in that range",
+				  (long long)g.tid);
+	count = last - first + 1;
+	width = (count + (int64_t)nb - 1) / (int64_t)nb;
+	nb = (uint64_t)((count + width - 1) / width);
+
+	if (!strcmp(metric, "ipc"))
+		sql = "SELECT idx, ipc FROM sched_interval WHERE session_id = ?1 AND tid = ?2 "
+		      "AND idx BETWEEN ?3 AND ?4 ORDER BY idx";
+	else if (!strcmp(metric, "instructions"))
+		sql = "SELECT idx, ins FROM interval WHERE session_id = ?1 AND tid = ?2 "
+		      "AND idx BETWEEN ?3 AND ?4 ORDER BY idx";
+	else if ((sscanf(metric, "ilp_one_%llu", &w) == 1 || sscanf(metric, "ilp_%llu", &w) == 1) &&
+		 w <= INT32_MAX)
+		sql = "SELECT i.idx, CAST(i.ins AS REAL) / NULLIF(l.cycles, 0) FROM interval i "
+		      "JOIN ilp l ON l.interval_id = i.id AND l.analysis = ?5 AND l.window = ?6 "
+		      "WHERE i.session_id = ?1 AND i.tid = ?2 AND i.idx BETWEEN ?3 AND ?4 ORDER BY i.idx";
+	else if (!strncmp(metric, "mix_", 4))
+		sql = "SELECT i.idx, CAST(c.count AS REAL) / NULLIF(i.ins, 0) FROM interval i "
+		      "JOIN itypes c ON c.interval_id = i.id AND c.grp = (SELECT grp FROM itypes_group "
+		      "WHERE session_id = ?1 AND name = ?5) "
+		      "WHERE i.session_id = ?1 AND i.tid = ?2 AND i.idx BETWEEN ?3 AND ?4 ORDER BY i.idx";
+	else if (sscanf(metric, "mispredict_%7[A-Za-z]_%llu", org, &h) == 2 && h <= 64)
+		sql = "SELECT i.idx, CAST(m.misses AS REAL) / NULLIF(pb.branches, 0) FROM interval i "
+		      "JOIN ppm m ON m.interval_id = i.id AND m.predictor_id = (SELECT id FROM "
+		      "ppm_predictor WHERE organization = ?5 AND history = ?6) "
+		      "JOIN ppm_branches pb ON pb.interval_id = i.id "
+		      "WHERE i.session_id = ?1 AND i.tid = ?2 AND i.idx BETWEEN ?3 AND ?4 ORDER BY i.idx";
+	else
+		return http_error(r, 400, "parameter metric: want ipc, instructions, ilp_W, ilp_one_W, "
+				  "mix_GROUP or mispredict_ORG_H");
+	st = http_prepare(r, sql);
+	if (!st)
+		return 0;
+	sqlite3_bind_int64(st, 1, id);
+	sqlite3_bind_int64(st, 2, g.tid);
+	sqlite3_bind_int64(st, 3, first);
+	sqlite3_bind_int64(st, 4, last);
+	if (!strncmp(metric, "ilp_", 4)) {
+		sqlite3_bind_text(st, 5, strncmp(metric, "ilp_one_", 8) ? "ilp" : "ilp_one", -1,
+				  SQLITE_STATIC);
+		sqlite3_bind_int64(st, 6, (int64_t)w);
+	} else if (!strncmp(metric, "mix_", 4)) {
+		sqlite3_bind_text(st, 5, metric + 4, -1, SQLITE_STATIC);
+	} else if (!strncmp(metric, "mispredict_", 11)) {
+		sqlite3_bind_text(st, 5, org, -1, SQLITE_STATIC);
+		sqlite3_bind_int64(st, 6, (int64_t)h);
+	}
+	b = xcalloc(nb, sizeof(*b));
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		int64_t k = (sqlite3_column_int64(st, 0) - first) / width;
+		double v;
+
+		if (k < 0 || k >= (int64_t)nb || sqlite3_column_type(st, 1) == SQLITE_NULL)
+			continue;
+		v = sqlite3_column_double(st, 1);
+		if (!b[k].n || v < b[k].min)
+			b[k].min = v;
+		if (!b[k].n || v > b[k].max)
+			b[k].max = v;
+		b[k].sum += v;
+		b[k].n++;
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE) {
+		free(b);
+		return db_fail(r);
+	}
+	jb_obj(&r->body);
+	jb_key(&r->body, "session");
+	jb_i64(&r->body, id);
+	jb_key(&r->body, "tid");
+	jb_i64(&r->body, g.tid);
+	jb_key(&r->body, "metric");
+	jb_str(&r->body, metric);
+	jb_key(&r->body, "from");
+	jb_i64(&r->body, first);
+	jb_key(&r->body, "to");
+	jb_i64(&r->body, last);
+	jb_key(&r->body, "bucket_width");
+	jb_i64(&r->body, width);
+	jb_key(&r->body, "buckets");
+	jb_obj(&r->body);
+	{
+		static const char *const keys[] = { "lo", "hi", "n", "min", "max", "mean" };
+
+		for (int k = 0; k < 6; k++) {
+			jb_key(&r->body, keys[k]);
+			jb_arr(&r->body);
+			for (uint64_t i = 0; i < nb; i++) {
+				int64_t lo = first + (int64_t)i * width;
+
+				switch (k) {
+				case 0:
+					jb_i64(&r->body, lo);
+					break;
+				case 1:
+					jb_i64(&r->body, lo + width - 1 < last ? lo + width - 1 : last);
+					break;
+				case 2:
+					jb_i64(&r->body, b[i].n);
+					break;
+				default:
+					if (!b[i].n)
+						jb_null(&r->body);
+					else
+						jb_double(&r->body, k == 3 ? b[i].min : k == 4 ? b[i].max
+								  : b[i].sum / (double)b[i].n);
+				}
+			}
+			jb_arr_end(&r->body);
+		}
+	}
+	jb_obj_end(&r->body);
+	jb_obj_end(&r->body);
+	free(b);
+	return 0;
+}
+
+/*
  * The conversion views a client may read, page by page, in a stable
  * order (tid, interval, then the view's own key).  Some are spelled out
  * here as the view filtered first, so that every query walks the
@@ -1292,7 +1471,8 @@ api_index(struct http_req *r)
 	static const char *const endpoints[] = {
 		"/api/sessions", "/api/sessions/{id}", "/api/sessions/{id}/threads",
 		"/api/sessions/{id}/intervals", "/api/sessions/{id}/metrics",
-		"/api/sessions/{id}/series?metric=NAME", "/api/sessions/{id}/views/{view}",
+		"/api/sessions/{id}/series?metric=NAME", "/api/sessions/{id}/overview?metric=NAME&tid=T",
+		"/api/sessions/{id}/views/{view}",
 		"/api/sessions/{id}/mgsim", "/api/sessions/{id}/mgsim/counters",
 		"/api/sessions/{id}/mgsim/counters/{n}", "/api/sessions/{id}/mgsim/mmio?addr=A&size=S",
 		"/api/sessions/{id}/mgsim/intervals", "/api/sessions/{id}/sched",
@@ -1378,6 +1558,8 @@ http_api(struct http_req *r)
 		return metric_names(r, (int64_t)id);
 	if (!strcmp(sub, "series"))
 		return series(r, (int64_t)id);
+	if (!strcmp(sub, "overview"))
+		return overview(r, (int64_t)id);
 	if (!strcmp(sub, "sched"))
 		return http_api_sched(r, (int64_t)id);
 	return http_error(r, 404, "no API endpoint '%s' for a session", sub);

@@ -11,6 +11,7 @@ const micad = {
 	charts: 0,
 	polls: 0,	/* live updates done (session page) */
 	mgsim: null,	/* the MGSim snapshot the table shows */
+	chartInfo: [],	/* per chart: title, series (label, colour, points, last x) */
 };
 
 /* The browser test reads this element: rendered charts and any error. */
