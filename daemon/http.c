@@ -5,8 +5,11 @@
  * parameters, GET/HEAD only, path traversal in raw or percent-encoded
  * form, the per-uid access token as Bearer header, ?token= or a cookie
  * named after the port), the token-for-cookie exchange of HTML pages
- * opened by the user, the read-only database pool, and the response
- * headers (CSP, nosniff, no-store for the API).
+ * opened by the user, the read-only database pool with every request's
+ * time budget and answer size limit (SQLite's progress handler, which also
+ * stops the queries of a client that went away), gzip, ETags and 304s,
+ * and the response headers (CSP, nosniff, no-store for the API).  Each
+ * connection has a thread of its own.
  */
 #include "config.h"
 

@@ -2,9 +2,11 @@
  * The JSON API under /api/: sessions (list, detail), threads, intervals
  * with each analysis' raw counts and the derived metrics of schema.sql's
  * views, the names of a session's metrics, one metric as a series per
- * thread for charts (the long `metric` view), and any of the conversion
- * views as JSON or CSV rows.  Every session-scoped route first checks
- * that the asking uid may see the session.
+ * thread for charts (the long `metric` view), one metric of a thread
+ * downsampled into buckets (overview), and any of the conversion views as
+ * JSON or CSV rows, a page at a time.  Every session-scoped route first
+ * checks that the asking uid may see the session; a finished session's
+ * answers carry an ETag.
  */
 #include "config.h"
 
@@ -195,6 +197,14 @@ analyses_json(struct http_req *r, int64_t session)
 		sqlite3_bind_int64(st, 1, first);
 		if (sqlite3_step(st) == SQLITE_ROW)
 			jb_str(&r->body, tables[i][0]);
+		sqlite3_finalize(st);
+	}
+	/* The scheduling model (simulated cycles per interval). */
+	if (first >= 0 && (st = http_prepare_quiet(r, "SELECT 1 FROM sched_interval "
+						   "WHERE session_id = ? LIMIT 1"))) {
+		sqlite3_bind_int64(st, 1, session);
+		if (sqlite3_step(st) == SQLITE_ROW)
+			jb_str(&r->body, "sched");
 		sqlite3_finalize(st);
 	}
 	jb_arr_end(&r->body);

@@ -25,7 +25,7 @@
  *
  * Usage: http_fixture DB [N_INTERVALS | --hostile | --ui]: with N, the database
  * holds instead one session (uid 1000) with N intervals of thread 400 (the
- * benchmark's); with --hostile, one running session (uid 1000) whose
+ * benchmark's), with the scheduling model's IPC; with --hostile, one running session (uid 1000) whose
  * command line holds what a target may put there and the text formats must
  * escape: invalid UTF-8 (a lone 0xff and 0xfe, a bad continuation byte, a
  * cut sequence, an encoded surrogate), CR, LF, ESC, a double quote and a
@@ -292,6 +292,11 @@ main(int argc, char **argv)
 			free(it);
 		}
 		check(store_session_end(st, s1, 0, "exited", err, sizeof(err)), "end", err);
+		/* The scheduling model's IPC, as every session of micad serve has. */
+		check(store_exec(st, "INSERT INTO sched_config VALUES (1, 'skylake', 100);"
+				 "INSERT INTO sched_interval SELECT session_id, tid, idx, final, 2 * ins, "
+				 "ins, 0.5 + (idx % 10) / 10.0 FROM interval WHERE session_id = 1",
+				 err, sizeof(err)), "sched", err);
 		store_close(st);
 		return 0;
 	}

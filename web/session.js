@@ -75,7 +75,7 @@ function summary(s) {
 		["threads", fmtInt(s.threads)],
 		["intervals", fmtInt(s.live ? s.live.intervals : s.intervals)],
 		["instructions", fmtInt(s.live ? s.live.instructions : s.instructions)],
-		["analyses", (s.analyses || []).join(", ") || "\u2013"],
+		["analyses", (s.analyses || []).filter((a) => a !== "sched").join(", ") || "\u2013"],
 		["engine", s.engine || "step"],
 	];
 	document.getElementById("summary").replaceChildren(...items.map(([k, v]) =>
@@ -359,7 +359,8 @@ async function summaryCard(parent, t) {
  * the charts below show (at most MAX_INTERVALS), which it shades.
  */
 async function overviewCard(parent, t) {
-	const metric = state.ov || (session.analyses.includes("ilp") ? "ilp_256" : "instructions");
+	const metric = state.ov || (session.analyses.includes("sched") ? "ipc" :
+		session.analyses.includes("ilp") ? "ilp_256" : "instructions");
 	let ov;
 	const choices = [["ipc", "simulated IPC"], ["ilp_256", "ILP, window 256"], ["ilp_32", "ILP, window 32"],
 		["mispredict_GAg_12", "mispredicted, GAg/12"], ["instructions", "instructions per interval"]];
