@@ -171,10 +171,27 @@ progress(void *arg)
 	return 0;
 }
 
+/* The request being answered on this thread (http_finalize's). */
+static __thread struct http_req *cur_req;
+
+static void
+dbconn_close(struct http_dbconn *c)
+{
+	if (!c)
+		return;
+	for (int i = 0; i < c->n_stmt; i++) {
+		sqlite3_finalize(c->stmt[i].st);
+		free(c->stmt[i].sql);
+	}
+	sqlite3_close(c->db);
+	free(c);
+}
+
 sqlite3 *
 http_db(struct http_req *r)
 {
 	struct http_server *s = r->srv;
+	struct http_dbconn *c = NULL;
 	sqlite3 *db = NULL;
 	int rc;
 
@@ -182,9 +199,9 @@ http_db(struct http_req *r)
 		return r->db;
 	pthread_mutex_lock(&s->lock);
 	if (s->n_pool)
-		db = s->pool[--s->n_pool];
+		c = s->pool[--s->n_pool];
 	pthread_mutex_unlock(&s->lock);
-	if (!db) {
+	if (!c) {
 		rc = sqlite3_open_v2(s->db_path, &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL);
 		if (rc != SQLITE_OK) {
 			http_error(r, 503, "cannot open the results database %s read-only: %s "
@@ -195,25 +212,78 @@ http_db(struct http_req *r)
 		}
 		sqlite3_busy_timeout(db, 2000);
 		sqlite3_exec(db, "PRAGMA query_only = 1", NULL, NULL, NULL);
+		c = xcalloc(1, sizeof(*c));
+		c->db = db;
 	}
-	sqlite3_progress_handler(db, 1000, progress, r);
-	r->db = db;
-	return db;
+	sqlite3_progress_handler(c->db, 1000, progress, r);
+	r->dbc = c;
+	r->db = c->db;
+	return c->db;
 }
 
 static void
-db_release(struct http_server *s, sqlite3 *db)
+db_release(struct http_server *s, struct http_dbconn *c)
 {
-	if (!db)
+	if (!c)
 		return;
-	sqlite3_progress_handler(db, 0, NULL, NULL);
+	sqlite3_progress_handler(c->db, 0, NULL, NULL);
+	/* Whatever a handler left running ends its read transaction here. */
+	for (int i = 0; i < c->n_stmt; i++) {
+		sqlite3_reset(c->stmt[i].st);
+		sqlite3_clear_bindings(c->stmt[i].st);
+		c->stmt[i].busy = false;
+	}
 	pthread_mutex_lock(&s->lock);
 	if (s->n_pool < HTTP_DB_POOL) {
-		s->pool[s->n_pool++] = db;
-		db = NULL;
+		s->pool[s->n_pool++] = c;
+		c = NULL;
 	}
 	pthread_mutex_unlock(&s->lock);
-	sqlite3_close(db);
+	dbconn_close(c);
+}
+
+void
+http_finalize(sqlite3_stmt *st)
+{
+	struct http_dbconn *c = cur_req ? cur_req->dbc : NULL;
+
+	if (!st)
+		return;
+	for (int i = 0; c && i < c->n_stmt; i++) {
+		if (c->stmt[i].st == st) {
+			sqlite3_reset(st);
+			sqlite3_clear_bindings(st);
+			c->stmt[i].busy = false;
+			return;
+		}
+	}
+	sqlite3_finalize(st);
+}
+
+/* A statement of sql on the request's connection: a cached one that is
+ * free, else a new one, kept if there is room.  SQLITE_OK or SQLite's
+ * error. */
+static int
+prepare_cached(struct http_req *r, const char *sql, sqlite3_stmt **out)
+{
+	struct http_dbconn *c = r->dbc;
+	int rc;
+
+	for (int i = 0; i < c->n_stmt; i++) {
+		if (!c->stmt[i].busy && !strcmp(c->stmt[i].sql, sql)) {
+			c->stmt[i].busy = true;
+			*out = c->stmt[i].st;
+			return SQLITE_OK;
+		}
+	}
+	rc = sqlite3_prepare_v3(c->db, sql, -1, SQLITE_PREPARE_PERSISTENT, out, NULL);
+	if (rc != SQLITE_OK || c->n_stmt == HTTP_STMT_CACHE)
+		return rc;
+	c->stmt[c->n_stmt].sql = xstrdup(sql);
+	c->stmt[c->n_stmt].st = *out;
+	c->stmt[c->n_stmt].busy = true;
+	c->n_stmt++;
+	return SQLITE_OK;
 }
 
 /* The plan of sql, appended to the plan log (tests/http_scale.sh reads it):
@@ -249,7 +319,7 @@ http_prepare_quiet(struct http_req *r, const char *sql)
 	sqlite3 *db = r->cancel ? NULL : http_db(r);
 	sqlite3_stmt *st = NULL;
 
-	if (!db || sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) {
+	if (!db || prepare_cached(r, sql, &st) != SQLITE_OK) {
 		sqlite3_finalize(st);
 		return NULL;
 	}
@@ -266,7 +336,7 @@ http_prepare(struct http_req *r, const char *sql)
 
 	if (!db)
 		return NULL;
-	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) {
+	if (prepare_cached(r, sql, &st) != SQLITE_OK) {
 		/* Most likely a database written by another schema version. */
 		http_error(r, 500, "database query failed: %s (schema version mismatch?)",
 			   sqlite3_errmsg(db));
@@ -308,7 +378,7 @@ http_session_visible(struct http_req *r, int64_t session, bool *running)
 		http_error(r, 500, "database query failed: %s", sqlite3_errmsg(r->db));
 		ret = -1;
 	}
-	sqlite3_finalize(st);
+	http_finalize(st);
 	/* Another user's session is as unknown as a missing one. */
 	if (ret == 0)
 		http_error(r, 404, "no session %lld", (long long)session);
@@ -865,7 +935,7 @@ completed_cb(void *cls, struct MHD_Connection *conn, void **con_cls,
 		r->srv->in_flight--;
 		pthread_mutex_unlock(&r->srv->lock);
 	}
-	db_release(r->srv, r->db);
+	db_release(r->srv, r->dbc);
 	for (int i = 0; i < r->n_extra; i++) {
 		free(r->extra_header[i][0]);
 		free(r->extra_header[i][1]);
@@ -1199,6 +1269,7 @@ process(struct http_req *r)
 	r->srv->in_flight++;
 	r->counted = true;
 	pthread_mutex_unlock(&r->srv->lock);
+	cur_req = r;
 	a = authenticate(r);
 	if (r->nseg > 0 && (!strcmp(r->segs[0], "api") || !strcmp(r->segs[0], "metrics"))) {
 		if (a <= 0) {
@@ -1214,6 +1285,7 @@ process(struct http_req *r)
 			http_metrics(r);
 		else
 			http_error(r, 404, "no such page");
+		cur_req = NULL;
 		if (r->cancel == CANCEL_NONE && r->body.len > r->srv->max_body)
 			r->cancel = CANCEL_SIZE;
 		if (r->cancel == CANCEL_GONE) {
@@ -1227,6 +1299,7 @@ process(struct http_req *r)
 		return send_response(r);
 	}
 
+	cur_req = NULL;
 	/* An HTML page reached with ?token=: trade it for a cookie and
 	 * redirect, so the token leaves the address bar and history. */
 	if (http_arg(r, "token") && is_html_page(r)) {
@@ -1464,7 +1537,7 @@ http_stop(struct http_server *s)
 		if (s->d[i])
 			MHD_stop_daemon(s->d[i]);
 	for (size_t i = 0; i < s->n_pool; i++)
-		sqlite3_close(s->pool[i]);
+		dbconn_close(s->pool[i]);
 	for (size_t i = 0; i < s->n_allowed_hosts; i++)
 		free(s->allowed_hosts[i]);
 	free(s->allowed_hosts);

@@ -127,7 +127,7 @@ sessions_list(struct http_req *r)
 	sqlite3_bind_int64(st, 1, (int64_t)r->uid);
 	if (sqlite3_step(st) == SQLITE_ROW)
 		total = sqlite3_column_int64(st, 0);
-	sqlite3_finalize(st);
+	http_finalize(st);
 
 	sql = xasprintf("SELECT " SESSION_COLUMNS " FROM session s WHERE %s%s "
 			"ORDER BY s.id DESC LIMIT ?2 OFFSET ?3", r->uid ? "s.uid = ?1" : "?1 = 0", filter);
@@ -160,7 +160,7 @@ sessions_list(struct http_req *r)
 	else
 		jb_null(&r->body);
 	jb_obj_end(&r->body);
-	sqlite3_finalize(st);
+	http_finalize(st);
 	if (rc != SQLITE_DONE)
 		return db_fail(r);
 	return 0;
@@ -184,7 +184,7 @@ analyses_json(struct http_req *r, int64_t session)
 	sqlite3_bind_int64(st, 1, session);
 	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL)
 		first = sqlite3_column_int64(st, 0);
-	sqlite3_finalize(st);
+	http_finalize(st);
 	jb_key(&r->body, "analyses");
 	jb_arr(&r->body);
 	for (size_t i = 0; first >= 0 && i < sizeof(tables) / sizeof(tables[0]); i++) {
@@ -197,7 +197,7 @@ analyses_json(struct http_req *r, int64_t session)
 		sqlite3_bind_int64(st, 1, first);
 		if (sqlite3_step(st) == SQLITE_ROW)
 			jb_str(&r->body, tables[i][0]);
-		sqlite3_finalize(st);
+		http_finalize(st);
 	}
 	/* The scheduling model (simulated cycles per interval). */
 	if (first >= 0 && (st = http_prepare_quiet(r, "SELECT 1 FROM sched_interval "
@@ -205,7 +205,7 @@ analyses_json(struct http_req *r, int64_t session)
 		sqlite3_bind_int64(st, 1, session);
 		if (sqlite3_step(st) == SQLITE_ROW)
 			jb_str(&r->body, "sched");
-		sqlite3_finalize(st);
+		http_finalize(st);
 	}
 	jb_arr_end(&r->body);
 }
@@ -275,7 +275,7 @@ json_text(struct http_req *r, const char *text)
 		else
 			jb_arr_end(b);
 	}
-	sqlite3_finalize(st);
+	http_finalize(st);
 }
 
 static int
@@ -290,7 +290,7 @@ session_detail(struct http_req *r, int64_t id)
 		return 0;
 	sqlite3_bind_int64(st, 1, id);
 	if (sqlite3_step(st) != SQLITE_ROW) {
-		sqlite3_finalize(st);
+		http_finalize(st);
 		return db_fail(r);
 	}
 	jb_obj(&r->body);
@@ -307,7 +307,7 @@ session_detail(struct http_req *r, int64_t id)
 		jb_key(&r->body, sampling[i]);
 		jb_column(&r->body, st, SESSION_NCOLS + 2 + i);
 	}
-	sqlite3_finalize(st);
+	http_finalize(st);
 
 	st = http_prepare(r, "SELECT pid, parent_pid, exe FROM process WHERE session_id = ? "
 			  "ORDER BY pid");
@@ -327,7 +327,7 @@ session_detail(struct http_req *r, int64_t id)
 		jb_obj_end(&r->body);
 	}
 	jb_arr_end(&r->body);
-	sqlite3_finalize(st);
+	http_finalize(st);
 
 	st = http_prepare(r, "SELECT name FROM itypes_group WHERE session_id = ? ORDER BY grp");
 	if (!st)
@@ -338,7 +338,7 @@ session_detail(struct http_req *r, int64_t id)
 	while (sqlite3_step(st) == SQLITE_ROW)
 		jb_column(&r->body, st, 0);
 	jb_arr_end(&r->body);
-	sqlite3_finalize(st);
+	http_finalize(st);
 	analyses_json(r, id);
 	jb_obj_end(&r->body);
 	return 0;
@@ -374,7 +374,7 @@ threads_list(struct http_req *r, int64_t id)
 	}
 	jb_arr_end(&r->body);
 	jb_obj_end(&r->body);
-	sqlite3_finalize(st);
+	http_finalize(st);
 	return 0;
 }
 
@@ -809,12 +809,12 @@ intervals_list(struct http_req *r, int64_t id)
 	else
 		jb_null(&r->body);
 	jb_obj_end(&r->body);
-	sqlite3_finalize(st);
+	http_finalize(st);
 	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
 		db_fail(r);
 out:
 	for (int i = 0; i < A_N; i++)
-		sqlite3_finalize(s[i]);
+		http_finalize(s[i]);
 	return 0;
 }
 
@@ -896,7 +896,7 @@ metric_names(struct http_req *r, int64_t id)
 	st = http_prepare(r, sql);
 	free(sql);
 	if (!st) {
-		sqlite3_finalize(first);
+		http_finalize(first);
 		return 0;
 	}
 	jb_obj(&r->body);
@@ -913,9 +913,102 @@ metric_names(struct http_req *r, int64_t id)
 	}
 	jb_arr_end(&r->body);
 	jb_obj_end(&r->body);
-	sqlite3_finalize(st);
-	sqlite3_finalize(first);
+	http_finalize(st);
+	http_finalize(first);
 	return 0;
+}
+
+/*
+ * One metric over a range of a session's intervals in one query, (tid,
+ * idx, value) in (tid, idx) order through the (session_id, tid, idx) index
+ * and the analysis table's key, for the metric families that charts draw
+ * (the conversions are http_metric_pairs_sql's, the metric view's): ?1
+ * session, ?2 tid (or "?2 IS NULL"), ?3..?4 the index range, ?6 a limit,
+ * ?7 and ?8 the family's own parameters (bind_metric).  NULL for another
+ * name (the caller reads interval by interval).  Also ipc (the scheduling
+ * model) and instructions, which the metric view does not have.
+ */
+struct metric_q {
+	char *sql;
+	const char *text;	/* ?7 as text, or NULL */
+	int64_t num;		/* ?8 */
+	char org[8];
+};
+
+static bool
+metric_sql(const char *metric, bool has_tid, struct metric_q *q)
+{
+	const char *tidc = has_tid ? "i.tid = ?2" : "?2 IS NULL";
+	unsigned long long w, h;
+	const char *join = NULL, *expr = NULL;
+
+	memset(q, 0, sizeof(*q));
+	if (!strcmp(metric, "ipc")) {
+		q->sql = xasprintf("SELECT i.tid, i.idx, i.ipc FROM sched_interval i WHERE "
+				   "i.session_id = ?1 AND %s AND i.idx BETWEEN ?3 AND ?4 "
+				   "ORDER BY i.tid, i.idx LIMIT ?6", tidc);
+		return true;
+	}
+	if (!strcmp(metric, "instructions")) {
+		expr = "i.ins";
+		join = "";
+	} else if ((sscanf(metric, "ilp_one_%llu", &w) == 1 || sscanf(metric, "ilp_%llu", &w) == 1) &&
+		   w <= INT32_MAX) {
+		q->text = strncmp(metric, "ilp_one_", 8) ? "ilp" : "ilp_one";
+		q->num = (int64_t)w;
+		join = "JOIN ilp l ON l.interval_id = i.id AND l.analysis = ?7 AND l.window = ?8";
+		expr = "CAST(i.ins AS REAL) / NULLIF(l.cycles, 0)";
+	} else if (!strncmp(metric, "mix_", 4)) {
+		q->text = metric + 4;
+		join = "JOIN itypes c ON c.interval_id = i.id AND c.grp = (SELECT grp FROM itypes_group "
+		       "WHERE session_id = ?1 AND name = ?7)";
+		expr = "CAST(c.count AS REAL) / NULLIF(i.ins, 0)";
+	} else if ((sscanf(metric, "mispredict_%7[A-Za-z]_%llu", q->org, &h) == 2 ||
+		    sscanf(metric, "mpki_%7[A-Za-z]_%llu", q->org, &h) == 2) && h <= 64) {
+		q->text = q->org;
+		q->num = (int64_t)h;
+		join = "JOIN ppm m ON m.interval_id = i.id AND m.predictor_id = (SELECT id FROM "
+		       "ppm_predictor WHERE organization = ?7 AND history = ?8) "
+		       "JOIN ppm_branches pb ON pb.interval_id = i.id";
+		expr = metric[1] == 'i' ? "CAST(m.misses AS REAL) / NULLIF(pb.branches, 0)"
+		       : "1000.0 * m.misses / NULLIF(i.ins, 0)";
+	} else if (!strcmp(metric, "taken_rate") || !strcmp(metric, "transition_rate")) {
+		join = "JOIN ppm_branches pb ON pb.interval_id = i.id";
+		expr = metric[1] == 'a' ? "CAST(pb.taken AS REAL) / NULLIF(pb.branches, 0)"
+		       : "CAST(pb.transitions AS REAL) / NULLIF(pb.branches, 0)";
+	} else if (!strcmp(metric, "avg_register_operands") || !strcmp(metric, "avg_degree_of_use")) {
+		join = "JOIN reg g ON g.interval_id = i.id";
+		expr = metric[4] == 'r' ? "CAST(g.operands AS REAL) / NULLIF(i.ins, 0)"
+		       : "CAST(g.uses AS REAL) / NULLIF(g.values_, 0)";
+	} else if (!strcmp(metric, "data_footprint_bytes") ||
+		   !strcmp(metric, "data_footprint_page_bytes") ||
+		   !strcmp(metric, "insn_footprint_bytes") ||
+		   !strcmp(metric, "insn_footprint_page_bytes")) {
+		static const char *const e[] = {
+			"f.data_blocks << f.block_size", "f.data_pages << f.page_size",
+			"f.insn_blocks << f.block_size", "f.insn_pages << f.page_size",
+		};
+		join = "JOIN memfootprint f ON f.interval_id = i.id";
+		expr = e[(metric[0] == 'i') * 2 + (strstr(metric, "page") != NULL)];
+	} else if (!strcmp(metric, "reuse_cold")) {
+		join = "JOIN memstackdist d ON d.interval_id = i.id";
+		expr = "CAST(d.cold AS REAL) / NULLIF(d.refs, 0)";
+	} else {
+		return false;
+	}
+	q->sql = xasprintf("SELECT i.tid, i.idx, %s FROM interval i %s WHERE i.session_id = ?1 AND "
+			   "%s AND i.idx BETWEEN ?3 AND ?4 ORDER BY i.tid, i.idx LIMIT ?6",
+			   expr, join, tidc);
+	return true;
+}
+
+static void
+bind_metric(sqlite3_stmt *st, const struct metric_q *q)
+{
+	if (q->text)
+		sqlite3_bind_text(st, 7, q->text, -1, SQLITE_STATIC);
+	if (q->num)
+		sqlite3_bind_int64(st, 8, q->num);
 }
 
 static int
@@ -923,6 +1016,8 @@ series(struct http_req *r, int64_t id)
 {
 	const char *metric = http_arg(r, "metric");
 	sqlite3_stmt *st, *pst;
+	struct metric_q mq;
+	bool direct;
 	struct range g;
 	struct jbuf vals;
 	char *sql;
@@ -937,20 +1032,32 @@ series(struct http_req *r, int64_t id)
 	if (parse_range(r, &g) < 0 ||
 	    http_arg_u64(r, "limit", ROWS_LIMIT_MAX, ROWS_LIMIT_MAX, &limit) < 0)
 		return 0;
-	sql = xasprintf("SELECT id, tid, idx FROM interval WHERE session_id = ?1 AND %s "
-			"AND idx BETWEEN ?3 AND ?4 ORDER BY tid, idx LIMIT ?6", TID_COND(&g));
+	/* One query for the families charts draw; else interval by
+	 * interval through the pairs of http_metric_pairs_sql. */
+	direct = metric_sql(metric, g.has_tid, &mq);
+	if (direct) {
+		sql = mq.sql;
+		pst = NULL;
+	} else {
+		sql = xasprintf("SELECT id, tid, idx FROM interval WHERE session_id = ?1 AND %s "
+				"AND idx BETWEEN ?3 AND ?4 ORDER BY tid, idx LIMIT ?6", TID_COND(&g));
+	}
 	st = http_prepare(r, sql);
 	free(sql);
 	if (!st)
 		return 0;
-	pst = http_prepare(r, http_metric_pairs_sql);
-	if (!pst) {
-		sqlite3_finalize(st);
-		return 0;
+	if (!direct) {
+		pst = http_prepare(r, http_metric_pairs_sql);
+		if (!pst) {
+			http_finalize(st);
+			return 0;
+		}
+		sqlite3_bind_text(pst, 2, metric, -1, SQLITE_TRANSIENT);
+	} else {
+		bind_metric(st, &mq);
 	}
 	bind_range(st, id, &g);
 	sqlite3_bind_int64(st, 6, (int64_t)limit);
-	sqlite3_bind_text(pst, 2, metric, -1, SQLITE_TRANSIENT);
 	/* Column-oriented, one object per thread: {"tid", "interval": [...],
 	 * "value": [...]}, what chart libraries take directly. */
 	jb_init(&vals);
@@ -962,12 +1069,14 @@ series(struct http_req *r, int64_t id)
 	jb_key(&r->body, "threads");
 	jb_arr(&r->body);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		int64_t tid = sqlite3_column_int64(st, 1);
+		int64_t tid = sqlite3_column_int64(st, direct ? 0 : 1);
 
-		sqlite3_reset(pst);
-		sqlite3_bind_int64(pst, 1, sqlite3_column_int64(st, 0));
-		if (sqlite3_step(pst) != SQLITE_ROW)
-			continue;
+		if (!direct) {
+			sqlite3_reset(pst);
+			sqlite3_bind_int64(pst, 1, sqlite3_column_int64(st, 0));
+			if (sqlite3_step(pst) != SQLITE_ROW)
+				continue;
+		}
 		if (!any || tid != cur_tid) {
 			if (any) {
 				jb_arr_end(&r->body);
@@ -986,8 +1095,11 @@ series(struct http_req *r, int64_t id)
 			cur_tid = tid;
 			any = true;
 		}
-		jb_column(&r->body, st, 2);
-		jb_column(&vals, pst, 1);
+		jb_column(&r->body, st, direct ? 1 : 2);
+		if (direct)
+			jb_column(&vals, st, 2);
+		else
+			jb_column(&vals, pst, 1);
 		n++;
 	}
 	if (any) {
@@ -1002,8 +1114,8 @@ series(struct http_req *r, int64_t id)
 	jb_key(&r->body, "points");
 	jb_i64(&r->body, n);
 	jb_obj_end(&r->body);
-	sqlite3_finalize(st);
-	sqlite3_finalize(pst);
+	http_finalize(st);
+	http_finalize(pst);
 	if (rc != SQLITE_DONE)
 		return db_fail(r);
 	if (n == 0)
@@ -1019,8 +1131,7 @@ series(struct http_req *r, int64_t id)
  * interval, how many intervals had a value, the minimum, maximum and mean:
  * what a chart of the whole run draws, a few kilobytes whatever the
  * number of intervals.  One pass over the range through the (session_id,
- * tid, idx) index and the tables' keys.  The metrics: ipc (the scheduling
- * model), instructions, ilp_W and ilp_one_W, mix_GROUP, mispredict_ORG_H.
+ * tid, idx) index and the tables' keys (metric_sql's families).
  */
 #define OVERVIEW_BUCKETS_MAX 2000
 
@@ -1035,12 +1146,10 @@ overview(struct http_req *r, int64_t id)
 	const char *metric = http_arg(r, "metric");
 	sqlite3_stmt *st = NULL, *t;
 	struct obucket *b;
+	struct metric_q mq;
 	struct range g;
 	uint64_t nb;
 	int64_t first, last, width, count;
-	char org[8];
-	unsigned long long w = 0, h = 0;
-	const char *sql;
 	int rc;
 
 	if (!metric)
@@ -1060,13 +1169,13 @@ overview(struct http_req *r, int64_t id)
 	sqlite3_bind_int64(t, 1, id);
 	sqlite3_bind_int64(t, 2, g.tid);
 	if (sqlite3_step(t) != SQLITE_ROW) {
-		sqlite3_finalize(t);
+		http_finalize(t);
 		return http_error(r, 404, "thread %lld of session %lld has no interval",
 				  (long long)g.tid, (long long)id);
 	}
 	first = sqlite3_column_int64(t, 0);
 	last = sqlite3_column_int64(t, 1);
-	sqlite3_finalize(t);
+	http_finalize(t);
 	if ((int64_t)g.from > first)
 		first = (int64_t)g.from;
 	if (g.to < (uint64_t)last)
@@ -1078,56 +1187,30 @@ overview(struct http_req *r, int64_t id)
 	width = (count + (int64_t)nb - 1) / (int64_t)nb;
 	nb = (uint64_t)((count + width - 1) / width);
 
-	if (!strcmp(metric, "ipc"))
-		sql = "SELECT idx, ipc FROM sched_interval WHERE session_id = ?1 AND tid = ?2 "
-		      "AND idx BETWEEN ?3 AND ?4 ORDER BY idx";
-	else if (!strcmp(metric, "instructions"))
-		sql = "SELECT idx, ins FROM interval WHERE session_id = ?1 AND tid = ?2 "
-		      "AND idx BETWEEN ?3 AND ?4 ORDER BY idx";
-	else if ((sscanf(metric, "ilp_one_%llu", &w) == 1 || sscanf(metric, "ilp_%llu", &w) == 1) &&
-		 w <= INT32_MAX)
-		sql = "SELECT i.idx, CAST(i.ins AS REAL) / NULLIF(l.cycles, 0) FROM interval i "
-		      "JOIN ilp l ON l.interval_id = i.id AND l.analysis = ?5 AND l.window = ?6 "
-		      "WHERE i.session_id = ?1 AND i.tid = ?2 AND i.idx BETWEEN ?3 AND ?4 ORDER BY i.idx";
-	else if (!strncmp(metric, "mix_", 4))
-		sql = "SELECT i.idx, CAST(c.count AS REAL) / NULLIF(i.ins, 0) FROM interval i "
-		      "JOIN itypes c ON c.interval_id = i.id AND c.grp = (SELECT grp FROM itypes_group "
-		      "WHERE session_id = ?1 AND name = ?5) "
-		      "WHERE i.session_id = ?1 AND i.tid = ?2 AND i.idx BETWEEN ?3 AND ?4 ORDER BY i.idx";
-	else if (sscanf(metric, "mispredict_%7[A-Za-z]_%llu", org, &h) == 2 && h <= 64)
-		sql = "SELECT i.idx, CAST(m.misses AS REAL) / NULLIF(pb.branches, 0) FROM interval i "
-		      "JOIN ppm m ON m.interval_id = i.id AND m.predictor_id = (SELECT id FROM "
-		      "ppm_predictor WHERE organization = ?5 AND history = ?6) "
-		      "JOIN ppm_branches pb ON pb.interval_id = i.id "
-		      "WHERE i.session_id = ?1 AND i.tid = ?2 AND i.idx BETWEEN ?3 AND ?4 ORDER BY i.idx";
-	else
+	if (!metric_sql(metric, true, &mq))
 		return http_error(r, 400, "parameter metric: want ipc, instructions, ilp_W, ilp_one_W, "
-				  "mix_GROUP or mispredict_ORG_H");
-	st = http_prepare(r, sql);
+				  "mix_GROUP, mispredict_ORG_H, mpki_ORG_H, taken_rate, transition_rate, "
+				  "avg_register_operands, avg_degree_of_use, data_footprint_bytes, "
+				  "data_footprint_page_bytes, insn_footprint_bytes, "
+				  "insn_footprint_page_bytes or reuse_cold");
+	st = http_prepare(r, mq.sql);
+	free(mq.sql);
 	if (!st)
 		return 0;
 	sqlite3_bind_int64(st, 1, id);
 	sqlite3_bind_int64(st, 2, g.tid);
 	sqlite3_bind_int64(st, 3, first);
 	sqlite3_bind_int64(st, 4, last);
-	if (!strncmp(metric, "ilp_", 4)) {
-		sqlite3_bind_text(st, 5, strncmp(metric, "ilp_one_", 8) ? "ilp" : "ilp_one", -1,
-				  SQLITE_STATIC);
-		sqlite3_bind_int64(st, 6, (int64_t)w);
-	} else if (!strncmp(metric, "mix_", 4)) {
-		sqlite3_bind_text(st, 5, metric + 4, -1, SQLITE_STATIC);
-	} else if (!strncmp(metric, "mispredict_", 11)) {
-		sqlite3_bind_text(st, 5, org, -1, SQLITE_STATIC);
-		sqlite3_bind_int64(st, 6, (int64_t)h);
-	}
+	sqlite3_bind_int64(st, 6, -1);
+	bind_metric(st, &mq);
 	b = xcalloc(nb, sizeof(*b));
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		int64_t k = (sqlite3_column_int64(st, 0) - first) / width;
+		int64_t k = (sqlite3_column_int64(st, 1) - first) / width;
 		double v;
 
-		if (k < 0 || k >= (int64_t)nb || sqlite3_column_type(st, 1) == SQLITE_NULL)
+		if (k < 0 || k >= (int64_t)nb || sqlite3_column_type(st, 2) == SQLITE_NULL)
 			continue;
-		v = sqlite3_column_double(st, 1);
+		v = sqlite3_column_double(st, 2);
 		if (!b[k].n || v < b[k].min)
 			b[k].min = v;
 		if (!b[k].n || v > b[k].max)
@@ -1135,7 +1218,7 @@ overview(struct http_req *r, int64_t id)
 		b[k].sum += v;
 		b[k].n++;
 	}
-	sqlite3_finalize(st);
+	http_finalize(st);
 	if (rc != SQLITE_DONE) {
 		free(b);
 		return db_fail(r);
@@ -1385,7 +1468,7 @@ view_rows(struct http_req *r, int64_t id, const char *name)
 	w.st = http_prepare(r, sql);
 	free(sql);
 	if (!w.st) {
-		sqlite3_finalize(w.pairs);
+		http_finalize(w.pairs);
 		return 0;
 	}
 	bind_range(w.st, id, &g);
@@ -1466,8 +1549,8 @@ view_rows(struct http_req *r, int64_t id, const char *name)
 			jb_null(&r->body);
 		jb_obj_end(&r->body);
 	}
-	sqlite3_finalize(w.st);
-	sqlite3_finalize(w.pairs);
+	http_finalize(w.st);
+	http_finalize(w.pairs);
 	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
 		return db_fail(r);
 	return 0;

@@ -77,6 +77,23 @@ struct http_token {
 	char hex[HTTP_TOKEN_HEX + 1];
 };
 
+/*
+ * A pooled read-only connection and its prepared statements, kept between
+ * requests: preparing the API's statements (the metric pairs' is 20 UNION
+ * arms) cost more than running them on one interval.  A statement is
+ * lent to one request at a time (busy) and reset when given back.
+ */
+#define HTTP_STMT_CACHE 64
+struct http_dbconn {
+	sqlite3 *db;
+	struct {
+		char *sql;
+		sqlite3_stmt *st;
+		bool busy;
+	} stmt[HTTP_STMT_CACHE];
+	int n_stmt;
+};
+
 struct http_server {
 	struct MHD_Daemon *d[2];	/* IPv4 and IPv6 loopback by default */
 	unsigned port;
@@ -101,7 +118,7 @@ struct http_server {
 	} *sample_ops;
 	size_t n_sample_ops;
 
-	sqlite3 *pool[HTTP_DB_POOL];
+	struct http_dbconn *pool[HTTP_DB_POOL];
 	size_t n_pool;
 
 	/* Every request's database work runs under a budget (http_db). */
@@ -136,7 +153,8 @@ struct http_req {
 	const char *content_type;
 	char *extra_header[6][2];	/* copies, freed with the request */
 	int n_extra;
-	sqlite3 *db;
+	sqlite3 *db;			/* dbc->db once asked for */
+	struct http_dbconn *dbc;
 
 	double started, deadline;	/* CLOCK_MONOTONIC seconds */
 	double next_poll;		/* when to look at the socket again */
@@ -162,6 +180,10 @@ void http_add_header(struct http_req *r, const char *name, const char *value);
 sqlite3 *http_db(struct http_req *r);
 /* Prepare, or 500 and NULL (NULL too once the request was interrupted). */
 sqlite3_stmt *http_prepare(struct http_req *r, const char *sql);
+
+/* Give back a statement of http_prepare (or finalize any other): use
+ * instead of sqlite3_finalize in the handlers. */
+void http_finalize(sqlite3_stmt *st);
 
 /* The same without an error answer: NULL when the database lacks what sql
  * reads (an optional table of an older schema). */

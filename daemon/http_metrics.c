@@ -276,7 +276,7 @@ stored_mgsim(struct http_req *r, struct msession *m)
 			m->mgsim[c] = (uint64_t)sqlite3_column_int64(st, 1 + (int)c);
 		m->has_mgsim = true;
 	}
-	sqlite3_finalize(st);
+	http_finalize(st);
 }
 
 /* Each thread's latest interval: its metrics, E and simulated IPC. */
@@ -332,9 +332,9 @@ interval_samples(struct http_req *r, const struct msession *m, struct samples *o
 		}
 	}
 out:
-	sqlite3_finalize(ipc);
-	sqlite3_finalize(pairs);
-	sqlite3_finalize(t);
+	http_finalize(ipc);
+	http_finalize(pairs);
+	http_finalize(t);
 }
 
 static const struct {
@@ -412,7 +412,7 @@ http_metrics(struct http_req *r)
 		ss[n].instructions = sqlite3_column_int64(st, 5);
 		n++;
 	}
-	sqlite3_finalize(st);
+	http_finalize(st);
 
 	/* Live state first (one consistent copy per session). */
 	for (size_t i = 0; i < n; i++) {

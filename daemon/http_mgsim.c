@@ -93,7 +93,7 @@ session_config(struct http_req *r, int64_t session, struct mgsim_config *c)
 		if (!c->family_entries)
 			c->family_entries = 32;
 	}
-	sqlite3_finalize(st);
+	http_finalize(st);
 }
 
 /* ", a.clocks, a.n_exec_insns, ..." */
@@ -209,7 +209,7 @@ stored_snapshot(struct http_req *r, int64_t session, const char *spec, struct sn
 		http_error(r, 404, "no MGSim counters recorded for session %lld",
 			   (long long)session);
 	}
-	sqlite3_finalize(st);
+	http_finalize(st);
 	return ok;
 }
 
@@ -577,7 +577,7 @@ intervals(struct http_req *r, int64_t session)
 	else
 		jb_null(b);
 	jb_obj_end(b);
-	sqlite3_finalize(st);
+	http_finalize(st);
 	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
 		return http_error(r, 500, "database query failed: %s", sqlite3_errmsg(r->db));
 	return 0;

@@ -729,7 +729,7 @@ profile_rate(struct http_req *r, int64_t session)
 	jb_key(&r->body, "truncated");
 	jb_bool(&r->body, truncated);
 	jb_obj_end(&r->body);
-	sqlite3_finalize(q);
+	http_finalize(q);
 	profile_session_free(&s);
 	if (rc != SQLITE_DONE)
 		return http_error(r, 500, "reading profile_interval: %s", sqlite3_errmsg(r->db));

@@ -16,8 +16,8 @@ static int
 fail(struct http_req *r, sqlite3_stmt *a, sqlite3_stmt *b)
 {
 	http_error(r, 500, "database query failed: %s", sqlite3_errmsg(r->db));
-	sqlite3_finalize(a);
-	sqlite3_finalize(b);
+	http_finalize(a);
+	http_finalize(b);
 	return 0;
 }
 
@@ -81,7 +81,7 @@ hot_blocks(struct http_req *r, int64_t session)
 		jb_obj_end(&r->body);
 	}
 	jb_arr_end(&r->body);
-	sqlite3_finalize(h);
+	http_finalize(h);
 	return rc == SQLITE_DONE ? 0 : -1;
 }
 
@@ -121,8 +121,8 @@ http_api_sched(struct http_req *r, int64_t session)
 	p = st ? http_prepare(r, "SELECT port, uops, pressure FROM sched_port WHERE "
 			      "session_id = ?1 AND tid = ?2 AND idx = ?3 ORDER BY port") : NULL;
 	if (!st || !p) {
-		sqlite3_finalize(c);
-		sqlite3_finalize(st);
+		http_finalize(c);
+		http_finalize(st);
 		return 0;
 	}
 	sqlite3_bind_int64(st, 1, session);
@@ -142,7 +142,7 @@ http_api_sched(struct http_req *r, int64_t session)
 		jb_column(&r->body, c, 0);
 	else
 		jb_null(&r->body);	/* no scheduling model in this session */
-	sqlite3_finalize(c);
+	http_finalize(c);
 	jb_key(&r->body, "offset");
 	jb_u64(&r->body, offset);
 	jb_key(&r->body, "limit");
@@ -179,8 +179,8 @@ http_api_sched(struct http_req *r, int64_t session)
 		jb_i64(&r->body, (int64_t)offset + n);
 	else
 		jb_null(&r->body);
-	sqlite3_finalize(st);
-	sqlite3_finalize(p);
+	http_finalize(st);
+	http_finalize(p);
 	if (hot_blocks(r, session) < 0)
 		return fail(r, NULL, NULL);
 	jb_obj_end(&r->body);

@@ -115,6 +115,25 @@ is "$body" '{"session":1,"metric":"ilp_256","threads":[{"tid":100,"interval":[0,
 get "/api/sessions/1/series?metric=mispredict_GAg_4&tid=100&from=2"
 is "$body" '{"session":1,"metric":"mispredict_GAg_4","threads":[{"tid":100,"interval":[2],"value":[0.1]}],"points":1}' \
 	"series: tid and from filter"
+# Each family the server reads in one query, and two it reads interval by
+# interval, against the metric view.
+if command -v sqlite3 >/dev/null 2>&1; then
+	for m in ilp_64 mix_mem_write mix_other mispredict_PAs_12 mpki_GAg_4 taken_rate transition_rate \
+		avg_register_operands avg_degree_of_use data_footprint_bytes data_footprint_page_bytes \
+		insn_footprint_bytes insn_footprint_page_bytes reuse_cold stride_local_read_le_8 reuse_cdf_1; do
+		get "/api/sessions/1/series?metric=$m"
+		got=$(printf '%s' "$body" | sed 's/"tid"/\n/g' | sed -n 's/^:\([0-9]*\),"interval":\[\([^]]*\)\],"value":\[\([^]]*\)\].*/\1 \2 \3/p' |
+			awk '{ n = split($2, x, ","); split($3, v, ","); for (i = 1; i <= n; i++) printf "%s %s %.12g\n", $1, x[i], v[i] }')
+		want=$(sqlite3 -separator ' ' "$db" "SELECT tid, interval, value FROM metric WHERE session_id = 1
+			AND metric = '$m' ORDER BY tid, interval" | awk '{ printf "%s %s %.12g\n", $1, $2, $3 }')
+		is "$got" "$want" "series of $m: the metric view's values"
+	done
+else
+	for i in $(seq 16); do
+		n_test=$((n_test + 1))
+		echo "ok $n_test - # SKIP sqlite3 CLI not installed"
+	done
+fi
 get "/api/sessions/1/series?metric=no_such_metric"
 is "$code" 404 "series of an unknown metric: 404"
 get "/api/sessions/1/series"

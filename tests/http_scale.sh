@@ -104,7 +104,10 @@ for p in /api/sessions /api/sessions/1 /api/sessions/3 /metrics "/metrics?sessio
 done
 for p in /api /api/sessions/1/threads "/api/sessions/1/intervals?tid=100&from=1&to=2" \
 	/api/sessions/1/intervals /api/sessions/1/metrics "/api/sessions/1/series?metric=ilp_256&tid=100" \
-	"/api/sessions/1/series?metric=ilp_256" /api/sessions/1/mgsim /api/sessions/1/mgsim/counters \
+	"/api/sessions/1/series?metric=ilp_256" "/api/sessions/1/series?metric=mix_mem_read" \
+	"/api/sessions/1/series?metric=mispredict_GAg_4&tid=100" "/api/sessions/1/series?metric=reuse_cold" \
+	"/api/sessions/1/overview?metric=ilp_256&tid=100" "/api/sessions/1/overview?metric=mix_other&tid=100" \
+	/api/sessions/1/mgsim /api/sessions/1/mgsim/counters \
 	"/api/sessions/1/mgsim/counters?since=100:0&at=100:1" "/api/sessions/1/mgsim/counters/3" \
 	"/api/sessions/1/mgsim/intervals" "/api/sessions/1/mgsim/intervals?tid=100&from=1" \
 	/api/sessions/1/sched "/api/sessions/1/sched?tid=100&from=1"; do
