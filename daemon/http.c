@@ -216,6 +216,10 @@ http_db(struct http_req *r)
 		c->db = db;
 	}
 	sqlite3_progress_handler(c->db, 1000, progress, r);
+	/* One read transaction for all of the request's queries: one
+	 * snapshot, so the answer is consistent even while the writer
+	 * writes, and the file's locks taken once instead of per query. */
+	sqlite3_exec(c->db, "BEGIN", NULL, NULL, NULL);
 	r->dbc = c;
 	r->db = c->db;
 	return c->db;
@@ -233,6 +237,8 @@ db_release(struct http_server *s, struct http_dbconn *c)
 		sqlite3_clear_bindings(c->stmt[i].st);
 		c->stmt[i].busy = false;
 	}
+	if (!sqlite3_get_autocommit(c->db))
+		sqlite3_exec(c->db, "COMMIT", NULL, NULL, NULL);
 	pthread_mutex_lock(&s->lock);
 	if (s->n_pool < HTTP_DB_POOL) {
 		s->pool[s->n_pool++] = c;

@@ -284,13 +284,13 @@ static void
 interval_samples(struct http_req *r, const struct msession *m, struct samples *out)
 {
 	sqlite3_stmt *t, *pairs, *ipc;
-	char *msql = xasprintf("%s ORDER BY metric", http_metric_pairs_sql);
 
 	t = http_prepare(r, "SELECT tt.tid, tt.last_idx, tt.last_interval_id, i.ins, tt.intervals, "
 			 "tt.instructions FROM thread_total tt JOIN interval i ON i.id = "
 			 "tt.last_interval_id WHERE tt.session_id = ?1 ORDER BY tt.tid");
-	pairs = t ? http_prepare(r, msql) : NULL;
-	free(msql);
+	/* In the pairs' own order (each family's samples are gathered
+	 * below): no sort. */
+	pairs = t ? http_prepare(r, http_metric_pairs_sql) : NULL;
 	/* NULL in a database without the scheduling model. */
 	ipc = pairs ? http_prepare_quiet(r, "SELECT ipc FROM sched_interval WHERE session_id = ?1 "
 					 "AND tid = ?2 AND idx = ?3") : NULL;
@@ -319,6 +319,7 @@ interval_samples(struct http_req *r, const struct msession *m, struct samples *o
 		}
 		sqlite3_reset(pairs);
 		sqlite3_bind_int64(pairs, 1, sqlite3_column_int64(t, 2));
+		sqlite3_bind_null(pairs, 2);
 		while (sqlite3_step(pairs) == SQLITE_ROW) {
 			const char *name = (const char *)sqlite3_column_text(pairs, 0);
 			const struct ifam *f;
