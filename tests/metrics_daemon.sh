@@ -3,7 +3,8 @@
 # credential (issue 22): 'micad serve' keeps its user's HTTP token in a
 # file (--token-file; by default http-token beside the control socket),
 # mode 0600, the same after a restart, usable as the Bearer token that a
-# Prometheus credentials_file holds.  While /bin/cat, traced, reads a FIFO
+# Prometheus credentials_file holds.  A session whose program cannot run
+# keeps the reason.  While /bin/cat, traced, reads a FIFO
 # the test holds open, the scrape has the session's counters and the
 # latest interval's gauges, no label that grows with the intervals, and
 # promtool check metrics accepts it.  Every wait is on a condition.
@@ -79,6 +80,13 @@ serve --token-file "$tmp/other-token"
 tok=$(cat "$tmp/other-token")
 get /api
 is "$code" 200 "--token-file FILE: the token kept there"
+
+# A session that cannot start keeps why, and the API says it.
+"$MICACTL" run --no-spawn -- "$tmp/no-such-program" >/dev/null 2>&1
+is "$?" 127 "micactl run of a missing program: exit status 127"
+get "/api/sessions?limit=1"
+has "$body" "\"end_reason\":\"error\",\"threads\":0,\"intervals\":0,\"instructions\":0,\"error\":\"cannot run '$tmp/no-such-program': No such file or directory\"" \
+	"the failed session's row says why (session_error)"
 
 # A running session: cat reads a FIFO that a writer holds open.
 mkfifo "$tmp/fifo"
