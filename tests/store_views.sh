@@ -106,12 +106,17 @@ is "$(q 'PRAGMA user_version')" 3 "schema version 3"
 
 # A version 2 database (tests/schema_v2.sql, the layout before sample mode)
 # migrates to 3 when micad opens it: its rows kept, the session's new
-# columns there with their defaults, the profile tables created.
+# columns there with their defaults, the profile tables created, the
+# thread totals computed.
 if command -v sqlite3 > /dev/null; then
 	V2="$TMP/v2.db"
 	{ cat "$top_srcdir/tests/schema_v2.sql"
 	  echo "PRAGMA user_version = 2;"
 	  echo "INSERT INTO session (id, mode, command, uid, config, settings, started_at, end_reason) VALUES (7, 'run', 'old run', 0, '', '{}', 1.5, 'exited');"
+	  echo "INSERT INTO thread (session_id, tid, pid, files_pid) VALUES (7, 70, 70, 70);"
+	  echo "INSERT INTO interval (id, session_id, tid, idx, full, final, ins, ins_aligned, total_ins, total_ins_aligned) VALUES (1000, 7, 70, 0, 0, 0, 100, 100, 100, 100), (1001, 7, 70, 1, 0, 1, 50, 50, 150, 150);"
+	  echo "INSERT INTO memstackdist (interval_id, refs, cold) VALUES (1000, 10, 4), (1001, 6, 1);"
+	  echo "INSERT INTO memstackdist_bucket (interval_id, bucket, count) VALUES (1000, 0, 6), (1001, 0, 3), (1001, 2, 2);"
 	} | sqlite3 "$V2"
 	"$top_builddir/micad" replay -c "$top_srcdir/tests/mica/ILP-1.conf" --db "$V2" \
 		"$top_srcdir/tests/mica/ilp1.trace" >/dev/null \
@@ -123,6 +128,10 @@ if command -v sqlite3 > /dev/null; then
 		"old run step -" "migration: the old session kept, engine 'step', no sample event"
 	is "$(sqlite3 "$V2" "SELECT count(*) FROM sqlite_schema WHERE name IN ('profile_frame', 'profile_stack', 'profile_sample', 'profile_interval')")" \
 		4 "migration: the profile tables exist"
+	is "$(sqlite3 "$V2" "SELECT intervals, first_idx, last_idx, first_interval_id, last_interval_id, instructions, refs, cold FROM thread_total WHERE session_id = 7")" \
+		"2|0|1|1000|1001|150|16|5" "migration: the old session's thread totals computed once"
+	is "$(sqlite3 "$V2" "SELECT group_concat(bucket || ':' || count || ':' || round(cdf, 4), ' ') FROM reuse_distance_session WHERE session_id = 7")" \
+		"0:9:0.5625 2:2:0.6875" "migration: its whole-session reuse distances (9/16, 11/16)"
 else
 	skip "migration from schema version 2" "sqlite3 not found"
 fi
