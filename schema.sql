@@ -743,5 +743,9 @@ CREATE TABLE IF NOT EXISTS session_error (
 
 -- A user's sessions newest first (the session list of a non-root user).
 CREATE INDEX IF NOT EXISTS session_uid ON session (uid, id);
+-- The function a hot block is in, from a sample-mode session's frames
+-- (the symbol's start: a frame's address less its offset).
+CREATE INDEX IF NOT EXISTS profile_frame_start ON profile_frame (session_id, address - offset)
+	WHERE symbol IS NOT NULL AND address IS NOT NULL;
 -- The latest MGSim snapshot of a session (the counters' default).
 CREATE INDEX IF NOT EXISTS mgsim_counters_latest ON mgsim_counters (session_id, clocks, taken_at);

@@ -42,12 +42,50 @@ ports_json(struct jbuf *b, sqlite3_stmt *p, int64_t session, int64_t tid, int64_
 	jb_obj_end(b);
 }
 
+/*
+ * The function a block's first instruction is in, from a sample-mode
+ * session's profile frames: the symbol whose start (a frame's address
+ * less its offset) is the nearest at or below the address, within 1 MiB
+ * (index profile_frame_start).  null when the session has no such frame
+ * (a step-mode session has no profile).
+ */
+static void
+block_function(struct jbuf *b, sqlite3_stmt *f, int64_t session, int64_t addr)
+{
+	jb_key(b, "function");
+	if (!f) {
+		jb_null(b);
+		return;
+	}
+	sqlite3_reset(f);
+	sqlite3_bind_int64(f, 1, session);
+	sqlite3_bind_int64(f, 2, addr);
+	if (sqlite3_step(f) != SQLITE_ROW) {
+		jb_null(b);
+		return;
+	}
+	jb_obj(b);
+	jb_key(b, "module");
+	jb_column(b, f, 0);
+	jb_key(b, "symbol");
+	jb_column(b, f, 1);
+	jb_key(b, "offset");
+	jb_column(b, f, 2);
+	jb_obj_end(b);
+}
+
 static int
 hot_blocks(struct http_req *r, int64_t session)
 {
 	sqlite3_stmt *h = http_prepare(r, "SELECT rank, address, end_address, instructions, "
 				       "executions, report FROM sched_hot_block "
 				       "WHERE session_id = ?1 ORDER BY rank");
+	/* NULL in a database without the profile tables. */
+	sqlite3_stmt *f = h ? http_prepare_quiet(r, "SELECT module, symbol, ?2 - (address - offset) "
+				   "FROM profile_frame WHERE session_id = ?1 AND symbol IS NOT NULL "
+				   "AND address IS NOT NULL AND address - offset <= ?2 "
+				   "AND address - offset > ?2 - 1048576 "
+				   "ORDER BY address - offset DESC LIMIT 1") : NULL;
 	int rc;
 
 	if (!h)
@@ -72,6 +110,7 @@ hot_blocks(struct http_req *r, int64_t session)
 		jb_column(&r->body, h, 3);
 		jb_key(&r->body, "executions");
 		jb_column(&r->body, h, 4);
+		block_function(&r->body, f, session, sqlite3_column_int64(h, 1));
 		/* Written by micad itself as JSON (trace_sched). */
 		jb_key(&r->body, "report");
 		if (rep)
@@ -82,6 +121,7 @@ hot_blocks(struct http_req *r, int64_t session)
 	}
 	jb_arr_end(&r->body);
 	http_finalize(h);
+	http_finalize(f);
 	return rc == SQLITE_DONE ? 0 : -1;
 }
 

@@ -277,7 +277,9 @@ function hotBlocks(parent, sched) {
 			" uop" + (ii.uops === 1 ? "" : "s") + ", latency " + ii.latency).join("\n");
 		return el("tr", {},
 			el("td", { class: "num", text: String(h.rank) }),
-			el("td", { class: "addr", text: h.address + "\u2013" + h.end_address }),
+			el("td", { class: "addr" }, h.address + "\u2013" + h.end_address,
+				h.function ? el("div", { class: "fn", title: h.function.module,
+					text: h.function.symbol + "+0x" + Number(h.function.offset).toString(16) }) : null),
 			el("td", { class: "num", text: fmtInt(h.instructions) }),
 			el("td", { class: "num", text: fmtInt(h.executions) }),
 			el("td", { class: "num", text: fmtInt(h.instructions * h.executions) }),
