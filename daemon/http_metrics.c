@@ -325,10 +325,13 @@ interval_samples(struct http_req *r, const struct msession *m, struct samples *o
 			const struct ifam *f;
 			unsigned fi;
 
-			if (!name || sqlite3_column_type(pairs, 1) == SQLITE_NULL ||
-			    !(f = metric_family(name, &fi)))
+			if (!name || !(f = metric_family(name, &fi)))
 				continue;
+			/* A ratio of nothing (no write, no branch in the
+			 * interval) is NaN, not a missing sample: the series
+			 * stay the same from one interval to the next. */
 			add_sample(out, fi, metric_labels(f, name, (long long)m->id, tid),
+				   sqlite3_column_type(pairs, 1) == SQLITE_NULL ? NAN :
 				   sqlite3_column_double(pairs, 1) * f->scale);
 		}
 	}
