@@ -846,3 +846,108 @@ CREATE VIEW IF NOT EXISTS hot_functions AS
 	      GROUP BY f0.session_id, f0.module, f0.symbol) h
 	JOIN (SELECT session_id, sum(count) AS samples FROM profile_sample
 	      GROUP BY session_id) a ON a.session_id = h.session_id;
+
+-- Serving at scale (issue 22): what the HTTP API reads for a session's
+-- list row, summary, threads and /metrics without visiting its intervals,
+-- and the indexes behind the API's other queries (tests/http_scale.sh
+-- checks every query's plan).
+--
+-- thread_total: per thread of a session, kept as intervals are stored (the
+-- trigger below runs in the writer's transaction, so it is exactly as
+-- current as table interval): how many intervals, the first and last
+-- index and row id, the last interval's total_ins (E since the thread
+-- began, the thread's instructions so far), and the memstackdist
+-- references and cold references of all its intervals.
+CREATE TABLE IF NOT EXISTS thread_total (
+	session_id	INTEGER NOT NULL REFERENCES session(id) ON DELETE CASCADE,
+	tid		INTEGER NOT NULL,
+	intervals	INTEGER NOT NULL,
+	first_idx	INTEGER NOT NULL,
+	last_idx	INTEGER NOT NULL,
+	first_interval_id INTEGER NOT NULL,
+	last_interval_id INTEGER NOT NULL,
+	instructions	INTEGER NOT NULL,
+	refs		INTEGER NOT NULL DEFAULT 0,
+	cold		INTEGER NOT NULL DEFAULT 0,
+	PRIMARY KEY (session_id, tid)
+) STRICT, WITHOUT ROWID;
+
+-- thread_reuse: a thread's reuse-distance bucket counts summed over all
+-- its intervals (memstackdist_bucket), for the whole-session view below.
+CREATE TABLE IF NOT EXISTS thread_reuse (
+	session_id	INTEGER NOT NULL REFERENCES session(id) ON DELETE CASCADE,
+	tid		INTEGER NOT NULL,
+	bucket		INTEGER NOT NULL REFERENCES reuse_bucket(bucket),
+	count		INTEGER NOT NULL,
+	PRIMARY KEY (session_id, tid, bucket)
+) STRICT, WITHOUT ROWID;
+
+CREATE TRIGGER IF NOT EXISTS interval_thread_total AFTER INSERT ON interval
+BEGIN
+	INSERT INTO thread_total (session_id, tid, intervals, first_idx, last_idx,
+				  first_interval_id, last_interval_id, instructions)
+	VALUES (new.session_id, new.tid, 1, new.idx, new.idx, new.id, new.id, new.total_ins)
+	ON CONFLICT (session_id, tid) DO UPDATE SET
+		intervals = intervals + 1,
+		first_interval_id = CASE WHEN excluded.first_idx < first_idx
+				    THEN excluded.first_interval_id ELSE first_interval_id END,
+		first_idx = min(first_idx, excluded.first_idx),
+		last_interval_id = CASE WHEN excluded.last_idx > last_idx
+				   THEN excluded.last_interval_id ELSE last_interval_id END,
+		instructions = CASE WHEN excluded.last_idx > last_idx
+			       THEN excluded.instructions ELSE instructions END,
+		last_idx = max(last_idx, excluded.last_idx);
+END;
+
+CREATE TRIGGER IF NOT EXISTS memstackdist_thread_total AFTER INSERT ON memstackdist
+BEGIN
+	UPDATE thread_total SET refs = refs + new.refs, cold = cold + new.cold
+	WHERE (session_id, tid) = (SELECT session_id, tid FROM interval WHERE id = new.interval_id);
+END;
+
+CREATE TRIGGER IF NOT EXISTS memstackdist_bucket_thread_reuse AFTER INSERT ON memstackdist_bucket
+BEGIN
+	INSERT INTO thread_reuse (session_id, tid, bucket, count)
+	SELECT session_id, tid, new.bucket, new.count FROM interval WHERE id = new.interval_id
+	ON CONFLICT (session_id, tid, bucket) DO UPDATE SET count = count + excluded.count;
+END;
+
+-- A database migrated from version 2 gets its totals once (nothing to do
+-- in a new file).
+INSERT OR IGNORE INTO thread_total (session_id, tid, intervals, first_idx, last_idx,
+				    first_interval_id, last_interval_id, instructions, refs, cold)
+	SELECT g.session_id, g.tid, g.n, g.lo, g.hi, f.id, l.id, l.total_ins,
+	       coalesce((SELECT sum(m.refs) FROM interval x JOIN memstackdist m ON m.interval_id = x.id
+			 WHERE x.session_id = g.session_id AND x.tid = g.tid), 0),
+	       coalesce((SELECT sum(m.cold) FROM interval x JOIN memstackdist m ON m.interval_id = x.id
+			 WHERE x.session_id = g.session_id AND x.tid = g.tid), 0)
+	FROM (SELECT session_id, tid, count(*) AS n, min(idx) AS lo, max(idx) AS hi
+	      FROM interval GROUP BY session_id, tid) g
+	JOIN interval f ON f.session_id = g.session_id AND f.tid = g.tid AND f.idx = g.lo
+	JOIN interval l ON l.session_id = g.session_id AND l.tid = g.tid AND l.idx = g.hi
+	WHERE NOT EXISTS (SELECT 1 FROM thread_total);
+INSERT OR IGNORE INTO thread_reuse (session_id, tid, bucket, count)
+	SELECT i.session_id, i.tid, b.bucket, sum(b.count)
+	FROM interval i JOIN memstackdist_bucket b ON b.interval_id = i.id
+	WHERE NOT EXISTS (SELECT 1 FROM thread_reuse)
+	GROUP BY i.session_id, i.tid, b.bucket;
+
+-- A thread's reuse distances over the whole session: fraction = count /
+-- refs (cold references included in refs), cdf = P(distance < hi), as
+-- reuse_distance per interval.
+CREATE VIEW IF NOT EXISTS reuse_distance_session AS
+	SELECT r.session_id, r.tid, r.bucket, rb.lo, rb.hi, r.count, t.refs,
+	       CAST(r.count AS REAL) / NULLIF(t.refs, 0) AS fraction,
+	       CAST((SELECT sum(r2.count) FROM thread_reuse r2 WHERE r2.session_id = r.session_id
+		     AND r2.tid = r.tid AND r2.bucket <= r.bucket) AS REAL) / NULLIF(t.refs, 0) AS cdf
+	FROM thread_reuse r JOIN thread_total t ON t.session_id = r.session_id AND t.tid = r.tid
+	JOIN reuse_bucket rb ON rb.bucket = r.bucket;
+
+-- A user's sessions newest first (the session list of a non-root user).
+CREATE INDEX IF NOT EXISTS session_uid ON session (uid, id);
+-- The function a hot block is in, from a sample-mode session's frames
+-- (the symbol's start: a frame's address less its offset).
+CREATE INDEX IF NOT EXISTS profile_frame_start ON profile_frame (session_id, address - offset)
+	WHERE symbol IS NOT NULL AND address IS NOT NULL;
+-- The latest MGSim snapshot of a session (the counters' default).
+CREATE INDEX IF NOT EXISTS mgsim_counters_latest ON mgsim_counters (session_id, clocks, taken_at);

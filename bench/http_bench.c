@@ -224,6 +224,9 @@ main(int argc, char **argv)
 	printf("throughput %.0f requests/s, %.1f MB/s\n", n / secs, bytes / secs / 1e6);
 	printf("latency ms: p50 %.2f  p90 %.2f  p99 %.2f  max %.2f\n", all[n / 2] * 1e3,
 	       all[n * 9 / 10] * 1e3, all[n * 99 / 100] * 1e3, all[n - 1] * 1e3);
+	/* For http_bench.sh's table: requests/s, p50 and p99 in ms, bytes per answer. */
+	printf("result %.1f %.3f %.3f %.0f\n", n / secs, all[n / 2] * 1e3, all[n * 99 / 100] * 1e3,
+	       (double)bytes / (double)n);
 	free(all);
 	free(w);
 	return errors ? 1 : 0;

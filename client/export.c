@@ -11,6 +11,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <ctype.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdarg.h>
@@ -47,6 +48,7 @@ struct session {
 	unsigned n_groups;	/* itypes user groups */
 	bool sampled;		/* engine 'sample' */
 	char *event, *weighting;	/* sample mode; NULL: not said */
+	char **group_names;	/* their names as CSV/JSON field names (itypes_NAME) */
 };
 
 struct thread {
@@ -495,6 +497,7 @@ struct sink {
 	unsigned n;	/* fields so far in this record */
 	int64_t session;
 	unsigned long records;
+	char *const *group_names;	/* itypes groups, as field names */
 };
 
 static void
@@ -518,6 +521,17 @@ put_u(struct sink *k, const char *name, uint64_t v)
 	field_begin(k, name);
 	if (!k->header || k->format == F_JSON)
 		fprintf(k->f, "%" PRIu64, v);
+}
+
+/* A flag: true/false in JSON, 1/0 in CSV (a number a spreadsheet sums). */
+static void
+put_bool(struct sink *k, const char *name, bool v)
+{
+	field_begin(k, name);
+	if (k->format == F_JSON)
+		fputs(v ? "true" : "false", k->f);
+	else if (!k->header)
+		putc(v ? '1' : '0', k->f);
 }
 
 static void
@@ -570,8 +584,8 @@ emit_record(struct sink *k, const struct ex_interval *x)
 	put_u(k, "session", (uint64_t)k->session);
 	put_u(k, "tid", iv->tid);
 	put_u(k, "interval", iv->index);
-	put_u(k, "full", iv->full);
-	put_u(k, "final", iv->final);
+	put_bool(k, "full", iv->full);
+	put_bool(k, "final", iv->final);
 	put_u(k, "ins", iv->ins);
 	put_u(k, "ins_aligned", iv->ins_aligned);
 	put_u(k, "total_ins", iv->total_ins);
@@ -585,7 +599,7 @@ emit_record(struct sink *k, const struct ex_interval *x)
 		put_uf(k, iv->ilp_one.cycles[0], "ilp_one_%u_cycles", iv->ilp_one.window[0]);
 	if (iv->analyses & MICA_BIT(MICA_ITYPES)) {
 		for (unsigned g = 0; g < iv->itypes.n_groups; g++)
-			put_uf(k, iv->itypes.counts[g], "itypes_%u", g);
+			put_uf(k, iv->itypes.counts[g], "itypes_%s", k->group_names[g]);
 		put_u(k, "itypes_other", iv->itypes.counts[iv->itypes.n_groups]);
 	}
 	if (iv->analyses & MICA_BIT(MICA_PPM)) {
@@ -740,6 +754,30 @@ load_session(struct reader *r, int64_t id, struct session *s)
 				  id, r->path);
 			return -1;
 		}
+		/* Field names after the groups (itypes_mem_read, ...): letters,
+		 * digits and '_' (a custom group's "A+B" becomes A_B). */
+		if (sqlite3_prepare_v2(r->db, "SELECT grp, name FROM itypes_group WHERE session_id = ? "
+				       "AND grp < ? ORDER BY grp", -1, &q, NULL) != SQLITE_OK)
+			return sql_fail(r, "reading the itypes groups");
+		sqlite3_bind_int64(q, 1, id);
+		sqlite3_bind_int64(q, 2, s->n_groups);
+		s->group_names = xcalloc(s->n_groups, sizeof(*s->group_names));
+		while (sqlite3_step(q) == SQLITE_ROW) {
+			int64_t g = sqlite3_column_int64(q, 0);
+			const char *name = (const char *)sqlite3_column_text(q, 1);
+			char *c;
+
+			if (g < 0 || g >= (int64_t)s->n_groups || !name || s->group_names[g])
+				continue;
+			s->group_names[g] = xstrdup(name);
+			for (c = s->group_names[g]; *c; c++)
+				if (!isalnum((unsigned char)*c) && *c != '_')
+					*c = '_';
+		}
+		sqlite3_finalize(q);
+		for (unsigned g = 0; g < s->n_groups; g++)
+			if (!s->group_names[g])
+				s->group_names[g] = xasprintf("%u", g);
 	}
 	return 0;
 }
@@ -902,7 +940,8 @@ export(struct reader *r, const struct export_opts *o)
 {
 	struct thread *threads = NULL;
 	size_t n_threads = 0;
-	struct sink k = { .format = o->format, .session = r->s->id };
+	struct sink k = { .format = o->format, .session = r->s->id,
+			  .group_names = r->s->group_names };
 	const char *dir = o->out ? o->out : ".";
 	long total = 0;
 	int ret = 1;
@@ -1069,14 +1108,13 @@ cmd_ctl_export(int argc, char **argv)
 			sql_fail(&r, "preparing the export");
 			goto out;
 		}
-	if (load_session(&r, (int64_t)v, &s) < 0) {
-		mica_config_free(&s.cfg);
-		free(s.event);
-		free(s.weighting);
-		goto out;
+	if (load_session(&r, (int64_t)v, &s) >= 0) {
+		r.s = &s;
+		ret = export(&r, &o);
 	}
-	r.s = &s;
-	ret = export(&r, &o);
+	for (unsigned g = 0; s.group_names && g < s.n_groups; g++)
+		free(s.group_names[g]);
+	free(s.group_names);
 	mica_config_free(&s.cfg);
 	free(s.event);
 	free(s.weighting);

@@ -8,6 +8,7 @@
 #include "config.h"
 
 #include <getopt.h>
+#include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -46,8 +47,10 @@ struct cell {
 	bool right;	/* numbers align right */
 };
 
-/* A value as text: SQLite's own rendering of numbers (C locale), blobs as
- * hex (malloc'd; NULL for NULL). */
+/* A value as text: integers as SQLite renders them, reals with as many
+ * significant digits as it takes to read back the same double (up to 17;
+ * SQLite's own rendering keeps 15), blobs as hex (malloc'd; NULL for
+ * NULL). */
 static char *
 cell_text(sqlite3_stmt *q, int i)
 {
@@ -55,6 +58,15 @@ cell_text(sqlite3_stmt *q, int i)
 
 	if (type == SQLITE_NULL)
 		return NULL;
+	if (type == SQLITE_FLOAT) {
+		char buf[40];
+		double v = sqlite3_column_double(q, i);
+
+		if (!isfinite(v))
+			return xstrdup(isnan(v) ? "NaN" : v > 0 ? "Inf" : "-Inf");
+		json_fmt_real(buf, sizeof(buf), v);
+		return xstrdup(buf);
+	}
 	if (type == SQLITE_BLOB) {
 		const unsigned char *b = sqlite3_column_blob(q, i);
 		int n = sqlite3_column_bytes(q, i);

@@ -5,21 +5,31 @@
  * parameters, GET/HEAD only, path traversal in raw or percent-encoded
  * form, the per-uid access token as Bearer header, ?token= or a cookie
  * named after the port), the token-for-cookie exchange of HTML pages
- * opened by the user, the read-only database pool, and the response
- * headers (CSP, nosniff, no-store for the API).
+ * opened by the user, the read-only database pool with every request's
+ * time budget and answer size limit (SQLite's progress handler, which also
+ * stops the queries of a client that went away), gzip, ETags and 304s,
+ * and the response headers (CSP, nosniff, no-store for the API).  Each
+ * connection has a thread of its own.
  */
 #include "config.h"
 
 #include <arpa/inet.h>
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <zlib.h>
 
 #include "http_int.h"
 #include "mgsim.h"
@@ -29,6 +39,9 @@ _Static_assert(HTTP_MGSIM_COUNTERS == MGSIM_NUM_COUNTERS, "http.h and mgsim.h di
 
 #define MEMORY_LIMIT (128 * 1024)	/* per connection: request line + headers */
 #define MAX_PARAMS 400			/* query parameters; more: 414 */
+#define DEFAULT_BUDGET_MS 10000		/* a request's database time */
+#define DEFAULT_MAX_BODY (64u << 20)	/* bytes of one answer */
+#define POLL_EVERY 0.05			/* s between looks at a busy request's socket */
 
 /* ---- small helpers used by the handlers ---- */
 
@@ -113,10 +126,73 @@ http_arg_i64(struct http_req *r, const char *name, int64_t *out, bool *present)
 
 /* ---- read-only database pool ---- */
 
+static double
+mono_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/*
+ * SQLite calls this every few thousand virtual-machine steps of a query of
+ * the request: a non-zero return interrupts the query (SQLITE_INTERRUPT).
+ * It stops a request whose queries ran past its budget, whose answer grew
+ * past the size limit, or whose client went away (a peer that closed or
+ * shut down its side: nobody will read the answer).  process() then sends
+ * the 503 or 413 that says which, or drops the connection.
+ */
+static int
+progress(void *arg)
+{
+	struct http_req *r = arg;
+	double now;
+
+	if (r->cancel)
+		return 1;
+	if (r->body.len > r->srv->max_body) {
+		r->cancel = CANCEL_SIZE;
+		return 1;
+	}
+	now = mono_now();
+	if (now > r->deadline) {
+		r->cancel = CANCEL_TIME;
+		return 1;
+	}
+	if (now >= r->next_poll && r->fd >= 0) {
+		struct pollfd p = { .fd = r->fd, .events = POLLRDHUP };
+
+		r->next_poll = now + POLL_EVERY;
+		if (poll(&p, 1, 0) > 0 && (p.revents & (POLLRDHUP | POLLHUP | POLLERR))) {
+			r->cancel = CANCEL_GONE;
+			return 1;
+		}
+	}
+	return 0;
+}
+
+/* The request being answered on this thread (http_finalize's). */
+static __thread struct http_req *cur_req;
+
+static void
+dbconn_close(struct http_dbconn *c)
+{
+	if (!c)
+		return;
+	for (int i = 0; i < c->n_stmt; i++) {
+		sqlite3_finalize(c->stmt[i].st);
+		free(c->stmt[i].sql);
+	}
+	sqlite3_close(c->db);
+	free(c);
+}
+
 sqlite3 *
 http_db(struct http_req *r)
 {
 	struct http_server *s = r->srv;
+	struct http_dbconn *c = NULL;
 	sqlite3 *db = NULL;
 	int rc;
 
@@ -124,9 +200,9 @@ http_db(struct http_req *r)
 		return r->db;
 	pthread_mutex_lock(&s->lock);
 	if (s->n_pool)
-		db = s->pool[--s->n_pool];
+		c = s->pool[--s->n_pool];
 	pthread_mutex_unlock(&s->lock);
-	if (!db) {
+	if (!c) {
 		rc = sqlite3_open_v2(s->db_path, &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL);
 		if (rc != SQLITE_OK) {
 			http_error(r, 503, "cannot open the results database %s read-only: %s "
@@ -139,40 +215,154 @@ http_db(struct http_req *r)
 		sqlite3_exec(db, "PRAGMA query_only = 1", NULL, NULL, NULL);
 		/* the estimates' views need sqrt() */
 		store_math_functions(db);
+		c = xcalloc(1, sizeof(*c));
+		c->db = db;
 	}
-	r->db = db;
-	return db;
+	sqlite3_progress_handler(c->db, 1000, progress, r);
+	/* One read transaction for all of the request's queries: one
+	 * snapshot, so the answer is consistent even while the writer
+	 * writes, and the file's locks taken once instead of per query. */
+	sqlite3_exec(c->db, "BEGIN", NULL, NULL, NULL);
+	r->dbc = c;
+	r->db = c->db;
+	return c->db;
 }
 
 static void
-db_release(struct http_server *s, sqlite3 *db)
+db_release(struct http_server *s, struct http_dbconn *c)
 {
-	if (!db)
+	if (!c)
 		return;
+	sqlite3_progress_handler(c->db, 0, NULL, NULL);
+	/* Whatever a handler left running ends its read transaction here. */
+	for (int i = 0; i < c->n_stmt; i++) {
+		sqlite3_reset(c->stmt[i].st);
+		sqlite3_clear_bindings(c->stmt[i].st);
+		c->stmt[i].busy = false;
+	}
+	if (!sqlite3_get_autocommit(c->db))
+		sqlite3_exec(c->db, "COMMIT", NULL, NULL, NULL);
 	pthread_mutex_lock(&s->lock);
 	if (s->n_pool < HTTP_DB_POOL) {
-		s->pool[s->n_pool++] = db;
-		db = NULL;
+		s->pool[s->n_pool++] = c;
+		c = NULL;
 	}
 	pthread_mutex_unlock(&s->lock);
-	sqlite3_close(db);
+	dbconn_close(c);
+}
+
+void
+http_finalize(sqlite3_stmt *st)
+{
+	struct http_dbconn *c = cur_req ? cur_req->dbc : NULL;
+
+	if (!st)
+		return;
+	for (int i = 0; c && i < c->n_stmt; i++) {
+		if (c->stmt[i].st == st) {
+			sqlite3_reset(st);
+			sqlite3_clear_bindings(st);
+			c->stmt[i].busy = false;
+			return;
+		}
+	}
+	sqlite3_finalize(st);
+}
+
+/* A statement of sql on the request's connection: a cached one that is
+ * free, else a new one, kept if there is room.  SQLITE_OK or SQLite's
+ * error. */
+static int
+prepare_cached(struct http_req *r, const char *sql, sqlite3_stmt **out)
+{
+	struct http_dbconn *c = r->dbc;
+	int rc;
+
+	for (int i = 0; i < c->n_stmt; i++) {
+		if (!c->stmt[i].busy && !strcmp(c->stmt[i].sql, sql)) {
+			c->stmt[i].busy = true;
+			*out = c->stmt[i].st;
+			return SQLITE_OK;
+		}
+	}
+	rc = sqlite3_prepare_v3(c->db, sql, -1, SQLITE_PREPARE_PERSISTENT, out, NULL);
+	if (rc != SQLITE_OK || c->n_stmt == HTTP_STMT_CACHE)
+		return rc;
+	c->stmt[c->n_stmt].sql = xstrdup(sql);
+	c->stmt[c->n_stmt].st = *out;
+	c->stmt[c->n_stmt].busy = true;
+	c->n_stmt++;
+	return SQLITE_OK;
+}
+
+/* The plan of sql, appended to the plan log (tests/http_scale.sh reads it):
+ * "QUERY <sql>" then one "PLAN <detail>" line per step. */
+static void
+log_plan(struct http_req *r, const char *sql)
+{
+	sqlite3_stmt *q;
+	char *eqp;
+	FILE *f;
+
+	eqp = xasprintf("EXPLAIN QUERY PLAN %s", sql);
+	if (sqlite3_prepare_v2(r->db, eqp, -1, &q, NULL) != SQLITE_OK) {
+		free(eqp);
+		return;
+	}
+	free(eqp);
+	pthread_mutex_lock(&r->srv->lock);
+	f = fopen(r->srv->plan_log, "ae");
+	if (f) {
+		fprintf(f, "QUERY %s\n", sql);
+		while (sqlite3_step(q) == SQLITE_ROW)
+			fprintf(f, "PLAN %s\n", (const char *)sqlite3_column_text(q, 3));
+		fclose(f);
+	}
+	pthread_mutex_unlock(&r->srv->lock);
+	sqlite3_finalize(q);
+}
+
+sqlite3_stmt *
+http_prepare_quiet(struct http_req *r, const char *sql)
+{
+	sqlite3 *db = r->cancel ? NULL : http_db(r);
+	sqlite3_stmt *st = NULL;
+
+	if (!db || prepare_cached(r, sql, &st) != SQLITE_OK) {
+		sqlite3_finalize(st);
+		return NULL;
+	}
+	if (r->srv->plan_log)
+		log_plan(r, sql);
+	return st;
 }
 
 sqlite3_stmt *
 http_prepare(struct http_req *r, const char *sql)
 {
-	sqlite3 *db = http_db(r);
+	sqlite3 *db = r->cancel ? NULL : http_db(r);
 	sqlite3_stmt *st = NULL;
 
 	if (!db)
 		return NULL;
-	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) {
+	if (prepare_cached(r, sql, &st) != SQLITE_OK) {
 		/* Most likely a database written by another schema version. */
 		http_error(r, 500, "database query failed: %s (schema version mismatch?)",
 			   sqlite3_errmsg(db));
 		return NULL;
 	}
+	if (r->srv->plan_log)
+		log_plan(r, sql);
 	return st;
+}
+
+void
+http_stats(struct http_server *s, unsigned *in_flight, unsigned long long stopped[3])
+{
+	pthread_mutex_lock(&s->lock);
+	*in_flight = s->in_flight;
+	memcpy(stopped, s->stopped, sizeof(s->stopped));
+	pthread_mutex_unlock(&s->lock);
 }
 
 int
@@ -197,7 +387,7 @@ http_session_visible(struct http_req *r, int64_t session, bool *running)
 		http_error(r, 500, "database query failed: %s", sqlite3_errmsg(r->db));
 		ret = -1;
 	}
-	sqlite3_finalize(st);
+	http_finalize(st);
 	/* Another user's session is as unknown as a missing one. */
 	if (ret == 0)
 		http_error(r, 404, "no session %lld", (long long)session);
@@ -285,6 +475,82 @@ http_token_for_uid(struct http_server *s, uid_t uid)
 out:
 	pthread_mutex_unlock(&s->lock);
 	return ret;
+}
+
+/*
+ * The token of uid kept in a file, so that it outlives the server: a
+ * scraper's credentials (Prometheus's credentials_file) stay valid across
+ * restarts.  An existing file is used only if it is a regular file of
+ * ours that no one else may read or write (mode 0600 or less), not a
+ * symbolic link, holding 64 hex digits (trailing white space allowed); a
+ * missing one is created mode 0600 (O_EXCL: never through a link) with
+ * the token the server made, 64 hex digits and no newline.
+ */
+int
+http_token_file(struct http_server *s, uid_t uid, const char *path, char *err, size_t errsz)
+{
+	char buf[HTTP_TOKEN_HEX + 64];
+	const char *tok;
+	struct stat st;
+	ssize_t n;
+	size_t len;
+	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+
+	if (fd >= 0) {
+		if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_uid != geteuid() ||
+		    (st.st_mode & 077)) {
+			snprintf(err, errsz, "token file %s: not a regular file of uid %u with mode "
+				 "0600 (remove it: micad makes a new one)", path, (unsigned)geteuid());
+			close(fd);
+			return -1;
+		}
+		n = read(fd, buf, sizeof(buf) - 1);
+		close(fd);
+		len = n > 0 ? (size_t)n : 0;
+		while (len && strchr(" \t\r\n", buf[len - 1]))
+			len--;
+		buf[len] = '\0';
+		if (len != HTTP_TOKEN_HEX || strspn(buf, "0123456789abcdef") != HTTP_TOKEN_HEX) {
+			snprintf(err, errsz, "token file %s: want 64 lower-case hex digits (remove "
+				 "it: micad makes a new one)", path);
+			return -1;
+		}
+		pthread_mutex_lock(&s->lock);
+		{
+			size_t i;
+
+			for (i = 0; i < s->n_tokens && s->tokens[i]->uid != uid; i++)
+				;
+			if (i == s->n_tokens) {
+				/* each token its own block: a pointer handed out to
+				 * a request stays valid (http_token_for_uid) */
+				s->tokens = xreallocarray(s->tokens, s->n_tokens + 1,
+							  sizeof(*s->tokens));
+				s->tokens[s->n_tokens++] = xmalloc(sizeof(**s->tokens));
+			}
+			s->tokens[i]->uid = uid;
+			memcpy(s->tokens[i]->hex, buf, HTTP_TOKEN_HEX + 1);
+		}
+		pthread_mutex_unlock(&s->lock);
+		return 0;
+	}
+	if (errno != ENOENT) {
+		snprintf(err, errsz, "token file %s: %s", path, strerror(errno));
+		return -1;
+	}
+	tok = http_token_for_uid(s, uid);
+	fd = tok ? open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600) : -1;
+	if (fd < 0 || write(fd, tok, HTTP_TOKEN_HEX) != HTTP_TOKEN_HEX || fsync(fd) < 0) {
+		snprintf(err, errsz, "cannot write the token file %s: %s", path,
+			 tok ? strerror(errno) : "no token");
+		if (fd >= 0) {
+			close(fd);
+			unlink(path);
+		}
+		return -1;
+	}
+	close(fd);
+	return 0;
 }
 
 /* Constant-time comparison, so response times do not leak a prefix. */
@@ -480,9 +746,9 @@ parse_path(struct http_req *r)
 }
 
 /* The request target without its token parameter, for the redirect after
- * the cookie is set. */
-static char *
-uri_without_token(const char *raw)
+ * the cookie is set (and the API's ETags). */
+char *
+http_uri_without_token(const char *raw)
 {
 	const char *q = strchr(raw, '?');
 	struct jbuf b;
@@ -677,7 +943,12 @@ completed_cb(void *cls, struct MHD_Connection *conn, void **con_cls,
 	(void)toe;
 	if (!r)
 		return;
-	db_release(r->srv, r->db);
+	if (r->counted) {
+		pthread_mutex_lock(&r->srv->lock);
+		r->srv->in_flight--;
+		pthread_mutex_unlock(&r->srv->lock);
+	}
+	db_release(r->srv, r->dbc);
 	for (int i = 0; i < r->n_extra; i++) {
 		free(r->extra_header[i][0]);
 		free(r->extra_header[i][1]);
@@ -698,6 +969,10 @@ logger(void *cls, const char *fmt, va_list ap)
 
 	(void)cls;
 	vsnprintf(msg, sizeof(msg), fmt, ap);
+	/* What libmicrohttpd says when process() drops the connection of a
+	 * client that went away (counted in /metrics instead). */
+	if (!strncmp(msg, "Application reported internal error", 35))
+		return;
 	n = strlen(msg);
 	while (n && msg[n - 1] == '\n')
 		msg[--n] = '\0';
@@ -716,7 +991,7 @@ http_queue(struct http_req *r, struct MHD_Response *resp, bool no_store)
 	MHD_add_response_header(resp, "X-Content-Type-Options", "nosniff");
 	MHD_add_response_header(resp, "Referrer-Policy", "no-referrer");
 	MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL,
-				no_store ? "no-store" : "no-cache");
+				no_store ? "no-store" : r->cacheable ? "private, no-cache" : "no-cache");
 	for (int i = 0; i < r->n_extra; i++)
 		MHD_add_response_header(resp, r->extra_header[i][0], r->extra_header[i][1]);
 	ret = MHD_queue_response(r->conn, r->status ? r->status : 200, resp);
@@ -724,21 +999,150 @@ http_queue(struct http_req *r, struct MHD_Response *resp, bool no_store)
 	return ret;
 }
 
-static enum MHD_Result
-send_response(struct http_req *r)
+/*
+ * Does the client take gzip?  Accept-Encoding lists codings, each maybe
+ * with ";q=VALUE"; gzip (or "*") with a q that is not zero says yes.
+ */
+static bool
+accepts_gzip(struct http_req *r)
+{
+	const char *ae = MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND,
+						     MHD_HTTP_HEADER_ACCEPT_ENCODING);
+	const char *p = ae;
+
+	while (p && *p) {
+		size_t n, tl;
+		const char *q;
+
+		p += strspn(p, " \t,");
+		n = strcspn(p, ",");
+		tl = strcspn(p, " \t;,");
+		if ((tl == 4 && !strncasecmp(p, "gzip", 4)) || (tl == 1 && *p == '*')) {
+			q = memchr(p, ';', n);
+			if (!q)
+				return true;
+			q += strspn(q + 1, " \t") + 1;
+			if (strncasecmp(q, "q=", 2))
+				return true;
+			/* q=0, q=0.0, q=0.000: refused */
+			q += 2;
+			if (*q != '0')
+				return true;
+			for (q++; *q == '.' || *q == '0'; q++)
+				;
+			if (q < p + n && *q >= '1' && *q <= '9')
+				return true;
+		}
+		p += n;
+	}
+	return false;
+}
+
+/* Text worth compressing: JSON, CSV, the metrics and the UI's files. */
+static bool
+compressible(const char *type)
+{
+	return type && (!strncmp(type, "application/json", 16) || !strncmp(type, "text/", 5) ||
+			!strncmp(type, "image/svg", 9));
+}
+
+/* body (len bytes) gzipped into a new buffer, or NULL when that would not
+ * be shorter (or zlib fails). */
+static char *
+gzip_body(const char *body, size_t len, size_t *out_len)
+{
+	z_stream z;
+	char *out;
+	size_t cap;
+
+	memset(&z, 0, sizeof(z));
+	if (deflateInit2(&z, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK)
+		return NULL;
+	cap = deflateBound(&z, len);
+	out = xmalloc(cap);
+	z.next_in = (Bytef *)body;
+	z.avail_in = (uInt)len;
+	z.next_out = (Bytef *)out;
+	z.avail_out = (uInt)cap;
+	if (len > UINT32_MAX || deflate(&z, Z_FINISH) != Z_STREAM_END || z.total_out >= len) {
+		deflateEnd(&z);
+		free(out);
+		return NULL;
+	}
+	*out_len = z.total_out;
+	deflateEnd(&z);
+	return out;
+}
+
+enum MHD_Result
+http_send_buffer(struct http_req *r, char *body, size_t len, bool no_store)
 {
 	struct MHD_Response *resp;
-	size_t len;
-	char *body;
-	bool api = r->nseg > 0 && (!strcmp(r->segs[0], "api") || !strcmp(r->segs[0], "metrics"));
+	bool text = compressible(r->content_type ? r->content_type : "application/json");
 
-	body = jb_take(&r->body, &len);
+	/* Small answers are sent as they are: gzip's header and the CPU
+	 * would not pay. */
+	if (text && len >= 1024 && r->status != 304 && !r->head && accepts_gzip(r)) {
+		size_t zlen;
+		char *z = gzip_body(body, len, &zlen);
+
+		if (z) {
+			free(body);
+			body = z;
+			len = zlen;
+			http_add_header(r, MHD_HTTP_HEADER_CONTENT_ENCODING, "gzip");
+		}
+	}
+	if (text)
+		http_add_header(r, MHD_HTTP_HEADER_VARY, "Accept-Encoding");
 	resp = MHD_create_response_from_buffer_with_free_callback(len, body, free);
 	if (!resp) {
 		free(body);
 		return MHD_NO;
 	}
-	return http_queue(r, resp, api || r->status == 303);
+	return http_queue(r, resp, no_store);
+}
+
+static enum MHD_Result
+send_response(struct http_req *r)
+{
+	size_t len;
+	char *body;
+	bool api = r->nseg > 0 && (!strcmp(r->segs[0], "api") || !strcmp(r->segs[0], "metrics"));
+
+	body = jb_take(&r->body, &len);
+	return http_send_buffer(r, body, len, (api && !r->cacheable) || r->status == 303);
+}
+
+/*
+ * Does the request's If-None-Match name etag?  A list of entity tags or
+ * "*", compared weakly (the W/ prefix ignored), as RFC 9110 wants for
+ * If-None-Match.
+ */
+bool
+http_not_modified(struct http_req *r, const char *etag)
+{
+	const char *inm = MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND,
+						      MHD_HTTP_HEADER_IF_NONE_MATCH);
+	const char *mine = strncmp(etag, "W/", 2) ? etag : etag + 2;
+	size_t ml = strlen(mine);
+
+	while (inm && *inm) {
+		size_t n;
+
+		inm += strspn(inm, " \t,");
+		if (*inm == '*')
+			return true;
+		if (!strncmp(inm, "W/", 2))
+			inm += 2;
+		n = strcspn(inm, ",");
+		while (n && (inm[n - 1] == ' ' || inm[n - 1] == '\t'))
+			n--;
+		if (n == ml && !strncmp(inm, mine, ml))
+			return true;
+		inm += strcspn(inm, ",");
+	}
+	return false;
 }
 
 static enum MHD_Result
@@ -746,7 +1150,7 @@ token_redirect(struct http_req *r)
 {
 	char *set = xasprintf("%s=%s; Path=/; HttpOnly; SameSite=Strict", r->srv->cookie_name,
 			      http_token_for_uid(r->srv, r->uid));
-	char *loc = uri_without_token(r->raw_uri);
+	char *loc = http_uri_without_token(r->raw_uri);
 	enum MHD_Result ret;
 
 	r->status = 303;
@@ -834,13 +1238,51 @@ handler(void *cls, struct MHD_Connection *conn, const char *url, const char *met
 	return MHD_YES;
 }
 
+/*
+ * The answer of a request whose queries were interrupted (progress()):
+ * whatever the handler made of the interrupted query is replaced by an
+ * error that says what happened and what to ask for instead.
+ */
+static void
+interrupted(struct http_req *r)
+{
+	struct http_server *s = r->srv;
+
+	pthread_mutex_lock(&s->lock);
+	s->stopped[r->cancel - 1]++;
+	pthread_mutex_unlock(&s->lock);
+	r->content_type = NULL;
+	r->n_extra = 0;
+	r->cacheable = false;
+	if (r->cancel == CANCEL_TIME) {
+		http_error(r, 503, "the request's database queries ran out of their time budget "
+			   "(%.1f s) and were stopped: ask for less (tid, from/to, a smaller limit) "
+			   "and page with offset", s->budget_ms / 1000.0);
+		http_add_header(r, "Retry-After", "10");
+	} else {
+		http_error(r, 413, "the answer would exceed %zu bytes and was stopped: ask for less "
+			   "(tid, from/to, a smaller limit) and page with offset", s->max_body);
+	}
+}
+
 /* The request passed the first checks and was read whole: route it. */
 static enum MHD_Result
 process(struct http_req *r)
 {
+	const union MHD_ConnectionInfo *ci =
+		MHD_get_connection_info(r->conn, MHD_CONNECTION_INFO_CONNECTION_FD);
 	int a;
 
 	r->answered = true;
+	r->started = mono_now();
+	r->deadline = r->started + r->srv->budget_ms / 1000.0;
+	r->next_poll = r->started + POLL_EVERY;
+	r->fd = ci ? ci->connect_fd : -1;
+	pthread_mutex_lock(&r->srv->lock);
+	r->srv->in_flight++;
+	r->counted = true;
+	pthread_mutex_unlock(&r->srv->lock);
+	cur_req = r;
 	a = authenticate(r);
 	if (r->nseg > 0 && (!strcmp(r->segs[0], "api") || !strcmp(r->segs[0], "metrics"))) {
 		if (a <= 0) {
@@ -856,9 +1298,21 @@ process(struct http_req *r)
 			http_metrics(r);
 		else
 			http_error(r, 404, "no such page");
+		cur_req = NULL;
+		if (r->cancel == CANCEL_NONE && r->body.len > r->srv->max_body)
+			r->cancel = CANCEL_SIZE;
+		if (r->cancel == CANCEL_GONE) {
+			pthread_mutex_lock(&r->srv->lock);
+			r->srv->stopped[CANCEL_GONE - 1]++;
+			pthread_mutex_unlock(&r->srv->lock);
+			return MHD_NO;	/* nobody is there to read an answer */
+		}
+		if (r->cancel)
+			interrupted(r);
 		return send_response(r);
 	}
 
+	cur_req = NULL;
 	/* An HTML page reached with ?token=: trade it for a cookie and
 	 * redirect, so the token leaves the address bar and history. */
 	if (http_arg(r, "token") && is_html_page(r)) {
@@ -950,7 +1404,10 @@ parse_listen(const char *s, struct sockaddr_storage *sa, unsigned *port, char *a
 static struct MHD_Daemon *
 start_one(struct http_server *s, const struct http_config *c, struct sockaddr_storage *sa)
 {
-	unsigned flags = MHD_USE_AUTO | MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ERROR_LOG;
+	/* A thread per connection: a request that takes its time (up to the
+	 * budget) holds its own connection only, never another client's. */
+	unsigned flags = MHD_USE_AUTO | MHD_USE_THREAD_PER_CONNECTION |
+			 MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ERROR_LOG;
 
 	if (c->external)
 		return MHD_start_daemon(MHD_USE_NO_LISTEN_SOCKET | MHD_USE_ERROR_LOG, 0, NULL, NULL,
@@ -975,7 +1432,6 @@ start_one(struct http_server *s, const struct http_config *c, struct sockaddr_st
 		/* Refuse what RFC 7230 forbids (a missing Host in HTTP/1.1,
 		 * bad whitespace) instead of guessing. */
 		MHD_OPTION_STRICT_FOR_CLIENT, (int)1,
-		MHD_OPTION_THREAD_POOL_SIZE, (unsigned)(c->threads ? c->threads : 2),
 		MHD_OPTION_NOTIFY_CONNECTION, conn_cb, s,
 		MHD_OPTION_URI_LOG_CALLBACK, uri_cb, s,
 		MHD_OPTION_NOTIFY_COMPLETED, completed_cb, s,
@@ -1038,7 +1494,14 @@ http_start(const struct http_config *c, char *err, size_t errsz)
 
 	s = xcalloc(1, sizeof(*s));
 	pthread_mutex_init(&s->lock, NULL);
+	/* A new server (another build, maybe another file at the path) never
+	 * takes a client's cached answer for its own. */
+	if (getrandom(&s->nonce, sizeof(s->nonce), 0) != sizeof(s->nonce))
+		s->nonce = (uint64_t)time(NULL) ^ ((uint64_t)getpid() << 32);
 	s->db_path = xstrdup(c->db_path);
+	s->budget_ms = c->budget_ms ? c->budget_ms : DEFAULT_BUDGET_MS;
+	s->max_body = c->max_response ? c->max_response : DEFAULT_MAX_BODY;
+	s->plan_log = c->plan_log ? xstrdup(c->plan_log) : NULL;
 	s->live = c->live;
 	s->live_arg = c->live_arg;
 	if (c->web_root) {
@@ -1121,7 +1584,7 @@ http_stop(struct http_server *s)
 		if (s->d[i])
 			MHD_stop_daemon(s->d[i]);
 	for (size_t i = 0; i < s->n_pool; i++)
-		sqlite3_close(s->pool[i]);
+		dbconn_close(s->pool[i]);
 	for (size_t i = 0; i < s->n_allowed_hosts; i++)
 		free(s->allowed_hosts[i]);
 	free(s->allowed_hosts);
@@ -1131,6 +1594,7 @@ http_stop(struct http_server *s)
 	free(s->sample_ops);
 	free(s->host_for_url);
 	free(s->db_path);
+	free(s->plan_log);
 	free(s->web_root);
 	pthread_mutex_destroy(&s->lock);
 	free(s);

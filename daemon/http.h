@@ -45,14 +45,22 @@ struct http_config {
 	 * state, or false when it is not running here. */
 	bool (*live)(void *arg, int64_t session, struct http_live *out);
 	void *live_arg;
+	/* Each connection is served by a thread of its own (so a slow request
+	 * holds only its own connection), up to connection_limit at once. */
 	unsigned connection_limit;	/* 0: 64 */
 	unsigned timeout_s;		/* idle connection timeout; 0: 30 s */
-	unsigned threads;		/* worker threads; 0: 2 */
 	/* No socket and no thread of its own: connections are handed in with
 	 * http_add_connection() and served by http_run() on the caller's
 	 * thread (the fuzz harness drives the server without a network).
 	 * listen then only names the port the Host header may carry. */
 	bool external;
+	/* Every request's database queries together may run this long; then
+	 * they are interrupted and the answer is a 503 that says so.  They are
+	 * interrupted too when the client goes away. */
+	unsigned budget_ms;		/* 0: 10 s */
+	size_t max_response;		/* bytes of one answer; more: 413.  0: 64 MiB */
+	/* Tests: append each query's EXPLAIN QUERY PLAN to this file. */
+	const char *plan_log;
 };
 
 struct http_server;
@@ -63,6 +71,11 @@ struct http_server *http_start(const struct http_config *c, char *err, size_t er
 
 /* The token of uid, created (getrandom) on first use; owned by s. */
 const char *http_token_for_uid(struct http_server *s, uid_t uid);
+
+/* uid's token from the file at path, or a new one written there (mode
+ * 0600): a credential that stays the same across restarts.  -1 with the
+ * reason in err. */
+int http_token_file(struct http_server *s, uid_t uid, const char *path, char *err, size_t errsz);
 
 /* "http://HOST:PORT/?token=TOKEN" for uid; malloc'd. */
 char *http_url(struct http_server *s, uid_t uid);

@@ -2,7 +2,7 @@
 libmicad_a_SOURCES += \
 	daemon/http.h daemon/http_int.h daemon/http.c daemon/http_json.c \
 	daemon/http_api.c daemon/http_mgsim.c daemon/http_metrics.c daemon/http_static.c
-libmicad_a_CFLAGS += $(MHD_CFLAGS)
+libmicad_a_CFLAGS += $(MHD_CFLAGS) $(ZLIB_CFLAGS)
 
 ## The web UI: static files, installed beside the data.
 webdir = $(pkgdatadir)/web

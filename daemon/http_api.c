@@ -2,9 +2,11 @@
  * The JSON API under /api/: sessions (list, detail), threads, intervals
  * with each analysis' raw counts and the derived metrics of schema.sql's
  * views, the names of a session's metrics, one metric as a series per
- * thread for charts (the long `metric` view), and any of the conversion
- * views as JSON or CSV rows.  Every session-scoped route first checks
- * that the asking uid may see the session.
+ * thread for charts (the long `metric` view), one metric of a thread
+ * downsampled into buckets (overview), and any of the conversion views as
+ * JSON or CSV rows, a page at a time.  Every session-scoped route first
+ * checks that the asking uid may see the session; a finished session's
+ * answers carry an ETag.
  */
 #include "config.h"
 
@@ -19,6 +21,9 @@
 
 #define LIST_LIMIT_MAX 1000
 #define ROWS_LIMIT_MAX 1000000
+/* Rows of a view in one answer: by default, and at most. */
+#define VIEW_LIMIT 10000
+#define VIEW_LIMIT_MAX 100000
 #define IDX_MAX ((uint64_t)INT64_MAX)
 
 static double
@@ -35,15 +40,16 @@ db_fail(struct http_req *r)
 
 /* ---- sessions ---- */
 
-/* Instructions: each thread's last total_ins (E from its start), read
- * through the index instead of summing every interval. */
+/* Counts and instructions from thread_total (schema.sql), kept as the
+ * intervals are stored: a list row costs the same for a session of ten
+ * intervals as for one of a million. */
 #define SESSION_COLUMNS \
 	"s.id, s.mode, s.command, s.pid, s.uid, s.started_at, s.ended_at, s.exit_status, " \
 	"s.end_reason, (SELECT count(*) FROM thread t WHERE t.session_id = s.id), " \
-	"(SELECT count(*) FROM interval i WHERE i.session_id = s.id), " \
-	"(SELECT coalesce(sum(i.total_ins), 0) FROM thread t JOIN interval i ON i.id = " \
-	"(SELECT id FROM interval WHERE session_id = s.id AND tid = t.tid ORDER BY idx DESC " \
-	"LIMIT 1) WHERE t.session_id = s.id)"
+	"(SELECT coalesce(sum(tt.intervals), 0) FROM thread_total tt WHERE tt.session_id = s.id), " \
+	"(SELECT coalesce(sum(tt.instructions), 0) FROM thread_total tt WHERE tt.session_id = s.id), " \
+	"s.error"
+#define SESSION_NCOLS 13
 
 static void
 live_json(struct http_req *r, int64_t id)
@@ -75,7 +81,7 @@ session_fields(struct http_req *r, sqlite3_stmt *st)
 {
 	static const char *const names[] = {
 		"id", "mode", "command", "pid", "uid", "started_at", "ended_at", "exit_status",
-		"end_reason", "threads", "intervals", "instructions",
+		"end_reason", "threads", "intervals", "instructions", "error",
 	};
 	const unsigned char *er = sqlite3_column_text(st, 8);
 
@@ -110,7 +116,10 @@ sessions_list(struct http_req *r)
 	else if (state && strcmp(state, "all"))
 		return http_error(r, 400, "parameter state: want running, ended or all");
 
-	sql = xasprintf("SELECT count(*) FROM session s WHERE (?1 = 0 OR s.uid = ?1)%s", filter);
+	/* Spelled out per case: "(?1 = 0 OR s.uid = ?1)" keeps SQLite off
+	 * the (uid, id) index. */
+	sql = xasprintf("SELECT count(*) FROM session s WHERE %s%s",
+			r->uid ? "s.uid = ?1" : "?1 = 0", filter);
 	st = http_prepare(r, sql);
 	free(sql);
 	if (!st)
@@ -118,10 +127,10 @@ sessions_list(struct http_req *r)
 	sqlite3_bind_int64(st, 1, (int64_t)r->uid);
 	if (sqlite3_step(st) == SQLITE_ROW)
 		total = sqlite3_column_int64(st, 0);
-	sqlite3_finalize(st);
+	http_finalize(st);
 
-	sql = xasprintf("SELECT " SESSION_COLUMNS " FROM session s WHERE (?1 = 0 OR s.uid = ?1)%s "
-			"ORDER BY s.id DESC LIMIT ?2 OFFSET ?3", filter);
+	sql = xasprintf("SELECT " SESSION_COLUMNS " FROM session s WHERE %s%s "
+			"ORDER BY s.id DESC LIMIT ?2 OFFSET ?3", r->uid ? "s.uid = ?1" : "?1 = 0", filter);
 	st = http_prepare(r, sql);
 	free(sql);
 	if (!st)
@@ -146,12 +155,12 @@ sessions_list(struct http_req *r)
 	}
 	jb_arr_end(&r->body);
 	jb_key(&r->body, "next_offset");
-	if ((int64_t)offset + n < total)
+	if (limit && (int64_t)offset + n < total)	/* limit=0: no page follows */
 		jb_i64(&r->body, (int64_t)offset + n);
 	else
 		jb_null(&r->body);
 	jb_obj_end(&r->body);
-	sqlite3_finalize(st);
+	http_finalize(st);
 	if (rc != SQLITE_DONE)
 		return db_fail(r);
 	return 0;
@@ -166,7 +175,8 @@ analyses_json(struct http_req *r, int64_t session)
 		{ "reg", "reg" }, { "stride", "stride_total" },
 		{ "memfootprint", "memfootprint" }, { "memstackdist", "memstackdist" },
 	};
-	sqlite3_stmt *st = http_prepare(r, "SELECT min(id) FROM interval WHERE session_id = ?");
+	sqlite3_stmt *st = http_prepare(r, "SELECT min(first_interval_id) FROM thread_total "
+					"WHERE session_id = ?");
 	int64_t first = -1;
 
 	if (!st)
@@ -174,7 +184,7 @@ analyses_json(struct http_req *r, int64_t session)
 	sqlite3_bind_int64(st, 1, session);
 	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL)
 		first = sqlite3_column_int64(st, 0);
-	sqlite3_finalize(st);
+	http_finalize(st);
 	jb_key(&r->body, "analyses");
 	jb_arr(&r->body);
 	for (size_t i = 0; first >= 0 && i < sizeof(tables) / sizeof(tables[0]); i++) {
@@ -187,9 +197,85 @@ analyses_json(struct http_req *r, int64_t session)
 		sqlite3_bind_int64(st, 1, first);
 		if (sqlite3_step(st) == SQLITE_ROW)
 			jb_str(&r->body, tables[i][0]);
-		sqlite3_finalize(st);
+		http_finalize(st);
+	}
+	/* The scheduling model (simulated cycles per interval). */
+	if (first >= 0 && (st = http_prepare_quiet(r, "SELECT 1 FROM sched_interval "
+						   "WHERE session_id = ? LIMIT 1"))) {
+		sqlite3_bind_int64(st, 1, session);
+		if (sqlite3_step(st) == SQLITE_ROW)
+			jb_str(&r->body, "sched");
+		http_finalize(st);
 	}
 	jb_arr_end(&r->body);
+}
+
+/*
+ * A JSON text as a JSON value: walked with SQLite's json_tree (document
+ * order) and written again through the jbuf helpers, so strings get the
+ * same escaping as everything else; text that is not JSON stays a string.
+ */
+static void
+json_text(struct http_req *r, const char *text)
+{
+	struct jbuf *b = &r->body;
+	sqlite3_stmt *st;
+	int64_t stack[32];
+	bool is_obj[32];
+	int depth = 0;
+
+	if (!text) {
+		jb_null(b);
+		return;
+	}
+	st = http_prepare(r, "SELECT json_valid(?1), key, type, atom, id, parent "
+			  "FROM json_tree(CASE WHEN json_valid(?1) THEN ?1 ELSE 'null' END)");
+	if (!st) {
+		jb_str(b, text);
+		return;
+	}
+	sqlite3_bind_text(st, 1, text, -1, SQLITE_STATIC);
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		const char *type = (const char *)sqlite3_column_text(st, 2);
+		int64_t parent = sqlite3_column_type(st, 5) == SQLITE_NULL ? -1
+				 : sqlite3_column_int64(st, 5);
+
+		if (!sqlite3_column_int(st, 0)) {
+			jb_str(b, text);
+			break;
+		}
+		while (depth > 0 && stack[depth - 1] != parent) {
+			if (is_obj[--depth])
+				jb_obj_end(b);
+			else
+				jb_arr_end(b);
+		}
+		if (depth > 0 && is_obj[depth - 1])
+			jb_key(b, (const char *)sqlite3_column_text(st, 1));
+		if (!strcmp(type, "object") || !strcmp(type, "array")) {
+			if (depth == (int)(sizeof(stack) / sizeof(stack[0]))) {
+				jb_null(b);
+				continue;
+			}
+			is_obj[depth] = type[0] == 'o';
+			stack[depth++] = sqlite3_column_int64(st, 4);
+			if (type[0] == 'o')
+				jb_obj(b);
+			else
+				jb_arr(b);
+		} else if (!strcmp(type, "true") || !strcmp(type, "false")) {
+			jb_bool(b, type[0] == 't');
+		} else {
+			jb_column(b, st, 3);
+		}
+	}
+	while (depth > 0) {
+		if (is_obj[--depth])
+			jb_obj_end(b);
+		else
+			jb_arr_end(b);
+	}
+	http_finalize(st);
 }
 
 static int
@@ -197,7 +283,7 @@ session_detail(struct http_req *r, int64_t id)
 {
 	sqlite3_stmt *st = http_prepare(r, "SELECT " SESSION_COLUMNS ", s.config, s.settings, "
 					"s.engine, s.sample_event, s.sample_note, s.weighting, "
-					"s.error, s.incomplete "
+					"s.incomplete "
 					"FROM session s WHERE s.id = ?");
 	static const char *const sampling[] = { "engine", "sample_event", "sample_note", "weighting" };
 
@@ -205,29 +291,28 @@ session_detail(struct http_req *r, int64_t id)
 		return 0;
 	sqlite3_bind_int64(st, 1, id);
 	if (sqlite3_step(st) != SQLITE_ROW) {
-		sqlite3_finalize(st);
+		http_finalize(st);
 		return db_fail(r);
 	}
 	jb_obj(&r->body);
 	session_fields(r, st);
 	jb_key(&r->body, "config");
-	jb_column(&r->body, st, 12);
-	/* Effective settings are JSON written by micad itself: kept as a
-	 * string, so a client never has to trust its shape. */
+	jb_column(&r->body, st, SESSION_NCOLS);
+	/* Effective settings: JSON written by micad itself, re-emitted value
+	 * by value (escaped like every string here) as an object. */
 	jb_key(&r->body, "settings");
-	jb_column(&r->body, st, 13);
+	json_text(r, (const char *)sqlite3_column_text(st, SESSION_NCOLS + 1));
 	/* How the instructions were seen: sample mode says which event
 	 * sampled them and why (schema version 3). */
 	for (int i = 0; i < 4; i++) {
 		jb_key(&r->body, sampling[i]);
-		jb_column(&r->body, st, 14 + i);
+		jb_column(&r->body, st, SESSION_NCOLS + 2 + i);
 	}
-	/* Why it failed (end_reason 'error'), why results are missing. */
-	jb_key(&r->body, "error");
-	jb_column(&r->body, st, 18);
+	/* Why results are missing (why it failed, "error", is with the
+	 * session's fields). */
 	jb_key(&r->body, "incomplete");
-	jb_column(&r->body, st, 19);
-	sqlite3_finalize(st);
+	jb_column(&r->body, st, SESSION_NCOLS + 6);
+	http_finalize(st);
 
 	st = http_prepare(r, "SELECT pid, parent_pid, exe FROM process WHERE session_id = ? "
 			  "ORDER BY pid");
@@ -247,7 +332,7 @@ session_detail(struct http_req *r, int64_t id)
 		jb_obj_end(&r->body);
 	}
 	jb_arr_end(&r->body);
-	sqlite3_finalize(st);
+	http_finalize(st);
 
 	st = http_prepare(r, "SELECT name FROM itypes_group WHERE session_id = ? ORDER BY grp");
 	if (!st)
@@ -258,7 +343,7 @@ session_detail(struct http_req *r, int64_t id)
 	while (sqlite3_step(st) == SQLITE_ROW)
 		jb_column(&r->body, st, 0);
 	jb_arr_end(&r->body);
-	sqlite3_finalize(st);
+	http_finalize(st);
 	analyses_json(r, id);
 	jb_obj_end(&r->body);
 	return 0;
@@ -268,11 +353,10 @@ static int
 threads_list(struct http_req *r, int64_t id)
 {
 	sqlite3_stmt *st = http_prepare(r,
-		"SELECT t.tid, t.pid, count(i.id), coalesce((SELECT total_ins FROM interval "
-		"WHERE session_id = t.session_id AND tid = t.tid ORDER BY idx DESC LIMIT 1), 0), "
-		"min(i.idx), max(i.idx) "
-		"FROM thread t LEFT JOIN interval i ON i.session_id = t.session_id AND i.tid = t.tid "
-		"WHERE t.session_id = ? GROUP BY t.tid ORDER BY t.tid");
+		"SELECT t.tid, t.pid, coalesce(tt.intervals, 0), coalesce(tt.instructions, 0), "
+		"tt.first_idx, tt.last_idx FROM thread t LEFT JOIN thread_total tt "
+		"ON tt.session_id = t.session_id AND tt.tid = t.tid "
+		"WHERE t.session_id = ? ORDER BY t.tid");
 	static const char *const names[] = {
 		"tid", "pid", "intervals", "instructions", "first_interval", "last_interval",
 	};
@@ -295,7 +379,7 @@ threads_list(struct http_req *r, int64_t id)
 	}
 	jb_arr_end(&r->body);
 	jb_obj_end(&r->body);
-	sqlite3_finalize(st);
+	http_finalize(st);
 	return 0;
 }
 
@@ -724,17 +808,18 @@ intervals_list(struct http_req *r, int64_t id)
 	}
 	jb_arr_end(&r->body);
 	jb_key(&r->body, "next_offset");
-	if (rc == SQLITE_ROW)
+	/* limit=0 asks for no rows: no page follows. */
+	if (rc == SQLITE_ROW && limit)
 		jb_i64(&r->body, (int64_t)offset + n);
 	else
 		jb_null(&r->body);
 	jb_obj_end(&r->body);
-	sqlite3_finalize(st);
+	http_finalize(st);
 	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
 		db_fail(r);
 out:
 	for (int i = 0; i < A_N; i++)
-		sqlite3_finalize(s[i]);
+		http_finalize(s[i]);
 	return 0;
 }
 
@@ -805,8 +890,8 @@ const char http_metric_pairs_sql[] =
 static int
 metric_names(struct http_req *r, int64_t id)
 {
-	sqlite3_stmt *first = http_prepare(r, "SELECT id FROM interval WHERE session_id = ? "
-					   "ORDER BY id LIMIT 1"), *st;
+	sqlite3_stmt *first = http_prepare(r, "SELECT min(first_interval_id) FROM thread_total "
+					   "WHERE session_id = ?"), *st;
 	char *sql;
 
 	if (!first)
@@ -816,7 +901,7 @@ metric_names(struct http_req *r, int64_t id)
 	st = http_prepare(r, sql);
 	free(sql);
 	if (!st) {
-		sqlite3_finalize(first);
+		http_finalize(first);
 		return 0;
 	}
 	jb_obj(&r->body);
@@ -826,16 +911,109 @@ metric_names(struct http_req *r, int64_t id)
 	jb_arr(&r->body);
 	/* The names of the session's first interval (every interval of a
 	 * session has the same analyses). */
-	if (sqlite3_step(first) == SQLITE_ROW) {
+	if (sqlite3_step(first) == SQLITE_ROW && sqlite3_column_type(first, 0) != SQLITE_NULL) {
 		sqlite3_bind_int64(st, 1, sqlite3_column_int64(first, 0));
 		while (sqlite3_step(st) == SQLITE_ROW)
 			jb_column(&r->body, st, 0);
 	}
 	jb_arr_end(&r->body);
 	jb_obj_end(&r->body);
-	sqlite3_finalize(st);
-	sqlite3_finalize(first);
+	http_finalize(st);
+	http_finalize(first);
 	return 0;
+}
+
+/*
+ * One metric over a range of a session's intervals in one query, (tid,
+ * idx, value) in (tid, idx) order through the (session_id, tid, idx) index
+ * and the analysis table's key, for the metric families that charts draw
+ * (the conversions are http_metric_pairs_sql's, the metric view's): ?1
+ * session, ?2 tid (or "?2 IS NULL"), ?3..?4 the index range, ?6 a limit,
+ * ?7 and ?8 the family's own parameters (bind_metric).  NULL for another
+ * name (the caller reads interval by interval).  Also ipc (the scheduling
+ * model) and instructions, which the metric view does not have.
+ */
+struct metric_q {
+	char *sql;
+	const char *text;	/* ?7 as text, or NULL */
+	int64_t num;		/* ?8 */
+	char org[8];
+};
+
+static bool
+metric_sql(const char *metric, bool has_tid, struct metric_q *q)
+{
+	const char *tidc = has_tid ? "i.tid = ?2" : "?2 IS NULL";
+	unsigned long long w, h;
+	const char *join = NULL, *expr = NULL;
+
+	memset(q, 0, sizeof(*q));
+	if (!strcmp(metric, "ipc")) {
+		q->sql = xasprintf("SELECT i.tid, i.idx, i.ipc FROM sched_interval i WHERE "
+				   "i.session_id = ?1 AND %s AND i.idx BETWEEN ?3 AND ?4 "
+				   "ORDER BY i.tid, i.idx LIMIT ?6", tidc);
+		return true;
+	}
+	if (!strcmp(metric, "instructions")) {
+		expr = "i.ins";
+		join = "";
+	} else if ((sscanf(metric, "ilp_one_%llu", &w) == 1 || sscanf(metric, "ilp_%llu", &w) == 1) &&
+		   w <= INT32_MAX) {
+		q->text = strncmp(metric, "ilp_one_", 8) ? "ilp" : "ilp_one";
+		q->num = (int64_t)w;
+		join = "JOIN ilp l ON l.interval_id = i.id AND l.analysis = ?7 AND l.window = ?8";
+		expr = "CAST(i.ins AS REAL) / NULLIF(l.cycles, 0)";
+	} else if (!strncmp(metric, "mix_", 4)) {
+		q->text = metric + 4;
+		join = "JOIN itypes c ON c.interval_id = i.id AND c.grp = (SELECT grp FROM itypes_group "
+		       "WHERE session_id = ?1 AND name = ?7)";
+		expr = "CAST(c.count AS REAL) / NULLIF(i.ins, 0)";
+	} else if ((sscanf(metric, "mispredict_%7[A-Za-z]_%llu", q->org, &h) == 2 ||
+		    sscanf(metric, "mpki_%7[A-Za-z]_%llu", q->org, &h) == 2) && h <= 64) {
+		q->text = q->org;
+		q->num = (int64_t)h;
+		join = "JOIN ppm m ON m.interval_id = i.id AND m.predictor_id = (SELECT id FROM "
+		       "ppm_predictor WHERE organization = ?7 AND history = ?8) "
+		       "JOIN ppm_branches pb ON pb.interval_id = i.id";
+		expr = metric[1] == 'i' ? "CAST(m.misses AS REAL) / NULLIF(pb.branches, 0)"
+		       : "1000.0 * m.misses / NULLIF(i.ins, 0)";
+	} else if (!strcmp(metric, "taken_rate") || !strcmp(metric, "transition_rate")) {
+		join = "JOIN ppm_branches pb ON pb.interval_id = i.id";
+		expr = metric[1] == 'a' ? "CAST(pb.taken AS REAL) / NULLIF(pb.branches, 0)"
+		       : "CAST(pb.transitions AS REAL) / NULLIF(pb.branches, 0)";
+	} else if (!strcmp(metric, "avg_register_operands") || !strcmp(metric, "avg_degree_of_use")) {
+		join = "JOIN reg g ON g.interval_id = i.id";
+		expr = metric[4] == 'r' ? "CAST(g.operands AS REAL) / NULLIF(i.ins, 0)"
+		       : "CAST(g.uses AS REAL) / NULLIF(g.values_, 0)";
+	} else if (!strcmp(metric, "data_footprint_bytes") ||
+		   !strcmp(metric, "data_footprint_page_bytes") ||
+		   !strcmp(metric, "insn_footprint_bytes") ||
+		   !strcmp(metric, "insn_footprint_page_bytes")) {
+		static const char *const e[] = {
+			"f.data_blocks << f.block_size", "f.data_pages << f.page_size",
+			"f.insn_blocks << f.block_size", "f.insn_pages << f.page_size",
+		};
+		join = "JOIN memfootprint f ON f.interval_id = i.id";
+		expr = e[(metric[0] == 'i') * 2 + (strstr(metric, "page") != NULL)];
+	} else if (!strcmp(metric, "reuse_cold")) {
+		join = "JOIN memstackdist d ON d.interval_id = i.id";
+		expr = "CAST(d.cold AS REAL) / NULLIF(d.refs, 0)";
+	} else {
+		return false;
+	}
+	q->sql = xasprintf("SELECT i.tid, i.idx, %s FROM interval i %s WHERE i.session_id = ?1 AND "
+			   "%s AND i.idx BETWEEN ?3 AND ?4 ORDER BY i.tid, i.idx LIMIT ?6",
+			   expr, join, tidc);
+	return true;
+}
+
+static void
+bind_metric(sqlite3_stmt *st, const struct metric_q *q)
+{
+	if (q->text)
+		sqlite3_bind_text(st, 7, q->text, -1, SQLITE_STATIC);
+	if (q->num)
+		sqlite3_bind_int64(st, 8, q->num);
 }
 
 static int
@@ -843,6 +1021,8 @@ series(struct http_req *r, int64_t id)
 {
 	const char *metric = http_arg(r, "metric");
 	sqlite3_stmt *st, *pst;
+	struct metric_q mq;
+	bool direct;
 	struct range g;
 	struct jbuf vals;
 	char *sql;
@@ -857,20 +1037,32 @@ series(struct http_req *r, int64_t id)
 	if (parse_range(r, &g) < 0 ||
 	    http_arg_u64(r, "limit", ROWS_LIMIT_MAX, ROWS_LIMIT_MAX, &limit) < 0)
 		return 0;
-	sql = xasprintf("SELECT id, tid, idx FROM interval WHERE session_id = ?1 AND %s "
-			"AND idx BETWEEN ?3 AND ?4 ORDER BY tid, idx LIMIT ?6", TID_COND(&g));
+	/* One query for the families charts draw; else interval by
+	 * interval through the pairs of http_metric_pairs_sql. */
+	direct = metric_sql(metric, g.has_tid, &mq);
+	if (direct) {
+		sql = mq.sql;
+		pst = NULL;
+	} else {
+		sql = xasprintf("SELECT id, tid, idx FROM interval WHERE session_id = ?1 AND %s "
+				"AND idx BETWEEN ?3 AND ?4 ORDER BY tid, idx LIMIT ?6", TID_COND(&g));
+	}
 	st = http_prepare(r, sql);
 	free(sql);
 	if (!st)
 		return 0;
-	pst = http_prepare(r, http_metric_pairs_sql);
-	if (!pst) {
-		sqlite3_finalize(st);
-		return 0;
+	if (!direct) {
+		pst = http_prepare(r, http_metric_pairs_sql);
+		if (!pst) {
+			http_finalize(st);
+			return 0;
+		}
+		sqlite3_bind_text(pst, 2, metric, -1, SQLITE_TRANSIENT);
+	} else {
+		bind_metric(st, &mq);
 	}
 	bind_range(st, id, &g);
 	sqlite3_bind_int64(st, 6, (int64_t)limit);
-	sqlite3_bind_text(pst, 2, metric, -1, SQLITE_TRANSIENT);
 	/* Column-oriented, one object per thread: {"tid", "interval": [...],
 	 * "value": [...]}, what chart libraries take directly. */
 	jb_init(&vals);
@@ -882,12 +1074,14 @@ series(struct http_req *r, int64_t id)
 	jb_key(&r->body, "threads");
 	jb_arr(&r->body);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		int64_t tid = sqlite3_column_int64(st, 1);
+		int64_t tid = sqlite3_column_int64(st, direct ? 0 : 1);
 
-		sqlite3_reset(pst);
-		sqlite3_bind_int64(pst, 1, sqlite3_column_int64(st, 0));
-		if (sqlite3_step(pst) != SQLITE_ROW)
-			continue;
+		if (!direct) {
+			sqlite3_reset(pst);
+			sqlite3_bind_int64(pst, 1, sqlite3_column_int64(st, 0));
+			if (sqlite3_step(pst) != SQLITE_ROW)
+				continue;
+		}
 		if (!any || tid != cur_tid) {
 			if (any) {
 				jb_arr_end(&r->body);
@@ -906,8 +1100,11 @@ series(struct http_req *r, int64_t id)
 			cur_tid = tid;
 			any = true;
 		}
-		jb_column(&r->body, st, 2);
-		jb_column(&vals, pst, 1);
+		jb_column(&r->body, st, direct ? 1 : 2);
+		if (direct)
+			jb_column(&vals, st, 2);
+		else
+			jb_column(&vals, pst, 1);
 		n++;
 	}
 	if (any) {
@@ -922,8 +1119,8 @@ series(struct http_req *r, int64_t id)
 	jb_key(&r->body, "points");
 	jb_i64(&r->body, n);
 	jb_obj_end(&r->body);
-	sqlite3_finalize(st);
-	sqlite3_finalize(pst);
+	http_finalize(st);
+	http_finalize(pst);
 	if (rc != SQLITE_DONE)
 		return db_fail(r);
 	if (n == 0)
@@ -932,17 +1129,187 @@ series(struct http_req *r, int64_t id)
 	return 0;
 }
 
-/* The conversion views a client may read whole, with a stable order. */
-/* The reuse_distance view with the interval filter applied before its
- * window function (SQLite would otherwise compute the view whole). */
+/*
+ * GET .../overview?metric=M&tid=T&from=&to=&buckets=B: one metric of one
+ * thread over a range of intervals (the whole thread by default), cut
+ * into at most B buckets of equal width, each with its first and last
+ * interval, how many intervals had a value, the minimum, maximum and mean:
+ * what a chart of the whole run draws, a few kilobytes whatever the
+ * number of intervals.  One pass over the range through the (session_id,
+ * tid, idx) index and the tables' keys (metric_sql's families).
+ */
+#define OVERVIEW_BUCKETS_MAX 2000
+
+struct obucket {
+	int64_t n;
+	double min, max, sum;
+};
+
+static int
+overview(struct http_req *r, int64_t id)
+{
+	const char *metric = http_arg(r, "metric");
+	sqlite3_stmt *st = NULL, *t;
+	struct obucket *b;
+	struct metric_q mq;
+	struct range g;
+	uint64_t nb;
+	int64_t first, last, width, count;
+	int rc;
+
+	if (!metric)
+		return http_error(r, 400, "parameter metric required: ipc, instructions, ilp_W, "
+				  "ilp_one_W, mix_GROUP or mispredict_ORG_H");
+	if (parse_range(r, &g) < 0 ||
+	    http_arg_u64(r, "buckets", 500, OVERVIEW_BUCKETS_MAX, &nb) < 0)
+		return 0;
+	if (!g.has_tid)
+		return http_error(r, 400, "parameter tid required (an overview is of one thread)");
+	if (nb == 0)
+		return http_error(r, 400, "parameter buckets: at least 1");
+	t = http_prepare(r, "SELECT first_idx, last_idx FROM thread_total "
+			 "WHERE session_id = ?1 AND tid = ?2");
+	if (!t)
+		return 0;
+	sqlite3_bind_int64(t, 1, id);
+	sqlite3_bind_int64(t, 2, g.tid);
+	if (sqlite3_step(t) != SQLITE_ROW) {
+		http_finalize(t);
+		return http_error(r, 404, "thread %lld of session %lld has no interval",
+				  (long long)g.tid, (long long)id);
+	}
+	first = sqlite3_column_int64(t, 0);
+	last = sqlite3_column_int64(t, 1);
+	http_finalize(t);
+	if ((int64_t)g.from > first)
+		first = (int64_t)g.from;
+	if (g.to < (uint64_t)last)
+		last = (int64_t)g.to;
+	if (first > last)
+		return http_error(r, 404, "no interval of thread %lld in that range",
+				  (long long)g.tid);
+	count = last - first + 1;
+	width = (count + (int64_t)nb - 1) / (int64_t)nb;
+	nb = (uint64_t)((count + width - 1) / width);
+
+	if (!metric_sql(metric, true, &mq))
+		return http_error(r, 400, "parameter metric: want ipc, instructions, ilp_W, ilp_one_W, "
+				  "mix_GROUP, mispredict_ORG_H, mpki_ORG_H, taken_rate, transition_rate, "
+				  "avg_register_operands, avg_degree_of_use, data_footprint_bytes, "
+				  "data_footprint_page_bytes, insn_footprint_bytes, "
+				  "insn_footprint_page_bytes or reuse_cold");
+	st = http_prepare(r, mq.sql);
+	free(mq.sql);
+	if (!st)
+		return 0;
+	sqlite3_bind_int64(st, 1, id);
+	sqlite3_bind_int64(st, 2, g.tid);
+	sqlite3_bind_int64(st, 3, first);
+	sqlite3_bind_int64(st, 4, last);
+	sqlite3_bind_int64(st, 6, -1);
+	bind_metric(st, &mq);
+	b = xcalloc(nb, sizeof(*b));
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		int64_t k = (sqlite3_column_int64(st, 1) - first) / width;
+		double v;
+
+		if (k < 0 || k >= (int64_t)nb || sqlite3_column_type(st, 2) == SQLITE_NULL)
+			continue;
+		v = sqlite3_column_double(st, 2);
+		if (!b[k].n || v < b[k].min)
+			b[k].min = v;
+		if (!b[k].n || v > b[k].max)
+			b[k].max = v;
+		b[k].sum += v;
+		b[k].n++;
+	}
+	http_finalize(st);
+	if (rc != SQLITE_DONE) {
+		free(b);
+		return db_fail(r);
+	}
+	jb_obj(&r->body);
+	jb_key(&r->body, "session");
+	jb_i64(&r->body, id);
+	jb_key(&r->body, "tid");
+	jb_i64(&r->body, g.tid);
+	jb_key(&r->body, "metric");
+	jb_str(&r->body, metric);
+	jb_key(&r->body, "from");
+	jb_i64(&r->body, first);
+	jb_key(&r->body, "to");
+	jb_i64(&r->body, last);
+	jb_key(&r->body, "bucket_width");
+	jb_i64(&r->body, width);
+	jb_key(&r->body, "buckets");
+	jb_obj(&r->body);
+	{
+		static const char *const keys[] = { "lo", "hi", "n", "min", "max", "mean" };
+
+		for (int k = 0; k < 6; k++) {
+			jb_key(&r->body, keys[k]);
+			jb_arr(&r->body);
+			for (uint64_t i = 0; i < nb; i++) {
+				int64_t lo = first + (int64_t)i * width;
+
+				switch (k) {
+				case 0:
+					jb_i64(&r->body, lo);
+					break;
+				case 1:
+					jb_i64(&r->body, lo + width - 1 < last ? lo + width - 1 : last);
+					break;
+				case 2:
+					jb_i64(&r->body, b[i].n);
+					break;
+				default:
+					if (!b[i].n)
+						jb_null(&r->body);
+					else
+						jb_double(&r->body, k == 3 ? b[i].min : k == 4 ? b[i].max
+								  : b[i].sum / (double)b[i].n);
+				}
+			}
+			jb_arr_end(&r->body);
+		}
+	}
+	jb_obj_end(&r->body);
+	jb_obj_end(&r->body);
+	free(b);
+	return 0;
+}
+
+/*
+ * The conversion views a client may read, page by page, in a stable
+ * order (tid, interval, then the view's own key).  Some are spelled out
+ * here as the view filtered first, so that every query walks the
+ * session's intervals through the (session_id, tid, idx) index and the
+ * other tables by key, rows coming out already in order: a page costs its
+ * rows (and the offset's), never a sort of the whole session
+ * (tests/http_scale.sh checks each plan).  `metric` is read interval by
+ * interval (http_metric_pairs_sql).
+ */
+/* reuse_distance with the cumulative sum per interval as a key range
+ * (its window function would sort every row of the session first). */
 #define REUSE_DISTANCE_FILTERED \
 	"(SELECT i.session_id, i.tid, i.idx AS interval, b.bucket, rb.lo, rb.hi, b.count, " \
 	"m.refs, CAST(b.count AS REAL) / NULLIF(m.refs, 0) AS fraction, " \
-	"CAST(SUM(b.count) OVER (PARTITION BY b.interval_id ORDER BY b.bucket) AS REAL) " \
-	"/ NULLIF(m.refs, 0) AS cdf FROM interval i " \
-	"JOIN memstackdist_bucket b ON b.interval_id = i.id " \
+	"CAST((SELECT sum(b2.count) FROM memstackdist_bucket b2 WHERE b2.interval_id = i.id " \
+	"AND b2.bucket <= b.bucket) AS REAL) / NULLIF(m.refs, 0) AS cdf FROM interval i " \
 	"JOIN memstackdist m ON m.interval_id = i.id " \
+	"JOIN memstackdist_bucket b ON b.interval_id = i.id " \
 	"JOIN reuse_bucket rb ON rb.bucket = b.bucket " \
+	"WHERE i.session_id = ?1 AND ", " AND i.idx BETWEEN ?3 AND ?4)"
+/* dependency_distance_cdf with the intervals as the outer loop. */
+#define DEPENDENCY_DISTANCE_FILTERED \
+	"(SELECT i.session_id, i.tid, i.idx AS interval, d.distance, " \
+	"CASE d.distance WHEN 1 THEN r.c1 WHEN 2 THEN r.c2 WHEN 4 THEN r.c4 WHEN 8 THEN r.c8 " \
+	"WHEN 16 THEN r.c16 WHEN 32 THEN r.c32 ELSE r.c64 END AS count, r.reads, " \
+	"CAST(CASE d.distance WHEN 1 THEN r.c1 WHEN 2 THEN r.c2 WHEN 4 THEN r.c4 " \
+	"WHEN 8 THEN r.c8 WHEN 16 THEN r.c16 WHEN 32 THEN r.c32 ELSE r.c64 END AS REAL) " \
+	"/ NULLIF(r.reads, 0) AS probability FROM interval i JOIN reg r ON r.interval_id = i.id " \
+	"CROSS JOIN (SELECT 1 AS distance UNION ALL SELECT 2 UNION ALL SELECT 4 UNION ALL " \
+	"SELECT 8 UNION ALL SELECT 16 UNION ALL SELECT 32 UNION ALL SELECT 64) d " \
 	"WHERE i.session_id = ?1 AND ", " AND i.idx BETWEEN ?3 AND ?4)"
 
 static const struct {
@@ -950,16 +1317,18 @@ static const struct {
 	/* NULL: the view itself; else a subquery in two halves around the
 	 * tid condition. */
 	const char *from_head, *from_tail;
+	bool whole;		/* per thread, no interval column */
 } views[] = {
 	{ "ilp_per_window", "analysis, window" },
 	{ "instruction_mix", "grp" },
 	{ "misprediction_rate", "history, organization" },
 	{ "branch_behaviour", "interval" },
 	{ "register_traffic", "interval" },
-	{ "dependency_distance_cdf", "distance" },
+	{ "dependency_distance_cdf", "distance", DEPENDENCY_DISTANCE_FILTERED },
 	{ "stride_cdf", "kind, le" },
 	{ "footprint_bytes", "interval" },
 	{ "reuse_distance", "bucket", REUSE_DISTANCE_FILTERED },
+	{ "reuse_distance_session", "bucket", NULL, NULL, true },
 	{ "cold_references", "interval" },
 	{ "metric", "metric" },
 };
@@ -1004,6 +1373,55 @@ csv_field(struct jbuf *b, sqlite3_stmt *st, int i)
 	}
 }
 
+/* The rows of a view: one statement, or (metric) the intervals and each
+ * one's (metric, value) pairs. */
+struct rows {
+	sqlite3_stmt *st;	/* the view; for metric: id, session_id, tid, idx */
+	sqlite3_stmt *pairs;	/* metric: the current interval's pairs */
+	bool in_pairs;
+};
+
+static int
+rows_step(struct rows *w)
+{
+	int rc;
+
+	if (!w->pairs)
+		return sqlite3_step(w->st);
+	for (;;) {
+		if (w->in_pairs) {
+			rc = sqlite3_step(w->pairs);
+			if (rc != SQLITE_DONE)
+				return rc;
+			w->in_pairs = false;
+		}
+		rc = sqlite3_step(w->st);
+		if (rc != SQLITE_ROW)
+			return rc;
+		sqlite3_reset(w->pairs);
+		sqlite3_bind_int64(w->pairs, 1, sqlite3_column_int64(w->st, 0));
+		w->in_pairs = true;
+	}
+}
+
+/* Column i of the current row as (statement, column). */
+static sqlite3_stmt *
+rows_col(struct rows *w, int i, int *col)
+{
+	if (!w->pairs) {
+		*col = i;
+		return w->st;
+	}
+	if (i < 3) {
+		*col = i + 1;
+		return w->st;
+	}
+	*col = i - 3;
+	return w->pairs;
+}
+
+static const char *const metric_columns[] = { "session_id", "tid", "interval", "metric", "value" };
+
 static int
 view_rows(struct http_req *r, int64_t id, const char *name)
 {
@@ -1011,11 +1429,12 @@ view_rows(struct http_req *r, int64_t id, const char *name)
 	bool csv = format && !strcmp(format, "csv");
 	uint64_t limit, offset;
 	struct range g;
-	sqlite3_stmt *st;
+	struct rows w = { NULL, NULL, false };
 	size_t v;
 	char *sql;
 	int64_t n = 0;
-	int rc, ncol;
+	int rc, ncol, c;
+	sqlite3_stmt *q;
 
 	for (v = 0; v < sizeof(views) / sizeof(views[0]); v++)
 		if (!strcmp(name, views[v].name))
@@ -1025,26 +1444,50 @@ view_rows(struct http_req *r, int64_t id, const char *name)
 	if (format && !csv && strcmp(format, "json"))
 		return http_error(r, 400, "parameter format: want json or csv");
 	if (parse_range(r, &g) < 0 ||
-	    http_arg_u64(r, "limit", 100000, ROWS_LIMIT_MAX, &limit) < 0 ||
+	    http_arg_u64(r, "limit", VIEW_LIMIT, VIEW_LIMIT_MAX, &limit) < 0 ||
 	    http_arg_u64(r, "offset", 0, IDX_MAX, &offset) < 0)
 		return 0;
-	if (views[v].from_head) {
+	if (!strcmp(views[v].name, "metric")) {
+		/* The pairs in the view's order; the offset is skipped below. */
+		sql = xasprintf("%s ORDER BY metric", http_metric_pairs_sql);
+		w.pairs = http_prepare(r, sql);
+		free(sql);
+		if (!w.pairs)
+			return 0;
+		sqlite3_bind_null(w.pairs, 2);
+		sql = xasprintf("SELECT id, session_id, tid, idx FROM interval WHERE session_id = ?1 "
+				"AND %s AND idx BETWEEN ?3 AND ?4 ORDER BY tid, idx", TID_COND(&g));
+	} else if (views[v].from_head) {
 		sql = xasprintf("SELECT * FROM %s%s%s ORDER BY tid, interval, %s LIMIT ?5 OFFSET ?6",
 				views[v].from_head, g.has_tid ? "i.tid = ?2" : "?2 IS NULL",
 				views[v].from_tail, views[v].order);
+	} else if (views[v].whole) {
+		sql = xasprintf("SELECT * FROM %s WHERE session_id = ?1 AND %s AND ?3 <= ?4 "
+				"ORDER BY tid, %s LIMIT ?5 OFFSET ?6", views[v].name, TID_COND(&g),
+				views[v].order);
 	} else {
 		sql = xasprintf("SELECT * FROM %s WHERE session_id = ?1 AND %s "
 				"AND interval BETWEEN ?3 AND ?4 ORDER BY tid, interval, %s "
 				"LIMIT ?5 OFFSET ?6", views[v].name, TID_COND(&g), views[v].order);
 	}
-	st = http_prepare(r, sql);
+	w.st = http_prepare(r, sql);
 	free(sql);
-	if (!st)
+	if (!w.st) {
+		http_finalize(w.pairs);
 		return 0;
-	bind_range(st, id, &g);
-	sqlite3_bind_int64(st, 5, (int64_t)limit + 1);
-	sqlite3_bind_int64(st, 6, (int64_t)offset);
-	ncol = sqlite3_column_count(st);
+	}
+	bind_range(w.st, id, &g);
+	if (w.pairs) {
+		ncol = 5;
+		rc = SQLITE_ROW;
+		for (uint64_t k = 0; k < offset && (rc = rows_step(&w)) == SQLITE_ROW; k++)
+			;
+	} else {
+		sqlite3_bind_int64(w.st, 5, (int64_t)limit + 1);
+		sqlite3_bind_int64(w.st, 6, (int64_t)offset);
+		ncol = sqlite3_column_count(w.st);
+		rc = SQLITE_ROW;
+	}
 	if (csv) {
 		char *disp = xasprintf("attachment; filename=\"micad-session-%lld-%s.csv\"",
 				       (long long)id, views[v].name);
@@ -1055,17 +1498,26 @@ view_rows(struct http_req *r, int64_t id, const char *name)
 		for (int i = 0; i < ncol; i++) {
 			if (i)
 				jb_raw(&r->body, ",", 1);
-			jb_puts(&r->body, sqlite3_column_name(st, i));
+			jb_puts(&r->body, w.pairs ? metric_columns[i] : sqlite3_column_name(w.st, i));
 		}
 		jb_raw(&r->body, "\n", 1);
-		while ((rc = sqlite3_step(st)) == SQLITE_ROW && n < (int64_t)limit) {
+		while (rc == SQLITE_ROW && (rc = rows_step(&w)) == SQLITE_ROW && n < (int64_t)limit) {
 			for (int i = 0; i < ncol; i++) {
+				q = rows_col(&w, i, &c);
 				if (i)
 					jb_raw(&r->body, ",", 1);
-				csv_field(&r->body, st, i);
+				csv_field(&r->body, q, c);
 			}
 			jb_raw(&r->body, "\n", 1);
 			n++;
+		}
+		/* The next page of a CSV download (RFC 8288), since the body
+		 * has no room to say it. */
+		if (rc == SQLITE_ROW && limit) {
+			char *next = xasprintf("<?offset=%lld>; rel=\"next\"", (long long)offset + n);
+
+			http_add_header(r, "Link", next);
+			free(next);
 		}
 	} else {
 		jb_obj(&r->body);
@@ -1076,28 +1528,34 @@ view_rows(struct http_req *r, int64_t id, const char *name)
 		jb_key(&r->body, "columns");
 		jb_arr(&r->body);
 		for (int i = 0; i < ncol; i++)
-			jb_str(&r->body, sqlite3_column_name(st, i));
+			jb_str(&r->body, w.pairs ? metric_columns[i] : sqlite3_column_name(w.st, i));
 		jb_arr_end(&r->body);
 		jb_key(&r->body, "rows");
 		jb_arr(&r->body);
-		while ((rc = sqlite3_step(st)) == SQLITE_ROW && n < (int64_t)limit) {
+		while (rc == SQLITE_ROW && (rc = rows_step(&w)) == SQLITE_ROW && n < (int64_t)limit) {
 			jb_arr(&r->body);
-			for (int i = 0; i < ncol; i++)
-				jb_column(&r->body, st, i);
+			for (int i = 0; i < ncol; i++) {
+				q = rows_col(&w, i, &c);
+				jb_column(&r->body, q, c);
+			}
 			jb_arr_end(&r->body);
 			n++;
 		}
 		jb_arr_end(&r->body);
 		jb_key(&r->body, "offset");
 		jb_u64(&r->body, offset);
+		jb_key(&r->body, "limit");
+		jb_u64(&r->body, limit);
 		jb_key(&r->body, "next_offset");
-		if (rc == SQLITE_ROW)
+		/* limit=0 asks for no rows: no page follows. */
+		if (rc == SQLITE_ROW && limit)
 			jb_i64(&r->body, (int64_t)offset + n);
 		else
 			jb_null(&r->body);
 		jb_obj_end(&r->body);
 	}
-	sqlite3_finalize(st);
+	http_finalize(w.st);
+	http_finalize(w.pairs);
 	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
 		return db_fail(r);
 	return 0;
@@ -1111,7 +1569,8 @@ api_index(struct http_req *r)
 	static const char *const endpoints[] = {
 		"/api/sessions", "/api/sessions/{id}", "/api/sessions/{id}/threads",
 		"/api/sessions/{id}/intervals", "/api/sessions/{id}/metrics",
-		"/api/sessions/{id}/series?metric=NAME", "/api/sessions/{id}/views/{view}",
+		"/api/sessions/{id}/series?metric=NAME", "/api/sessions/{id}/overview?metric=NAME&tid=T",
+		"/api/sessions/{id}/views/{view}",
 		"/api/sessions/{id}/mgsim", "/api/sessions/{id}/mgsim/counters",
 		"/api/sessions/{id}/mgsim/counters/{n}", "/api/sessions/{id}/mgsim/mmio?addr=A&size=S",
 		"/api/sessions/{id}/mgsim/intervals", "/api/sessions/{id}/sched",
@@ -1145,6 +1604,7 @@ http_api(struct http_req *r)
 {
 	unsigned long long id;
 	const char *sub;
+	bool running;
 	int v;
 
 	if (r->nseg == 1)
@@ -1155,12 +1615,31 @@ http_api(struct http_req *r)
 		return sessions_list(r);
 	if (parse_u64(r->segs[2], &id) < 0 || id > (unsigned long long)INT64_MAX)
 		return http_error(r, 404, "no session '%s': session ids are integers", r->segs[2]);
-	v = http_session_visible(r, (int64_t)id, NULL);
+	v = http_session_visible(r, (int64_t)id, &running);
 	if (v <= 0)
 		return 0;
+	sub = r->nseg > 3 ? r->segs[3] : NULL;
+	/* A finished session's data no longer changes: its answers carry an
+	 * ETag (the server's nonce, the request without its token) and a
+	 * revalidation is a 304 that reads nothing more.  Not the MGSim view,
+	 * whose reads count in the monitoring variables. */
+	if (!running && (!sub || strcmp(sub, "mgsim"))) {
+		char *key = http_uri_without_token(r->raw_uri), etag[64];
+		uint64_t h = 14695981039346656037ull ^ r->srv->nonce;
+
+		for (const unsigned char *p = (const unsigned char *)key; *p; p++)
+			h = (h ^ *p) * 1099511628211ull;
+		free(key);
+		snprintf(etag, sizeof(etag), "W/\"s%llu-%016llx\"", id, (unsigned long long)h);
+		http_add_header(r, MHD_HTTP_HEADER_ETAG, etag);
+		r->cacheable = true;
+		if (http_not_modified(r, etag)) {
+			r->status = 304;
+			return 0;
+		}
+	}
 	if (r->nseg == 3)
 		return session_detail(r, (int64_t)id);
-	sub = r->segs[3];
 	if (!strcmp(sub, "mgsim"))
 		return http_api_mgsim(r, (int64_t)id, 4);
 	if (!strcmp(sub, "profile"))
@@ -1177,6 +1656,8 @@ http_api(struct http_req *r)
 		return metric_names(r, (int64_t)id);
 	if (!strcmp(sub, "series"))
 		return series(r, (int64_t)id);
+	if (!strcmp(sub, "overview"))
+		return overview(r, (int64_t)id);
 	if (!strcmp(sub, "sched"))
 		return http_api_sched(r, (int64_t)id);
 	return http_error(r, 404, "no API endpoint '%s' for a session", sub);

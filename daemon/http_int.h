@@ -23,7 +23,9 @@
 
 #define HTTP_TOKEN_HEX 64		/* 32 random bytes */
 #define HTTP_MAX_SEGS 12
-#define HTTP_DB_POOL 4
+/* Read-only connections kept open between requests (more are opened when
+ * more requests run at once, and closed after). */
+#define HTTP_DB_POOL 16
 
 /* ---- output buffer with JSON helpers (http_json.c) ---- */
 
@@ -75,10 +77,28 @@ struct http_token {
 	char hex[HTTP_TOKEN_HEX + 1];
 };
 
+/*
+ * A pooled read-only connection and its prepared statements, kept between
+ * requests: preparing the API's statements (the metric pairs' is 20 UNION
+ * arms) cost more than running them on one interval.  A statement is
+ * lent to one request at a time (busy) and reset when given back.
+ */
+#define HTTP_STMT_CACHE 64
+struct http_dbconn {
+	sqlite3 *db;
+	struct {
+		char *sql;
+		sqlite3_stmt *st;
+		bool busy;
+	} stmt[HTTP_STMT_CACHE];
+	int n_stmt;
+};
+
 struct http_server {
 	struct MHD_Daemon *d[2];	/* IPv4 and IPv6 loopback by default */
 	unsigned port;
 	char cookie_name[24];		/* micad_token_PORT */
+	uint64_t nonce;			/* random per start: in every API ETag */
 	char *host_for_url;		/* "127.0.0.1" or "[::1]" or the address */
 	char **allowed_hosts;		/* lower case, without port */
 	size_t n_allowed_hosts;
@@ -99,9 +119,19 @@ struct http_server {
 	} *sample_ops;
 	size_t n_sample_ops;
 
-	sqlite3 *pool[HTTP_DB_POOL];
+	struct http_dbconn *pool[HTTP_DB_POOL];
 	size_t n_pool;
+
+	/* Every request's database work runs under a budget (http_db). */
+	unsigned budget_ms;
+	size_t max_body;
+	unsigned in_flight;		/* requests being answered (lock) */
+	unsigned long long stopped[3];	/* interrupted: time, size, client gone */
+	char *plan_log;			/* EXPLAIN QUERY PLAN of every query, or NULL */
 };
+
+/* Why a request's queries were interrupted (http_req.cancel). */
+enum http_cancel { CANCEL_NONE, CANCEL_TIME, CANCEL_SIZE, CANCEL_GONE };
 
 /* One request: created by the URI callback, freed when it completes. */
 struct http_req {
@@ -122,9 +152,17 @@ struct http_req {
 	unsigned status;
 	struct jbuf body;
 	const char *content_type;
-	char *extra_header[4][2];	/* copies, freed with the request */
+	char *extra_header[6][2];	/* copies, freed with the request */
 	int n_extra;
-	sqlite3 *db;
+	sqlite3 *db;			/* dbc->db once asked for */
+	struct http_dbconn *dbc;
+
+	double started, deadline;	/* CLOCK_MONOTONIC seconds */
+	double next_poll;		/* when to look at the socket again */
+	int fd;				/* the connection's socket */
+	enum http_cancel cancel;
+	bool counted;			/* in srv->in_flight */
+	bool cacheable;			/* an API answer with an ETag (finished session) */
 };
 
 /* Query argument (decoded) or NULL. */
@@ -141,8 +179,19 @@ void http_add_header(struct http_req *r, const char *name, const char *value);
 
 /* The read-only database of the request (pooled); NULL after a 503. */
 sqlite3 *http_db(struct http_req *r);
-/* Prepare, or 500 and NULL. */
+/* Prepare, or 500 and NULL (NULL too once the request was interrupted). */
 sqlite3_stmt *http_prepare(struct http_req *r, const char *sql);
+
+/* Give back a statement of http_prepare (or finalize any other): use
+ * instead of sqlite3_finalize in the handlers. */
+void http_finalize(sqlite3_stmt *st);
+
+/* The same without an error answer: NULL when the database lacks what sql
+ * reads (an optional table of an older schema). */
+sqlite3_stmt *http_prepare_quiet(struct http_req *r, const char *sql);
+
+/* Requests being answered and requests interrupted (for /metrics). */
+void http_stats(struct http_server *s, unsigned *in_flight, unsigned long long stopped[3]);
 
 /* Session visible to the request's uid?  1: yes, 0: 404 sent, -1: error
  * sent.  On 1, *running tells whether its end_reason is 'running'. */
@@ -156,6 +205,13 @@ void http_sample_ops(struct http_server *s, int64_t session, uint64_t *cycle, ui
 /* Add the common headers (CSP, nosniff, Cache-Control, content type,
  * r's extra headers), queue resp with r->status and destroy it. */
 enum MHD_Result http_queue(struct http_req *r, struct MHD_Response *resp, bool no_store);
+/* Queue body (malloc'd, taken), gzipped when the client accepts it and it
+ * is text of 1 KiB or more. */
+enum MHD_Result http_send_buffer(struct http_req *r, char *body, size_t len, bool no_store);
+/* The request target without any token parameter (malloc'd). */
+char *http_uri_without_token(const char *raw);
+/* If-None-Match names etag (weak comparison): answer 304. */
+bool http_not_modified(struct http_req *r, const char *etag);
 
 /* (metric, value) of interval ?1, all or only metric ?2 (http_api.c). */
 extern const char http_metric_pairs_sql[];

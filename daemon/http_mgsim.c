@@ -44,13 +44,11 @@ session_config(struct http_req *r, int64_t session, struct mgsim_config *c)
 	sqlite3_stmt *st;
 
 	mgsim_config_default(c);
-	if (!http_db(r))
-		return;
-	if (sqlite3_prepare_v2(r->db, "SELECT core_mhz, master_mhz, l1i_size, l1i_assoc, l1i_line, "
-			       "l1d_size, l1d_assoc, l1d_line, l1d_policy, l2_size, l2_assoc, "
+	if (!(st = http_prepare_quiet(r, "SELECT core_mhz, master_mhz, l1i_size, l1i_assoc, "
+			       "l1i_line, l1d_size, l1d_assoc, l1d_line, l1d_policy, l2_size, l2_assoc, "
 			       "l2_line, cycle_model, l2_latency, mem_latency, thread_entries, "
 			       "family_entries, xq_mode, mmio_base, time_format FROM mgsim_config "
-			       "WHERE session_id = ?", -1, &st, NULL) != SQLITE_OK)
+			       "WHERE session_id = ?")))
 		return;		/* a database from before the MGSim view */
 	sqlite3_bind_int64(st, 1, session);
 	if (sqlite3_step(st) == SQLITE_ROW) {
@@ -95,7 +93,7 @@ session_config(struct http_req *r, int64_t session, struct mgsim_config *c)
 		if (!c->family_entries)
 			c->family_entries = 32;
 	}
-	sqlite3_finalize(st);
+	http_finalize(st);
 }
 
 /* ", a.clocks, a.n_exec_insns, ..." */
@@ -122,7 +120,7 @@ prepare_mgsim(struct http_req *r, struct jbuf *sql)
 
 	if (!http_db(r))
 		return NULL;
-	if (sqlite3_prepare_v2(r->db, sql->p, -1, &st, NULL) != SQLITE_OK) {
+	if (!(st = http_prepare_quiet(r, sql->p))) {
 		http_error(r, 404, "no MGSim counters in this database (%s)", sqlite3_errmsg(r->db));
 		return NULL;
 	}
@@ -211,7 +209,7 @@ stored_snapshot(struct http_req *r, int64_t session, const char *spec, struct sn
 		http_error(r, 404, "no MGSim counters recorded for session %lld",
 			   (long long)session);
 	}
-	sqlite3_finalize(st);
+	http_finalize(st);
 	return ok;
 }
 
@@ -573,12 +571,13 @@ intervals(struct http_req *r, int64_t session)
 	}
 	jb_arr_end(b);
 	jb_key(b, "next_offset");
-	if (rc == SQLITE_ROW)
+	/* limit=0 asks for no rows: no page follows. */
+	if (rc == SQLITE_ROW && limit)
 		jb_i64(b, (int64_t)offset + n);
 	else
 		jb_null(b);
 	jb_obj_end(b);
-	sqlite3_finalize(st);
+	http_finalize(st);
 	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
 		return http_error(r, 500, "database query failed: %s", sqlite3_errmsg(r->db));
 	return 0;

@@ -603,7 +603,7 @@ profile_functions(struct http_req *r, int64_t session)
 	}
 	jb_arr_end(&r->body);
 	jb_key(&r->body, "next_offset");
-	if (offset < n && n - offset > limit)
+	if (limit && offset < n && n - offset > limit)	/* limit=0: no page follows */
 		jb_u64(&r->body, offset + limit);
 	else
 		jb_null(&r->body);
@@ -729,7 +729,7 @@ profile_rate(struct http_req *r, int64_t session)
 	jb_key(&r->body, "truncated");
 	jb_bool(&r->body, truncated);
 	jb_obj_end(&r->body);
-	sqlite3_finalize(q);
+	http_finalize(q);
 	profile_session_free(&s);
 	if (rc != SQLITE_DONE)
 		return http_error(r, 500, "reading profile_interval: %s", sqlite3_errmsg(r->db));

@@ -8,15 +8,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define SCHED_LIMIT_MAX 1000
+/* As many as the web UI draws at once (web/session.js MAX_INTERVALS). */
+#define SCHED_LIMIT_MAX 2000
 #define SCHED_IDX_MAX ((uint64_t)INT64_MAX)
 
 static int
 fail(struct http_req *r, sqlite3_stmt *a, sqlite3_stmt *b)
 {
 	http_error(r, 500, "database query failed: %s", sqlite3_errmsg(r->db));
-	sqlite3_finalize(a);
-	sqlite3_finalize(b);
+	http_finalize(a);
+	http_finalize(b);
 	return 0;
 }
 
@@ -41,12 +42,50 @@ ports_json(struct jbuf *b, sqlite3_stmt *p, int64_t session, int64_t tid, int64_
 	jb_obj_end(b);
 }
 
+/*
+ * The function a block's first instruction is in, from a sample-mode
+ * session's profile frames: the symbol whose start (a frame's address
+ * less its offset) is the nearest at or below the address, within 1 MiB
+ * (index profile_frame_start).  null when the session has no such frame
+ * (a step-mode session has no profile).
+ */
+static void
+block_function(struct jbuf *b, sqlite3_stmt *f, int64_t session, int64_t addr)
+{
+	jb_key(b, "function");
+	if (!f) {
+		jb_null(b);
+		return;
+	}
+	sqlite3_reset(f);
+	sqlite3_bind_int64(f, 1, session);
+	sqlite3_bind_int64(f, 2, addr);
+	if (sqlite3_step(f) != SQLITE_ROW) {
+		jb_null(b);
+		return;
+	}
+	jb_obj(b);
+	jb_key(b, "module");
+	jb_column(b, f, 0);
+	jb_key(b, "symbol");
+	jb_column(b, f, 1);
+	jb_key(b, "offset");
+	jb_column(b, f, 2);
+	jb_obj_end(b);
+}
+
 static int
 hot_blocks(struct http_req *r, int64_t session)
 {
 	sqlite3_stmt *h = http_prepare(r, "SELECT rank, address, end_address, instructions, "
 				       "executions, report FROM sched_hot_block "
 				       "WHERE session_id = ?1 ORDER BY rank");
+	/* NULL in a database without the profile tables. */
+	sqlite3_stmt *f = h ? http_prepare_quiet(r, "SELECT module, symbol, ?2 - (address - offset) "
+				   "FROM profile_frame WHERE session_id = ?1 AND symbol IS NOT NULL "
+				   "AND address IS NOT NULL AND address - offset <= ?2 "
+				   "AND address - offset > ?2 - 1048576 "
+				   "ORDER BY address - offset DESC LIMIT 1") : NULL;
 	int rc;
 
 	if (!h)
@@ -71,6 +110,7 @@ hot_blocks(struct http_req *r, int64_t session)
 		jb_column(&r->body, h, 3);
 		jb_key(&r->body, "executions");
 		jb_column(&r->body, h, 4);
+		block_function(&r->body, f, session, sqlite3_column_int64(h, 1));
 		/* Written by micad itself as JSON (trace_sched). */
 		jb_key(&r->body, "report");
 		if (rep)
@@ -80,7 +120,8 @@ hot_blocks(struct http_req *r, int64_t session)
 		jb_obj_end(&r->body);
 	}
 	jb_arr_end(&r->body);
-	sqlite3_finalize(h);
+	http_finalize(h);
+	http_finalize(f);
 	return rc == SQLITE_DONE ? 0 : -1;
 }
 
@@ -120,8 +161,8 @@ http_api_sched(struct http_req *r, int64_t session)
 	p = st ? http_prepare(r, "SELECT port, uops, pressure FROM sched_port WHERE "
 			      "session_id = ?1 AND tid = ?2 AND idx = ?3 ORDER BY port") : NULL;
 	if (!st || !p) {
-		sqlite3_finalize(c);
-		sqlite3_finalize(st);
+		http_finalize(c);
+		http_finalize(st);
 		return 0;
 	}
 	sqlite3_bind_int64(st, 1, session);
@@ -141,7 +182,7 @@ http_api_sched(struct http_req *r, int64_t session)
 		jb_column(&r->body, c, 0);
 	else
 		jb_null(&r->body);	/* no scheduling model in this session */
-	sqlite3_finalize(c);
+	http_finalize(c);
 	jb_key(&r->body, "offset");
 	jb_u64(&r->body, offset);
 	jb_key(&r->body, "limit");
@@ -173,12 +214,13 @@ http_api_sched(struct http_req *r, int64_t session)
 	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
 		return fail(r, st, p);
 	jb_key(&r->body, "next_offset");
-	if (rc == SQLITE_ROW)
+	/* limit=0 asks for no rows: no page follows. */
+	if (rc == SQLITE_ROW && limit)
 		jb_i64(&r->body, (int64_t)offset + n);
 	else
 		jb_null(&r->body);
-	sqlite3_finalize(st);
-	sqlite3_finalize(p);
+	http_finalize(st);
+	http_finalize(p);
 	if (hot_blocks(r, session) < 0)
 		return fail(r, NULL, NULL);
 	jb_obj_end(&r->body);

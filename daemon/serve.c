@@ -118,6 +118,9 @@ usage(FILE *f)
 		"      --allow-remote  allow --http on an address that is not loopback\n"
 		"      --http-host NAME  accept this Host header too (repeatable)\n"
 		"      --web-root DIR  the web UI's files (default: the installed ones)\n"
+		"      --token-file FILE  keep this user's HTTP access token there (mode 0600,\n"
+		"                      the same across restarts: Prometheus's credentials_file;\n"
+		"                      default: http-token beside the control socket)\n"
 		"      --max-sessions-per-user N  sessions one user (not root) may run at\n"
 		"                      once (default %d, at most %d)\n"
 		"  -q, --quiet         no log lines on standard error\n"
@@ -1130,6 +1133,7 @@ cmd_serve(int argc, char **argv)
 		{ "allow-remote", no_argument, NULL, 'R' },
 		{ "http-host", required_argument, NULL, 'n' },
 		{ "web-root", required_argument, NULL, 'w' },
+		{ "token-file", required_argument, NULL, 't' },
 		{ "max-sessions-per-user", required_argument, NULL, 'm' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
@@ -1143,7 +1147,7 @@ cmd_serve(int argc, char **argv)
 	const char **hosts = NULL;
 	size_t n_hosts = 0;
 	bool no_http = false;
-	const char *socket_opt = NULL, *db_opt = NULL;
+	const char *socket_opt = NULL, *db_opt = NULL, *token_opt = NULL;
 	char *socket_path = NULL, err[512];
 	struct store *st;
 	sigset_t mask;
@@ -1176,6 +1180,9 @@ cmd_serve(int argc, char **argv)
 			break;
 		case 'w':
 			hc.web_root = optarg;
+			break;
+		case 't':
+			token_opt = optarg;
 			break;
 		case 'm':
 			if (parse_u64(optarg, &u) < 0 || u == 0 || u > MAX_SESSIONS) {
@@ -1265,7 +1272,21 @@ cmd_serve(int argc, char **argv)
 		}
 		if (!sv.http)
 			warning_msg("no web UI: %s (pass --http ADDR:PORT to choose a port)", err);
-		else if (!sv.quiet)
+		if (sv.http) {
+			/* Beside the socket: the runtime directory, ours alone. */
+			const char *slash = strrchr(sv.socket_path, '/');
+			char *tf = token_opt ? xstrdup(token_opt) :
+				   xasprintf("%.*s/http-token", slash ? (int)(slash - sv.socket_path) : 1,
+					     slash ? sv.socket_path : ".");
+
+			if (http_token_file(sv.http, geteuid(), tf, err, sizeof(err)) < 0)
+				warning_msg("%s; the token is a new one for this run only", err);
+			else if (!sv.quiet)
+				fprintf(stderr, "micad: HTTP access token of uid %u in %s\n",
+					(unsigned)geteuid(), tf);
+			free(tf);
+		}
+		if (sv.http && !sv.quiet)
 			fprintf(stderr, "micad: web UI and API on port %u ('micactl ui' prints "
 				"your URL)\n", http_port(sv.http));
 	}

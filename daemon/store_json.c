@@ -45,6 +45,16 @@ json_put_string(FILE *f, const char *s)
 }
 
 void
+json_fmt_real(char *buf, size_t size, double v)
+{
+	for (int prec = 15; prec <= 17; prec++) {
+		snprintf(buf, size, "%.*g", prec, v);
+		if (strtod(buf, NULL) == v)
+			break;
+	}
+}
+
+void
 json_put_real(FILE *f, double v)
 {
 	char buf[32];
@@ -53,11 +63,7 @@ json_put_real(FILE *f, double v)
 		fputs("null", f);
 		return;
 	}
-	for (int prec = 15; prec <= 17; prec++) {
-		snprintf(buf, sizeof(buf), "%.*g", prec, v);
-		if (strtod(buf, NULL) == v)
-			break;
-	}
+	json_fmt_real(buf, sizeof(buf), v);
 	fputs(buf, f);
 }
 

@@ -16,6 +16,9 @@ void json_put_string(FILE *f, const char *s);
 /* v as a JSON number: the shortest %g form that reads back as v; NaN and
  * infinities (not JSON) as null. */
 void json_put_real(FILE *f, double v);
+/* The shortest "%.Ng" (N from 15 to 17 significant digits) that reads back
+ * as exactly v. */
+void json_fmt_real(char *buf, size_t size, double v);
 
 /* The MICA settings c as JSON members (no braces): "analyses":[...],
  * "interval_size":N, "ilp_size", "block_size", "page_size", "append_pid",

@@ -290,6 +290,12 @@ fail:
 	return NULL;
 }
 
+const char *
+trace_child_error(const struct trace_child *c)
+{
+	return c->sh->error;
+}
+
 int
 trace_child_start(struct trace_child *c)
 {
@@ -314,12 +320,6 @@ trace_child_start(struct trace_child *c)
 	if (c->t->started)
 		c->t->started(c->t->started_arg, atomic_load(&c->sh->main_pid));
 	return 0;
-}
-
-const char *
-trace_child_error(const struct trace_child *c)
-{
-	return c->sh->error;
 }
 
 static void

@@ -16,21 +16,28 @@
 
 const char *program_name = "micad";
 
+/* The last error reported by this thread, for a session's record. */
 static __thread char last_error[512];
+
+const char *
+last_error_msg(void)
+{
+	return last_error;
+}
 
 static void
 vmsg(const char *prefix, const char *fmt, va_list ap, int err)
 {
-	va_list copy;
-	int n;
+	if (!*prefix) {
+		va_list copy;
+		size_t n;
 
-	if (!*prefix) {		/* errors, not warnings */
 		va_copy(copy, ap);
-		n = vsnprintf(last_error, sizeof(last_error), fmt, copy);
+		vsnprintf(last_error, sizeof(last_error), fmt, copy);
 		va_end(copy);
-		if (err && n >= 0 && (size_t)n < sizeof(last_error))
-			snprintf(last_error + n, sizeof(last_error) - (size_t)n, ": %s",
-				 strerror(err));
+		n = strlen(last_error);
+		if (err && n < sizeof(last_error))
+			snprintf(last_error + n, sizeof(last_error) - n, ": %s", strerror(err));
 	}
 	fflush(stdout);
 	fprintf(stderr, "%s: %s", program_name, prefix);
@@ -38,12 +45,6 @@ vmsg(const char *prefix, const char *fmt, va_list ap, int err)
 	if (err)
 		fprintf(stderr, ": %s", strerror(err));
 	fputc('\n', stderr);
-}
-
-const char *
-last_error_msg(void)
-{
-	return last_error;
 }
 
 void

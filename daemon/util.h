@@ -16,15 +16,15 @@ extern const char *program_name;
 
 /* "PROG: message\n" on stderr. */
 void error_msg(const char *fmt, ...) ATTR_PRINTF(1, 2);
+/* The text of the last error_msg/perror_msg (and _and_die) of the calling
+ * thread, without the program name ("" if none). */
+const char *last_error_msg(void);
 /* "PROG: message: strerror(errno)\n"; errno is saved on entry. */
 void perror_msg(const char *fmt, ...) ATTR_PRINTF(1, 2);
 /* "PROG: warning: message\n" */
 void warning_msg(const char *fmt, ...) ATTR_PRINTF(1, 2);
 void error_msg_and_die(const char *fmt, ...) ATTR_PRINTF(1, 2) ATTR_NORETURN;
 void perror_msg_and_die(const char *fmt, ...) ATTR_PRINTF(1, 2) ATTR_NORETURN;
-/* The last message those reporters gave on this thread, without the
- * program name ("" if none): a failure's reason, to store with it. */
-const char *last_error_msg(void);
 
 /* Allocation that cannot fail: on failure, say how much and exit. */
 void *xmalloc(size_t size);

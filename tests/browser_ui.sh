@@ -63,7 +63,7 @@ has "$dom" '<td class="name" title="' "MGSim counter table rendered"
 has "$dom" '>n_exec_insns</td><td>instructions</td><td class="num">6,000</td><td class="num">3,000</td>' \
 	"MGSim table: n_exec_insns 6000, last interval's delta 3000"
 has "$dom" 'pl_eff </span><b>0.75</b>' "MGSim derived pl_eff of the last interval"
-has "$dom" 'href="api/sessions/1/views/ilp_per_window?tid=100&amp;from=0&amp;to=2&amp;limit=1000000&amp;format=csv"' \
+has "$dom" 'href="api/sessions/1/views/ilp_per_window?tid=100&amp;from=0&amp;to=2&amp;limit=100000&amp;format=csv"' \
 	"CSV download link under the ILP chart"
 ok $([ -s "$art/session.png" ]; echo $?) "screenshot kept: tests/browser-artifacts/session.png"
 

@@ -21,6 +21,10 @@ check_PROGRAMS += tests/term_escape_test
 tests_term_escape_test_SOURCES = tests/term_escape_test.c tests/tap.h
 tests_term_escape_test_LDADD = libmicad.a
 TESTS += tests/term_escape_test
+## /metrics of a running daemon session and the scrape credential's file
+## (issue 22).
+TESTS += tests/metrics_daemon.sh
+EXTRA_DIST += tests/metrics_daemon.sh
 ## Output files never written through a link, databases 0600, command
 ## lines escaped in micactl's output and the daemon's log.
 TESTS += tests/output_files.sh

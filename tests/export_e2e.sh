@@ -96,8 +96,11 @@ table = list(csv.DictReader(open(sys.argv[2])))
 live, n = sys.argv[3], int(sys.argv[4])
 assert len(rows) == n and len(table) == n, (len(rows), len(table), n)
 assert [r['interval'] for r in rows] == list(range(n))
+# Flags are JSON booleans, 1/0 in CSV.
 for r, t in zip(rows, table):
-    assert {k: str(v) for k, v in r.items() if v is not None and k not in ('started_at', 'ended_at')} == \
+    assert isinstance(r['full'], bool) and isinstance(r['final'], bool), r
+    assert {k: str(int(v)) if isinstance(v, bool) else str(v) for k, v in r.items()
+            if v is not None and k not in ('started_at', 'ended_at')} == \
            {k: v for k, v in t.items() if v != '' and k not in ('started_at', 'ended_at')}, r
 # MICA's own files, line by line: memfootprint (4 numbers), stride (30),
 # memstackdist (21)
@@ -118,7 +121,10 @@ for i, r in enumerate(rows):
     assert st[i] == s, i
     assert msd[i] == [r['memstackdist_refs'], r['memstackdist_cold']] + \
         [r['memstackdist_bucket_%d' % b] for b in range(19)], i
-    assert r['final'] == (1 if i == n - 1 else 0)
+    assert r['final'] is (i == n - 1)
+    # itypes columns named after the session's groups
+    assert 'itypes_mem_read' in r and 'itypes_sse' in r and 'itypes_other' in r and \
+        'itypes_0' not in r, sorted(k for k in r if k.startswith('itypes'))
 print('checked', n, 'intervals')
 PY
 	ok $? "JSON parses, CSV parses, both hold the numbers of MICA's files ($(cat "$TMP/py.out"))"

@@ -4,14 +4,17 @@
 check_PROGRAMS += tests/http_serve tests/http_fixture tests/http_raw
 tests_http_serve_SOURCES = tests/http_serve.c
 tests_http_serve_CFLAGS = $(AM_CFLAGS) $(MHD_CFLAGS)
-tests_http_serve_LDADD = libmicad.a $(MICA_LIBS) $(SAMPLE_LIBS) $(SQLITE_LIBS) $(MHD_LIBS) $(AX_PTHREAD_LIBS)
+tests_http_serve_LDADD = libmicad.a $(MICA_LIBS) $(SAMPLE_LIBS) $(SQLITE_LIBS) $(MHD_LIBS) $(ZLIB_LIBS) \
+	$(AX_PTHREAD_LIBS)
 tests_http_raw_SOURCES = tests/http_raw.c
 tests_http_raw_LDADD = libmicad.a
 tests_http_fixture_SOURCES = tests/http_fixture.c
 tests_http_fixture_CFLAGS = $(AM_CFLAGS) $(SQLITE_CFLAGS)
 tests_http_fixture_LDADD = libmicad.a $(MICA_LIBS) $(SAMPLE_LIBS) $(SQLITE_LIBS) $(AX_PTHREAD_LIBS)
 
-TESTS += tests/http_api.sh tests/http_security.sh tests/http_hardening.sh tests/browser_ui.sh \
+TESTS += tests/http_api.sh tests/http_security.sh tests/http_hardening.sh tests/http_scale.sh \
+	tests/browser_ui.sh tests/browser_scale.sh \
 	tests/browser_daemon.sh
 EXTRA_DIST += tests/http_lib.sh tests/http_api.sh tests/http_security.sh tests/http_hardening.sh \
+	tests/http_scale.sh tests/browser_scale.sh \
 	tests/browser_ui.sh tests/browser_daemon.sh tests/browser_cdp.py

@@ -21,7 +21,7 @@ hasnt "$body" 'root-daemon' "root's session is not listed for uid 1000"
 has "$body" '"sessions":[{"id":3,' "newest first"
 has "$body" '"command":"./prog \"a b\" \u003cx\u003e \u0026 '"'"'y'"'"' \\ é"' \
 	"command line escaped in JSON (quotes, <, >, &, backslash; UTF-8 kept)"
-has "$body" '"threads":2,"intervals":4,"instructions":6500,"running":false}' \
+has "$body" '"threads":2,"intervals":4,"instructions":6500,"error":null,"running":false}' \
 	"session 1: 2 threads, 4 intervals, 1000+2000+3000+500 instructions"
 has "$body" '"live":{"state":"running","instructions":123456,"intervals":2,"mgsim":true}' \
 	"a running session carries its live progress"
@@ -115,13 +115,32 @@ is "$body" '{"session":1,"metric":"ilp_256","threads":[{"tid":100,"interval":[0,
 get "/api/sessions/1/series?metric=mispredict_GAg_4&tid=100&from=2"
 is "$body" '{"session":1,"metric":"mispredict_GAg_4","threads":[{"tid":100,"interval":[2],"value":[0.1]}],"points":1}' \
 	"series: tid and from filter"
+# Each family the server reads in one query, and two it reads interval by
+# interval, against the metric view.
+if command -v sqlite3 >/dev/null 2>&1; then
+	for m in ilp_64 mix_mem_write mix_other mispredict_PAs_12 mpki_GAg_4 taken_rate transition_rate \
+		avg_register_operands avg_degree_of_use data_footprint_bytes data_footprint_page_bytes \
+		insn_footprint_bytes insn_footprint_page_bytes reuse_cold stride_local_read_le_8 reuse_cdf_1; do
+		get "/api/sessions/1/series?metric=$m"
+		got=$(printf '%s' "$body" | sed 's/"tid"/\n/g' | sed -n 's/^:\([0-9]*\),"interval":\[\([^]]*\)\],"value":\[\([^]]*\)\].*/\1 \2 \3/p' |
+			awk '{ n = split($2, x, ","); split($3, v, ","); for (i = 1; i <= n; i++) printf "%s %s %.12g\n", $1, x[i], v[i] }')
+		want=$(sqlite3 -separator ' ' "$db" "SELECT tid, interval, value FROM metric WHERE session_id = 1
+			AND metric = '$m' ORDER BY tid, interval" | awk '{ printf "%s %s %.12g\n", $1, $2, $3 }')
+		is "$got" "$want" "series of $m: the metric view's values"
+	done
+else
+	for i in $(seq 16); do
+		n_test=$((n_test + 1))
+		echo "ok $n_test - # SKIP sqlite3 CLI not installed"
+	done
+fi
 get "/api/sessions/1/series?metric=no_such_metric"
 is "$code" 404 "series of an unknown metric: 404"
 get "/api/sessions/1/series"
 is "$code" 400 "series without metric: 400"
 
 get "/api/sessions/1/views/ilp_per_window?tid=100&to=0"
-is "$body" '{"session":1,"view":"ilp_per_window","columns":["session_id","tid","interval","analysis","window","ins","cycles","ilp"],"rows":[[1,100,0,"ilp",32,1000,1000,1],[1,100,0,"ilp",64,1000,500,2],[1,100,0,"ilp",128,1000,250,4],[1,100,0,"ilp",256,1000,125,8]],"offset":0,"next_offset":null}' \
+is "$body" '{"session":1,"view":"ilp_per_window","columns":["session_id","tid","interval","analysis","window","ins","cycles","ilp"],"rows":[[1,100,0,"ilp",32,1000,1000,1],[1,100,0,"ilp",64,1000,500,2],[1,100,0,"ilp",128,1000,250,4],[1,100,0,"ilp",256,1000,125,8]],"offset":0,"limit":10000,"next_offset":null}' \
 	"view rows as JSON"
 get "/api/sessions/1/views/instruction_mix?tid=100&to=0&format=csv"
 is "$body" "session_id,tid,interval,grp,grp_name,count,ins,fraction
@@ -132,6 +151,55 @@ is "$(header Content-Type)" "text/csv; charset=utf-8" "CSV content type"
 has "$(header Content-Disposition)" 'filename="micad-session-1-instruction_mix.csv"' "CSV is a download"
 get "/api/sessions/1/views/reuse_distance?limit=2"
 has "$body" '"next_offset":2}' "view pagination"
+get "/api/sessions/1/views/reuse_distance?limit=0"
+has "$body" '"rows":[],"offset":0,"limit":0,"next_offset":null}' \
+	"limit=0: no rows and next_offset null, not 0 (a pager would loop)"
+get "/api/sessions?limit=0"
+has "$body" '"sessions":[],"next_offset":null}' "session list, limit=0: next_offset null"
+get "/api/sessions/1/intervals?limit=0"
+has "$body" '"intervals":[],"next_offset":null}' "intervals, limit=0: next_offset null"
+get "/api/sessions/1/mgsim/intervals?limit=0"
+has "$body" '"intervals":[],"next_offset":null}' "mgsim intervals, limit=0: next_offset null"
+get "/api/sessions/1/sched?limit=0"
+has "$body" '"intervals":[],"next_offset":null' "sched, limit=0: next_offset null"
+get "/api/sessions/1/views/reuse_distance?limit=100000000"
+is "$code" 400 "a view page has at most 100,000 rows"
+get "/api/sessions/1/views/instruction_mix?tid=100&format=csv&limit=2"
+is "$(header Link)" '<?offset=2>; rel="next"' "a CSV page says where the next one starts (Link rel=next)"
+get "/api/sessions/1"
+has "$body" '"settings":{"interval_size":1000},' "settings: a JSON object, not a string"
+# The views the server spells out (filtered before their window function
+# or cross join, metric interval by interval) give the views' rows.
+if command -v sqlite3 >/dev/null 2>&1; then
+	for v in "reuse_distance bucket" "dependency_distance_cdf distance" "metric metric"; do
+		set -- $v
+		want=$(sqlite3 -json "$db" "SELECT * FROM $1 WHERE session_id = 1 ORDER BY tid, interval, $2" |
+			tr -d '\n ' | sed 's/{[^}]*}/X/g')
+		get "/api/sessions/1/views/$1?limit=100000"
+		rows=$(printf '%s' "$body" | sed 's/.*"rows":\(\[.*\]\),"offset".*/\1/')
+		n_want=$(sqlite3 "$db" "SELECT count(*) FROM $1 WHERE session_id = 1")
+		n_got=$(printf '%s' "$rows" | grep -o '\],\[' | wc -l)
+		is "$((n_got + 1))" "$n_want" "views/$1: as many rows as the view ($n_want)"
+		sqlite3 -separator ' ' "$db" "SELECT * FROM $1 WHERE session_id = 1 ORDER BY tid, interval, $2" |
+			awk '{ for (i = 1; i <= NF; i++) if ($i ~ /^-?[0-9.]+$/) $i = $i + 0; print }' >"$tmp/v.txt"
+		printf '%s' "$rows" | sed -e 's/^\[\[//' -e 's/\]\]$//' -e 's/\],\[/\n/g' |
+			tr ',' ' ' | tr -d '"' | sed 's/null//g' |
+			awk '{ for (i = 1; i <= NF; i++) if ($i ~ /^-?[0-9.e+-]+$/) $i = $i + 0; print }' >"$tmp/a.txt"
+		is "$(diff "$tmp/v.txt" "$tmp/a.txt" | head -5)" "" "views/$1: the view's rows, value for value"
+	done
+else
+	for i in 1 2 3 4 5 6; do
+		n_test=$((n_test + 1))
+		echo "ok $n_test - # SKIP sqlite3 CLI not installed"
+	done
+fi
+get "/api/sessions/1/views/reuse_distance_session?tid=100&format=csv"
+is "$(printf '%s\n' "$body" | head -n 6)" "session_id,tid,bucket,lo,hi,count,refs,fraction,cdf
+1,100,0,0,2,120,600,0.2,0.2
+1,100,1,2,4,120,600,0.2,0.4
+1,100,2,4,8,60,600,0.1,0.5
+1,100,3,8,16,0,600,0,0.5
+1,100,4,16,32,0,600,0,0.5" "reuse_distance_session: the thread's buckets summed over its intervals (first 5 rows)"
 get "/api/sessions/1/views/session"
 is "$code" 404 "only the listed views: 404 for a table name"
 
@@ -232,30 +300,75 @@ is "$(header Content-Type)" "text/plain; version=0.0.4; charset=utf-8" "Promethe
 has "$body" 'micad_session_running{session="3",mode="run",command="./live"} 1' "running session listed"
 hasnt "$body" 'session="1"' "ended sessions are not listed by default"
 has "$body" 'micad_session_instructions_total{session="3"} 123456' "live instruction count"
-has "$body" 'micad_mgsim_counter{session="3",index="1",name="n_exec_insns"} 1007' "live MGSim counter"
-has "$body" 'micad_interval_metric{session="3",tid="300",interval="1",metric="ilp_256"} 16' \
-	"latest interval's metrics (interval 1 of tid 300: ILP 16)"
+has "$body" 'micad_mgsim_executed_instructions_total{session="3"} 1007' \
+	"live MGSim counter 1 as a counter named for what it counts"
+has "$body" '# TYPE micad_mgsim_master_cycles_total counter' "MGSim cumulative counters are counters"
+has "$body" 'micad_mgsim_place_cores{session="3"} 1' "MGSim counter 9 (a size) is a gauge"
+is "$(printf '%s\n' "$body" | grep -c '^micad_mgsim_[a-z0-9_]*{session="3"}')" 19 \
+	"19 MGSim metrics: the packed date and time words (14, 15) are not exported"
+hasnt "$body" 'interval="' "no label takes an interval index (bounded series)"
+hasnt "$body" 'index="' "no label takes a counter index"
+has "$body" 'micad_interval_ilp{session="3",tid="300",analysis="ilp",window="256"} 16' \
+	"latest interval's ILP as a gauge per session and thread (interval 1 of tid 300: 16)"
+has "$body" 'micad_thread_latest_interval{session="3",tid="300"} 1' \
+	"which interval the gauges describe"
+has "$body" 'micad_thread_intervals_total{session="3",tid="300"} 2' "thread interval counter"
 get "/metrics?session=1"
 has "$body" 'micad_session_running{session="1",mode="run",command="./prog \"a b\" <x> & '"'"'y'"'"' \\ é"} 0' \
 	"label values escaped (quote, backslash)"
-has "$body" 'micad_interval_metric{session="1",tid="101",interval="0",metric="ilp_32"} 0.5' \
+has "$body" 'micad_interval_ilp{session="1",tid="101",analysis="ilp",window="32"} 0.5' \
 	"?session=N: that session's latest intervals"
-# The server's per-interval metrics (http_metric_pairs_sql) equal the
-# metric view's, name for name and value for value.
+has "$body" 'micad_mgsim_executed_instructions_total{session="1"} 6000' \
+	"an ended session: its latest stored MGSim snapshot"
+has "$body" 'micad_session_instructions_total{session="1"} 6500' "ended session: stored instructions"
+# The gauges of the latest interval (http_metric_pairs_sql, mapped to
+# families and labels) equal the metric view's, name for name and value
+# for value: each sample is turned back into the view's name.
 if command -v sqlite3 >/dev/null 2>&1; then
-	sqlite3 -separator ' ' "$db" "SELECT metric, value FROM metric WHERE session_id = 1 AND
-		tid = 100 AND interval = 2 AND value IS NOT NULL" >"$tmp/view.txt"
-	printf '%s\n' "$body" |
-		sed -n 's/^micad_interval_metric{session="1",tid="100",interval="2",metric="\([^"]*\)"} \(.*\)$/\1 \2/p' \
-		>"$tmp/api.txt"
+	sqlite3 -separator ' ' "$db" "SELECT metric, coalesce(value, 'NaN') FROM metric WHERE
+		session_id = 1 AND tid = 100 AND interval = 2" >"$tmp/view.txt"
+	printf '%s\n' "$body" | grep '^micad_interval_.*tid="100"' |
+		grep -v -e '^micad_interval_instructions{' -e '^micad_interval_simulated_ipc{' |
+		sed -e 's/^micad_interval_ilp{[^}]*analysis="\([a-z_]*\)",window="\([0-9]*\)"}/\1_\2/' \
+		-e 's/^micad_interval_instruction_mix_ratio{[^}]*group="\([^"]*\)"}/mix_\1/' \
+		-e 's/^micad_interval_misprediction_ratio{[^}]*organization="\([A-Za-z]*\)",history="\([0-9]*\)"}/mispredict_\1_\2/' \
+		-e 's/^micad_interval_mispredictions_per_instruction{[^}]*organization="\([A-Za-z]*\)",history="\([0-9]*\)"}/mpki_\1_\2 x1000/' \
+		-e 's/^micad_interval_branch_taken_ratio{[^}]*}/taken_rate/' \
+		-e 's/^micad_interval_branch_transition_ratio{[^}]*}/transition_rate/' \
+		-e 's/^micad_interval_register_operands_per_instruction{[^}]*}/avg_register_operands/' \
+		-e 's/^micad_interval_register_uses_per_value{[^}]*}/avg_degree_of_use/' \
+		-e 's/^micad_interval_dependency_distance_cdf_ratio{[^}]*max_distance="\([0-9]*\)"}/dependency_distance_le_\1/' \
+		-e 's/^micad_interval_stride_cdf_ratio{[^}]*kind="\([a-z_]*\)",max_bytes="\([0-9]*\)"}/stride_\1_le_\2/' \
+		-e 's/^micad_interval_footprint_bytes{[^}]*memory="data",granularity="block"}/data_footprint_bytes/' \
+		-e 's/^micad_interval_footprint_bytes{[^}]*memory="data",granularity="page"}/data_footprint_page_bytes/' \
+		-e 's/^micad_interval_footprint_bytes{[^}]*memory="instructions",granularity="block"}/insn_footprint_bytes/' \
+		-e 's/^micad_interval_footprint_bytes{[^}]*memory="instructions",granularity="page"}/insn_footprint_page_bytes/' \
+		-e 's/^micad_interval_reuse_distance_ratio{[^}]*bucket="\([0-9]*\)"}/reuse_bucket_\1/' \
+		-e 's/^micad_interval_reuse_distance_cdf_ratio{[^}]*bucket="\([0-9]*\)"}/reuse_cdf_\1/' \
+		-e 's/^micad_interval_cold_reference_ratio{[^}]*}/reuse_cold/' |
+		awk '$2 == "x1000" { print $1, $3 * 1000; next } { print }' >"$tmp/api.txt"
 	cmp=$(awk 'NR == FNR { v[$1] = $2; n++; next }
-		{ m++; if (!($1 in v) || (v[$1] - $2) ^ 2 > 1e-20) bad++ }
+		{ m++; if (!($1 in v)) bad++
+		  else if (v[$1] == "NaN" || $2 == "NaN") { if (v[$1] != $2) bad++ }
+		  else if ((v[$1] - $2) ^ 2 > 1e-20) bad++ }
 		END { print n " " m " " bad + 0 }' "$tmp/view.txt" "$tmp/api.txt")
 	is "$cmp" "$(wc -l <"$tmp/view.txt" | tr -d ' ') $(wc -l <"$tmp/view.txt" | tr -d ' ') 0" \
-		"every metric of the metric view, same value (names, count, mismatches: $cmp)"
+		"every metric of the metric view, same value, NULL as NaN (names, count, mismatches: $cmp)"
 else
 	n_test=$((n_test + 1))
 	echo "ok $n_test - # SKIP sqlite3 CLI not installed"
+fi
+if command -v promtool >/dev/null 2>&1; then
+	printf '%s\n' "$body" | promtool check metrics >"$tmp/promtool.out" 2>&1
+	ok $? "promtool check metrics accepts the scrape of an ended session $(head -c 300 "$tmp/promtool.out")"
+	get /metrics
+	printf '%s\n' "$body" | promtool check metrics >"$tmp/promtool.out" 2>&1
+	ok $? "promtool check metrics accepts the scrape of a running session $(head -c 300 "$tmp/promtool.out")"
+else
+	for i in 1 2; do
+		n_test=$((n_test + 1))
+		echo "ok $n_test - # SKIP promtool not installed (Debian package prometheus)"
+	done
 fi
 n_help=$(printf '%s\n' "$body" | grep -c '^# TYPE micad_session_instructions_total ')
 is "$n_help" 1 "each metric family has one TYPE line"

@@ -23,13 +23,19 @@
  *     MGSim snapshots for thread 100 (mgsim_rows below).
  *   Times are set to fixed values afterwards for stable output.
  *
- * Usage: http_fixture DB [N_INTERVALS | --hostile]: with N, the database
+ * Usage: http_fixture DB [N_INTERVALS | --hostile | --ui]: with N, the database
  * holds instead one session (uid 1000) with N intervals of thread 400 (the
- * benchmark's); with --hostile, one running session (uid 1000) whose
+ * benchmark's), with the scheduling model's IPC; with --hostile, one running session (uid 1000) whose
  * command line holds what a target may put there and the text formats must
  * escape: invalid UTF-8 (a lone 0xff and 0xfe, a bad continuation byte, a
  * cut sequence, an encoded surrogate), CR, LF, ESC, a double quote and a
- * backslash; thread 500 with 2 intervals.
+ * backslash; thread 500 with 2 intervals.  With --ui, the web UI's cases
+ * (tests/browser_scale.sh), all of uid 1000: session 1, ended, thread 700
+ * with 3000 intervals whose itypes groups overlap (mem_read 50%,
+ * arithmetic 40%, sse 30%, fp 20%, other 10%: 150% in all) and the
+ * scheduling model's IPC (0.5 + (idx mod 10) / 10); session 2, ended, one
+ * thread (800) with a single interval; session 3, failed to start: no
+ * thread, and why in its error column.
  */
 #include "config.h"
 
@@ -201,6 +207,51 @@ main(int argc, char **argv)
 	mica_config_init(&cfg);
 	cfg.block_size = 6;
 	cfg.page_size = 12;
+	if (argc > 2 && !strcmp(argv[2], "--ui")) {
+		static const char *const groups[4] = { "mem_read", "arithmetic", "sse", "fp" };
+		struct mica_interval iv;
+		const struct mica_interval *one[1] = { &iv };
+		uint64_t it[3], mix[5];
+		uint64_t total = 0;
+
+		s1 = store_session_begin(st, &(struct store_session){
+			.mode = "run", .command = "./phases", .pid = 700, .uid = 1000,
+			.config = "analysis_type: all\ninterval_size: 1000\n",
+			.settings = "{\"interval_size\":1000}" }, err, sizeof(err));
+		check(s1 < 0 ? -1 : 0, "session", err);
+		check(store_itypes_groups(st, s1, groups, 4, err, sizeof(err)), "itypes groups", err);
+		check(store_thread(st, s1, 700, 700, err, sizeof(err)), "thread", err);
+		check(store_exec(st, "BEGIN", err, sizeof(err)), "begin", err);
+		for (uint64_t k = 0; k < 3000; k++) {
+			fill(&iv, 700, k, k % 7 + 1, 1000, total, it);
+			total = iv.total_ins;
+			mix[0] = 500, mix[1] = 400, mix[2] = 300, mix[3] = 200, mix[4] = 100;
+			iv.itypes.n_groups = 4;
+			iv.itypes.counts = mix;
+			iv.final = k == 2999;
+			check(store_interval(st, s1, &iv, &cfg, 0, 0, err, sizeof(err)) < 0 ? -1 : 0,
+			      "interval", err);
+		}
+		check(store_exec(st, "COMMIT", err, sizeof(err)), "commit", err);
+		check(store_session_end(st, s1, 0, "exited", err, sizeof(err)), "end", err);
+		s2 = session(st, "run", "./quick", 800, 1000);
+		check(store_thread(st, s2, 800, 800, err, sizeof(err)), "thread", err);
+		fill(&iv, 800, 0, 1, 600, 0, it);
+		iv.final = true;
+		iv.full = true;
+		check(store_intervals(st, s2, one, 1, &cfg, err, sizeof(err)), "interval", err);
+		check(store_session_end(st, s2, 0, "exited", err, sizeof(err)), "end", err);
+		s3 = session(st, "run", "/nonexistent/prog", 0, 1000);
+		check(store_session_note(st, s3, "cannot run '/nonexistent/prog': No such file or "
+					 "directory", NULL, err, sizeof(err)), "error", err);
+		check(store_session_end(st, s3, -1, "error", err, sizeof(err)), "end", err);
+		check(store_exec(st, "INSERT INTO sched_config VALUES (1, 'skylake', 100);"
+				 "INSERT INTO sched_interval SELECT session_id, tid, idx, final, 2 * ins, "
+				 "ins, 0.5 + (idx % 10) / 10.0 FROM interval WHERE session_id = 1",
+				 err, sizeof(err)), "sched", err);
+		store_close(st);
+		return 0;
+	}
 	if (argc > 2 && !strcmp(argv[2], "--hostile")) {
 		s1 = session(st, "run", "./prog \xff\xfe x\r\ny \"q\" \\ \xc3\x28 \xe2\x82 "
 			     "\xed\xa0\x80 \x1b[31m \xc3\xa9", 500, 1000);
@@ -241,6 +292,11 @@ main(int argc, char **argv)
 			free(it);
 		}
 		check(store_session_end(st, s1, 0, "exited", err, sizeof(err)), "end", err);
+		/* The scheduling model's IPC, as every session of micad serve has. */
+		check(store_exec(st, "INSERT INTO sched_config VALUES (1, 'skylake', 100);"
+				 "INSERT INTO sched_interval SELECT session_id, tid, idx, final, 2 * ins, "
+				 "ins, 0.5 + (idx % 10) / 10.0 FROM interval WHERE session_id = 1",
+				 err, sizeof(err)), "sched", err);
 		store_close(st);
 		return 0;
 	}

@@ -4,7 +4,8 @@
  *
  *   http_serve --db FILE [--web DIR] [--listen ADDR:PORT] [--allow-remote]
  *              [--host NAME]... [--uid UID]... [--info FILE]
- *              [--live SESSION]... [--threads N] [--connections N]
+ *              [--live SESSION]... [--connections N] [--budget-ms N]
+ *              [--max-response BYTES] [--plan-log FILE]
  *
  * Writes "port N" and one "url UID URL" / "token UID TOKEN" line per
  * --uid to the info file (or stdout), then serves until SIGTERM/SIGINT.
@@ -92,8 +93,12 @@ main(int argc, char **argv)
 			c.listen = v;
 		else if (!strcmp(a, "--info"))
 			info = v;
-		else if (!strcmp(a, "--threads"))
-			c.threads = num(v, "thread count");
+		else if (!strcmp(a, "--budget-ms"))
+			c.budget_ms = num(v, "budget");
+		else if (!strcmp(a, "--max-response"))
+			c.max_response = num(v, "response size");
+		else if (!strcmp(a, "--plan-log"))
+			c.plan_log = v;
 		else if (!strcmp(a, "--connections"))
 			c.connection_limit = num(v, "connection limit");
 		else if (!strcmp(a, "--host") && n_hosts < MAX_LIST)

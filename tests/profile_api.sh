@@ -137,5 +137,14 @@ has "$code $body" '400 {"error":{"status":400,"message":"parameter value: want s
 get "/api/sessions/1/profile/flame"
 is "$code" 404 "an unknown profile endpoint: 404"
 
+# Hot blocks named after the function they are in (the profile's frames:
+# the nearest symbol start at or below the address).
+get "/api/sessions/1/sched"
+has "$body" '"rank":1,"address":"0x40130c","end_address":"0x401316","instructions":4,"executions":1000,"function":{"module":"/usr/bin/prof","symbol":"hot","offset":12}' \
+	"hot block 1: hot+12"
+has "$body" '"rank":2,"address":"0x40120d","end_address":"0x401212","instructions":2,"executions":10,"function":{"module":"/usr/bin/prof","symbol":"compute","offset":13}' \
+	"hot block 2: compute+13"
+has "$body" '"rank":3,"address":"0x1000","end_address":"0x1004","instructions":2,"executions":5,"function":null' \
+	"hot block 3: below every known symbol, no function"
 stop_server
 done_testing

@@ -162,7 +162,14 @@ main(int argc, char **argv)
 		" (1, 501, 1, 1700000101.5, 1700000102.5, 145, 0),"
 		" (2, 600, 0, 1700000101, 1700000102, 1, 0);"
 		"INSERT INTO profile_sample (session_id, tid, interval, stack_id, count, weight)"
-		" VALUES (2, 600, 0, 14, 1, 1001001);");
+		" VALUES (2, 600, 0, 14, 1, 1001001);"
+		/* Hot blocks of the scheduling model: in hot() (start 4199168)
+		 * at +12, in compute() (4198912) at +13, and one below every
+		 * known symbol. */
+		"INSERT INTO sched_config (session_id, cpu, hot_iterations) VALUES (1, 'skylake', 100);"
+		"INSERT INTO sched_hot_block (session_id, rank, address, end_address, instructions,"
+		" executions) VALUES (1, 1, 4199180, 4199190, 4, 1000), (1, 2, 4198925, 4198930, 2, 10),"
+		" (1, 3, 4096, 4100, 2, 5);");
 	for (size_t i = 0; i < sizeof(samples) / sizeof(samples[0]); i++)
 		sample(db, samples[i].tid, samples[i].interval, samples[i].stack, samples[i].count);
 	/* Session 4: node 15 is _start, 16 .. 15 + DEEP_REC rec. */

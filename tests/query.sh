@@ -27,6 +27,14 @@ is "$(query --format csv "SELECT count(*) || ' ' || (SELECT count(*) FROM interv
 	"the database is unchanged"
 is "$(query --format csv 'PRAGMA user_version' | tail -n 1)" 3 "the schema version is unchanged"
 
+# Reals with as many digits as reading them back exactly takes (up to 17):
+# 0.1 + 0.2 is not 0.3, and 1/3 needs 16 digits.
+is "$(query --format csv "SELECT 0.1 + 0.2 AS a, 1.0 / 3 AS b, 0.25 AS c, 1e300 * 3 AS d" | tail -n 1)" \
+	"0.30000000000000004,0.3333333333333333,0.25,3e+300" \
+	"csv: reals read back exactly (17 significant digits at most)"
+query --format csv "SELECT 0.1 + 0.2 AS a" | tail -n 1 | awk '{ exit !($1 == 0.1 + 0.2 && $1 != 0.3) }'
+ok $? "... the CSV value is the same double"
+
 query "SELEC 1" > /dev/null 2> "$TMP/err"
 is "$?" 1 "bad SQL: exit 1"
 is "$(cat "$TMP/err")" 'micactl: near "SELEC": syntax error' "bad SQL: SQLite's own message"

@@ -49,5 +49,5 @@ tests/fuzz_http: $(FUZZ_HTTP_SRC) libmicad.a libmica.a config.h
 	$(AM_V_CC)$(FUZZ_BUILD) $(MHD_CFLAGS) $(SQLITE_CFLAGS) \
 		-DMICAD_WEB_DIR='"$(pkgdatadir)/web"' -DMICAD_SRC_WEB_DIR='"$(abs_top_srcdir)/web"' \
 		-o $@ $(FUZZ_HTTP_SRC) \
-		$(FUZZ_LIBS) $(MHD_LIBS)
+		$(FUZZ_LIBS) $(MHD_LIBS) $(ZLIB_LIBS)
 endif

@@ -26,7 +26,7 @@ is "$(field "$TMP/s.csv" 1 interval) $(field "$TMP/s.csv" 1 ins) $(field "$TMP/s
 is "$(field "$TMP/s.csv" 1 mix_mem_read) $(field "$TMP/s.csv" 1 mix_mem_read_ci_low) $(field "$TMP/s.csv" 1 mix_mem_read_ci_high)" \
 	"0.25 0.005 0.495" "csv: mix_mem_read 0.25, 95% CI [0.005, 0.495]"
 is "$(field "$TMP/s.csv" 1 memstackdist_censored) $(field "$TMP/s.csv" 1 reuse_censored) $(field "$TMP/s.csv" 1 reuse_bucket_0_ci_low)x" \
-	"1 0.3333333333 x" "csv: 1 censored read, its fraction, no CI for a bucket beyond the horizon"
+	"2 0.6666666667 x" "csv: 2 censored reads (one never seen before), their fraction, no CI for a bucket beyond the horizon"
 is "$(field "$TMP/s.csv" 2 interval) $(field "$TMP/s.csv" 2 n_bursts) $(field "$TMP/s.csv" 2 stride_first_reads)" \
 	"1 2 0" "csv, interval 1: 2 bursts, no first-seen read"
 

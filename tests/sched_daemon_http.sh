@@ -34,7 +34,7 @@ has "$body" '"index":1,"final":true,' "interval 1 is the final one"
 has "$body" '"next_offset":null,' "one page"
 addr=$(sq "SELECT printf('0x%x', address) FROM sched_hot_block WHERE rank = 1")
 has "$body" "\"hot_blocks\":[{\"rank\":1,\"address\":\"$addr\"," "the hottest block first"
-has "$body" '"instructions":3,"executions":99,"report":{"cpu": "skylake"' \
+has "$body" '"instructions":3,"executions":99,"function":null,"report":{"cpu": "skylake"' \
 	"its report embedded as JSON"
 
 getraw "/api/sessions/1/sched?limit=1" -H "Authorization: Bearer $t"

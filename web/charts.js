@@ -1,9 +1,9 @@
 /*
  * micad web UI: chart cards on uPlot (vendor/uplot, MIT): line and bar
  * charts sharing one interval axis (cursor synchronised, a drag selects a
- * range of intervals for every chart), stacked bars, a canvas heatmap
- * and sparklines.  Each card has CSV and JSON download links of the data
- * it shows (the API's view endpoint).
+ * range of intervals for every chart), bars, a canvas heatmap and
+ * sparklines.  Each card has CSV and JSON download links of the data it
+ * shows (the API's view endpoint), and each table a CSV of its cells.
  */
 "use strict";
 
@@ -45,6 +45,35 @@ function chartCard(parent, title, note, downloads) {
 	return { card, plot, foot };
 }
 
+/* "a","b""c" */
+function csvCell(t) {
+	return /[",\r\n]/.test(t) || /^[=+\-@]/.test(t) ? "\"" + (/^[=+\-@]/.test(t) ? "'" : "") +
+		t.replace(/"/g, "\"\"") + "\"" : t;
+}
+
+/*
+ * Download links for a table: CSV of the cells as shown (made in the
+ * browser when clicked) and, when the data comes from one API call, its
+ * JSON.  Added to the card's .foot (made if missing) or to where.
+ */
+function tableDownloads(card, table, name, jsonHref, where) {
+	let foot = where || card.querySelector(":scope > .foot");
+	if (!foot) {
+		foot = el("div", { class: "foot" });
+		card.append(foot);
+	}
+	const csv = el("a", { href: "#", download: name + ".csv", text: "CSV", class: "table-csv" });
+	csv.addEventListener("click", () => {
+		const lines = [...table.querySelectorAll("tr")].map((tr) =>
+			[...tr.children].map((c) => csvCell(c.textContent.trim().replace(/\s+/g, " "))).join(","));
+		csv.href = URL.createObjectURL(new Blob([lines.join("\n") + "\n"], { type: "text/csv" }));
+	});
+	foot.append(csv);
+	if (jsonHref)
+		foot.append(el("a", { href: jsonHref, download: name + ".json", text: "JSON" }));
+	table.dataset.download = name;
+}
+
 function plotWidth(div) {
 	return Math.max(260, Math.floor(div.getBoundingClientRect().width) || 560);
 }
@@ -63,8 +92,10 @@ function rangeHook(u) {
 /*
  * x: interval indexes; series: [{label, values, color}]; opts: yLabel,
  * yFmt (tick and legend formatter), stacked (bars stacked to 1), bars,
- * xLabel, xFmt, yRange [min, max], log (y in log2 scale), yIncrs (tick
- * steps).  A series may have a dash pattern (dash: [on, off]).
+ * xLabel, xFmt, yRange [min, max], yFrom0 (y from 0 to the largest
+ * value), log (y in log2 scale), yIncrs (tick steps).  A series may have
+ * a dash pattern (dash: [on, off]).  What each chart drew goes to
+ * micad.chartInfo (the browser tests read it).
  */
 function xyChart(card, x, series, opts) {
 	const o = opts || {};
@@ -111,7 +142,8 @@ function xyChart(card, x, series, opts) {
 		height: o.height || 240,
 		scales: {
 			x: { time: false, range: (u, mn, mx) => [mn - (bars ? 0.5 : 0), mx + (bars ? 0.5 : 0)] },
-			y: o.yRange ? { range: o.yRange } : (o.log ? { distr: 3, log: 2 } : {}),
+			y: o.yRange ? { range: o.yRange } : o.yFrom0 ?
+				{ range: (u, mn, mx) => [0, mx > 0 ? mx * 1.08 : 1] } : (o.log ? { distr: 3, log: 2 } : {}),
 		},
 		axes: [
 			{ label: o.xLabel || "interval", values: (u, vals) => vals.map((v) => Number.isInteger(v) ? (o.xFmt ? o.xFmt(v) : String(v)) : "") },
@@ -128,6 +160,19 @@ function xyChart(card, x, series, opts) {
 	if (!o.noSync)
 		charts.list.push(u);
 	micad.charts++;
+	micad.chartInfo.push({
+		title: card.card.querySelector("h2").textContent,
+		series: series.map((s, i) => {
+			let n = 0, last = null;
+			s.values.forEach((v, k) => {
+				if (v !== null && v !== undefined) {
+					n++;
+					last = x[k];
+				}
+			});
+			return { label: s.label, color: useries[1 + order.indexOf(i)].stroke, points: n, last_x: last };
+		}),
+	});
 	return u;
 }
 
@@ -236,4 +281,5 @@ function destroyCharts() {
 	charts.list = [];
 	charts.all = [];
 	micad.charts = 0;
+	micad.chartInfo = [];
 }

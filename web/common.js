@@ -11,6 +11,7 @@ const micad = {
 	charts: 0,
 	polls: 0,	/* live updates done (session page) */
 	mgsim: null,	/* the MGSim snapshot the table shows */
+	chartInfo: [],	/* per chart: title, series (label, colour, points, last x) */
 };
 
 /* The browser test reads this element: rendered charts and any error. */
@@ -95,7 +96,8 @@ function bigReviver(key, value, ctx) {
 async function api(path, opts) {
 	let r;
 	try {
-		r = await fetch(path, { credentials: "same-origin", cache: "no-store" });
+		/* no-cache: revalidated each time, a finished session's answers with a 304. */
+		r = await fetch(path, { credentials: "same-origin", cache: "no-cache" });
 	} catch (e) {
 		throw new ApiError(0, "the micad server does not answer (" + e.message + ")");
 	}

@@ -32,9 +32,9 @@ async function load() {
 		rows.push(el("tr", {},
 			el("td", { class: "num" }, link),
 			el("td", { class: "cmd", title: s.command, text: s.command }),
-			el("td", { text: s.mode }),
-			el("td", { class: "num", text: String(s.uid) }),
-			el("td", {}, stateBadge(s)),
+			el("td", { class: "narrow-hide", text: s.mode }),
+			el("td", { class: "num narrow-hide", text: String(s.uid) }),
+			el("td", { title: s.error || "" }, stateBadge(s)),
 			el("td", { text: fmtTime(s.started_at) }),
 			el("td", { class: "num", text: end ? fmtDuration(end - s.started_at) : "\u2013" }),
 			el("td", { class: "num", text: fmtInt(s.threads) }),
@@ -49,6 +49,9 @@ async function load() {
 		(offset + 1) + "\u2013" + (offset + data.sessions.length) + " of " + data.total : "";
 	document.getElementById("prev").disabled = offset === 0;
 	document.getElementById("next").disabled = data.next_offset === null;
+	if (!document.querySelector("#list-downloads a"))
+		tableDownloads(document.querySelector("main .card"), document.getElementById("sessions"),
+			"micad-sessions", "api/sessions?limit=1000", document.getElementById("list-downloads"));
 	document.getElementById("updated").textContent = "updated " + new Date().toLocaleTimeString("en-GB");
 	loads++;
 	testStatus({ page: "index", sessions: data.sessions.length, total: data.total, loads,

@@ -164,6 +164,11 @@ function renderFunctions(f) {
 	document.getElementById("hot-foot").textContent = f.functions_total > f.functions.length ?
 		"the " + f.functions.length + " hottest of " + fmtInt(f.functions_total) + " functions" :
 		fmtInt(f.functions_total) + " functions";
+	const dl = document.getElementById("hot-downloads");
+	if (!dl.childElementCount)
+		tableDownloads(document.getElementById("profile"), document.getElementById("hot-functions"),
+			"micad-session-" + f.session + "-hot-functions", "api/sessions/" + f.session +
+			"/profile/functions?limit=100000", dl);
 }
 
 /* Samples per second of each thread, on one time axis (seconds from the

@@ -1,12 +1,18 @@
 /*
- * micad web UI, one session: summary, thread and interval-range selector
- * (kept in the URL hash: #session=N&tid=T&from=A&to=B), the per-interval
- * charts of the MICA analyses, the reuse-distance histogram and heatmap,
- * and the MGSim counter table; refreshed every 2 s while the session runs.
+ * micad web UI, one session: summary (and why it failed, if it did),
+ * thread and interval-range selector (kept in the URL hash:
+ * #session=N&tid=T&from=A&to=B), an overview of the whole thread
+ * (downsampled by the server: min, max and mean per bucket; drag across it
+ * to choose the range), the per-interval charts of the MICA analyses over
+ * the range, the reuse-distance histogram and heatmap, the MGSim counter
+ * table, or a summary card when the thread has a single interval;
+ * refreshed every 2 s while the session runs.
  */
 "use strict";
 
 const MAX_INTERVALS = 2000;	/* shown at once; older ones via from/to */
+const DEFAULT_WINDOW = 500;	/* the range shown first: the latest intervals */
+const OVERVIEW_BUCKETS = 600;
 let state = hashState();
 let session = null;
 let threads = [];
@@ -41,7 +47,18 @@ function pivot(c, xs, keyOf, valOf) {
 
 function viewQuery(name) {
 	return base() + "/views/" + name + "?tid=" + encodeURIComponent(state.tid) +
-		"&from=" + state.from + "&to=" + state.to + "&limit=1000000";
+		"&from=" + state.from + "&to=" + state.to + "&limit=100000";
+}
+
+/* Every row of a view over the range, page after page. */
+async function viewRows(name) {
+	const v = await api(viewQuery(name));
+	while (v.next_offset !== null) {
+		const more = await api(viewQuery(name) + "&offset=" + v.next_offset);
+		v.rows.push(...more.rows);
+		v.next_offset = more.next_offset;
+	}
+	return v;
 }
 
 function summary(s) {
@@ -51,14 +68,14 @@ function summary(s) {
 	document.getElementById("state").replaceChildren(stateBadge(s));
 	const end = s.ended_at || (s.running ? Date.now() / 1000 : null);
 	const items = [
-		["command", s.command], ["mode", s.mode], ["pid", s.pid], ["uid", s.uid],
+		["command", s.command], ["mode", s.mode], ["pid", s.pid === null ? "\u2013" : s.pid], ["uid", s.uid],
 		["started (UTC)", fmtTime(s.started_at)],
 		["duration", end ? fmtDuration(end - s.started_at) : "\u2013"],
 		["exit status", s.exit_status === null ? "\u2013" : s.exit_status],
 		["threads", fmtInt(s.threads)],
 		["intervals", fmtInt(s.live ? s.live.intervals : s.intervals)],
 		["instructions", fmtInt(s.live ? s.live.instructions : s.instructions)],
-		["analyses", (s.analyses || []).join(", ") || "\u2013"],
+		["analyses", (s.analyses || []).filter((a) => a !== "sched").join(", ") || "\u2013"],
 		["engine", s.engine || "step"],
 	];
 	/* Why the session failed, why results are missing (issue 20). */
@@ -69,6 +86,10 @@ function summary(s) {
 	document.getElementById("summary").replaceChildren(...items.map(([k, v]) =>
 		el("div", {}, el("span", { class: "muted", text: k + " " }), el("b", { text: String(v) }))));
 	document.getElementById("live").textContent = s.live ? "live: " + s.live.state : "";
+	/* Why a session ended in error, as micad reported it. */
+	const err = document.getElementById("session-error");
+	err.hidden = !s.error;
+	err.textContent = s.error ? "The session failed: " + s.error : "";
 }
 
 function threadSelector() {
@@ -91,7 +112,7 @@ function clampRange() {
 	let from = state.from === undefined || state.from === "" ? NaN : Number(state.from);
 	let to = state.to === undefined || state.to === "" ? NaN : Number(state.to);
 	if (Number.isNaN(to) || to > last) to = last;
-	if (Number.isNaN(from) || from < first) from = Math.max(first, to - MAX_INTERVALS + 1);
+	if (Number.isNaN(from) || from < first) from = Math.max(first, to - DEFAULT_WINDOW + 1);
 	if (from > to) from = to;
 	if (to - from + 1 > MAX_INTERVALS) from = to - MAX_INTERVALS + 1;
 	state.from = from;
@@ -107,13 +128,20 @@ async function renderCharts() {
 	parent.replaceChildren();
 	const t = currentThread();
 	if (!t || t.intervals === 0) {
-		parent.append(el("section", { class: "card", text: "No finished interval for this thread yet." }));
-		testStatus({ page: "session" });
+		parent.append(el("section", { class: "card wide", text: !t ? (session && session.error ?
+			"No thread was traced." : "No thread recorded yet.") :
+			"No finished interval for this thread yet." }));
 		return;
 	}
+	if (t.intervals === 1) {
+		await summaryCard(parent, t);
+		return;
+	}
+	if (t.last_interval - t.first_interval + 1 > DEFAULT_WINDOW)
+		await overviewCard(parent, t);
 	const names = ["ilp_per_window", "instruction_mix", "misprediction_rate", "register_traffic",
 		"stride_cdf", "footprint_bytes", "reuse_distance"];
-	const views = await Promise.all(names.map((n) => api(viewQuery(n)).then(cols)));
+	const views = await Promise.all(names.map((n) => viewRows(n).then(cols)));
 	const [ilp, mix, mis, reg, str, foot, reuse] = views;
 	const xs = [];
 	for (let i = Number(state.from); i <= Number(state.to); i++)
@@ -128,21 +156,24 @@ async function renderCharts() {
 			{ yLabel: "ILP (insns / cycle)" });
 	}
 	if (mix.length) {
+		/* Groups overlap (an instruction can read memory and be
+		 * arithmetic): one line per group, never stacked, so that each
+		 * stays visible with its own value. */
 		const s = pivot(mix, xs, (i) => mix.grp_name[i] || ("group " + mix.grp[i]), (i) => mix.fraction[i]);
-		xyChart(chartCard(parent, "Instruction mix", "fraction of the interval's instructions in each itypes group", dl("instruction_mix")),
+		xyChart(chartCard(parent, "Instruction mix", "share of the interval's instructions in each itypes group; groups overlap, so the shares need not add up to 100%", dl("instruction_mix")),
 			xs, [...s].map(([k, v]) => ({ label: k, values: v })),
-			{ yLabel: "share of insns", yFmt: pct, stacked: true, yRange: [0, 1] });
+			{ yLabel: "share of insns", yFmt: pct, yFrom0: true });
 	}
 	if (mis.length) {
 		const s = pivot(mis, xs, (i) => mis.organization[i] + "/" + mis.history[i], (i) => mis.rate[i]);
-		/* One colour per organisation, one dash per history length. */
-		const orgs = [...new Set(mis.organization)];
+		/* A colour of its own per predictor (the legend shows colours,
+		 * not dashes), a dash per history length besides. */
 		const hists = [...new Set(mis.history)].sort((a, b) => a - b);
 		const dashes = [undefined, [6, 3], [2, 2], [8, 3, 2, 3]];
-		xyChart(chartCard(parent, "Branch misprediction rate per predictor", "PPM predictors: organisation / history bits (colour: organisation, dash: history); mispredictions per conditional branch", dl("misprediction_rate")),
-			xs, [...s].map(([k, v]) => {
-				const [org, h] = k.split("/");
-				return { label: k, values: v, color: PALETTE[orgs.indexOf(org) % PALETTE.length],
+		xyChart(chartCard(parent, "Branch misprediction rate per predictor", "PPM predictors: organisation / history bits (dash: history length); mispredictions per conditional branch", dl("misprediction_rate")),
+			xs, [...s].map(([k, v], i) => {
+				const h = k.split("/")[1];
+				return { label: k, values: v, color: PALETTE[i % PALETTE.length],
 					dash: dashes[hists.indexOf(Number(h)) % dashes.length] };
 			}),
 			{ yLabel: "mispredicted (%)", yFmt: pct });
@@ -207,8 +238,10 @@ async function renderCharts() {
 	/* The live scheduling model (absent in older sessions). */
 	let sched = null;
 	try {
+		/* As many as the range holds (at most MAX_INTERVALS): the line
+		 * reaches the range's last interval. */
 		sched = await api(base() + "/sched?tid=" + encodeURIComponent(state.tid) +
-			"&from=" + state.from + "&to=" + state.to + "&limit=1000");
+			"&from=" + state.from + "&to=" + state.to + "&limit=" + MAX_INTERVALS);
 	} catch (e) {
 		sched = null;
 	}
@@ -216,7 +249,9 @@ async function renderCharts() {
 		const c = { length: sched.intervals.length, interval: sched.intervals.map((r) => r.index) };
 		const s = pivot(c, xs, () => "ipc", (i) => sched.intervals[i].ipc);
 		xyChart(chartCard(parent, "Simulated IPC", "instructions per cycle of the " + sched.cpu +
-			" pipeline model fed this thread's instructions (no cache misses or branch mispredictions)", null),
+			" pipeline model fed this thread's instructions (no cache misses or branch mispredictions)",
+			[{ href: base() + "/views/metric?tid=" + encodeURIComponent(state.tid) + "&from=" +
+				state.from + "&to=" + state.to + "&limit=100000", name: "micad-session-" + state.session + "-metrics" }]),
 			xs, [{ label: sched.cpu, values: s.get("ipc") }], { yLabel: "IPC (simulated)" });
 	}
 	const missing = [[ilp, "ILP (ilp)"], [mix, "instruction mix (itypes)"],
@@ -231,7 +266,6 @@ async function renderCharts() {
 			" (not enabled in the session's mica.conf, or not recorded by this micad)." }));
 	if (sched && sched.hot_blocks && sched.hot_blocks.length)
 		hotBlocks(parent, sched);
-	testStatus({ page: "session" });
 }
 
 /* The scheduling model's hottest basic blocks, each with its report. */
@@ -248,7 +282,9 @@ function hotBlocks(parent, sched) {
 			" uop" + (ii.uops === 1 ? "" : "s") + ", latency " + ii.latency).join("\n");
 		return el("tr", {},
 			el("td", { class: "num", text: String(h.rank) }),
-			el("td", { class: "addr", text: h.address + "\u2013" + h.end_address }),
+			el("td", { class: "addr" }, h.address + "\u2013" + h.end_address,
+				h.function ? el("div", { class: "fn", title: h.function.module,
+					text: h.function.symbol + "+0x" + Number(h.function.offset).toString(16) }) : null),
 			el("td", { class: "num", text: fmtInt(h.instructions) }),
 			el("td", { class: "num", text: fmtInt(h.executions) }),
 			el("td", { class: "num", text: fmtInt(h.instructions * h.executions) }),
@@ -260,13 +296,139 @@ function hotBlocks(parent, sched) {
 	const head = ["#", "block", "instructions", "executions", "instructions run",
 		"cycles / iteration", "IPC", "bound by", "report"].map((h, i) =>
 		el("th", { class: i === 1 || i >= 7 ? "" : "num", text: h }));
-	parent.append(el("section", { class: "card wide" },
+	const table = el("table", { class: "grid hot" }, el("thead", {}, el("tr", {}, ...head)),
+		el("tbody", {}, ...rows));
+	const card = el("section", { class: "card wide" },
 		el("div", { class: "cardhead" }, el("h2", { text: "Hottest basic blocks (simulated " +
 			sched.cpu + ")" }), el("span", { class: "muted",
 			text: "whole session, all threads; each block analysed alone as a loop of " +
 			((sched.hot_blocks[0].report || {}).iterations || "?") + " iterations" })),
-		el("table", { class: "grid hot" }, el("thead", {}, el("tr", {}, ...head)),
-			el("tbody", {}, ...rows))));
+		el("div", { class: "scroll" }, table));
+	parent.append(card);
+	tableDownloads(card, table, "micad-session-" + state.session + "-hot-blocks",
+		base() + "/sched?limit=0");
+}
+
+/*
+ * A thread with a single interval (a run shorter than one interval, or
+ * interval_size: full): its values in a table, not charts of one point.
+ */
+async function summaryCard(parent, t) {
+	const q = base() + "/intervals?tid=" + encodeURIComponent(state.tid) + "&limit=1";
+	const iv = (await api(q)).intervals[0];
+	let sched = null;
+	try {
+		sched = await api(base() + "/sched?tid=" + encodeURIComponent(state.tid) + "&limit=1");
+	} catch (e) {
+		sched = null;
+	}
+	const pct = (v) => v === null || v === undefined ? "\u2013" : fmtNum(v * 100) + "%";
+	const rows = [["instructions (E)", fmtInt(iv.ins)], ["interval", iv.index + (iv.full ? " (whole run)" : iv.final ? " (the run's remainder)" : "")]];
+	for (const l of iv.ilp || [])
+		rows.push(["ILP, window " + l.window + (l.analysis === "ilp_one" ? " (ilp_one)" : ""), fmtNum(l.ilp)]);
+	for (const g of iv.itypes || [])
+		rows.push(["mix: " + (g.name || "group " + g.group), pct(g.fraction)]);
+	if (iv.ppm) {
+		rows.push(["conditional branches", fmtInt(iv.ppm.branches)]);
+		for (const p of iv.ppm.predictors)
+			rows.push(["mispredicted, " + p.organization + "/" + p.history, pct(p.rate)]);
+	}
+	if (iv.reg) {
+		rows.push(["register operands / instruction", fmtNum(iv.reg.avg_operands)]);
+		rows.push(["uses / register value", fmtNum(iv.reg.avg_degree_of_use)]);
+	}
+	if (iv.memfootprint) {
+		rows.push(["data footprint (blocks)", fmtBytes(iv.memfootprint.data_block_bytes)]);
+		rows.push(["instruction footprint (blocks)", fmtBytes(iv.memfootprint.insn_block_bytes)]);
+	}
+	if (iv.memstackdist)
+		rows.push(["cold data reads", pct(iv.memstackdist.cold_fraction)]);
+	if (sched && sched.intervals.length)
+		rows.push(["simulated IPC (" + sched.cpu + ")", fmtNum(sched.intervals[0].ipc)]);
+	const table = el("table", { class: "grid summarytable" },
+		el("thead", {}, el("tr", {}, el("th", { text: "value" }), el("th", { class: "num", text: "" }))),
+		el("tbody", {}, ...rows.map(([k, v]) => el("tr", {}, el("td", { text: k }),
+			el("td", { class: "num", text: String(v) })))));
+	const card = el("section", { class: "card wide", id: "summary-card" },
+		el("div", { class: "cardhead" }, el("h2", { text: "The whole run in one interval" }),
+			el("span", { class: "muted", text: "this thread has a single interval: its values, not charts" })),
+		table);
+	parent.append(card);
+	tableDownloads(card, table, "micad-session-" + state.session + "-summary", q);
+	micad.summaryCard = rows.length;
+	if (sched && sched.hot_blocks && sched.hot_blocks.length)
+		hotBlocks(parent, sched);
+}
+
+/*
+ * The whole thread at a glance: one metric downsampled by the server
+ * (mean line, min-max band per bucket); a drag across it chooses the range
+ * the charts below show (at most MAX_INTERVALS), which it shades.
+ */
+async function overviewCard(parent, t) {
+	const metric = state.ov || (session.analyses.includes("sched") ? "ipc" :
+		session.analyses.includes("ilp") ? "ilp_256" : "instructions");
+	let ov;
+	const choices = [["ipc", "simulated IPC"], ["ilp_256", "ILP, window 256"], ["ilp_32", "ILP, window 32"],
+		["mispredict_GAg_12", "mispredicted, GAg/12"], ["instructions", "instructions per interval"]];
+	const sel = el("select", {}, ...choices.map(([v, l]) => el("option", { value: v, text: l })));
+	sel.value = metric;
+	sel.addEventListener("change", () => { state.ov = sel.value; setHashState(state); render(); });
+	const c = chartCard(parent, "Overview of the whole thread", "\u2026", null);
+	c.card.classList.add("wide", "overview");
+	c.card.querySelector(".cardhead").append(el("label", { class: "muted" }, "metric ", sel));
+	try {
+		ov = await api(base() + "/overview?tid=" + encodeURIComponent(state.tid) + "&metric=" +
+			encodeURIComponent(metric) + "&buckets=" + OVERVIEW_BUCKETS);
+	} catch (e) {
+		c.plot.append(el("div", { class: "muted", text: "No overview of " + metric + ": " + e.message }));
+		return;
+	}
+	const b = ov.buckets;
+	const xs = b.lo.map((lo, i) => (lo + b.hi[i]) / 2);
+	c.card.querySelector(".note").textContent = "intervals " + ov.from + "\u2013" + ov.to + " in " +
+		xs.length + " buckets of " + ov.bucket_width + " (line: mean, band: minimum to maximum); " +
+		"drag across it to choose the intervals shown below (at most " + fmtInt(MAX_INTERVALS) + ")";
+	const u = new uPlot({
+		width: plotWidth(c.plot),
+		height: 150,
+		scales: { x: { time: false, range: () => [ov.from, ov.to] }, y: { range: (u, mn, mx) => [Math.min(0, mn), mx > 0 ? mx * 1.05 : 1] } },
+		axes: [{ label: "interval" }, { size: 64, values: (u, vals) => vals.map((v) => fmtNum(v)) }],
+		series: [{ label: "interval" },
+			{ label: "max", stroke: "#9ab8f0", width: 1, value: (u, v) => fmtNum(v) },
+			{ label: "min", stroke: "#9ab8f0", width: 1, value: (u, v) => fmtNum(v) },
+			{ label: "mean", stroke: "#1f6feb", width: 1.5, value: (u, v) => fmtNum(v) }],
+		bands: [{ series: [1, 2], fill: "rgba(31, 111, 235, 0.18)" }],
+		cursor: { drag: { x: true, y: false, setScale: false } },
+		hooks: {
+			setSelect: [(u) => {
+				const s = u.select;
+				if (s.width < 2)
+					return;
+				let lo = Math.max(ov.from, Math.round(u.posToVal(s.left, "x")));
+				const hi = Math.min(ov.to, Math.round(u.posToVal(s.left + s.width, "x")));
+				if (hi - lo + 1 > MAX_INTERVALS)
+					lo = hi - MAX_INTERVALS + 1;
+				if (hi >= lo) {
+					state.from = lo;
+					state.to = hi;
+					render();
+				}
+			}],
+			ready: [(u) => {
+				/* Shade the range the charts below show. */
+				const l = u.valToPos(Number(state.from), "x"), r = u.valToPos(Number(state.to) + 1, "x");
+				u.setSelect({ left: l, width: Math.max(2, r - l), top: 0, height: u.bbox.height / devicePixelRatio }, false);
+			}],
+		},
+		legend: { live: true },
+	}, [xs, b.max, b.min, b.mean], c.plot);
+	charts.all.push(u);
+	micad.charts++;
+	micad.overview = { metric, buckets: xs.length, from: ov.from, to: ov.to, width: ov.bucket_width };
+	c.foot.append(el("a", { href: base() + "/overview?tid=" + encodeURIComponent(state.tid) + "&metric=" +
+		encodeURIComponent(metric) + "&buckets=" + OVERVIEW_BUCKETS, download: "micad-session-" +
+		state.session + "-overview.json", text: "JSON" }));
 }
 
 async function renderMgsim() {
@@ -332,6 +494,11 @@ async function renderMgsim() {
 			el("td", { class: "kind", title: c.how, text: c.kind }));
 	});
 	tbody.replaceChildren(...rows);
+	const mg = document.getElementById("mgsim");
+	if (!mg.querySelector(".foot a"))
+		tableDownloads(mg, document.getElementById("mgsim-table"), "micad-session-" + state.session +
+			"-mgsim", base() + "/mgsim/intervals?tid=" + encodeURIComponent(state.tid) + "&from=" +
+			state.from + "&to=" + state.to + "&limit=2000", document.getElementById("mgsim-downloads"));
 	const dv = (last && last.derived) || {};
 	document.getElementById("mgsim-derived").replaceChildren(...[
 		["pl_eff", "instructions per core-cycle per core"], ["tt_occp", "thread table occupancy"],
@@ -356,14 +523,27 @@ function shown() {
 		st.mgsim = micad.mgsim;
 	if (profileView.session)
 		st.profile = profileView.status;
+	st.chartInfo = micad.chartInfo;
+	if (micad.overview)
+		st.overview = micad.overview;
+	if (micad.summaryCard)
+		st.summaryCard = micad.summaryCard;
+	if (session && session.error)
+		st.error = session.error;
 	return st;
 }
 
 async function render() {
 	clampRange();
+	micad.overview = null;
+	micad.summaryCard = 0;
 	try {
 		await renderCharts();
-		await renderMgsim();
+		/* No thread, no interval: no counters to ask for. */
+		if (currentThread())
+			await renderMgsim();
+		else
+			document.getElementById("mgsim").hidden = true;
 		banner(null);
 	} catch (e) {
 		banner(e.message);
