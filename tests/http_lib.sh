@@ -18,6 +18,7 @@ cleanup() {
 	rm -rf "$tmp"
 }
 trap cleanup EXIT
+. "$top_srcdir/tests/wait.sh"
 
 ok() {	# ok CONDITION-STATUS DESCRIPTION
 	n_test=$((n_test + 1))
