@@ -1015,6 +1015,11 @@ test_mmio(void)
 	is_u64(mgsim_mmio_decode(8, 0xA8, 16, &idx, &why), 404,
 	       "0xA8 size 16 runs past the window: 404 (MGSim: ordinary memory)");
 	is_u64(mgsim_mmio_decode(8, 9, 8, &idx, &why), 400, "9, misaligned: 400 (%s)", why);
+	for (uint64_t off = 1; off < 8; off++)
+		if (!ok(mgsim_mmio_decode(8, 8 + 8 * 5 + off, 8, &idx, &why) == 400,
+			"base + 40 + %u, misaligned by %u (half a word too): 400", (unsigned)off,
+			(unsigned)off))
+			break;
 	is_u64(mgsim_mmio_decode(8, 8, 4, &idx, &why), 400, "size 4: 400 (%s)", why);
 	is_u64(mgsim_mmio_decode(8, 8, 16, &idx, &why), 400, "size 16 inside the window: 400");
 	is_u64(mgsim_mmio_decode(8, 8, 0, &idx, &why), 400, "size 0: 400");
