@@ -80,6 +80,11 @@ make_fixture() {
 	}
 }
 
+# info_or_dead: the server wrote its info file (it listens), or died
+info_or_dead() {
+	[ -f "$tmp/info" ] || ! kill -0 "$server_pid" 2>/dev/null
+}
+
 # start_server [ARGS...]: serve $db; sets port, tok (uid 1000), rtok (root).
 start_server() {
 	rm -f "$tmp/info"
@@ -87,12 +92,8 @@ start_server() {
 		--info "$tmp/info" "$@" 2>"$tmp/server.err" &
 	server_pid=$!
 	# Wait for the info file (the server writes it once it listens), or
-	# for the server to die: bounded by a count, not a clock.
-	i=0
-	while [ ! -f "$tmp/info" ] && [ $i -lt 500 ] && kill -0 "$server_pid" 2>/dev/null; do
-		sleep 0.02
-		i=$((i + 1))
-	done
+	# for the server to die.
+	wait_until 300 "the server to write its info file" info_or_dead
 	if [ ! -f "$tmp/info" ]; then
 		echo "Bail out! http_serve did not start: $(cat "$tmp/server.err")"
 		exit 1

@@ -203,11 +203,7 @@ rm -f "$tmp/info"
 "$top_builddir/tests/http_serve" --db "$db" --listen 0.0.0.0:0 --allow-remote --info "$tmp/info" \
 	2>"$tmp/remote.err" &
 server_pid=$!
-i=0
-while [ ! -f "$tmp/info" ] && [ $i -lt 500 ] && kill -0 "$server_pid" 2>/dev/null; do
-	sleep 0.02
-	i=$((i + 1))
-done
+wait_until 300 "the server to write its info file" info_or_dead
 has "$(cat "$tmp/remote.err")" "warning: HTTP server listens on non-loopback address 0.0.0.0" \
 	"--allow-remote: starts with a warning"
 stop_server
@@ -217,11 +213,7 @@ if [ -r /proc/net/if_inet6 ] && grep -q '^0\{31\}1 ' /proc/net/if_inet6; then
 	"$top_builddir/tests/http_serve" --db "$db" --listen '[::1]:0' --uid 1000 --info "$tmp/info" \
 		2>"$tmp/server.err" &
 	server_pid=$!
-	i=0
-	while [ ! -f "$tmp/info" ] && [ $i -lt 500 ] && kill -0 "$server_pid" 2>/dev/null; do
-		sleep 0.02
-		i=$((i + 1))
-	done
+	wait_until 300 "the server to write its info file" info_or_dead
 	p6=$(sed -n 's/^port //p' "$tmp/info")
 	t6=$(sed -n 's/^token 1000 //p' "$tmp/info")
 	c6=$(curl -sS -g -o /dev/null -w '%{http_code}' -H "Authorization: Bearer $t6" "http://[::1]:$p6/api")

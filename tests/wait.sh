@@ -25,7 +25,8 @@ proc_named() {
 	[ "$(cat "/proc/$1/comm" 2>/dev/null)" = "$2" ]
 }
 
-# traced_by PID TRACER: PID is ptrace-attached by TRACER
+# traced_by PID TRACER: PID is ptrace-attached by TRACER (a pid, or a
+# grep pattern: '[1-9][0-9]*' for any tracer)
 traced_by() {
 	grep -q "^TracerPid:[[:space:]]*$2\$" "/proc/$1/status" 2>/dev/null
 }
