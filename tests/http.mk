@@ -14,4 +14,4 @@ tests_http_fixture_LDADD = libmicad.a $(MICA_LIBS) $(SQLITE_LIBS) $(AX_PTHREAD_L
 TESTS += tests/http_api.sh tests/http_security.sh tests/http_hardening.sh tests/browser_ui.sh \
 	tests/browser_daemon.sh
 EXTRA_DIST += tests/http_lib.sh tests/http_api.sh tests/http_security.sh tests/http_hardening.sh \
-	tests/browser_ui.sh tests/browser_daemon.sh tests/browser_cdp.py
+	tests/browser_ui.sh tests/browser_daemon.sh tests/browser_cdp.py tests/layout_check.py
