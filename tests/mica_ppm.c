@@ -11,7 +11,7 @@
  * The streams: random outcomes with a bias per branch, periodic patterns
  * of every period up to 17, long runs of one outcome that drive counters
  * to +127 and -127 and keep them there, a branch whose outcome flips
- * every 200 executions under one global history (counters go from one
+ * every 400 executions under one global history (counters go from one
  * bound to the other and back), hundreds of static branches
  * (addresses apart in their high bits too), XBEGIN/XEND and other
  * instructions in between (not predicted, but counted in intervals), and
@@ -331,12 +331,13 @@ gen_event(const struct stream *s, unsigned long k, struct insn_event *ev)
 	case REVERSE: {
 		/* Branch 1 after 13 taken branch 0s, so that it always sees
 		 * the same global history (all ones up to 12 bits), and its
-		 * outcome flips every 200 executions: the same counters go
-		 * from one bound to the other, both ways. */
+		 * outcome flips every 400 executions: the same counters go
+		 * from one bound to the other (253 steps), both ways, and
+		 * stay there a while. */
 		unsigned long nb = phase[0]++;
 
 		b = nb % 14 == 13;
-		taken = b ? (int)(nb / 14 / 200 % 2) : 1;
+		taken = b ? (int)(nb / 14 / 400 % 2) : 1;
 		break;
 	}
 	case PERIODIC:
@@ -507,7 +508,7 @@ main(void)
 		{ "runs to the counters' bounds, 1 branch, intervals of 1000", SATURATE, 1, 1000,
 		  50000, 5 },
 		{ "a branch flipping between bounds under one history, full", REVERSE, 2, -1,
-		  100000, 10 },
+		  150000, 10 },
 		{ "700 static branches, intervals of 1000", MANY, 700, 1000, 400000, 6 },
 		{ "fair coins, 5 branches, intervals of 7", COIN, 5, 7, 100000, 7 },
 		{ "fair coins, 2 branches, intervals of 2", COIN, 2, 2, 20000, 8 },
