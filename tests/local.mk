@@ -37,4 +37,7 @@ check-under-load:
 	echo "check-under-load: $$n CPU-bound processes beside the suite"; \
 	trap 'kill $$pids 2>/dev/null' EXIT INT TERM; \
 	$(MAKE) $(AM_MAKEFLAGS) check; rc=$$?; kill $$pids; exit $$rc
-.PHONY: check-mutants check-under-load
+clean-local: clean-mutants
+clean-mutants:
+	rm -rf tests/mutants
+.PHONY: check-mutants check-under-load clean-mutants
