@@ -186,7 +186,7 @@ def main():
     here = os.path.dirname(os.path.abspath(__file__))
     ap = argparse.ArgumentParser()
     ap.add_argument("--micactl", default="./micactl")
-    ap.add_argument("--data", default=os.path.join(here, "..", "..", "shared", "data", "bhive"))
+    ap.add_argument("--data", default=os.path.join(here, "..", "tests", "data", "bhive"))
     ap.add_argument("--sample", type=int, default=40,
                     help="blocks per file timed as one process per block")
     ap.add_argument("--files", default="skl,hsw,ivb")
@@ -199,7 +199,7 @@ def main():
 
     if not os.path.isfile(os.path.join(a.data, "skl.csv")):
         die("no BHive data in %s (expected skl.csv, hsw.csv, ivb.csv from "
-            "../shared/data/bhive; pass --data DIR)" % a.data)
+            "tests/data/bhive; pass --data DIR)" % a.data)
     if not os.access(a.micactl, os.X_OK):
         die("%s is not an executable micactl (build it, or pass --micactl)" % a.micactl)
     have_llvm = shutil.which("llvm-mca-14") and shutil.which("llvm-mc-14")

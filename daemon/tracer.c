@@ -118,6 +118,9 @@ struct tthread {
 	 * (PTRACE_SYSCALL), not by the trap flag (step_by_syscall()). */
 	bool sysstep;
 	bool in_syscall;	/* between a syscall's entry and exit stops */
+	/* A caught signal was delivered with a step: the next stop is its
+	 * handler's entry (ptrace_notify, no signal forced). */
+	bool entering_handler;
 	int inject_sig;
 	uint64_t rewind_to;
 	uint64_t last_pc, last_next_pc;
@@ -1198,7 +1201,7 @@ resume(struct tracer *t, struct tthread *th)
 		resume_free(t, th);
 		return;
 	}
-	if (th->trap_blocked || (sig && th->proc->catches_trap)) {
+	if (th->trap_blocked) {
 		resume_untraced(t, th);
 		return;
 	}
@@ -1277,6 +1280,16 @@ on_sigtrap(struct tracer *t, struct tthread *th)
 	th->step_owed = false;
 	if (get_regs(th) < 0)
 		return;
+	if (th->entering_handler) {
+		/* The handler's mask is in effect now: if it blocks SIGTRAP,
+		 * a step in it would reset the program's SIGTRAP handler. */
+		th->entering_handler = false;
+		if (th->proc->catches_trap && sigtrap_blocked(th)) {
+			th->have_pending = false;
+			resume_untraced(t, th);
+			return;
+		}
+	}
 	if (th->leaping) {
 		struct tproc *p = th->proc;
 
@@ -1336,6 +1349,11 @@ on_sigtrap(struct tracer *t, struct tthread *th)
 			commit(t, th, th->regs.rip);
 		th->have_pending = false;
 	}
+	if (th->inject_sig == SIGTRAP && th->proc->catches_trap) {
+		/* Its handler runs first: nothing to build before it. */
+		th->skip_build = true;
+		th->entering_handler = true;
+	}
 	resume(t, th);
 }
 
@@ -1348,6 +1366,7 @@ on_signal(struct tracer *t, struct tthread *th, int sig)
 	if (caught & (1ULL << (sig - 1))) {
 		/* The handler runs first; the kernel stops at its entry. */
 		th->skip_build = true;
+		th->entering_handler = true;
 	} else if (th->have_pending) {
 		/* Not yet run; still the next instruction (the signal is
 		 * ignored, stops the process, or kills it). */

@@ -19,6 +19,10 @@
 #   dom:FILE        write the DOM as HTML
 #   shot:FILE       screenshot of the viewport (PNG)
 #   fullshot:FILE   screenshot of the whole page, below the fold too
+#   layout:FILE=SEL|SEL...  the boxes of the elements each CSS selector
+#                   matches, in page coordinates (CSS pixels, the same as
+#                   the screenshots' at scale 1): JSON {SEL: [[x, y, w, h],
+#                   ...]}, for tests/layout_check.py
 # Exit 0 when every step worked; 1 with a message on standard error else.
 import base64
 import fcntl
@@ -125,7 +129,8 @@ class Browser:
 		self.log.flush()
 
 	def evaluate(self, js):
-		r = self.call("Runtime.evaluate", {"expression": js, "returnByValue": True})
+		r = self.call("Runtime.evaluate", {"expression": js, "returnByValue": True,
+						    "awaitPromise": True})
 		if "exceptionDetails" in r:
 			raise RuntimeError("evaluating %s: %s" % (js, json.dumps(r["exceptionDetails"])[:400]))
 		return r["result"].get("value")
@@ -198,6 +203,15 @@ def main(argv):
 					time.sleep(0.1)
 			elif kind == "run":
 				subprocess.run(arg, shell=True, check=True)
+			elif kind == "layout":
+				path, _, sels = arg.partition("=")
+				js = ("(() => { const o = {}; for (const s of %s) o[s] = "
+				      "[...document.querySelectorAll(s)].map((e) => { const r = "
+				      "e.getBoundingClientRect(); return [r.left + scrollX, r.top + "
+				      "scrollY, r.width, r.height]; }); return o; })()" %
+				      json.dumps(sels.split("|")))
+				with open(path, "w", encoding="utf-8") as f:
+					json.dump(b.evaluate(js), f)
 			elif kind == "eval":
 				path, _, js = arg.partition("=")
 				v = b.evaluate(js)

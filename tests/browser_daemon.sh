@@ -55,11 +55,8 @@ cleanup() {
 "$top_builddir/micad" serve --socket "$sock" --db "$db" --http 127.0.0.1:0 \
 	--web-root "$top_srcdir/web" 2>"$tmp/server.err" &
 server_pid=$!
-i=0
-while [ ! -S "$sock" ] && [ $i -lt 1000 ] && kill -0 "$server_pid" 2>/dev/null; do
-	sleep 0.02
-	i=$((i + 1))
-done
+socket_or_dead() { [ -S "$sock" ] || ! kill -0 "$server_pid" 2>/dev/null; }
+wait_until 300 "micad serve to listen on its socket" socket_or_dead
 [ -S "$sock" ] || { echo "Bail out! micad serve did not start: $(cat "$tmp/server.err")"; exit 1; }
 export MICAD_SOCKET="$sock"
 
@@ -131,7 +128,8 @@ decode_js="[mgsimDecode(14, 35841), mgsimDecode(15, 0, $(v14 35841)),
 
 # The session list.
 drive index "go:$base/?token=$tok" "wait:$(st 's.page === "index" && s.sessions >= 1')" \
-	"eval:$tmp/index.status=$status_js" "dom:$tmp/index.dom" "shot:$art/daemon-index.png"
+	"eval:$tmp/index.status=$status_js" "dom:$tmp/index.dom" "shot:$art/daemon-index.png" \
+	"layout:$tmp/index.layout=#sessions|#sessions tbody tr"
 status=$(cat "$tmp/index.status")
 dom=$(cat "$tmp/index.dom")
 has "$status" '"page":"index","sessions":1,"total":1' "session list: the one session"
@@ -141,12 +139,17 @@ has "$dom" "<a href=\"session.html#session=$sid\">$sid</a>" "session list: the s
 has "$dom" "<td class=\"num\">$(group "$nint")</td><td class=\"num\">$(group "$ins")</td>" \
 	"session list: intervals ($nint) and instructions ($ins) as in the database"
 is "$(png_size "$art/daemon-index.png")" 1280x800 "screenshot kept: daemon-index.png, 1280x800"
+python3 "$top_srcdir/tests/layout_check.py" "$art/daemon-index.png" "$tmp/index.layout" \
+	"count:#sessions tbody tr=1" "inside:#sessions tbody tr" "atleast:#sessions tbody tr=600x10" \
+	"drawn:#sessions tbody tr=3" >"$tmp/index.lc" 2>&1
+ok $? "daemon-index.png: the session's row in the viewport, drawn $(head -c 300 "$tmp/index.lc" | tr '\n' ' ')"
 
 # The session page: charts, summary, MGSim table, hot blocks.
 drive session "go:$base/session.html?token=$tok#session=$sid" \
 	"wait:$(st 's.page === "session" && s.mgsim && s.tid')" \
 	"eval:$tmp/session.status=$status_js" "dom:$tmp/session.dom" \
 	"shot:$art/daemon-session.png" "fullshot:$art/daemon-session-full.png" \
+	"layout:$tmp/session.layout=#summary|#charts > section.card:has(canvas)|#charts canvas|#mgsim-table" \
 	"eval:$tmp/scroll1=document.getElementById('mgsim').scrollIntoView() || 'ok'" \
 	"shot:$art/daemon-session-mgsim.png" \
 	"eval:$tmp/decode.ex=$decode_js"
@@ -220,6 +223,12 @@ is "$(png_size "$art/daemon-session.png")" 1280x800 "screenshot kept: daemon-ses
 sz=$(png_size "$art/daemon-session-full.png")
 [ "${sz%x*}" = 1280 ] && [ "${sz#*x}" -gt 1600 ]
 ok $? "screenshot kept: daemon-session-full.png, the whole page ($sz)"
+python3 "$top_srcdir/tests/layout_check.py" "$art/daemon-session-full.png" "$tmp/session.layout" \
+	"count:#charts > section.card:has(canvas)=$want" "atleast:#charts > section.card:has(canvas)=300x150" \
+	"disjoint:#charts > section.card:has(canvas)" "inside:#charts > section.card:has(canvas)" \
+	"drawn:#charts canvas=3" "below:#summary,#charts > section.card:has(canvas)" \
+	"below:#charts > section.card:has(canvas),#mgsim-table" >"$tmp/session.lc" 2>&1
+ok $? "daemon-session-full.png: $want charts in place, without overlap, each drawn, the MGSim table below $(head -c 300 "$tmp/session.lc" | tr '\n' ' ')"
 
 # A running session: cat reads a FIFO; a writer holds it open (cat blocks
 # in read, the session goes on) until the test ends it.
@@ -228,31 +237,36 @@ mkfifo "$tmp/fifo"
 catpid=$!
 sleep 100000 >"$tmp/fifo" &
 holder=$!
-# Wait until it runs and has stopped in read(): two equal live readings.
-lid=
-prev=-1
-cur=-2
-i=0
-while [ $i -lt 600 ]; do
+# Wait until cat runs, traced, and is blocked in read(2) on the FIFO (its
+# /proc/PID/syscall names call 0): from then on it runs no instruction
+# until the test feeds it.
+lid= lpid=
+cat_blocked() {
 	get "/api/sessions?state=running"
-	lid=$(echo "$body" | sed -n 's/.*"sessions":\[{"id":\([0-9]*\),"mode":"run","command":"\/bin\/cat".*/\1/p')
-	if [ -n "$lid" ]; then
-		get "/api/sessions/$lid/mgsim/counters/1"
-		cur=$(echo "$body" | sed -n 's/.*"source":"live".*"value":\([0-9]*\).*/\1/p')
-		[ -n "$cur" ] && [ "$cur" = "$prev" ] && break
-		prev=$cur
-	fi
-	sleep 0.2
-	i=$((i + 1))
-done
-[ -n "$lid" ] && [ "$cur" = "$prev" ]
-ok $? "a running session: cat blocked in read, live n_exec_insns $cur"
+	# shellcheck disable=SC2046
+	set -- $(echo "$body" | python3 -c '
+import json, sys
+for s in json.load(sys.stdin)["sessions"]:
+    if s["command"] == "/bin/cat" and s.get("pid"):
+        print(s["id"], s["pid"])' 2>/dev/null)
+	[ $# -eq 2 ] && lid=$1 lpid=$2 && [ "$(cut -d' ' -f1 "/proc/$2/syscall" 2>/dev/null)" = 0 ]
+}
+wait_until 300 "cat to be traced and blocked in read(2)" cat_blocked
+ok $? "a running session ($lid): cat (pid $lpid) blocked in read(2)"
+# The page's live snapshot is the API's, read at the same moment by the
+# page itself (cat is blocked, so the only change left is the tracer
+# publishing what it has): then both are recorded.
+api_live="fetch('api/sessions/$lid/mgsim/counters/1').then((r) => r.json())"
+same_live="$api_live.then((j) => { const s = JSON.parse(document.getElementById('test-status').textContent);
+	return s.polls >= 1 && s.mgsim && s.mgsim.source === 'live' && j.source === 'live' &&
+		s.mgsim.n_exec_insns === j.value && (window.micadTestCur = j.value) > 0; }).catch(() => false)"
 
 drive live "go:$base/session.html?token=$tok#session=$lid" \
-	"wait:$(st 's.polls >= 1 && s.mgsim && s.mgsim.source === "live"')" \
-	"eval:$tmp/live1.status=$status_js" "shot:$art/daemon-live.png" \
+	"wait:$same_live" \
+	"eval:$tmp/live1.status=$status_js" "eval:$tmp/live1.api=window.micadTestCur" \
+	"shot:$art/daemon-live.png" \
 	"run:seq 1 2000 >'$tmp/fifo'" \
-	"wait:$(st "s.mgsim && s.mgsim.n_exec_insns > $cur")" \
+	"wait:$(st "s.mgsim && s.mgsim.n_exec_insns > window.micadTestCur")" \
 	"eval:$tmp/live2.status=$status_js" \
 	"run:kill $holder" \
 	"wait:$(st 's.running === false')" \
@@ -262,6 +276,7 @@ is "$?" 0 "cat ended (exit status 0) when the FIFO closed"
 catpid=
 holder=
 s1=$(cat "$tmp/live1.status")
+cur=$(cat "$tmp/live1.api")
 s2=$(cat "$tmp/live2.status")
 s3=$(cat "$tmp/live3.status")
 has "$s1" "\"running\":true," "live page: the session is running"

@@ -75,6 +75,7 @@ drive profile "go:$base/session.html?token=$tok#session=1" \
 	"eval:$tmp/totals=document.getElementById('profile-totals').textContent" \
 	"eval:$tmp/w_before=[($width)('all'), ($width)('compute'), ($width)('other')].join(',')" \
 	"dom:$tmp/profile.dom" "shot:$art/profile.png" "fullshot:$art/profile-full.png" \
+	"layout:$tmp/profile.layout=#rate|#flame|#hot-functions tbody tr" \
 	"eval:$tmp/hover=(($fire)('hot', 'mouseover'), document.getElementById('flame-details').textContent)" \
 	"eval:$tmp/search0=(document.getElementById('flame-search').value = 'hot', document.getElementById('flame-search').dispatchEvent(new Event('input')), 'ok')" \
 	"wait:$highlighted === 'hot,hot'" \
@@ -95,6 +96,11 @@ drive profile "go:$base/session.html?token=$tok#session=1" \
 	"eval:$tmp/range=document.getElementById('profile-range').textContent" \
 	"eval:$tmp/hotrow2=$hot_row"
 
+python3 "$top_srcdir/tests/layout_check.py" "$art/profile-full.png" "$tmp/profile.layout" \
+	"count:#flame=1" "atleast:#flame=600x100" "inside:#flame" "drawn:#flame=3" "inside:#rate" \
+	"drawn:#rate=3" "below:#rate,#flame" "inside:#hot-functions tbody tr" \
+	"drawn:#hot-functions tbody tr=3" >"$tmp/profile.lc" 2>&1
+ok $? "profile-full.png: the rate chart, the flame graph below it and the hot functions in place, drawn $(head -c 300 "$tmp/profile.lc" | tr '\n' ' ')"
 status=$(val status1)
 has "$status" '"errors":[]' "no script error or CSP violation"
 has "$status" '"profile":{"rendered":1,"frames":13,' "flame graph: 13 frames drawn"

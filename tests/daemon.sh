@@ -11,8 +11,29 @@ start_daemon() {	# start_daemon: micad serve on $SOCK and $DB, pid in $daemon
 	rm -f "$SOCK"	# left by a killed daemon: wait for the new one's
 	"$MICAD" serve --socket "$SOCK" --db "$DB" --http 127.0.0.1:0 2>>"$TMP/daemon.log" &
 	daemon=$!
-	i=0
-	while [ ! -S "$SOCK" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+	wait_until 300 "micad serve to listen on $SOCK" socket_or_dead
+}
+socket_or_dead() { [ -S "$SOCK" ] || ! kill -0 "$daemon" 2>/dev/null; }
+
+# traced_prog NAME: a process running NAME below the daemon is traced
+# (sets $prog_pid)
+traced_prog() {
+	for p in $(pgrep -x "$1"); do
+		q=$p
+		while [ "${q:-0}" -gt 1 ] && [ "$q" != "$daemon" ]; do
+			q=$(sed -n 's/^PPid:[[:space:]]*//p' "/proc/$q/status" 2>/dev/null)
+		done
+		if [ "$q" = "$daemon" ] && grep -q '^TracerPid:[[:space:]]*[1-9]' "/proc/$p/status" 2>/dev/null; then
+			prog_pid=$p
+			return 0
+		fi
+	done
+	return 1
+}
+
+# db_free FILE: no process has FILE open
+db_free() {
+	! ls -l /proc/[0-9]*/fd/ 2>/dev/null | grep -q -- "-> $1\$"
 }
 
 # session_of FILE: the session number from micactl's "session N, pid P" line
@@ -114,7 +135,7 @@ ok $? "run: and names the socket"
 # Ctrl-C goes to the program: it dies of SIGINT, micactl exits 130.
 "$MICACTL" run -q -- "$ASM/spinner" >/dev/null 2>"$TMP/int.err" &
 m=$!
-sleep 1
+wait_until 300 "the spinner to run, traced, under the daemon" traced_prog spinner
 kill -INT "$m"
 wait "$m"
 is "$?" 130 "run: SIGINT to micactl reaches the program (exit 128+2)"
@@ -123,11 +144,10 @@ is "$?" 130 "run: SIGINT to micactl reaches the program (exit 128+2)"
 # (sleeper runs until $TMP/att.go exists: attach may be slow under ASan.)
 "$ASM/sleeper" "$TMP/att.go" >"$TMP/att.out" &
 target=$!
-sleep 0.1
+wait_until 120 "the sleeper to start" proc_named "$target" sleeper
 "$MICACTL" attach -b "$target" 2>"$TMP/att.err"
 is "$?" 0 "attach -b returns once the session started"
 s_att=$(session_of "$TMP/att.err")
-sleep 0.3
 "$MICACTL" status >"$TMP/status.out"
 grep -q "^pid: *$target$" "$TMP/status.out"
 ok $? "status lists the running session with its pid"
@@ -145,8 +165,11 @@ token=${url##*token=}
 if command -v curl >/dev/null; then
 	code=$(curl -s -o /dev/null -w '%{http_code}' "$base/api/sessions")
 	is "$code" 401 "ui: the API refuses a request without the token"
-	curl -s -H "Authorization: Bearer $token" "$base/api/sessions/$s_att" >"$TMP/live.json"
-	grep -q '"live":{"state":"running","instructions":[1-9]' "$TMP/live.json"
+	live_count() {
+		curl -s -H "Authorization: Bearer $token" "$base/api/sessions/$s_att" >"$TMP/live.json"
+		grep -q '"live":{"state":"running","instructions":[1-9]' "$TMP/live.json"
+	}
+	wait_until 300 "the API to show instructions traced in session $s_att" live_count
 	r=$?
 	ok $r "ui: the API shows the running session's live instruction count"
 	[ $r -eq 0 ] || { sed 's/^/# /' "$TMP/live.json"; echo; }
@@ -160,21 +183,19 @@ touch "$TMP/att.go"
 wait "$target"
 is "$?" 7 "stop: the target finishes by itself with its own status"
 is "$(cat "$TMP/att.out")" "done" "stop: the target's output is intact"
-i=0
-while [ "$(sql "select end_reason from session where id = $s_att")" = running ] && [ $i -lt 100 ]; do
-	sleep 0.05; i=$((i + 1))
-done
+ended() { [ "$(sql "select end_reason from session where id = $1")" != running ]; }
+wait_until 300 "session $s_att to be recorded as ended" ended "$s_att"
 is "$(sql "select end_reason from session where id = $s_att")" detached \
 	"stop: the session is recorded as detached"
 
 # SIGTERM to the daemon: sessions detached, intervals written, exit 0.
 "$ASM/sleeper" "$TMP/term.go" >"$TMP/term.out" &
 target=$!
-sleep 0.1
+wait_until 120 "the sleeper to start" proc_named "$target" sleeper
 "$MICACTL" attach -b "$target" 2>"$TMP/term.err"
 s_term=$(session_of "$TMP/term.err")
 [ -n "$s_term" ] || { sed 's/^/# /' "$TMP/term.err"; tail -5 "$TMP/daemon.log" | sed 's/^/# /'; }
-sleep 0.3
+wait_until 120 "the sleeper to be traced" traced_by "$target" '[1-9][0-9]*'
 kill -TERM "$daemon"
 wait "$daemon"
 is "$?" 0 "SIGTERM: the daemon exits 0"
@@ -192,18 +213,15 @@ is "$got" detached "SIGTERM: the session is recorded as detached"
 start_daemon
 "$MICACTL" run --interval 1000 -- "$ASM/spinner" >/dev/null 2>"$TMP/k9.err" &
 m=$!
-i=0
-while [ -z "$(session_of "$TMP/k9.err")" ] && [ $i -lt 200 ]; do sleep 0.05; i=$((i + 1)); done
+has_session() { [ -n "$(session_of "$TMP/k9.err")" ]; }
+wait_until 300 "micactl to name its session" has_session
 s_k9=$(session_of "$TMP/k9.err")
-i=0
-while [ "$(sql "select count(*) from interval where session_id = $s_k9" 2>/dev/null)" -lt 20 ] &&
-	[ $i -lt 200 ]; do
-	sleep 0.05; i=$((i + 1))
-done
+twenty() { [ "$(sql "select count(*) from interval where session_id = $s_k9" 2>/dev/null)" -ge 20 ]; }
+wait_until 600 "20 intervals of session $s_k9 in the database" twenty
 kill -9 "$daemon"
 wait "$daemon" 2>/dev/null
 wait "$m" 2>/dev/null
-sleep 0.2
+wait_until 120 "every process of the killed daemon to close the database" db_free "$DB"
 is "$(sql 'pragma integrity_check')" ok "kill -9: the database passes integrity_check"
 n=$(sql "select count(*) from interval where session_id = $s_k9")
 [ "$n" -ge 20 ]
@@ -226,18 +244,17 @@ if command -v curl >/dev/null; then
 	"$MICAD" run -q --db "$TMP/http.db" --http=127.0.0.1:0 -- "$ASM/spinner" \
 		>/dev/null 2>"$TMP/http.err" &
 	m=$!
-	i=0
-	while ! grep -q "web UI and API" "$TMP/http.err" && [ $i -lt 100 ]; do
-		sleep 0.05; i=$((i + 1))
-	done
+	wait_until 300 "micad run to print its web UI's URL" in_file "web UI and API" "$TMP/http.err"
 	url=$(sed -n 's/^micad: web UI and API: //p' "$TMP/http.err")
 	echo "$url" | grep -Eq '^http://127\.0\.0\.1:[0-9]+/\?token=[0-9a-f]{64}$'
 	ok $? "run --http: prints the URL with the token ($url)"
-	sleep 1
-	curl -s -H "Authorization: Bearer ${url##*token=}" "${url%%/\?token=*}/api/sessions/1" \
-		>"$TMP/http.json"
-	grep -q '"live":{"state":"running","instructions":[1-9][0-9]*,"intervals":[0-9][0-9]*,"mgsim":true}' \
-		"$TMP/http.json"
+	live_http() {
+		curl -s -H "Authorization: Bearer ${url##*token=}" "${url%%/\?token=*}/api/sessions/1" \
+			>"$TMP/http.json"
+		grep -q '"live":{"state":"running","instructions":[1-9][0-9]*,"intervals":[0-9][0-9]*,"mgsim":true}' \
+			"$TMP/http.json"
+	}
+	wait_until 300 "the API to show the session live with instructions" live_http
 	ok $? "run --http: the running session is live, with MGSim counters"
 	kill "$(cat /proc/$m/task/$m/children | tr -d ' ')"
 	wait "$m"
@@ -267,8 +284,8 @@ XDG_RUNTIME_DIR="$TMP/xdg" "$MICACTL" run --no-spawn -- "$ASM/loop" 2>/dev/null
 is "$?" 0 "auto-start: the started daemon keeps serving"
 XDG_RUNTIME_DIR="$TMP/xdg" "$MICACTL" shutdown
 is "$?" 0 "auto-start: shutdown stops it"
-i=0
-while [ -e "$TMP/xdg/micad/control.sock" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+no_socket() { [ ! -e "$TMP/xdg/micad/control.sock" ]; }
+wait_until 120 "the auto-started daemon to remove its socket" no_socket
 XDG_RUNTIME_DIR="$TMP/xdg" "$MICACTL" run --no-spawn -- "$ASM/loop" 2>"$TMP/nospawn.err"
 is "$?" 127 "--no-spawn: no daemon, no run"
 grep -q "start it with 'micad serve'" "$TMP/nospawn.err"

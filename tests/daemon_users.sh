@@ -32,8 +32,8 @@ as_user() {
 
 "$MICAD" serve --system --socket "$SOCK" --db "$DB" 2>"$TMP/daemon.log" &
 daemon=$!
-i=0
-while [ ! -S "$SOCK" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+socket_or_dead() { [ -S "$SOCK" ] || ! kill -0 "$daemon" 2>/dev/null; }
+wait_until 300 "micad serve --system to listen on $SOCK" socket_or_dead
 is "$(stat -c %a "$SOCK")" 666 "--system: every user may connect to the socket"
 
 # run executes as the client.
@@ -55,10 +55,15 @@ grep -q "attach $rootproc refused: process $rootproc belongs to uid 0 and you ar
 ok $? "attach: says whose process it is and the rule"
 
 # attach to the user's own process: allowed.
-setpriv --reuid="$uid" --regid="$gid" --init-groups "$TMP/bin/sleeper" >"$TMP/own.out" &
+setpriv --reuid="$uid" --regid="$gid" --init-groups "$TMP/bin/sleeper" "$TMP/bin/own.go" \
+	>"$TMP/own.out" &
 own=$!
-sleep 0.1
-as_user "$TMP/bin/micactl" attach -q "$own" 2>"$TMP/own.err"
+wait_until 120 "the user's sleeper to start" proc_named "$own" sleeper
+as_user "$TMP/bin/micactl" attach -q "$own" 2>"$TMP/own.err" &
+att=$!
+wait_until 300 "micactl attach to trace the user's sleeper" traced_by "$own" '[1-9][0-9]*'
+touch "$TMP/bin/own.go"
+wait "$att"
 is "$?" 0 "attach to one's own process is allowed"
 sed 's/^/# /' "$TMP/own.err"
 wait "$own"

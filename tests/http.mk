@@ -17,4 +17,4 @@ TESTS += tests/http_api.sh tests/http_security.sh tests/http_hardening.sh tests/
 	tests/browser_daemon.sh
 EXTRA_DIST += tests/http_lib.sh tests/http_api.sh tests/http_security.sh tests/http_hardening.sh \
 	tests/http_scale.sh tests/browser_scale.sh \
-	tests/browser_ui.sh tests/browser_daemon.sh tests/browser_cdp.py
+	tests/browser_ui.sh tests/browser_daemon.sh tests/browser_cdp.py tests/layout_check.py

@@ -18,6 +18,7 @@ cleanup() {
 	rm -rf "$tmp"
 }
 trap cleanup EXIT
+. "$top_srcdir/tests/wait.sh"
 
 ok() {	# ok CONDITION-STATUS DESCRIPTION
 	n_test=$((n_test + 1))
@@ -79,6 +80,11 @@ make_fixture() {
 	}
 }
 
+# info_or_dead: the server wrote its info file (it listens), or died
+info_or_dead() {
+	[ -f "$tmp/info" ] || ! kill -0 "$server_pid" 2>/dev/null
+}
+
 # start_server [ARGS...]: serve $db; sets port, tok (uid 1000), rtok (root).
 start_server() {
 	rm -f "$tmp/info"
@@ -86,12 +92,8 @@ start_server() {
 		--info "$tmp/info" "$@" 2>"$tmp/server.err" &
 	server_pid=$!
 	# Wait for the info file (the server writes it once it listens), or
-	# for the server to die: bounded by a count, not a clock.
-	i=0
-	while [ ! -f "$tmp/info" ] && [ $i -lt 500 ] && kill -0 "$server_pid" 2>/dev/null; do
-		sleep 0.02
-		i=$((i + 1))
-	done
+	# for the server to die.
+	wait_until 300 "the server to write its info file" info_or_dead
 	if [ ! -f "$tmp/info" ]; then
 		echo "Bail out! http_serve did not start: $(cat "$tmp/server.err")"
 		exit 1
@@ -132,6 +134,54 @@ getraw() {
 
 header() {	# header NAME: the value of a response header
 	tr -d '\r' <"$tmp/headers" | sed -n "s/^$1: //Ip" | head -1
+}
+
+# each_header PATH NAME [HEADER...]: one request to PATH for each line of
+# stdin, with the header "NAME: LINE" (and the HEADERs), all from one
+# curl; prints "CODE LINE" per line, in order.  For properties checked
+# over many values (every position of a token, every prefix of a name).
+each_header() {
+	each_request "$@"
+}
+
+# each_path [HEADER...]: the same with each line of stdin the path.
+each_path() {
+	each_request "" "" "$@"
+}
+
+each_request() {
+	p=$1 name=$2
+	shift 2
+	cat >"$tmp/each.values"
+	awk -v base="$base" -v p="$p" -v name="$name" -v n_extra=$# '
+		BEGIN { for (i = 1; i <= n_extra; i++) extra[i] = ARGV[i]; ARGC = 1 }
+		{
+			if (NR > 1) print "next"
+			if (name == "") {
+				printf "url = \"%s%s\"\n", base, $0
+			} else {
+				printf "url = \"%s%s\"\nheader = \"%s: %s\"\n", base, p, name, $0
+			}
+			for (i = 1; i <= n_extra; i++) printf "header = \"%s\"\n", extra[i]
+			print "output = \"/dev/null\""
+			print "write-out = \"%{http_code}\\n\""
+			print "path-as-is"
+			print "max-time = 20"
+		}' "$@" <"$tmp/each.values" >"$tmp/each.curl"
+	curl -sS -K "$tmp/each.curl" >"$tmp/each.codes" 2>"$tmp/curl.err"
+	paste -d ' ' "$tmp/each.codes" "$tmp/each.values"
+}
+
+# all_coded CODE DESCRIPTION <FILE: ok if every line of each_header's
+# output has CODE (and there is one); the others are listed.  (Not at the
+# end of a pipeline: the count of tests would stay in its subshell.)
+all_coded() {
+	cat >"$tmp/each.out"
+	n=$(wc -l <"$tmp/each.out" | tr -d ' ')
+	awk -v c="$1" '$1 != c' "$tmp/each.out" >"$tmp/each.bad"
+	[ "$n" -gt 0 ] && [ ! -s "$tmp/each.bad" ]
+	ok $? "$2 ($n requests)"
+	head -n 10 "$tmp/each.bad" | sed "s/^/#   not $1: /"
 }
 
 # raw REQUEST-BYTES (\r \n \0 escapes): send them as they are, print the

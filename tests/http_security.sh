@@ -34,6 +34,35 @@ get /api -H "Host: MICAD.example"
 is "$code" 200 "a configured Host name accepted (case-insensitive)"
 is "$(raw 'GET /api HTTP/1.0\r\nAuthorization: Bearer '"$tok"'\r\n\r\n')" "HTTP/1.1 421 Misdirected Request" \
 	"no Host at all (HTTP/1.0): 421"
+# The property, over every allowed name (the three loopback names and the
+# configured one): each proper prefix and suffix of the name, the name
+# with a character more at either end, and our port's prefixes and
+# suffixes, bare, with our port and upper-cased, are refused.  The name
+# itself is accepted in any case (host names are case-insensitive,
+# RFC 3986 3.2.2; browsers send them lower-cased anyway).
+near_names() {	# near_names PORT NAME...: the names next to NAME
+	printf '%s\n' "$@" | awk -v port="$1" 'NR > 1 {
+		n = $0; L = length(n)
+		for (i = 1; i < L; i++) { v[substr(n, 1, i)]; v[substr(n, L - i + 1)] }
+		v[n "x"]; v["x" n]; v[n "."]; v["." n]; v[n "-"]; v["0" n]
+		for (i = 1; i < length(port); i++) {
+			v[n ":" substr(port, 1, i)]; v[n ":" substr(port, length(port) - i + 1)]
+		}
+		v[n ":" port "0"]; v[n ":0" port]; v[n ":" port ":" port]; v[n ": " port]
+	} END {
+		for (x in v) { print x; print x ":" port; print toupper(x); print toupper(x) ":" port }
+	}' | sort -u | grep -v -i -x -e "localhost" -e "127.0.0.1" -e "\[::1\]" -e "micad.example" \
+		-e "localhost:$1" -e "127.0.0.1:$1" -e "\[::1\]:$1" -e "micad.example:$1"
+}
+near_names "$port" "$port" localhost 127.0.0.1 '[::1]' micad.example |
+	each_header /api Host "Authorization: Bearer $tok" >"$tmp/each.res"
+all_coded 421 "Host: each prefix, suffix, one-character extension of a name or port, any case: 421" \
+	<"$tmp/each.res"
+for n in localhost 127.0.0.1 '[::1]' micad.example; do
+	printf '%s\n' "$n" "$n:$port" "$(echo "$n" | tr a-z A-Z)" "$(echo "$n" | tr a-z A-Z):$port" \
+		"$(echo "$n" | sed 's/^./\U&/')"
+done | each_header /api Host "Authorization: Bearer $tok" >"$tmp/each.res"
+all_coded 200 "Host: each allowed name, with and without the port, in any case: accepted" <"$tmp/each.res"
 
 # ---- tokens ----
 getraw /api
@@ -174,11 +203,7 @@ rm -f "$tmp/info"
 "$top_builddir/tests/http_serve" --db "$db" --listen 0.0.0.0:0 --allow-remote --info "$tmp/info" \
 	2>"$tmp/remote.err" &
 server_pid=$!
-i=0
-while [ ! -f "$tmp/info" ] && [ $i -lt 500 ] && kill -0 "$server_pid" 2>/dev/null; do
-	sleep 0.02
-	i=$((i + 1))
-done
+wait_until 300 "the server to write its info file" info_or_dead
 has "$(cat "$tmp/remote.err")" "warning: HTTP server listens on non-loopback address 0.0.0.0" \
 	"--allow-remote: starts with a warning"
 stop_server
@@ -188,11 +213,7 @@ if [ -r /proc/net/if_inet6 ] && grep -q '^0\{31\}1 ' /proc/net/if_inet6; then
 	"$top_builddir/tests/http_serve" --db "$db" --listen '[::1]:0' --uid 1000 --info "$tmp/info" \
 		2>"$tmp/server.err" &
 	server_pid=$!
-	i=0
-	while [ ! -f "$tmp/info" ] && [ $i -lt 500 ] && kill -0 "$server_pid" 2>/dev/null; do
-		sleep 0.02
-		i=$((i + 1))
-	done
+	wait_until 300 "the server to write its info file" info_or_dead
 	p6=$(sed -n 's/^port //p' "$tmp/info")
 	t6=$(sed -n 's/^token 1000 //p' "$tmp/info")
 	c6=$(curl -sS -g -o /dev/null -w '%{http_code}' -H "Authorization: Bearer $t6" "http://[::1]:$p6/api")

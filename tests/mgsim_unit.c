@@ -5,7 +5,8 @@
  * values worked out by hand in the comments; the caches (hits, misses,
  * evictions, line-crossing accesses, write-through versus write-back, the
  * L2 and memory traffic); the packed date and time words with the worked
- * examples of mgsim-counters.md §2; the MMIO decode rules (§3); the derived
+ * examples of mgsim-counters.md §2 and at every hour, minute, second, day,
+ * month and year boundary against the bit layout; the MMIO decode rules (§3); the derived
  * columns and monitoring variables (§5); the invariants (§4.2).
  */
 #include "config.h"
@@ -881,6 +882,118 @@ test_date_time(void)
 	   "apply_clock: 13, 14, 15 from one reading (123456789 ns = 123456 us)");
 }
 
+/*
+ * The packing at every boundary, against values built here from the bit
+ * layout of mgsim-counters.md §2 and a calendar computed here (days from
+ * 1970-01-01 to year, month and day by the proleptic Gregorian rules, not
+ * gmtime): every second of whole days (so every hour, minute and second
+ * boundary) with microseconds 0, 31, 32 and 999999, both forms of the time
+ * word (the MT-Alpha one sign-extended from hour 16 exactly); and the date
+ * word at the first and last second of every day from 1970 to 2199 (every
+ * month and year edge, 29 February of 2000 and its absence in 2100).
+ */
+static int
+is_leap(long y)
+{
+	return (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+}
+
+/* Days since 1970-01-01 -> year, month (1-12), day, counted day by day. */
+static void
+civil_from_days(long days, long *y, int *mon, int *d)
+{
+	static const int mdays[12] = { 31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31 };
+
+	*y = 1970;
+	while (days >= 365 + is_leap(*y))
+		days -= 365 + is_leap((*y)++);
+	for (*mon = 1;; (*mon)++) {
+		int n = mdays[*mon - 1] + (*mon == 2 && is_leap(*y));
+
+		if (days < n)
+			break;
+		days -= n;
+	}
+	*d = (int)days + 1;
+}
+
+static void
+test_pack_boundaries(void)
+{
+	static const long usecs[] = { 0, 31, 32, 999999 };
+	/* 1970-01-01, 2000-02-29, 2017-03-20, 2038-01-19 (2^31 s), 2100-02-28 */
+	static const long days[] = { 0, 11016, 17245, 24855, 47540 };
+	unsigned long n = 0, bad = 0, bad_alpha = 0;
+	char first[160] = "";
+
+	for (size_t k = 0; k < sizeof(days) / sizeof(days[0]); k++)
+		for (unsigned h = 0; h < 24; h++)
+			for (unsigned m = 0; m < 60; m++)
+				for (unsigned sec = 0; sec < 60; sec++)
+					for (size_t u = 0; u < sizeof(usecs) / sizeof(usecs[0]); u++) {
+						time_t t = days[k] * 86400 + h * 3600 + m * 60 + sec;
+						uint64_t w = (uint64_t)(usecs[u] / 32) | (uint64_t)sec << 15 |
+							     (uint64_t)m << 21 | (uint64_t)h << 27;
+						uint64_t wa = h >= 16 ? w | 0xffffffff00000000ull : w;
+						uint64_t got = mgsim_pack_time(t, usecs[u], false);
+						uint64_t got_a = mgsim_pack_time(t, usecs[u], true);
+
+						n++;
+						bad += got != w;
+						bad_alpha += got_a != wa;
+						if ((got != w || got_a != wa) && !first[0])
+							snprintf(first, sizeof(first),
+								 "day %ld %02u:%02u:%02u.%06ld: got 0x%" PRIx64
+								 " / 0x%" PRIx64 ", want 0x%" PRIx64 " / 0x%" PRIx64,
+								 days[k], h, m, sec, usecs[u], got, got_a, w, wa);
+					}
+	ok(bad == 0, "time word: every second of 5 days, 4 microsecond values each (%lu): "
+	   "usec / 32 | s << 15 | min << 21 | h << 27", n);
+	ok(bad_alpha == 0, "MT-Alpha time word: the same, bits 32-63 set from hour 16 to 23 and "
+	   "only then");
+	if (first[0])
+		diag("  %s", first);
+
+	/* Hours 15, 16 and 17 at their first and last microsecond. */
+	is_u64(mgsim_pack_time(15 * 3600 + 3599, 999999, true), 0x7F7DFA11ull,
+	       "15:59:59.999999 on MT-Alpha: 0x7F7DFA11 (hour 15, not extended)");
+	is_u64(mgsim_pack_time(16 * 3600, 0, true), 0xFFFFFFFF80000000ull,
+	       "16:00:00.000000 on MT-Alpha: 0xFFFFFFFF80000000 (hour 16: extended)");
+	is_u64(mgsim_pack_time(16 * 3600, 0, false), 0x80000000ull,
+	       "16:00:00.000000 clean: 0x80000000");
+
+	n = bad = 0;
+	first[0] = '\0';
+	for (long d = 0; d < 84006; d++) {	/* 1970-01-01 .. 2199-12-31 */
+		long y;
+		int mon, mday;
+
+		civil_from_days(d, &y, &mon, &mday);
+		uint64_t want = (uint64_t)mday | (uint64_t)(mon - 1) << 5 | (uint64_t)(y - 1900) << 9;
+
+		for (long s = 0; s < 86400; s += 86399) {
+			uint64_t got = mgsim_pack_date(d * 86400 + s);
+
+			n++;
+			if (got != want && !bad++)
+				snprintf(first, sizeof(first),
+					 "%ld-%02d-%02d +%lds: got 0x%" PRIx64 ", want 0x%" PRIx64,
+					 y, mon, mday, s, got, want);
+		}
+	}
+	ok(bad == 0, "date word: the first and last second of every day 1970-2199 (%lu): "
+	   "mday | (month - 1) << 5 | (year - 1900) << 9", n);
+	if (first[0])
+		diag("  %s", first);
+	is_u64(mgsim_pack_date(11016L * 86400), 29 | 1 << 5 | 100 << 9, "2000-02-29 exists");
+	is_u64(mgsim_pack_date(47540L * 86400 + 86400), 1 | 2 << 5 | 200 << 9,
+	       "2100-02-28 is followed by 2100-03-01");
+	is_u64(mgsim_pack_date(10957L * 86400 - 1), 31 | 11 << 5 | 99 << 9,
+	       "1999-12-31 23:59:59: December is month 11");
+	is_u64(mgsim_pack_date(10957L * 86400), 1 | 0 << 5 | 100 << 9,
+	       "2000-01-01 00:00:00: January is month 0, year 100");
+}
+
 /* ---- §3: MMIO ---- */
 
 static void
@@ -902,6 +1015,11 @@ test_mmio(void)
 	is_u64(mgsim_mmio_decode(8, 0xA8, 16, &idx, &why), 404,
 	       "0xA8 size 16 runs past the window: 404 (MGSim: ordinary memory)");
 	is_u64(mgsim_mmio_decode(8, 9, 8, &idx, &why), 400, "9, misaligned: 400 (%s)", why);
+	for (uint64_t off = 1; off < 8; off++)
+		if (!ok(mgsim_mmio_decode(8, 8 + 8 * 5 + off, 8, &idx, &why) == 400,
+			"base + 40 + %u, misaligned by %u (half a word too): 400", (unsigned)off,
+			(unsigned)off))
+			break;
 	is_u64(mgsim_mmio_decode(8, 8, 4, &idx, &why), 400, "size 4: 400 (%s)", why);
 	is_u64(mgsim_mmio_decode(8, 8, 16, &idx, &why), 400, "size 16 inside the window: 400");
 	is_u64(mgsim_mmio_decode(8, 8, 0, &idx, &why), 400, "size 0: 400");
@@ -1031,6 +1149,7 @@ main(void)
 	test_cache_sim();
 	test_config();
 	test_date_time();
+	test_pack_boundaries();
 	test_mmio();
 	test_derived();
 	test_monitor();

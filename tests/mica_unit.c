@@ -481,6 +481,20 @@ test_all_and_custom(void)
 	is_str(b, "1 1 0 0 0 1 0 0 0 0 0 0 0 0\n ", "all: reg_transfer never matches (Q5)");
 	free(a);
 	free(b);
+	/* Ranges are inclusive: an access or an instruction that ends on the
+	 * last byte of a block or a page touches that block and page only. */
+	a = output_of("analysis_type: memfootprint\ninterval_size: full\n",
+		      "pc=0x40003c sz=4 mr=0x1038:8\npc=0x400000 sz=4 mr=0x1ff8:8\n",
+		      "memfootprint_full_int_pin.out");
+	is_str(a, "2 1 1 1\n ", "memfootprint: accesses ending on a block's last byte, one block each");
+	free(a);
+	/* The same with 8-byte blocks (pages and blocks then kept apart). */
+	a = output_of("analysis_type: memfootprint\ninterval_size: full\nblock_size: 3\n",
+		      "pc=0x400038 sz=8 mr=0x1038:8\npc=0x400ff8 sz=8 mr=0x1ff8:8\n",
+		      "memfootprint_full_int_pin.out");
+	is_str(a, "2 1 2 1\n ", "memfootprint, 8-byte blocks: accesses ending on a block's or a page's "
+	       "last byte, one block and page each");
+	free(a);
 	a = output_of("analysis_type: ppm\nappend_pid: yes\ninterval_size: full\n", "pc=1 br=T\n",
 		      "ppm_full_int_1_pin.out");
 	ok(a != NULL, "append_pid: ppm_full_int_<pid>_pin.out");

@@ -9,14 +9,9 @@
 MICACTL="$top_builddir/micactl"
 umask 022	# what would make SQLite's own files world-readable
 
-# wait_until CMD...: CMD every 0.05 s until it succeeds, at most 30 s.
-wait_until() {
-	i=0
-	until "$@"; do
-		[ $i -ge 600 ] && return 1
-		sleep 0.05
-		i=$((i + 1))
-	done
+# wait_cmd CMD...: tests/wait.sh's wait_until CMD, for at most 300 s.
+wait_cmd() {
+	wait_until 300 "$*" "$@"
 }
 
 # refused NAME ERRFILE LINK: the refusal of LINK is in ERRFILE and the file
@@ -113,7 +108,7 @@ system=
 [ "$(id -u)" -eq 0 ] && system=--system	# the system daemon must be root
 "$MICAD" serve $system --socket "$SOCK" --db "$SDB" --http 127.0.0.1:0 2>"$TMP/daemon.log" &
 daemon=$!
-wait_until test -S "$SOCK"
+wait_cmd test -S "$SOCK"
 ok $? "micad serve $system listens"
 
 esc=$(printf '\033')
@@ -128,13 +123,13 @@ fake="    99  run     exited        0  fake"	# a row of its own if the newline g
 	>/dev/null 2>"$TMP/run.err" &
 m=$!
 want="$ASM/sleeper $go \\x1b[31mRED a\\x0db x\\x0a$fake \\xff back\\\\slash café"
-wait_until test -e "$SDB-wal" -a -e "$SDB-shm"
+wait_cmd test -e "$SDB-wal" -a -e "$SDB-shm"
 is "$(stat -c %a "$SDB" "$SDB-wal" "$SDB-shm" 2>&1 | tr '\n' ' ')" "600 600 600 " \
 	"serve $system --db: the new database, its -wal and -shm are 0600"
 list_running() {
 	"$MICACTL" list >"$TMP/list.out" && grep -q ' running ' "$TMP/list.out"
 }
-wait_until list_running
+wait_cmd list_running
 grep -qF -- "$want" "$TMP/list.out"
 r=$?
 ok $r "micactl list: the command line is escaped"
@@ -151,7 +146,7 @@ ok $? "micactl status: no raw ESC"
 touch "$go"
 wait "$m"
 is "$?" 7 "the traced program ends by itself"
-wait_until grep -q ') ended$' "$TMP/daemon.log"
+wait_cmd grep -q ') ended$' "$TMP/daemon.log"
 grep -qF -- "run $want (worker " "$TMP/daemon.log"
 ok $? "daemon log: the session's start line is escaped"
 grep -qF -- "($want) ended" "$TMP/daemon.log"

@@ -13,4 +13,5 @@ TESTS += tests/sched_map_bhive.sh tests/sched_vs_llvm_mca.sh tests/mca_cli.sh \
 	tests/sched_uarch_test tests/sched_live_test tests/sched_stall_test \
 	tests/sched_bhive_accuracy.sh tests/sched_bhive_vs_llvm_mca.sh
 EXTRA_DIST += tests/sched_map_bhive.sh tests/sched_vs_llvm_mca.sh tests/mca_cli.sh \
-	tests/sched_bhive_accuracy.sh tests/sched_bhive_vs_llvm_mca.sh tests/sched_kernels
+	tests/sched_bhive_accuracy.sh tests/sched_bhive_vs_llvm_mca.sh tests/sched_kernels \
+	tests/data/bhive

@@ -5,7 +5,7 @@
 # are this model's measured errors plus a margin of about half a point
 # (README: 5.5/4.8/6.0%, 4.8/4.1/5.0% with --bhive); llvm-mca-14 scores
 # 48/37/49%.  Prints TAP.
-data=${BHIVE_DIR:-$top_srcdir/../shared/data/bhive}
+data=${BHIVE_DIR:-$top_srcdir/tests/data/bhive}
 micactl=$top_builddir/micactl
 tmp=$(mktemp -d) || exit 99
 trap 'rm -rf "$tmp"' EXIT

@@ -5,7 +5,7 @@
 # (bench/mca_accuracy.py does the conversion), micactl reads the hex.
 # Four blocks are known to differ and are listed with the reason; every
 # other block must agree exactly.  Prints TAP.
-data=${BHIVE_DIR:-$top_srcdir/../shared/data/bhive}
+data=${BHIVE_DIR:-$top_srcdir/tests/data/bhive}
 micactl=$top_builddir/micactl
 tmp=$(mktemp -d) || exit 99
 trap 'rm -rf "$tmp"' EXIT

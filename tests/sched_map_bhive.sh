@@ -1,7 +1,7 @@
 #!/bin/sh
 # Every instruction of every BHive block maps to an LLVM opcode, and to the
 # one llvm-mc names for the same bytes.  Prints TAP.
-data=${BHIVE_DIR:-$top_srcdir/../shared/data/bhive}
+data=${BHIVE_DIR:-$top_srcdir/tests/data/bhive}
 names=$top_builddir/tests/sched_map_names
 tmp=$(mktemp -d) || exit 99
 trap 'rm -rf "$tmp"' EXIT

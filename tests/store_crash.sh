@@ -15,17 +15,14 @@ q() {
 	"$MICACTL" query --db "$DB" --format csv "$1" 2>/dev/null | tail -n +2
 }
 
-# wait_for SQL: until the query gives a non-empty, non-zero answer (at most
-# 60 s; the test then fails on its own checks)
+# wait_for SQL: until the query gives a non-empty, non-zero answer (at
+# most 300 s, tests/wait.sh; the test then fails on its own checks)
+sql_true() {
+	v=$(q "$1")
+	[ -n "$v" ] && [ "$v" != 0 ]
+}
 wait_for() {
-	i=0
-	while [ $i -lt 600 ]; do
-		v=$(q "$1")
-		[ -n "$v" ] && [ "$v" != 0 ] && return 0
-		sleep 0.1
-		i=$((i + 1))
-	done
-	return 1
+	wait_until 300 "$1" sql_true "$1"
 }
 
 # The first child of process $1.

@@ -11,6 +11,7 @@
 
 #include <math.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -448,6 +449,26 @@ main(void)
 		       "this process's session is still running");
 	}
 	is_str(query_text("PRAGMA integrity_check", buf, sizeof(buf)), "ok", "integrity_check");
+
+	/* A thread's end as the shell says it: a signal N as 128 + N. */
+	st = store_open(dbpath, false, err, sizeof(err));
+	{
+		int64_t s3 = st ? store_session_begin(st, &(struct store_session){
+			.mode = "run", .command = "ends", .pid = 50, .uid = 1000,
+			.config = "analysis_type: ilp\n", .settings = "{}" }, err, sizeof(err)) : -1;
+
+		ok(s3 > 0 && store_thread(st, s3, 50, 50, err, sizeof(err)) == 0 &&
+		   store_thread(st, s3, 51, 50, err, sizeof(err)) == 0 &&
+		   store_thread_end(st, s3, 50, 3 << 8, "exited", 0, err, sizeof(err)) == 0 &&
+		   store_thread_end(st, s3, 51, SIGKILL, "killed", 0, err, sizeof(err)) == 0,
+		   "threads ended by exit(3) and by SIGKILL");
+		snprintf(buf, sizeof(buf), "SELECT group_concat(tid || ' ' || exit_status || ' ' ||"
+			 " end_reason, ', ') FROM (SELECT * FROM thread WHERE session_id = %lld"
+			 " ORDER BY tid)", (long long)s3);
+		is_str(query_text(buf, (char[128]){ 0 }, 128), "50 3 exited, 51 137 killed",
+		       "thread ends: exit status 3, and 128 + 9 for SIGKILL");
+	}
+	store_close(st);
 
 	st = store_open(dbpath, true, err, sizeof(err));
 	ok(st != NULL, "open read-only");

@@ -5,7 +5,8 @@
 ## CI build never reach a -nostdlib program.
 TRACER_ASM = tests/asm/loop tests/asm/rep tests/asm/calls tests/asm/branches \
 	tests/asm/threads tests/asm/signals tests/asm/forkexec tests/asm/sleeper \
-	tests/asm/memops tests/asm/spinner tests/asm/futex tests/asm/phases
+	tests/asm/memops tests/asm/spinner tests/asm/futex tests/asm/phases tests/asm/selfloop \
+	tests/asm/selfmod tests/asm/int3
 check_SCRIPTS += $(TRACER_ASM)
 CLEANFILES += $(TRACER_ASM)
 EXTRA_DIST += $(TRACER_ASM:=.S)
@@ -41,4 +42,4 @@ TESTS += tests/ring_test tests/tracefile_test \
 EXTRA_DIST += tests/tracer_counts.sh tests/tracer_attach.sh tests/tracer_record.sh \
 	tests/tracer_valgrind.sh tests/tracer_lib.sh tests/tracer_callgrind.sh \
 	tests/tracer_leapfrog.sh tests/tracer_sigtrap.sh tests/tracer_survive.sh \
-	tests/tracer_affinity.sh tests/tracer_eperm.sh
+	tests/tracer_affinity.sh tests/tracer_eperm.sh tests/wait.sh

@@ -17,7 +17,20 @@ calls 48 48 0
 branches 60 60 5
 memops 20 18 0
 signals 38 38 3
+selfloop 1014 1014 7
+selfmod 44 44 52
 LIST
+
+# The program's own int3, caught (SIGTRAP delivered to its handler each
+# time) and fatal (killed by SIGTRAP, as when run alone).
+"$MICAD" run -q -o "$TMP/int3.counts" -- "$ASM/int3" 2>"$TMP/int3.err"
+is "$?" 3 "int3: the handler ran for each of the three breakpoints"
+is "$(counts_nth "$TMP/int3.counts" 1)" "26 26" "int3: E=26 H=26 (the handler stepped: SA_NODEFER)"
+"$MICAD" run -q -o "$TMP/int3x.counts" -- "$ASM/int3" x 2>"$TMP/int3x.err"
+is "$?" 133 "int3 without a handler: killed by SIGTRAP (128+5)"
+is "$(counts_nth "$TMP/int3x.counts" 1)" "3 3" "int3 without a handler: E=3 H=3"
+grep -q "killed by signal 5" "$TMP/int3x.counts"
+ok $? "int3 without a handler: the end is recorded as killed by signal 5"
 
 # Two threads: per-thread counts, pinned and unpinned.
 for pin in "" --no-pin; do

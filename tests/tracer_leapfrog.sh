@@ -4,6 +4,13 @@
 # the static C program give the same events (--dump-events), the same
 # counts and exit status, and the same MICA files, both ways.
 #
+# Among them, one program for each case leapfrog must single-step:
+# one-instruction loops (selfloop), code that writes or reads the byte
+# where the int3 would go (selfmod), the program's own int3 (int3, caught
+# and, with an argument, fatal).  Each program's exit status is also the
+# one it has when run alone.  A run that does not end within
+# $MICAD_TEST_TIMEOUT seconds (default 600) fails.
+#
 # Runs are made under 'setarch -R' (no address randomization) so stack
 # addresses match between the two runs.  Thread ids differ from run to run
 # and threads interleave differently: each event stream is compared per
@@ -29,22 +36,29 @@ norm_counts() {
 
 printf 'analysis_type: all\ninterval_size: 200\n' > "$TMP/mica.conf"
 
-# name  args  (programs with one thread also compare MICA files)
-while read -r name mica args; do
-	case $name in
+limit=${MICAD_TEST_TIMEOUT:-600}
+
+# name  mica  args  (programs with one thread also compare MICA files)
+while read -r prog_name mica args; do
+	case $prog_name in
 	static_prog) prog="$top_builddir/tests/cprog/static_prog" ;;
-	*) prog="$ASM/$name" ;;
+	*) prog="$ASM/$prog_name" ;;
 	esac
+	name=$prog_name${args:+-$args}
+	# shellcheck disable=SC2086
+	norun "$prog" $args >/dev/null 2>&1
+	alone=$?
 	for m in tf leapfrog; do
 		mkdir -p "$TMP/$name.$m.mica"
 		if [ "$mica" = yes ]; then mo="-c $TMP/mica.conf --mica-out $TMP/$name.$m.mica"; else mo=; fi
 		# shellcheck disable=SC2086
-		norun "$MICAD" run --step=$m $mo -o "$TMP/$name.$m.counts" \
+		norun timeout "$limit" "$MICAD" run --step=$m $mo -o "$TMP/$name.$m.counts" \
 			--dump-events "$TMP/$name.$m.dump" -- "$prog" $args \
 			> "$TMP/$name.$m.out" 2> "$TMP/$name.$m.err"
 		echo $? > "$TMP/$name.$m.rc"
 	done
 	is "$(cat "$TMP/$name.leapfrog.rc")" "$(cat "$TMP/$name.tf.rc")" "$name: same exit status both ways"
+	is "$(cat "$TMP/$name.tf.rc")" "$alone" "$name: the exit status it has when run alone ($alone)"
 	cmp -s "$TMP/$name.tf.out" "$TMP/$name.leapfrog.out"
 	ok $? "$name: same output both ways"
 	normalize "$TMP/$name.tf.dump" > "$TMP/$name.tf.norm"
@@ -71,11 +85,15 @@ signals yes
 threads no
 forkexec no
 static_prog yes
+selfloop yes
+selfmod yes
+int3 yes
+int3 no x
 LIST
 
 # With --follow-forks: the child's image is traced too (leapfrog per process).
 for m in tf leapfrog; do
-	norun "$MICAD" run -q --step=$m --follow-forks -o "$TMP/ff.$m.counts" \
+	norun timeout "$limit" "$MICAD" run -q --step=$m --follow-forks -o "$TMP/ff.$m.counts" \
 		--dump-events "$TMP/ff.$m.dump" -- "$ASM/forkexec" "$ASM/branches"
 	echo $? > "$TMP/ff.$m.rc"
 done
@@ -94,19 +112,22 @@ ok $? "static_prog: at least 95% of the steps by leapfrog ($leaps of $steps)"
 
 # Detach in the middle of leapfrog stepping: the int3 comes out and the
 # target finishes as if nothing happened (a stray int3 would kill it by
-# SIGTRAP).
-"$ASM/spinner" > "$TMP/sp.out" &
+# SIGTRAP).  The spinner with an argument spins until SIGUSR1; micad is
+# asked to detach once its progress line shows instructions stepped.
+"$ASM/spinner" until-usr1 > "$TMP/sp.out" &
 target=$!
-sleep 0.1
-"$MICAD" attach -q --step=leapfrog -o "$TMP/sp.counts" "$target" &
+wait_until 120 "the spinner to say it is ready" in_file ready "$TMP/sp.out"
+"$MICAD" attach --step=leapfrog -o "$TMP/sp.counts" "$target" 2>"$TMP/sp.err" &
 m=$!
-sleep 0.4
+wait_until 300 "micad to show instructions stepped" in_file "micad: [1-9][0-9]* instructions" "$TMP/sp.err"
 kill -INT "$m"
 wait "$m"
 is "$?" 0 "attach + detach while leapfrogging: micad exits 0"
+kill -USR1 "$target"
 wait "$target"
 is "$?" 7 "the target exits with its own status after the detach"
-is "$(cat "$TMP/sp.out")" "done" "the target's output is intact"
+is "$(cat "$TMP/sp.out")" "ready
+done" "the target's output is intact"
 grep -q "tid $target: [1-9][0-9]* instructions (E).*detached" "$TMP/sp.counts"
 ok $? "instructions were traced before the detach"
 

@@ -6,6 +6,7 @@ T=0
 FAILED=0
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/micad-tracer.XXXXXX")
 trap 'rm -rf "$TMP"' EXIT
+. "$top_srcdir/tests/wait.sh"
 
 ok() {		# ok COND_STATUS NAME
 	T=$((T + 1))
@@ -27,6 +28,17 @@ is() {		# is GOT WANT NAME
 		ok 0 "$3"
 	else
 		ok 1 "$3"
+		echo "#   got:  '$1'"
+		echo "#   want: '$2'"
+	fi
+}
+
+todo_is() {	# todo_is GOT WANT NAME REASON: a known bug (TAP TODO; XPASS once fixed)
+	T=$((T + 1))
+	if [ "$1" = "$2" ]; then
+		echo "ok $T - $3 # TODO $4"
+	else
+		echo "not ok $T - $3 # TODO $4"
 		echo "#   got:  '$1'"
 		echo "#   want: '$2'"
 	fi
