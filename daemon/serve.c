@@ -635,8 +635,9 @@ live_rows(struct serve *sv, const struct peer *p, int64_t only, int64_t writer,
 
 		if (!l->worker || !l->sh || !may_see(p, l->uid))
 			continue;
-		/* Ending: its row says how it ended, the worker only lingers. */
-		if (only && atomic_load(&l->sh->state) == SESSION_ENDING)
+		/* Ending with a row: the row says how it ended, the worker
+		 * only lingers. */
+		if (atomic_load(&l->sh->state) == SESSION_ENDING && atomic_load(&l->sh->session))
 			continue;
 		for (int k = 0; k < n_skip; k++)
 			skipped = skipped || skip[k] == l->worker;
