@@ -178,6 +178,11 @@ enum trace_engine {
 
 struct tracer_stats;
 
+/* A TREC_THREAD record into ring (every producer's: the tracer, the
+ * valgrind engine). */
+void trace_push_thread_rec(struct ring *ring, enum trace_thread_kind kind, pid_t pid, pid_t tid,
+			   pid_t parent, int status);
+
 /*
  * How to start a launched program when it is not micad's own child
  * environment (the daemon's 'run' starts it as the client asked): the
