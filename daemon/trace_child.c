@@ -144,7 +144,8 @@ child_main(const struct trace_child_opts *o, const struct tracer_options *topt,
 	char byte;
 	int r;
 
-	memcpy(keep, o->keep, o->n_keep * sizeof(*keep));
+	if (o->n_keep)
+		memcpy(keep, o->keep, o->n_keep * sizeof(*keep));
 	keep[o->n_keep] = go;
 	keep[o->n_keep + 1] = status;
 	keep[o->n_keep + 2] = t.target_pidfd;
