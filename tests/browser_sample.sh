@@ -146,6 +146,23 @@ python3 "$top_srcdir/tests/layout_check.py" "$art/sample-full.png" "$tmp/sample.
 ok $? "sample-full.png: the header's sampling line, the estimates table below it, the charts drawn $(head -c 300 "$tmp/sample.lc" | tr '\n' ' ')"
 is "$(console sample)" "" "no console error or warning"
 
+# 70 intervals, too many for bars: a shaded band, the series' colour at a
+# fifth of its opacity, between the bounds only.
+drive band "go:$base/session.html?token=$tok#session=3" \
+	"wait:$ready" \
+	"eval:$tmp/b_style=($card)('Instruction mix').dataset.ciStyle + ',' + ($counts)('Instruction mix')" \
+	"eval:$tmp/b_note=($cinote)('Instruction mix')" \
+	"eval:$tmp/b_in=($pixel)('Instruction mix', 35.5, 0.35)" \
+	"eval:$tmp/b_out=($pixel)('Instruction mix', 35.5, 0.45)" \
+	"shot:$art/sample-band.png"
+is "$(val b_style)" "band,70,0" "70 intervals: a band over the 70 intervals with an estimate"
+has "$(val b_note)" "Sampled: the shaded bands are 95% confidence intervals of the estimates (70 with one" \
+	"the note says what the band is"
+ok "$(val b_in | awk -F, '{ print ($3 > $1 + 80 && $4 >= 30 && $4 <= 90) ? 0 : 1 }')" \
+	"the canvas: the band's translucent blue inside [0.2216, 0.3784] ($(val b_in))"
+ok "$(val b_out | blank)" "the canvas: nothing above the band ($(val b_out))"
+is "$(console band)" "" "band: no console error or warning"
+
 # A thread with a single interval: its summary card has the CI column.
 drive single "go:$base/session.html?token=$tok#session=1&tid=601" \
 	"wait:$(st 's.summaryCard > 0')" \

@@ -67,6 +67,9 @@
  *     812.5, W = 13000 / 8 = 1625.  Profile intervals of thread 600: 900,
  *     950 and 400 samples, 0, 50 and 0 lost.
  *   session 2: step mode, thread 700 with one interval (no estimates).
+ *   session 3: sampled, thread 800 with 70 intervals (too many points for
+ *     error bars: the charts shade a band), each with mix_mem_read's sums
+ *     of 600/0 scaled by n = k + 1: CI [0.2216, 0.3784].
  */
 #include "config.h"
 
@@ -301,6 +304,17 @@ main(int argc, char **argv)
 		s2 = session(st, "run", "./stepped", 700, 1000);
 		intervals(st, &cfg, s2, 700, 1, 0);
 		check(store_session_end(st, s2, 0, "exited", err, sizeof(err)), "end", err);
+		s3 = store_session_begin(st, &(struct store_session){
+			.mode = "run", .command = "./sampled-long", .pid = 800, .uid = 1000,
+			.config = "analysis_type: all\n", .settings = "{}", .engine = "sample" },
+			err, sizeof(err));
+		check(s3 < 0 ? -1 : 0, "session", err);
+		check(store_itypes_groups(st, s3, (const char *const[]){ "mem_read", "mem_write" }, 2,
+					  err, sizeof(err)), "itypes groups", err);
+		check(store_session_sample(st, s3, "cpu-clock", "sampled", "time", err, sizeof(err)),
+		      "sample note", err);
+		intervals(st, &cfg, s3, 800, 70, 0);
+		check(store_session_end(st, s3, 0, "exited", err, sizeof(err)), "end", err);
 		check(store_exec(st,
 			"UPDATE memstackdist SET censored = 0, horizon = 4 WHERE interval_id IN "
 			"(SELECT id FROM interval WHERE session_id = 1);"
@@ -318,6 +332,11 @@ main(int argc, char **argv)
 			" lost) VALUES (1, 600, 0, 1700000100, 1700000101, 900, 0),"
 			" (1, 600, 1, 1700000101, 1700000102, 950, 50),"
 			" (1, 600, 2, 1700000102, 1700000103, 400, 0);"
+			"INSERT INTO sample_interval SELECT session_id, tid, idx, 2, 0, ins FROM interval"
+			" WHERE session_id = 3;"
+			"INSERT INTO metric_sums SELECT session_id, tid, idx, 'mix_mem_read', 2, ins,"
+			" ins * 3 / 10, 0.52 * ins * ins, 0.16 * ins * ins, 0.05 * ins * ins, 1"
+			" FROM interval WHERE session_id = 3;"
 			"UPDATE session SET started_at = 1700000100, ended_at = 1700000103.5;"
 			"UPDATE interval SET started_at = 1700000100 + idx, ended_at = 1700000101 + idx;",
 			err, sizeof(err)), "sample rows", err);

@@ -94,16 +94,28 @@ function rangeHook(u) {
 /*
  * The error bars of a chart's estimates, drawn on its canvas after uPlot
  * (hooks.draw): for each shown series with ci ({lo, hi, est} along x), a
- * bar with caps from lo to hi at each point that has both, and a hollow
- * circle at the value where the metric is not estimable (est false).
- * What was drawn is counted into the card (data-error-bars,
+ * bar with caps from lo to hi at each point that has both (a shaded band
+ * instead where points are too dense for bars: more than BAND_POINTS),
+ * and a hollow circle at the value where the metric is not estimable (est
+ * false).  What was drawn is counted into the card (data-error-bars: the
+ * points with an interval, data-ci-style: bars or band,
  * data-not-estimable), which the browser tests read.  order: the uPlot
  * series (after x) as indexes into series.
  */
+const BAND_POINTS = 60;
+
+/* "#1f6feb" with alpha a: "rgba(31,111,235,a)" */
+function rgba(hex, a) {
+	const n = parseInt(hex.slice(1), 16);
+	return "rgba(" + (n >> 16 & 255) + "," + (n >> 8 & 255) + "," + (n & 255) + "," + a + ")";
+}
+
 function errorBars(card, x, series, order) {
 	return (u) => {
 		const ctx = u.ctx;
 		const px = window.devicePixelRatio || 1;	/* uPlot's canvas pixels per CSS pixel */
+		const band = x.length > BAND_POINTS;
+		const has = (v) => v !== null && v !== undefined;
 		let bars = 0, hollow = 0;
 		ctx.save();
 		ctx.beginPath();
@@ -117,10 +129,33 @@ function errorBars(card, x, series, order) {
 			ctx.strokeStyle = color;
 			ctx.lineWidth = 1.3 * px;
 			const cap = 4 * px;
+			if (band) {
+				/* Each run of points with an interval: along the
+				 * highs, back along the lows. */
+				ctx.fillStyle = rgba(color, 0.2);
+				for (let k = 0; k < x.length;) {
+					if (!has(s.ci.lo[k]) || !has(s.ci.hi[k])) {
+						k++;
+						continue;
+					}
+					let e = k;
+					while (e + 1 < x.length && has(s.ci.lo[e + 1]) && has(s.ci.hi[e + 1]))
+						e++;
+					ctx.beginPath();
+					for (let i = k; i <= e; i++)
+						ctx.lineTo(u.valToPos(x[i], "x", true), u.valToPos(s.ci.hi[i], "y", true));
+					for (let i = e; i >= k; i--)
+						ctx.lineTo(u.valToPos(x[i], "x", true), u.valToPos(s.ci.lo[i], "y", true));
+					ctx.closePath();
+					ctx.fill();
+					bars += e - k + 1;
+					k = e + 1;
+				}
+			}
 			for (let k = 0; k < x.length; k++) {
 				const lo = s.ci.lo[k], hi = s.ci.hi[k], v = s.values[k];
 				const cx = u.valToPos(x[k], "x", true);
-				if (lo !== null && lo !== undefined && hi !== null && hi !== undefined) {
+				if (!band && has(lo) && has(hi)) {
 					const y0 = u.valToPos(lo, "y", true), y1 = u.valToPos(hi, "y", true);
 					ctx.beginPath();
 					ctx.moveTo(cx, y0);
@@ -144,6 +179,7 @@ function errorBars(card, x, series, order) {
 		});
 		ctx.restore();
 		card.card.dataset.errorBars = String(bars);
+		card.card.dataset.ciStyle = band ? "band" : "bars";
 		card.card.dataset.notEstimable = String(hollow + series.filter((s) => s.hollow)
 			.reduce((a, s) => a + s.values.filter((v) => v !== null && v !== undefined).length, 0));
 	};
@@ -165,7 +201,8 @@ function ciNote(card, series) {
 	for (const s of series)
 		if (s.hollow)
 			no += s.values.filter((v) => v !== null && v !== undefined).length;
-	const text = "Sampled: bars are 95% confidence intervals of the estimates (" + fmtInt(n) +
+	const text = "Sampled: " + (series[0].values.length > BAND_POINTS ? "the shaded bands" : "bars") +
+		" are 95% confidence intervals of the estimates (" + fmtInt(n) +
 		" with one; none with fewer than 2 bursts)." + (no ? " Hollow: " + fmtInt(no) +
 		" not estimable (reuse distances beyond what a burst saw): no interval." : "");
 	card.card.insertBefore(el("div", { class: "note ci-note", text }), card.foot);

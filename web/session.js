@@ -177,8 +177,8 @@ function filterEstimates() {
 		tr.hidden = !!f && !tr.dataset.metric.toLowerCase().includes(f);
 		shown += !tr.hidden;
 	}
-	document.getElementById("estimates-count").textContent = f ? shown + " of " + rows.length +
-		" metrics" : rows.length + " metrics";
+	document.getElementById("estimates-count").textContent = (f ? shown + " of " : "") + rows.length +
+		(rows.length === 1 ? " metric" : " metrics");
 }
 
 /*
@@ -573,7 +573,9 @@ async function overviewCard(parent, t) {
 		{ values: b.estimate, color: "#1f6feb", ci: { lo: b.ci_low, hi: b.ci_high, est: b.estimable } }] : null;
 	const ciMax = est ? Math.max(...b.ci_high.filter((v) => v !== null)) : -Infinity;
 	if (est)
-		c.card.querySelector(".note").textContent += "; sampled: bars are the 95% confidence intervals of each bucket's bursts pooled";
+		c.card.querySelector(".note").textContent += "; sampled: " + (xs.length > BAND_POINTS ?
+			"the shaded band is the 95% confidence interval" : "bars are the 95% confidence intervals") +
+			" of each bucket's bursts pooled";
 	const u = new uPlot({
 		width: plotWidth(c.plot),
 		height: 150,
