@@ -1,6 +1,7 @@
 ## contrib: the bundled sample program (static, no sanitizers: it is a
 ## target to trace, not part of micad) and the scripts.
-EXTRA_DIST += contrib/install-deps contrib/quickstart contrib/sample/sample.c
+EXTRA_DIST += contrib/install-deps contrib/quickstart contrib/sample/sample.c \
+	contrib/sample/mica.conf
 
 contrib/sample/sample: contrib/sample/sample.c
 	@$(MKDIR_P) contrib/sample

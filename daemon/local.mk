@@ -18,7 +18,7 @@ libmicad_a_SOURCES += daemon/mica_files.h daemon/mica_files.c daemon/replay.c
 include daemon/tracer.mk
 include daemon/vgtool/local.mk
 bin_PROGRAMS += micad
-micad_SOURCES = daemon/micad.c
+micad_SOURCES = daemon/micad.c daemon/commands.h
 micad_LDADD = libmicad.a $(MICA_LIBS) $(SQLITE_LIBS) $(MHD_LIBS) $(ZLIB_LIBS) $(SAMPLE_LIBS) $(AX_PTHREAD_LIBS)
 micad_CFLAGS = $(AM_CFLAGS) $(SQLITE_CFLAGS) $(MHD_CFLAGS) $(UNWIND_CFLAGS)
 include daemon/storage.mk
