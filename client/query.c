@@ -30,8 +30,8 @@ usage(FILE *f)
 	fprintf(f,
 		"Usage: micactl query [OPTIONS] 'SQL'\n"
 		"\n"
-		"Run one SQL statement on the results database, read-only (tables and views:\n"
-		"see README, 'The results database'), e.g.\n"
+		"Run one SQL statement on the results database, read-only (its tables and\n"
+		"views, each with an example: man micad-sql), e.g.\n"
 		"  micactl query 'SELECT id, command, end_reason FROM session'\n"
 		"\n"
 		"Options:\n"
