@@ -17,6 +17,7 @@ include tests/export.mk
 include tests/sched_daemon.mk
 include tests/profile.mk
 include tests/reliability.mk
+include tests/doc.mk
 
 ## make check-mutants: plausible one-line bugs (tests/mutants.list), each
 ## applied alone to a copy of the tree (tests/mutants/ of the build
