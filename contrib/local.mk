@@ -1,7 +1,21 @@
 ## contrib: the bundled sample program (static, no sanitizers: it is a
 ## target to trace, not part of micad) and the scripts.
-EXTRA_DIST += contrib/install-deps contrib/quickstart contrib/sample/sample.c \
-	contrib/sample/mica.conf
+EXTRA_DIST += contrib/install-deps contrib/quickstart contrib/sample/sample.c
+
+## The sample configuration and itypes specification (mica.conf(5)),
+## installed as examples beside the README.
+examplesdir = $(docdir)/examples
+dist_examples_DATA = contrib/sample/mica.conf contrib/sample/itypes.spec
+dist_doc_DATA = README.md
+
+## Bash completion for micad and micactl (configure:
+## --with-bash-completion-dir); each reads the options from --help.
+if INSTALL_BASH_COMPLETION
+bashcompletiondir = $(BASH_COMPLETION_DIR)
+dist_bashcompletion_DATA = contrib/completion/micad contrib/completion/micactl
+else
+EXTRA_DIST += contrib/completion/micad contrib/completion/micactl
+endif
 
 contrib/sample/sample: contrib/sample/sample.c
 	@$(MKDIR_P) contrib/sample

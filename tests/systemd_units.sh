@@ -1,12 +1,21 @@
 #!/bin/sh
-# The systemd units in contrib/systemd/ are valid (systemd-analyze verify),
-# start the daemon the right way, and keep the programs micad runs alive.
+# The systemd units in contrib/systemd/ are valid (systemd-analyze verify,
+# which also finds the manual pages they name), start the daemon the right
+# way, and keep the programs micad runs alive.
 . "$top_srcdir/tests/tracer_lib.sh"
 
 if ! command -v systemd-analyze >/dev/null; then
 	skip "systemd units verify" "systemd-analyze is not installed"
 	done_testing
 fi
+# Documentation= names micad's manual pages: systemd-analyze runs man(1)
+# on each, here on doc/'s pages (installed, they are in the system's).
+for m in "$top_srcdir"/doc/*.[1-8]; do
+	mkdir -p "$TMP/man/man${m##*.}"
+	ln -s "$m" "$TMP/man/man${m##*.}/"
+done
+MANPATH=$TMP/man
+export MANPATH
 for u in micad.service micad.socket user/micad.service user/micad.socket; do
 	mkdir -p "$TMP/$(dirname "$u")"
 	sed -e "s|@bindir@|$top_builddir|g" -e "s|@docdir@|$top_srcdir|g" \
