@@ -18,6 +18,7 @@ include tests/sched_daemon.mk
 include tests/profile.mk
 include tests/reliability.mk
 include tests/doc.mk
+include tests/install.mk
 
 ## make check-mutants: plausible one-line bugs (tests/mutants.list), each
 ## applied alone to a copy of the tree (tests/mutants/ of the build
