@@ -42,6 +42,19 @@ sched_model_find(const char *name)
 	return NULL;
 }
 
+const struct sched_model *
+sched_model_find14(const char *cpu)
+{
+	for (const struct sched_cpu14 *c = sched_cpus14; c->cpu; c++) {
+		if (strcmp(c->cpu, cpu) != 0)
+			continue;
+		for (const struct sched_model *m = sched_models14; m->name; m++)
+			if (strcmp(m->name, c->model) == 0)
+				return m;
+	}
+	return NULL;
+}
+
 /* ------------------------------------------------------------------ */
 /* Instruction records                                                 */
 
@@ -176,11 +189,12 @@ set_uses(const struct sched_model *model, struct sched_insn *si, const char *con
 }
 
 /* Intel's models (skylake, haswell, sandybridge for ivybridge too,
- * alderlake) as against AMD's (btver2, znver3, znver4). */
+ * alderlake, ...) as against AMD's (btver2, bdver2, znver1-4). */
 static bool
 intel_model(const struct sched_model *model)
 {
-	return strcmp(model->name, "btver2") != 0 && strncmp(model->name, "znver", 5) != 0;
+	return strcmp(model->name, "btver2") != 0 && strcmp(model->name, "bdver2") != 0 &&
+	       strncmp(model->name, "znver", 5) != 0;
 }
 
 /*
@@ -196,8 +210,10 @@ lea_variant(const struct sched_model *model, const struct insn_info *ii, struct 
 	const ZydisDecodedOperand *mem = NULL;
 	bool slow, zen = strncmp(model->name, "znver", 5) == 0;
 
+	/* Only Jaguar's and Zen 3/4's LEA have these variants. */
 	if (strncmp(sched_opcode_name(si->opcode), "LEA", 3) != 0 ||
-	    intel_model(model))
+	    (strcmp(model->name, "btver2") != 0 && strcmp(model->name, "znver3") != 0 &&
+	     strcmp(model->name, "znver4") != 0))
 		return;
 	if (insn_zydis_decode(ii->bytes, ii->len, &z) < 0)
 		return;
@@ -284,7 +300,7 @@ add_use_cycles(const struct sched_model *model, struct sched_insn *si, const cha
 				continue;
 			si->uses[si->n_uses++] = (struct sched_res_use){ (uint8_t)g, 0 };
 		}
-		si->uses[k].cycles = (uint8_t)(si->uses[k].cycles + cycles);
+		si->uses[k].cycles = (uint16_t)(si->uses[k].cycles + cycles);
 	}
 }
 

@@ -5,6 +5,7 @@
  * for a number of iterations.  Pure: no I/O.
  *
  *   sched_model_find()   a CPU model by LLVM's name ("skylake", "btver2")
+ *   sched_model_find14() LLVM 14's model of an -mcpu name of llvm-mca-14
  *   sched_insn_init()    one decoded instruction -> its scheduling record
  *   sched_run()          simulate; fills struct sched_result
  */
@@ -168,6 +169,11 @@ struct sched_result {
 };
 
 const struct sched_model *sched_model_find(const char *name);
+
+/* LLVM 14's model that llvm-mca-14 runs for -mcpu=CPU (skx and
+ * cascadelake: SkylakeServer; x86-64, nehalem: Sandy Bridge; alderlake:
+ * Skylake), or NULL if llvm-mca-14 has none for the name. */
+const struct sched_model *sched_model_find14(const char *cpu);
 
 /*
  * Fill si for the decoded instruction ii mapped to m (sched_map()) on the

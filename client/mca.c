@@ -36,7 +36,7 @@
 #include "util.h"
 
 struct mca_opts {
-	const char *mcpu, *output;
+	const char *mcpu, *output, *triple;
 	unsigned iterations, dispatch, tl_max_iter, tl_max_cycles;
 	unsigned reg_file_size, lqueue, squeue;
 	bool hex, json, intel_in, intel_out;
@@ -1901,6 +1901,63 @@ run_parallel(const struct mca_run *mr, unsigned jobs, FILE *out)
 	return ret;
 }
 
+/* llvm-mca-14's x86 CPU names (its -mcpu=help), models or not. */
+static const char *const llvm14_cpu_names[] = {
+	"alderlake", "amdfam10", "athlon", "athlon-4", "athlon-fx", "athlon-mp",
+	"athlon-tbird", "athlon-xp", "athlon64", "athlon64-sse3", "atom", "barcelona",
+	"bdver1", "bdver2", "bdver3", "bdver4", "bonnell", "broadwell", "btver1", "btver2",
+	"c3", "c3-2", "cannonlake", "cascadelake", "cooperlake", "core-avx-i", "core-avx2",
+	"core2", "corei7", "corei7-avx", "generic", "geode", "goldmont", "goldmont-plus",
+	"haswell", "i386", "i486", "i586", "i686", "icelake-client", "icelake-server",
+	"ivybridge", "k6", "k6-2", "k6-3", "k8", "k8-sse3", "knl", "knm", "lakemont",
+	"nehalem", "nocona", "opteron", "opteron-sse3", "penryn", "pentium", "pentium-m",
+	"pentium-mmx", "pentium2", "pentium3", "pentium3m", "pentium4", "pentium4m",
+	"pentiumpro", "prescott", "rocketlake", "sandybridge", "sapphirerapids",
+	"silvermont", "skx", "skylake", "skylake-avx512", "slm", "tigerlake", "tremont",
+	"westmere", "winchip-c6", "winchip2", "x86-64", "x86-64-v2", "x86-64-v3",
+	"x86-64-v4", "yonah", "znver1", "znver2", "znver3",
+};
+
+/* llvm-mca-14's words for a CPU it does not know, or knows without a
+ * scheduling model (bdver4, k8); it then exits 1. */
+static void
+mca_unknown_cpu(const char *cpu, const char *triple)
+{
+	for (size_t i = 0; i < sizeof(llvm14_cpu_names) / sizeof(llvm14_cpu_names[0]); i++) {
+		if (strcmp(cpu, llvm14_cpu_names[i]) == 0) {
+			fprintf(stderr, "error: unable to find instruction-level scheduling "
+				"information for target triple '%s' and cpu '%s'.\n",
+				triple ? triple : "x86_64-pc-linux-gnu", cpu);
+			return;
+		}
+	}
+	/* (twice: llvm-mca-14 makes two subtarget objects) */
+	for (int k = 0; k < 2; k++)
+		fprintf(stderr, "'%s' is not a recognized processor for this target "
+			"(ignoring processor)\n", cpu);
+}
+
+/* The host CPU as LLVM 14 names it (sys::getHostCPUName), among the names
+ * with a model: llvm-mca-14's default -mcpu.  LLVM 14 has no Zen 4: it
+ * calls family 19h znver3. */
+static const char *
+mca_host_cpu14(void)
+{
+	const char *c = trace_sched_host_cpu();
+	unsigned eax, ebx, ecx, edx;
+
+	if (strcmp(c, "znver4") == 0)
+		return "znver3";
+	if (strcmp(c, "znver3") == 0 && __get_cpuid(1, &eax, &ebx, &ecx, &edx) &&
+	    ((eax >> 8) & 0xf) + ((eax >> 20) & 0xff) == 0x17) {
+		unsigned model = ((eax >> 4) & 0xf) | ((eax >> 16) & 0xf) << 4;
+
+		return (model >= 0x30 && model <= 0x3f) || model == 0x71 || model == 0x60 ||
+		       model == 0x68 || model == 0x90 ? "znver2" : "znver1";
+	}
+	return c;
+}
+
 static void
 usage(FILE *f)
 {
@@ -1910,8 +1967,8 @@ usage(FILE *f)
 		"-x86-asm-syntax=intel), regions marked # LLVM-MCA-BEGIN [name] /\n"
 		"# LLVM-MCA-END, or with --hex hex bytes, one block per line.\n"
 		"llvm-mca's options (single or double dash, -opt=VALUE):\n"
-		"  -mcpu=CPU                  skylake haswell ivybridge sandybridge alderlake\n"
-		"                             btver2 znver3 znver4 (default: the host's, %s)\n"
+		"  -mcpu=CPU                  every CPU llvm-mca-14 models (-mcpu=help lists\n"
+		"                             them; default: the host's, %s)\n"
 		"  -march=x86-64, -mtriple=x86_64-...  (only x86-64 is supported)\n"
 		"  -iterations=N              default 100 (0 = 100)\n"
 		"  -dispatch=N                dispatch width (0 = the model's)\n"
@@ -2026,6 +2083,7 @@ cmd_mca(int argc, char **argv)
 				error_msg("mca: -mtriple=%s: only x86_64 targets are supported", optarg);
 				return 1;
 			}
+			opt.triple = optarg;
 			break;
 		case O_VARIANT:
 			if (v > 1) {
@@ -2100,33 +2158,32 @@ cmd_mca(int argc, char **argv)
 		usage(stderr);
 		return 1;
 	}
-	if (!opt.mcpu || strcmp(opt.mcpu, "native") == 0)
-		opt.mcpu = trace_sched_host_cpu();
-	if (strcmp(opt.mcpu, "help") == 0) {
+	if (opt.mcpu && strcmp(opt.mcpu, "help") == 0) {
 		/* As llvm-mca -mcpu=help: the names it accepts, on stdout. */
-		static const char *const cpus[] = {
-			"skylake", "skylake-avx512", "cascadelake", "haswell", "ivybridge",
-			"sandybridge", "alderlake", "alderlake-p", "btver2", "znver3", "znver4",
-		};
-
-		printf("CPUs for -mcpu (default: the host's, %s; 'native' is the same):\n",
-		       trace_sched_host_cpu());
-		for (size_t i = 0; i < sizeof(cpus) / sizeof(cpus[0]); i++) {
-			const struct sched_model *m = sched_model_find(cpus[i]);
-
-			printf("  %-15s LLVM's %s tables%s\n", cpus[i], m ? m->name : "?",
-			       sched_uarch_find(cpus[i]) ? "; corrected model (the default)" :
-			       "; llvm-mca's pipeline with corrections");
-		}
+		printf("CPUs for -mcpu (default: the host's: %s for the corrected model, %s for "
+		       "--model=llvm; 'native' is the same):\n", trace_sched_host_cpu(),
+		       mca_host_cpu14());
+		for (const struct sched_cpu14 *cp = sched_cpus14; cp->cpu; cp++)
+			printf("  %-15s LLVM 14's %s model%s\n", cp->cpu, cp->model,
+			       sched_uarch_find(cp->cpu) ? "; corrected model (the default)" :
+			       sched_model_find(cp->cpu) ? "; llvm-mca's pipeline with corrections" :
+			       "");
+		printf("  %-15s corrected model (the default); no LLVM 14 model\n", "znver4");
 		return 0;
 	}
-	model = sched_model_find(opt.mcpu);
+	if (!opt.mcpu || strcmp(opt.mcpu, "native") == 0)
+		opt.mcpu = opt.llvm ? mca_host_cpu14() : trace_sched_host_cpu();
+	memset(&mc, 0, sizeof(mc));
+	/* --model=llvm: LLVM 14's model of the name, as llvm-mca-14 picks
+	 * it; the corrected model: LLVM 19's tables where we have them
+	 * (the uop-level model's base), else LLVM 14's. */
+	model = opt.llvm ? NULL : sched_model_find(opt.mcpu);
+	if (!model)
+		model = sched_model_find14(opt.mcpu);
 	if (!model) {
-		error_msg("mca: unknown CPU '%s' (-mcpu: skylake, haswell, ivybridge, sandybridge, "
-			  "alderlake, btver2, znver3, znver4; -mcpu=help lists them all)", opt.mcpu);
+		mca_unknown_cpu(opt.mcpu, opt.triple);
 		return 1;
 	}
-	memset(&mc, 0, sizeof(mc));
 	mc.model = model;
 	if (!opt.llvm) {
 		mc.ua = sched_uarch_find(opt.mcpu);

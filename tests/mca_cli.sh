@@ -38,9 +38,11 @@ printf '4801d\n' > "$tmp/odd.hex"
 check "--hex: an odd number of digits is an error" '[ $rc -eq 1 ] && grep -q "line 1, column 5: odd number of hex digits" "$tmp/err"'
 
 "$micactl" mca -mcpu=help > "$tmp/cpus" 2>&1; rc=$?
-check "-mcpu=help: exit 0, eleven CPUs, which are corrected" '[ $rc -eq 0 ] && [ "$(grep -c "^  [a-z]" "$tmp/cpus")" -eq 11 ] && grep -q "^  ivybridge       LLVM.s sandybridge tables; corrected model" "$tmp/cpus" && grep -q "^  znver4          LLVM.s znver4 tables; llvm-mca.s pipeline" "$tmp/cpus"'
+check "-mcpu=help: exit 0, every CPU llvm-mca-14 models, which are corrected" '[ $rc -eq 0 ] && [ "$(grep -c "^  [a-z]" "$tmp/cpus")" -eq 46 ] && grep -q "^  ivybridge       LLVM 14.s sandybridge model; corrected model" "$tmp/cpus" && grep -q "^  skx             LLVM 14.s skylake-avx512 model" "$tmp/cpus"'
 "$micactl" mca -mcpu=pentium "$tmp/blocks.hex" > /dev/null 2> "$tmp/err"; rc=$?
-check "unknown -mcpu: exit 1, points at -mcpu=help" '[ $rc -eq 1 ] && grep -q "unknown CPU .pentium.*-mcpu=help" "$tmp/err"'
+check "-mcpu without an LLVM 14 model: exit 1, llvm-mca-14's message" '[ $rc -eq 1 ] && grep -qx "error: unable to find instruction-level scheduling information for target triple .x86_64-pc-linux-gnu. and cpu .pentium.." "$tmp/err"'
+"$micactl" mca -mcpu=frob "$tmp/blocks.hex" > /dev/null 2> "$tmp/err"; rc=$?
+check "unknown -mcpu: exit 1, llvm-mca-14's message twice" '[ $rc -eq 1 ] && [ "$(grep -cx "'"'"'frob'"'"' is not a recognized processor for this target (ignoring processor)" "$tmp/err")" -eq 2 ]'
 printf 'mov %%rax, %%rbx\nfrobnicate %%rax\n' > "$tmp/bad.s"
 "$micactl" mca "$tmp/bad.s" > /dev/null 2> "$tmp/err"; rc=$?
 check "bad assembly: exit 1" '[ $rc -eq 1 ]'
