@@ -3,6 +3,7 @@
 libmica_a_SOURCES += \
 	analyzers/sched_tables.h analyzers/sched_tables.c \
 	analyzers/sched_map.h analyzers/sched_map.c \
+	analyzers/sched_print.h analyzers/sched_print.c \
 	analyzers/sched_pipeline.h analyzers/sched_pipeline.c \
 	analyzers/sched_uarch.h analyzers/sched_uarch.c \
 	analyzers/sched_live.h analyzers/sched_live.c

@@ -31,6 +31,7 @@
 #include "insn_zydis.h"
 #include "sched_map.h"
 #include "sched_pipeline.h"
+#include "sched_print.h"
 #include "sched_uarch.h"
 #include "trace_sched.h"
 #include "util.h"
@@ -146,6 +147,15 @@ clean_source(const char *s)
 	return t;
 }
 
+/* "name:" (or "name: insn"): a label, not `movq %fs:0x28, %rax`. */
+static bool
+is_label(const char *t)
+{
+	size_t n = strcspn(t, ": \t%$(\"");
+
+	return n > 0 && t[n] == ':';
+}
+
 /* The assembler's listing: "  LINE OFFS HEXBYTES\tSOURCE". */
 static void
 parse_listing(const char *text, struct region *r)
@@ -169,7 +179,7 @@ parse_listing(const char *text, struct region *r)
 
 				r->lines = xreallocarray(r->lines, r->n_lines + 1, sizeof(*r->lines));
 				r->lines[r->n_lines].offset = off;
-				r->lines[r->n_lines].directive = t[0] == '.' || strchr(t, ':') != NULL;
+				r->lines[r->n_lines].directive = t[0] == '.' || is_label(t);
 				r->lines[r->n_lines++].text = t;
 			}
 		}
@@ -519,12 +529,34 @@ copy_str(char *dst, size_t size, const char *src)
 	dst[n] = '\0';
 }
 
+/* The instruction's text as LLVM 14's printer writes it (sched_print.h):
+ * false when it has no mnemonic for the opcode.  split: a LOCK prefix
+ * shown as an instruction of its own, not part of this one. */
+static bool
+sched_print_text(const struct insn_zydis *z, const struct insn_info *ii, bool split,
+		 const struct sched_mapping *m, const char *src, const struct mca_opts *opt,
+		 char *buf, size_t size)
+{
+	struct insn_zydis rest;
+	const char *s = src;
+
+	if (split) {
+		if (insn_zydis_decode(ii->bytes + 1, ii->len - 1, &rest) < 0)
+			return false;
+		z = &rest;
+	}
+	/* The source's "lock" is the printer's, not an operand. */
+	if (s && !strncmp(s, "lock", 4) && (s[4] == '\t' || s[4] == ' '))
+		s += 5;
+	return sched_print_llvm(z, m->opcode, s, opt->intel_in, opt->intel_out, buf, size) == 0;
+}
+
 static int
 build_block(const struct model_choice *mc, const struct region *r, const struct mca_opts *opt,
 	    struct block *b)
 {
 	const struct sched_model *model = mc->model;
-	bool use_source = r->n_lines && opt->intel_out == opt->intel_in;
+	bool use_source = r->n_lines != 0;
 	struct block keep = *b;
 
 	memset(b, 0, sizeof(*b));
@@ -611,18 +643,8 @@ build_block(const struct model_choice *mc, const struct region *r, const struct 
 		if (split)
 			ii.len++;
 		tl = split && r->n_lines ? line_at(r, off + 1) : sl;
-		if (use_source && tl && m.lock && !split && !strncmp(tl->text, "lock\t", 5)) {
-			/* llvm-mca's printer: "lock", two tabs, the instruction */
-			char *sp;
-
-			snprintf(buf, sizeof(buf), "%s", tl->text + 5);
-			sp = strchr(buf, ' ');
-			if (sp)
-				*sp = '\t';
-			snprintf(b->text[b->n], sizeof(b->text[0]), "lock\t\t%.115s", buf);
-		} else if (use_source && tl) {
-			copy_str(b->text[b->n], sizeof(b->text[0]), tl->text);
-		} else {
+		if (!sched_print_text(&z, &ii, split, &m, use_source && tl ? tl->text : NULL, opt, buf,
+				      sizeof(buf))) {
 			char *sp;
 
 			insn_format_zydis(&ii, &z, !opt->intel_out, buf, sizeof(buf));
@@ -632,8 +654,8 @@ build_block(const struct model_choice *mc, const struct region *r, const struct 
 			sp = strchr(buf, ' ');
 			if (sp)
 				*sp = '\t';	/* llvm-mca: a tab after the mnemonic */
-			copy_str(b->text[b->n], sizeof(b->text[0]), buf);
 		}
+		copy_str(b->text[b->n], sizeof(b->text[0]), buf);
 		b->n++;
 		off += ii.len;
 	}
