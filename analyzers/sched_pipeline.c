@@ -158,6 +158,7 @@ insn_from_desc(const struct sched_model *model, uint32_t opcode, struct sched_in
 	si->opcode = opcode;
 	si->uops = d->uops;
 	si->latency = d->latency;
+	si->reg_latency = d->reg_latency;
 	si->rthroughput = d->rthroughput_x100 / 100.0;
 	si->may_load = (d->flags & SCHED_MAY_LOAD) != 0;
 	si->may_store = (d->flags & SCHED_MAY_STORE) != 0;
@@ -443,7 +444,12 @@ sched_insn_init(const struct sched_model *model, const struct insn_info *ii,
 		/* The Intel models' CMOVcc memory forms neither (their
 		 * InstRW lists no ReadAfterLd; the AMD models keep it), nor
 		 * Sandy Bridge's COMISS family. */
-		bool no_advance = atomic_rmw ||
+		/* (LLVM 14's Jaguar and Zen 1 and 2 keep it for XCHG) */
+		bool zen12_xchg = ii->mnemonic == ZYDIS_MNEMONIC_XCHG &&
+				  (strcmp(model->name, "znver1") == 0 ||
+				   strcmp(model->name, "znver2") == 0 ||
+				   strcmp(model->name, "btver2") == 0);
+		bool no_advance = (atomic_rmw && !zen12_xchg) ||
 				  (ii->category == ZYDIS_CATEGORY_CMOV && intel_model(model)) ||
 				  (snb_comis(ii) && strcmp(model->name, "sandybridge") == 0);
 
@@ -1923,9 +1929,20 @@ sched_run(const struct sched_model *model, const struct sched_params *p,
 						continue;
 					if (pd->state < D_ISSUED)
 						pd->num_users++;
-					d->deps[d->n_deps++] = (struct dep){ (uint32_t)w[k],
-									     si->reads[i].read_advance,
-									     si->reads[i].reg };
+					/* a register result earlier than the
+					 * instruction's latency: as a read
+					 * advance of the difference */
+					{
+						const struct sched_insn *ps = &insns[w[k] % n];
+						unsigned adv = si->reads[i].read_advance;
+
+						if (ps->reg_latency && si->reads[i].reg != SCHED_REG_FLAGS &&
+						    ps->reg_latency < ps->latency)
+							adv += ps->latency - ps->reg_latency;
+						d->deps[d->n_deps++] = (struct dep){ (uint32_t)w[k],
+										     (uint8_t)adv,
+										     si->reads[i].reg };
+					}
 				}
 			}
 			for (unsigned i = 0; i < si->n_writes; i++) {

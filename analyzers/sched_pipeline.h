@@ -47,6 +47,7 @@ enum sched_write_class {
 struct sched_insn {
 	uint32_t opcode;	/* LLVM opcode id; 0 for none */
 	unsigned uops, latency;
+	unsigned reg_latency;	/* of the register results, when not latency (0) */
 	double rthroughput;
 	bool may_load, may_store, has_side_effects;
 	bool zero_idiom, dep_breaking;

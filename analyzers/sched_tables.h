@@ -45,6 +45,9 @@ struct sched_desc {
 	uint8_t flags;		/* enum sched_desc_flags */
 	uint16_t first_use;	/* index into the model's uses[] */
 	uint8_t n_uses;
+	/* When not 0: the latency of the register results, where LLVM
+	 * gives them their own (Jaguar's XCHG/XADD with memory). */
+	uint8_t reg_latency;
 };
 
 struct sched_model {

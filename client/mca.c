@@ -52,6 +52,7 @@ struct mca_opts {
 /* One source line of an assembled region: where its bytes start. */
 struct src_line {
 	size_t offset;
+	unsigned lineno;		/* in the input */
 	char *text;			/* as written, mnemonic and operands tab-separated */
 	bool directive;			/* bytes from a directive (.p2align): not analyzed */
 };
@@ -179,6 +180,7 @@ parse_listing(const char *text, struct region *r)
 
 				r->lines = xreallocarray(r->lines, r->n_lines + 1, sizeof(*r->lines));
 				r->lines[r->n_lines].offset = off;
+				r->lines[r->n_lines].lineno = lineno;
 				r->lines[r->n_lines].directive = t[0] == '.' || is_label(t);
 				r->lines[r->n_lines++].text = t;
 			}
@@ -284,6 +286,10 @@ assemble(const char *text, bool intel, const char *name, unsigned first_line, st
 		char *l = read_all(f, &len);
 
 		parse_listing(l, r);
+		/* the listing counts the lines of the file given to as,
+		 * whose first one or two lines are ours */
+		for (size_t i = 0; i < r->n_lines; i++)
+			r->lines[i].lineno = r->lines[i].lineno - (intel ? 2 : 1) + first_line - 1;
 		free(l);
 		fclose(f);
 	}
@@ -358,73 +364,219 @@ parse_hex(char *text, struct region **rs, size_t *nr)
 	return 0;
 }
 
-/* Split assembly into LLVM-MCA-BEGIN/END regions (the whole text when
- * there are none) and assemble each. */
+/* A code region as llvm-mca-14 delimits them: the lines after its
+ * LLVM-MCA-BEGIN (or from the start: the default region) up to its
+ * LLVM-MCA-END (or the end). */
+struct mark_region {
+	char *name;
+	unsigned start, end;		/* marker lines; 0: none */
+};
+
+/* An llvm-mca diagnostic at a marker: "FILE:LINE:COL: KIND: MSG", the
+ * line, a caret under the column. */
+static void
+marker_msg(const char *file, unsigned lineno, const char *line, unsigned col, const char *kind,
+	   const char *msg)
+{
+	fprintf(stderr, "%s:%u:%u: %s: %s\n%s\n", file, lineno, col, kind, msg, line);
+	for (unsigned i = 0; i + 1 < col; i++)
+		fputc(line[i] == '\t' ? '\t' : ' ', stderr);
+	fputs("^\n", stderr);
+}
+
+/*
+ * LLVM-MCA-BEGIN [name] / LLVM-MCA-END [name] comments, with llvm-mca-14's
+ * rules: the first BEGIN replaces the default region (the whole input);
+ * regions may nest and overlap when their names differ; an END without a
+ * name closes the only open region (or the default one); any other END
+ * that matches no open region is an error, as is a second open region of
+ * the same name.  Returns the number of regions, or -1 after llvm-mca's
+ * messages.
+ */
+static int
+find_regions(const char *text, const char *file, struct mark_region **out)
+{
+	struct mark_region *rg = xcalloc(1, sizeof(*rg));
+	size_t n = 1, *active = NULL, n_active = 0;
+	unsigned lineno = 0;
+	bool errors = false;
+
+	rg[0].name = xstrdup("");
+	for (const char *line = text; *line; ) {
+		const char *nl = strchr(line, '\n');
+		size_t len = nl ? (size_t)(nl - line) : strlen(line);
+		char *l = xmalloc(len + 1), *c, *name;
+		bool begin;
+		unsigned col;
+
+		memcpy(l, line, len);
+		l[len] = '\0';
+		line += len + (nl ? 1 : 0);
+		lineno++;
+		c = strchr(l, '#');
+		if (!c) {
+			free(l);
+			continue;
+		}
+		col = (unsigned)(c - l) + 2;
+		c += 1 + strspn(c + 1, " \t");
+		if (strncmp(c, "LLVM-MCA-BEGIN", 14) == 0)
+			begin = true;
+		else if (strncmp(c, "LLVM-MCA-END", 12) == 0)
+			begin = false;
+		else {
+			free(l);
+			continue;
+		}
+		name = clean_source(c + (begin ? 14 : 12));
+		for (char *t = name; *t; t++)
+			if (*t == '\t')
+				*t = ' ';	/* (clean_source's tab) */
+		if (begin) {
+			size_t k;
+
+			if (!n_active && n == 1 && !rg[0].start && !rg[0].end) {
+				free(rg[0].name);
+				rg[0].name = name;
+				rg[0].start = lineno;
+				active = xreallocarray(active, n_active + 1, sizeof(*active));
+				active[n_active++] = 0;
+				free(l);
+				continue;
+			}
+			for (k = 0; k < n_active && strcmp(rg[active[k]].name, name) != 0; k++)
+				;
+			if (k < n_active) {
+				char msg[256];
+
+				errors = true;
+				if (!*name) {
+					marker_msg(file, lineno, l, col, "error",
+						   "found multiple overlapping anonymous regions");
+				} else {
+					snprintf(msg, sizeof(msg), "region %s was previously defined here",
+						 name);
+					marker_msg(file, lineno, l, col, "error",
+						   "overlapping regions cannot have the same name");
+					fprintf(stderr, "%s:%u: note: %s\n", file, rg[active[k]].start, msg);
+				}
+				free(name);
+				free(l);
+				continue;
+			}
+			rg = xreallocarray(rg, n + 1, sizeof(*rg));
+			memset(&rg[n], 0, sizeof(rg[n]));
+			rg[n].name = name;
+			rg[n].start = lineno;
+			active = xreallocarray(active, n_active + 1, sizeof(*active));
+			active[n_active++] = n++;
+		} else {
+			size_t k = n_active;
+
+			if (!*name && n_active == 1) {
+				k = 0;
+			} else if (!*name && !n_active && n == 1 && !rg[0].start && !rg[0].end) {
+				rg[0].end = lineno;
+			} else {
+				for (k = 0; k < n_active && strcmp(rg[active[k]].name, name) != 0; k++)
+					;
+			}
+			if (k < n_active) {
+				rg[active[k]].end = lineno;
+				active[k] = active[--n_active];
+			} else if (rg[0].end != lineno) {
+				char msg[256];
+
+				errors = true;
+				marker_msg(file, lineno, l, col, "error",
+					   "found an invalid region end directive");
+				if (*name)
+					snprintf(msg, sizeof(msg), "unable to find an active region named %s",
+						 name);
+				else
+					snprintf(msg, sizeof(msg), "unable to find an active anonymous region");
+				marker_msg(file, lineno, l, col, "note", msg);
+			}
+			free(name);
+		}
+		free(l);
+	}
+	free(active);
+	if (errors) {
+		for (size_t i = 0; i < n; i++)
+			free(rg[i].name);
+		free(rg);
+		return -1;
+	}
+	*out = rg;
+	return (int)n;
+}
+
+/* The instructions of the assembled input a (every line, lines[] by
+ * offset) between a region's markers, as a region of their own. */
+static void
+slice_region(const struct region *a, const struct mark_region *m, struct region *r)
+{
+	r->bytes = xmalloc(a->n + 1);
+	for (size_t i = 0; i < a->n_lines; i++) {
+		const struct src_line *l = &a->lines[i];
+		size_t end = a->n;
+
+		if (l->lineno <= m->start || (m->end && l->lineno >= m->end))
+			continue;
+		for (size_t k = 0; k < a->n_lines; k++)
+			if (a->lines[k].offset > l->offset && a->lines[k].offset < end)
+				end = a->lines[k].offset;
+		if (end <= l->offset)
+			continue;
+		r->lines = xreallocarray(r->lines, r->n_lines + 1, sizeof(*r->lines));
+		r->lines[r->n_lines] = *l;
+		r->lines[r->n_lines].offset = r->n;
+		r->lines[r->n_lines++].text = xstrdup(l->text);
+		memcpy(r->bytes + r->n, a->bytes + l->offset, end - l->offset);
+		r->n += end - l->offset;
+	}
+}
+
+/* Assemble the input, then cut it into its code regions: the regions
+ * without instructions are left out, as llvm-mca-14 leaves them out. */
 static int
 parse_asm(char *text, bool intel, const char *file, struct region **rs, size_t *nr)
 {
-	bool any = strstr(text, "LLVM-MCA-BEGIN") != NULL;
-	size_t cap = 256, len = 0;
-	char *cur = xmalloc(cap), *name = NULL;
-	bool in = !any;
-	unsigned lineno = 0, first = 1;
-	int ret = 0;
+	struct mark_region *m = NULL;
+	struct region all;
+	int n = find_regions(text, file, &m);
 
-	cur[0] = '\0';
-	for (char *line = text, *next; line && *line && ret == 0; line = next) {
-		char *m;
-		size_t l;
-
-		lineno++;
-		next = strchr(line, '\n');
-		if (next)
-			*next++ = '\0';
-		if ((m = strstr(line, "LLVM-MCA-BEGIN"))) {
-			m += strlen("LLVM-MCA-BEGIN");
-			m += strspn(m, " \t");
-			free(name);
-			name = clean_source(m);
-			in = true;
-			first = lineno + 1;
-			len = 0;
-			cur[0] = '\0';
-			continue;
-		}
-		if (strstr(line, "LLVM-MCA-END")) {
-			if (in) {
-				struct region *r = add_region(rs, nr, name);
-
-				r->marked = true;
-				if (assemble(cur, intel, file, first, r) < 0)
-					ret = -1;
-			}
-			len = 0;
-			cur[0] = '\0';
-			in = false;
-			continue;
-		}
-		if (!in)
-			continue;
-		l = strlen(line);
-		while (len + l + 2 > cap) {
-			cap *= 2;
-			cur = xreallocarray(cur, cap, 1);
-		}
-		memcpy(cur + len, line, l);
-		len += l;
-		cur[len++] = '\n';
-		cur[len] = '\0';
+	if (n < 0)
+		return -1;
+	memset(&all, 0, sizeof(all));
+	if (assemble(text, intel, file, 1, &all) < 0) {
+		for (int i = 0; i < n; i++)
+			free(m[i].name);
+		free(m);
+		return -1;
 	}
-	if (ret == 0 && in) {
-		struct region *r = add_region(rs, nr, name);
+	for (int i = 0; i < n; i++) {
+		struct region *r = add_region(rs, nr, m[i].name);
 
-		r->marked = any;
-		if (assemble(cur, intel, file, first, r) < 0)
-			ret = -1;
+		r->marked = n > 1 || m[i].start || m[i].end;
+		slice_region(&all, &m[i], r);
+		if (r->n == 0) {
+			free(r->name);
+			free(r->bytes);
+			for (size_t k = 0; k < r->n_lines; k++)
+				free(r->lines[k].text);
+			free(r->lines);
+			(*nr)--;
+		}
+		free(m[i].name);
 	}
-	free(cur);
-	free(name);
-	return ret;
+	free(m);
+	free(all.bytes);
+	for (size_t k = 0; k < all.n_lines; k++)
+		free(all.lines[k].text);
+	free(all.lines);
+	return 0;
 }
 
 struct block {
@@ -482,6 +634,27 @@ block_msg(struct block *b, bool warning, const char *fmt, ...)
 	b->msgs[b->msgs_len] = '\0';
 }
 
+/* A message in llvm-mca's own words (no "micactl: mca:" in front), now
+ * or kept like block_msg()'s; '\v' stands for a line break. */
+static void
+block_msg_raw(struct block *b, const char *text)
+{
+	size_t n = strlen(text);
+
+	if (!b->defer) {
+		for (const char *c = text; *c; c++)
+			fputc(*c == '\v' ? '\n' : *c, stderr);
+		fputc('\n', stderr);
+		return;
+	}
+	b->msgs = xreallocarray(b->msgs, b->msgs_len + n + 3, 1);
+	b->msgs[b->msgs_len++] = 'R';
+	memcpy(b->msgs + b->msgs_len, text, n);
+	b->msgs_len += n;
+	b->msgs[b->msgs_len++] = '\n';
+	b->msgs[b->msgs_len] = '\0';
+}
+
 /* Print the messages block_msg() kept. */
 static void
 block_print_msgs(struct block *b)
@@ -489,7 +662,11 @@ block_print_msgs(struct block *b)
 	for (char *m = b->msgs, *e; m && *m; m = e + 1) {
 		e = strchr(m, '\n');
 		*e = '\0';
-		if (*m == 'W')
+		if (*m == 'R') {
+			for (const char *c = m + 1; *c; c++)
+				fputc(*c == '\v' ? '\n' : *c, stderr);
+			fputc('\n', stderr);
+		} else if (*m == 'W')
 			warning_msg("%s", m + 1);
 		else
 			error_msg("%s", m + 1);
@@ -568,7 +745,7 @@ build_block(const struct model_choice *mc, const struct region *r, const struct 
 		struct sched_mapping m;
 		const struct src_line *sl = line_at(r, off), *tl;
 		char buf[128];
-		bool split;
+		bool split, unsupported = false;
 
 		if (insn_decode_zydis(r->bytes + off, r->n - off, off, &ii, &z) < 0) {
 			char hex[64] = "";
@@ -605,6 +782,16 @@ build_block(const struct model_choice *mc, const struct region *r, const struct 
 
 			snprintf(nm, sizeof(nm), "LOCK_%s", sched_opcode_name(m.opcode));
 			id = sched_opcode_find(nm);
+			if (!id && !strcmp(model->name, "btver2")) {
+				/* LCMPXCHG32, LXADD64, LCMPXCHG8B: Jaguar's
+				 * model has their locked costs apart */
+				const char *on = sched_opcode_name(m.opcode);
+				size_t l = strlen(on);
+
+				snprintf(nm, sizeof(nm), "L%.*s", (int)(l > 2 && !strcmp(on + l - 2, "rm")
+									 ? l - 2 : l), on);
+				id = sched_opcode_find(nm);
+			}
 			if (id)
 				m.opcode = id;
 		}
@@ -619,7 +806,9 @@ build_block(const struct model_choice *mc, const struct region *r, const struct 
 			ii.len--;
 			snprintf(b->text[b->n++], sizeof(b->text[0]), "lock");
 		}
-		if (sched_insn_init(model, &ii, &m, &b->si[b->n]) < 0) {
+		if (sched_insn_init(model, &ii, &m, &b->si[b->n]) < 0 && opt->llvm) {
+			unsupported = true;	/* llvm-mca's error, with its text below */
+		} else if (!b->si[b->n].opcode || !model->by_opcode[b->si[b->n].opcode]) {
 			insn_format_zydis(&ii, &z, !opt->intel_out, buf, sizeof(buf));
 			block_msg(b, true, "-mcpu=%s has no data for '%s' (%s); it is taken as "
 				  "one uop on no unit", opt->mcpu, sl ? sl->text : buf,
@@ -656,6 +845,14 @@ build_block(const struct model_choice *mc, const struct region *r, const struct 
 				*sp = '\t';	/* llvm-mca: a tab after the mnemonic */
 		}
 		copy_str(b->text[b->n], sizeof(b->text[0]), buf);
+		if (unsupported) {
+			char msg[256];
+
+			snprintf(msg, sizeof(msg), "error: found an unsupported instruction in the "
+				 "input assembly sequence.\vnote: instruction: \t%.128s", buf);
+			block_msg_raw(b, msg);
+			return -1;
+		}
 		b->n++;
 		off += ii.len;
 	}
@@ -788,8 +985,13 @@ print_pressure(FILE *o, const struct sched_model *model, const struct block *b,
 		for (unsigned u = 0; u < d->units; u++) {
 			char h[16];
 
+			int col;
+
 			resource_label(d, base, u, h, sizeof(h));
-			fprintf(o, "%-6s- %s\n", h, d->name);
+			/* at least one blank after a long label: "[16.0] - PdLoad" */
+			col = fprintf(o, "%s", h);
+			pad_to(o, &col, 6);
+			fprintf(o, "- %s\n", d->name);
 		}
 		base++;
 	}
@@ -2226,7 +2428,8 @@ cmd_mca(int argc, char **argv)
 	     parse_asm(text, opt.intel_in, in == stdin ? "<stdin>" : argv[optind], &rs, &nr)) < 0)
 		goto out;
 	if (nr == 0 || (nr == 1 && rs[0].n == 0)) {
-		error_msg("mca: no assembly instructions found in the input");
+		/* llvm-mca-14's words */
+		fprintf(stderr, "error: no assembly instructions found.\n");
 		goto out;
 	}
 	if (strcmp(opt.output, "-") != 0) {
