@@ -495,6 +495,11 @@ sched_insn_init(const struct sched_model *model, const struct insn_info *ii,
 		reg_id r = ii->regs_written[i];
 		reg_id full = ZydisRegisterGetLargestEnclosing(ZYDIS_MACHINE_MODE_LONG_64, r);
 		ZydisRegisterClass rc = ZydisRegisterGetClass(r);
+
+		/* LLVM's calls and RET64 read RSP but do not define it */
+		if ((ii->category == ZYDIS_CATEGORY_RET || ii->category == ZYDIS_CATEGORY_CALL) &&
+		    full == ZYDIS_REGISTER_RSP)
+			continue;
 		uint8_t partial = rc == ZYDIS_REGCLASS_GPR8 || rc == ZYDIS_REGCLASS_GPR16 ||
 				  (rc == ZYDIS_REGCLASS_XMM && !vex);
 

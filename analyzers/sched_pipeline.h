@@ -48,6 +48,8 @@ struct sched_insn {
 	uint32_t opcode;	/* LLVM opcode id; 0 for none */
 	unsigned uops, latency;
 	unsigned reg_latency;	/* of the register results, when not latency (0) */
+	unsigned info_latency;	/* the instruction info's, when the simulation
+				 * uses another (llvm-mca's calls: 100); 0 = latency */
 	double rthroughput;
 	bool may_load, may_store, has_side_effects;
 	bool zero_idiom, dep_breaking;

@@ -814,6 +814,27 @@ build_block(const struct model_choice *mc, const struct region *r, const struct 
 				  "one uop on no unit", opt->mcpu, sl ? sl->text : buf,
 				  sched_opcode_name(m.opcode));
 		}
+		if (opt->llvm && (ii.category == ZYDIS_CATEGORY_CALL ||
+				  ii.category == ZYDIS_CATEGORY_RET)) {
+			bool call = ii.category == ZYDIS_CATEGORY_CALL;
+			static bool said[2];
+
+			/* llvm-mca-14 simulates a call as 100 cycles long, and
+			 * says so once (as for returns) */
+			if (call) {
+				b->si[b->n].info_latency = b->si[b->n].latency;
+				b->si[b->n].latency = 100;
+			}
+			if (!said[call]) {
+				said[call] = true;
+				block_msg_raw(b, call ? "warning: found a call in the input assembly "
+					      "sequence.\vnote: call instructions are not correctly "
+					      "modeled. Assume a latency of 100cy." :
+					      "warning: found a return instruction in the input "
+					      "assembly sequence.\vnote: program counter updates are "
+					      "ignored.");
+			}
+		}
 		if (mc->ua) {
 			/* A split prefix is its own instruction: the model
 			 * takes the rest, decoded without it. */
@@ -954,10 +975,10 @@ print_instruction_info(FILE *o, const struct model_choice *mc, const struct bloc
 	for (unsigned i = 0; i < b->n; i++) {
 		const struct sched_insn *s = &b->si[i];
 		unsigned uops = mc->ua ? b->ui[i].fused : s->uops;
+		unsigned lat = s->info_latency ? s->info_latency : s->latency;
 
 		fprintf(o, " %u    %s%s", uops, uops < 10 ? " " : "", uops < 100 ? " " : "");
-		fprintf(o, "%u   %s%s", s->latency, s->latency < 10 ? " " : "",
-			s->latency < 100 ? " " : "");
+		fprintf(o, "%u   %s%s", lat, lat < 10 ? " " : "", lat < 100 ? " " : "");
 		if (s->rthroughput > 0)
 			fprintf(o, "%.2f %s%s", s->rthroughput, s->rthroughput < 10.0 ? " " : "",
 				s->rthroughput < 100.0 ? " " : "");
