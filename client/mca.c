@@ -238,7 +238,8 @@ out:
 /* Assemble text with the system assembler: the .text bytes into r, the
  * source line of each instruction from the listing. */
 static int
-assemble(const char *text, bool intel, const char *name, unsigned first_line, struct region *r)
+assemble(const char *text, bool intel, const char *name, unsigned first_line, struct region *r,
+	 char **as_err)
 {
 	char dir[] = "/tmp/micactl-mcaXXXXXX";
 	char *src, *obj, *lst, *lopt, *err = NULL;
@@ -274,7 +275,12 @@ assemble(const char *text, bool intel, const char *name, unsigned first_line, st
 		if (run(as_argv, &err) != 0) {
 			for (size_t n = err ? strlen(err) : 0; n && (err[n - 1] == '\n' || err[n - 1] == ' '); n--)
 				err[n - 1] = '\0';
-			error_msg("mca: the assembler rejected the input:\n%s", err ? err : "");
+			if (as_err) {
+				*as_err = err;
+				err = NULL;
+			} else {
+				error_msg("mca: the assembler rejected the input:\n%s", err ? err : "");
+			}
 			goto out;
 		}
 	}
@@ -362,6 +368,45 @@ parse_hex(char *text, struct region **rs, size_t *nr)
 		}
 	}
 	return 0;
+}
+
+/* Blank line lineno of text (its characters made blanks, so that the
+ * others keep their places), after llvm-mca's message for it: the
+ * assembler's "no such instruction" is LLVM's "invalid instruction
+ * mnemonic", anything else an invalid operand.  false if there is no
+ * such line or it is blank already. */
+static bool
+blank_line(char *text, unsigned lineno, const char *file, const char *why)
+{
+	char *l = text, *e;
+	size_t ml, col;
+
+	for (unsigned k = 1; k < lineno && l; k++) {
+		l = strchr(l, '\n');
+		if (l)
+			l++;
+	}
+	if (!l)
+		return false;
+	e = l + strcspn(l, "\n");
+	col = strspn(l, " \t");
+	if (l + col >= e)
+		return false;
+	ml = strcspn(l + col, " \t\n");
+	if (!strncmp(why, "no such instruction", 19))
+		fprintf(stderr, "%s:%u:%zu: error: invalid instruction mnemonic '%.*s'\n", file, lineno,
+			col + 1, (int)ml, l + col);
+	else
+		fprintf(stderr, "%s:%u:%zu: error: invalid operand for instruction\n", file, lineno,
+			col + 1);
+	fprintf(stderr, "%.*s\n%.*s^", (int)(e - l), l, (int)col, l);
+	for (size_t k = 1; k < ml && !strncmp(why, "no such instruction", 19); k++)
+		fputc('~', stderr);
+	fputc('\n', stderr);
+	for (char *c = l; c < e; c++)
+		if (*c != '\t')
+			*c = ' ';
+	return true;
 }
 
 /* A code region as llvm-mca-14 delimits them: the lines after its
@@ -538,6 +583,56 @@ slice_region(const struct region *a, const struct mark_region *m, struct region 
 	}
 }
 
+/*
+ * Assemble text as llvm-mca-14 parses its input: a line the assembler
+ * rejects is reported in LLVM's words (file:line:col, the line, a caret)
+ * and left out, and the rest is analyzed.  The assembler names the
+ * lines it rejects ("FILE:LINE: Error: ..."); they are blanked and the
+ * text assembled again.
+ */
+static int
+assemble_recovering(const char *text, bool intel, const char *file, struct region *r)
+{
+	char *work = xstrdup(text);
+	int ret = -1;
+
+	for (int round = 0; round < 8; round++) {
+		char *err = NULL;
+		bool any = false;
+
+		if (assemble(work, intel, file, 1, r, &err) == 0) {
+			ret = 0;
+			break;
+		}
+		for (char *e = err, *nl; e && *e; e = nl ? nl + 1 : e + strlen(e)) {
+			const char *tag = ": Error: ";
+			char *t, *colon;
+			unsigned lineno = 0;
+
+			nl = strchr(e, '\n');
+			if (nl)
+				*nl = '\0';
+			t = strstr(e, tag);
+			if (!t)
+				continue;
+			*t = '\0';
+			colon = strrchr(e, ':');
+			if (!colon || sscanf(colon + 1, "%u", &lineno) != 1 || lineno == 0)
+				continue;
+			any |= blank_line(work, lineno, file, t + strlen(tag));
+		}
+		if (!any) {
+			/* nothing to leave out: the assembler's own words */
+			error_msg("mca: the assembler rejected the input:\n%s", err ? err : "");
+			free(err);
+			break;
+		}
+		free(err);
+	}
+	free(work);
+	return ret;
+}
+
 /* Assemble the input, then cut it into its code regions: the regions
  * without instructions are left out, as llvm-mca-14 leaves them out. */
 static int
@@ -550,7 +645,7 @@ parse_asm(char *text, bool intel, const char *file, struct region **rs, size_t *
 	if (n < 0)
 		return -1;
 	memset(&all, 0, sizeof(all));
-	if (assemble(text, intel, file, 1, &all) < 0) {
+	if (assemble_recovering(text, intel, file, &all) < 0) {
 		for (int i = 0; i < n; i++)
 			free(m[i].name);
 		free(m);
