@@ -41,6 +41,7 @@ struct mca_opts {
 	unsigned iterations, dispatch, tl_max_iter, tl_max_cycles;
 	unsigned reg_file_size, lqueue, squeue;
 	bool hex, json, intel_in, intel_out;
+	bool json_compact;		/* --json=compact: micad's one line per region */
 	bool timeline, resource_pressure, instruction_info, instruction_tables;
 	bool dispatch_stats, scheduler_stats, retire_stats, register_file_stats, bottleneck;
 	bool noalias;
@@ -1878,6 +1879,220 @@ print_json(struct jout *o, const struct mca_opts *opt, const struct model_choice
 	jo_putc(o, '}');
 }
 
+/* The reciprocal throughput as LLVM computes it, cycles over units (the
+ * tables keep it to two decimals: 0.33 is 1/3): the simplest fraction
+ * with a denominator up to 12 that two decimals round to v. */
+static double
+exact_ratio(double v)
+{
+	for (int d = 1; d <= 12; d++) {
+		double k = floor(v * d + 0.5);
+
+		if (fabs(v * d - k) <= 0.005 * d + 1e-9)
+			return k / d;
+	}
+	return v;
+}
+
+/* llvm::json's numbers: an integral double as an integer, any other
+ * with 17 significant digits. */
+static void
+jl_num(struct jout *o, double v)
+{
+	if (v == floor(v) && fabs(v) < 9007199254740992.0)
+		jo_printf(o, "%lld", (long long)v);
+	else
+		jo_printf(o, "%.17g", v);
+}
+
+/* llvm::json's string escapes: \" \\ \n \t and \u00XX for the other
+ * control characters. */
+static void
+jl_str(struct jout *o, const char *s, size_t n)
+{
+	jo_putc(o, '"');
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+
+		if (c == '"' || c == '\\')
+			jo_printf(o, "\\%c", c);
+		else if (c == '\n')
+			jo_puts(o, "\\n");
+		else if (c == '\t')
+			jo_puts(o, "\\t");
+		else if (c < 0x20)
+			jo_printf(o, "\\u%04x", c);
+		else
+			jo_putc(o, (char)c);
+	}
+	jo_putc(o, '"');
+}
+
+/*
+ * One region in llvm-mca-14's JSON (--json): its views as objects, keys in
+ * llvm::json's sorted order, two blanks per level.  The corrected model
+ * adds "Micad" (the model, the steady-state throughput, the bottleneck
+ * bounds); --model=llvm writes exactly llvm-mca-14's.
+ */
+static void
+print_json_llvm(struct jout *o, const struct mca_opts *opt, const struct model_choice *mc,
+		const struct region *rg, const struct block *b, const struct sched_result *res,
+		const double *tables, bool first)
+{
+	const struct sched_stats *st = &res->stats;
+	double cyc = res->total_cycles ? (double)res->total_cycles : 1.0;
+	const char *sep;
+
+	jo_puts(o, first ? "    {\n" : ",\n    {\n");
+	if (opt->dispatch_stats && !opt->instruction_tables) {
+		static const char *const names[SCHED_N_STALLS] = {
+			"RAT", "RCU", "SCHEDQ", "LQ", "SQ", "GROUP", "USH",
+		};
+		static const unsigned order[SCHED_N_STALLS] = { 5, 3, 0, 1, 2, 4, 6 };
+
+		jo_puts(o, "      \"DispatchStatistics\": {\n");
+		for (unsigned k = 0; k < SCHED_N_STALLS; k++)
+			jo_printf(o, "        \"%s\": %llu%s\n", names[order[k]],
+				  (unsigned long long)st->stalls[order[k]],
+				  k + 1 < SCHED_N_STALLS ? "," : "");
+		jo_puts(o, "      },\n");
+	}
+	if (opt->instruction_info) {
+		jo_puts(o, "      \"InstructionInfoView\": {\n        \"InstructionList\": [\n");
+		for (unsigned i = 0; i < b->n; i++) {
+			const struct sched_insn *s = &b->si[i];
+
+			jo_printf(o, "          {\n            \"Instruction\": %u,\n"
+				  "            \"Latency\": %u,\n            \"NumMicroOpcodes\": %u,\n"
+				  "            \"RThroughput\": ", i,
+				  s->info_latency ? s->info_latency : s->latency,
+				  mc->ua ? b->ui[i].fused : s->uops);
+			jl_num(o, exact_ratio(s->rthroughput));
+			jo_printf(o, ",\n            \"hasUnmodeledSideEffects\": %s,\n"
+				  "            \"mayLoad\": %s,\n            \"mayStore\": %s\n          }%s\n",
+				  s->has_side_effects ? "true" : "false", s->may_load ? "true" : "false",
+				  s->may_store ? "true" : "false", i + 1 < b->n ? "," : "");
+		}
+		jo_puts(o, "        ]\n      },\n");
+	}
+	jo_puts(o, "      \"Instructions\": [\n");
+	for (unsigned i = 0; i < b->n; i++) {
+		jo_puts(o, "        ");
+		jl_str(o, b->text[i], strlen(b->text[i]));
+		jo_puts(o, i + 1 < b->n ? ",\n" : "\n");
+	}
+	jo_puts(o, "      ],\n");
+	if (!opt->llvm) {
+		jo_puts(o, "      \"Micad\": {\n        \"BottleneckBounds\": {\n"
+			"          \"DependencyChain\": ");
+		jl_num(o, st->bound_deps);
+		jo_puts(o, ",\n          \"ExecutionPorts\": ");
+		jl_num(o, st->bound_ports);
+		jo_puts(o, ",\n          \"Issue\": ");
+		jl_num(o, st->bound_issue);
+		jo_printf(o, "\n        },\n        \"FrontEndStallCycles\": %llu,\n"
+			  "        \"Model\": \"%s\",\n        \"Throughput\": ",
+			  (unsigned long long)st->frontend_stalls, mc->ua ? "corrected" :
+			  "llvm-mca pipeline with corrections");
+		jl_num(o, res->throughput);
+		jo_printf(o, ",\n        \"ThroughputMode\": \"%s\"\n      },\n",
+			  opt->loop ? "loop" : "unrolled");
+	}
+	jo_puts(o, "      \"Name\": ");
+	jl_str(o, rg->name, strlen(rg->name));
+	if (opt->resource_pressure || opt->instruction_tables) {
+		const double *pr = opt->instruction_tables ? tables : res->pressure;
+		double it = opt->instruction_tables ? 1.0 : res->iterations;
+		bool any = false;
+
+		jo_puts(o, ",\n      \"ResourcePressureView\": {\n        \"ResourcePressureInfo\": [");
+		for (unsigned i = 0; i < b->n; i++)
+			for (unsigned c = 0; c < res->n_columns; c++) {
+				double u = pr[i * res->n_columns + c];
+
+				if (u == 0)
+					continue;
+				jo_printf(o, "%s\n          {\n            \"InstructionIndex\": %u,\n"
+					  "            \"ResourceIndex\": %u,\n"
+					  "            \"ResourceUsage\": ", any ? "," : "", i, c);
+				jl_num(o, u / it);
+				jo_puts(o, "\n          }");
+				any = true;
+			}
+		/* llvm-mca adds a row for the whole block */
+		for (unsigned c = 0; c < res->n_columns; c++) {
+			double u = 0;
+
+			for (unsigned i = 0; i < b->n; i++)
+				u += pr[i * res->n_columns + c];
+			if (u == 0)
+				continue;
+			jo_printf(o, "%s\n          {\n            \"InstructionIndex\": %u,\n"
+				  "            \"ResourceIndex\": %u,\n"
+				  "            \"ResourceUsage\": ", any ? "," : "", b->n, c);
+			jl_num(o, u / it);
+			jo_puts(o, "\n          }");
+			any = true;
+		}
+		jo_puts(o, any ? "\n        ]\n      }" : "]\n      }");
+	}
+	if (!opt->instruction_tables) {
+		jo_printf(o, ",\n      \"SummaryView\": {\n        \"BlockRThroughput\": ");
+		jl_num(o, res->block_rthroughput);
+		jo_printf(o, ",\n        \"DispatchWidth\": %u,\n        \"IPC\": ", res->dispatch_width);
+		jl_num(o, (double)res->total_insns / cyc);
+		jo_printf(o, ",\n        \"Instructions\": %llu,\n        \"Iterations\": %u,\n"
+			  "        \"TotalCycles\": %llu,\n        \"TotaluOps\": %llu,\n"
+			  "        \"uOpsPerCycle\": ", (unsigned long long)res->total_insns,
+			  res->iterations, (unsigned long long)res->total_cycles,
+			  (unsigned long long)res->total_uops);
+		jl_num(o, (double)res->total_uops / cyc);
+		jo_puts(o, "\n      }");
+	}
+	if (opt->timeline && !opt->instruction_tables) {
+		unsigned rows = res->timeline_iterations * b->n;
+
+		jo_puts(o, ",\n      \"TimelineView\": {\n        \"TimelineInfo\": [");
+		sep = "\n";
+		for (unsigned k = 0; k < rows; k++) {
+			const struct sched_timeline_entry *t = &res->timeline[k];
+
+			jo_printf(o, "%s          {\n            \"CycleDispatched\": %u,\n"
+				  "            \"CycleExecuted\": %u,\n            \"CycleIssued\": %u,\n"
+				  "            \"CycleReady\": %u,\n            \"CycleRetired\": %u\n"
+				  "          }", sep, t->dispatched, t->executed, t->issued, t->ready,
+				  t->retired);
+			sep = ",\n";
+		}
+		jo_puts(o, rows ? "\n        ]\n      }" : "]\n      }");
+	}
+	jo_puts(o, "\n    }");
+}
+
+/* After the regions: llvm-mca-14's SimulationParameters and TargetInfo. */
+static void
+print_json_llvm_tail(FILE *out, const struct mca_opts *opt, const struct sched_model *model)
+{
+	fprintf(out, "\n  ],\n  \"SimulationParameters\": {\n    \"-march\": \"x86_64\",\n"
+		"    \"-mcpu\": \"%s\",\n    \"-mtriple\": \"%s\"\n  },\n"
+		"  \"TargetInfo\": {\n    \"CPUName\": \"%s\",\n    \"Resources\": [",
+		opt->mcpu, opt->triple ? opt->triple : "x86_64-pc-linux-gnu", opt->mcpu);
+	for (unsigned i = 0, k = 0; i < model->n_resources; i++) {
+		const struct sched_resource *d = &model->resources[i];
+
+		if (d->is_group)
+			continue;
+		for (unsigned u = 0; u < d->units; u++, k++) {
+			fprintf(out, "%s\n      \"%s", k ? "," : "", d->name);
+			/* (llvm-mca-14 appends the unit number as a byte) */
+			if (d->units > 1)
+				fprintf(out, ".\\u%04x", u);
+			fputc('"', out);
+		}
+	}
+	fputs("\n    ]\n  }\n}\n", out);
+}
+
 /* ------------------------------------------------------------------ */
 /* Options                                                             */
 
@@ -1962,8 +2177,11 @@ analyze_region(const struct mca_run *mr, size_t i, const struct block *b, struct
 		else
 			sched_instruction_tables(model, b->si, b->n, tables, res.n_columns);
 	}
-	if (opt->json) {
+	if (opt->json && opt->json_compact) {
 		print_json(jo, opt, mc, r, b, &res, tables, i == 0);
+		jo_flush(jo);
+	} else if (opt->json) {
+		print_json_llvm(jo, opt, mc, r, b, &res, tables, i == 0);
 		jo_flush(jo);
 	} else {
 		if (mr->nr > 1 || r->marked)
@@ -2368,7 +2586,7 @@ cmd_mca(int argc, char **argv)
 		{ "bottleneck-analysis", optional_argument, NULL, O_BN },
 		{ "o", required_argument, NULL, O_OUT },
 		{ "hex", no_argument, NULL, O_HEX },
-		{ "json", no_argument, NULL, O_JSON },
+		{ "json", optional_argument, NULL, O_JSON },
 		{ "model", required_argument, NULL, O_MODEL },
 		{ "throughput", required_argument, NULL, O_TPMODE },
 		{ "bhive", no_argument, NULL, O_BHIVE },
@@ -2460,7 +2678,15 @@ cmd_mca(int argc, char **argv)
 		case O_BN: opt.bottleneck = b; break;
 		case O_OUT: opt.output = optarg; break;
 		case O_HEX: opt.hex = true; break;
-		case O_JSON: opt.json = true; break;
+		case O_JSON:
+			if (optarg && strcmp(optarg, "compact") != 0 && strcmp(optarg, "llvm") != 0) {
+				error_msg("mca: --json=%s: llvm (llvm-mca's schema, the default) or "
+					  "compact", optarg);
+				return 1;
+			}
+			opt.json = true;
+			opt.json_compact = optarg && strcmp(optarg, "compact") == 0;
+			break;
 		case O_BHIVE: opt.bhive = true; break;
 		case O_SYNTAX:
 			if (strcmp(optarg, "intel") != 0 && strcmp(optarg, "att") != 0) {
@@ -2570,7 +2796,7 @@ cmd_mca(int argc, char **argv)
 		jo = xmalloc(sizeof(*jo));
 		jo->f = out;
 		jo->len = 0;
-		fputs("[", out);
+		fputs(opt.json_compact ? "[" : "{\n  \"CodeRegions\": [\n", out);
 	}
 	{
 		struct mca_run mr = { &opt, &mc, rs, nr };
@@ -2587,8 +2813,10 @@ cmd_mca(int argc, char **argv)
 		if (r < 0)
 			goto out;
 	}
-	if (opt.json)
+	if (opt.json && opt.json_compact)
 		fputs("]\n", out);
+	else if (opt.json)
+		print_json_llvm_tail(out, &opt, model);
 	ret = 0;
 out:
 	if (out != stdout && fclose(out) != 0 && ret == 0) {

@@ -17,18 +17,25 @@ check "dot-product: pressure per iteration" 'grep -q "^ -      -      -     2.00
 check "timeline row [0,1]" 'grep -q "^\[0,1\]     D==eeeeER" "$tmp/tl"'
 
 printf 'mov (%%rdi), %%rax\n# LLVM-MCA-BEGIN one\nadd %%rax, %%rbx\n# LLVM-MCA-END\n# LLVM-MCA-BEGIN two\nimul %%rbx, %%rcx\nimul %%rcx, %%rdx\n# LLVM-MCA-END\n' > "$tmp/reg.s"
-"$micactl" mca -mcpu=skylake --json "$tmp/reg.s" > "$tmp/reg.json"
+"$micactl" mca -mcpu=skylake --json=compact "$tmp/reg.s" > "$tmp/reg.json"
+"$micactl" mca -mcpu=skylake --model=llvm --json -timeline -dispatch-stats "$tmp/reg.s" > "$tmp/llvm.json"
+if command -v llvm-mca-14 > /dev/null; then
+	llvm-mca-14 -mcpu=skylake --json -timeline -dispatch-stats "$tmp/reg.s" > "$tmp/ref.json"
+	check "--json --model=llvm: llvm-mca-14's JSON byte for byte" 'cmp -s "$tmp/ref.json" "$tmp/llvm.json"'
+fi
+"$micactl" mca -mcpu=skylake --json "$tmp/reg.s" > "$tmp/def.json"
+check "--json: llvm-mca's schema, the corrected model's fields added" 'python3 -c "import json,sys; d=json.load(open(sys.argv[1])); r=d[\"CodeRegions\"]; assert [x[\"SummaryView\"][\"Instructions\"] for x in r]==[100,200]; assert r[0][\"Micad\"][\"Model\"]==\"corrected\"; assert d[\"TargetInfo\"][\"CPUName\"]==\"skylake\"" "$tmp/def.json"'
 "$micactl" mca -mcpu=skylake "$tmp/reg.s" > "$tmp/reg.out"
 check "regions: a header after a blank line, as llvm-mca prints it" '[ "$(sed -n 1,3p "$tmp/reg.out" | tr "\n" "|")" = "|[0] Code Region - one||" ] && grep -q "^\[1\] Code Region - two$" "$tmp/reg.out"'
 check "regions: two JSON objects" '[ "$(grep -o total_cycles "$tmp/reg.json" | wc -l)" -eq 2 ]'
 check "regions: JSON parses" 'python3 -c "import json,sys; a=json.load(open(sys.argv[1])); assert [x[\"instructions\"] for x in a]==[1,2]" "$tmp/reg.json"'
 
 printf '4801d8\n4801d84801c3,123.0\n' > "$tmp/blocks.hex"
-"$micactl" mca -mcpu=skylake --hex --json "$tmp/blocks.hex" > "$tmp/hex.json"
+"$micactl" mca -mcpu=skylake --hex --json=compact "$tmp/blocks.hex" > "$tmp/hex.json"
 check "--hex: one object per line" 'python3 -c "import json,sys; a=json.load(open(sys.argv[1])); assert [x[\"instructions\"] for x in a]==[1,2]" "$tmp/hex.json"'
 
 printf '48 01 d8\n4801d8 48 01c3 # two adds\n' > "$tmp/spaced.hex"
-"$micactl" mca -mcpu=skylake --hex --json "$tmp/spaced.hex" > "$tmp/spaced.json"
+"$micactl" mca -mcpu=skylake --hex --json=compact "$tmp/spaced.hex" > "$tmp/spaced.json"
 check "--hex: bytes may be apart, # ends the line" 'python3 -c "import json,sys; a=json.load(open(sys.argv[1])); assert [x[\"instructions\"] for x in a]==[1,2]" "$tmp/spaced.json"'
 printf '4801d8\n48 01 zz\n' > "$tmp/nothex.hex"
 "$micactl" mca --hex "$tmp/nothex.hex" > /dev/null 2> "$tmp/err"; rc=$?
@@ -62,7 +69,7 @@ printf '4801d8d6\n' > "$tmp/undec.hex"
 "$micactl" mca --hex "$tmp/undec.hex" > /dev/null 2> "$tmp/err"; rc=$?
 check "undecodable bytes: exit 1 with offset" '[ $rc -eq 1 ] && grep -q "offset 3" "$tmp/err"'
 printf 'mov rax, [rbx+8]\nadd rax, rcx\n' > "$tmp/intel.s"
-"$micactl" mca -x86-asm-syntax=intel -mcpu=skylake --json "$tmp/intel.s" > "$tmp/intel.json" 2>&1
+"$micactl" mca -x86-asm-syntax=intel -mcpu=skylake --json=compact "$tmp/intel.s" > "$tmp/intel.json" 2>&1
 check "Intel syntax input" 'grep -q "\"instructions\": 2" "$tmp/intel.json"'
 
 # Options of the manual.
@@ -93,7 +100,7 @@ check "source text kept, tab after the mnemonic, comment dropped" 'grep -q "	vmu
 check "alignment padding is not analyzed" 'grep -q "^Instructions:      200$" "$tmp/src.out"'
 
 # JSON carries every view asked for.
-"$micactl" mca -mcpu=skylake --model=llvm -all-views --json "$tmp/dot.s" > "$tmp/all.json"
+"$micactl" mca -mcpu=skylake --model=llvm -all-views --json=compact "$tmp/dot.s" > "$tmp/all.json"
 check "JSON -all-views: every view, consistent" 'python3 - "$tmp/all.json" <<PY
 import json, sys
 o = json.load(open(sys.argv[1]))[0]
@@ -109,8 +116,8 @@ PY'
 
 # The models and the two throughput notions.
 printf '48b88877665544332211\n' > "$tmp/movabs.hex"
-"$micactl" mca -mcpu=skylake --hex --json "$tmp/movabs.hex" > "$tmp/u.json"
-"$micactl" mca -mcpu=skylake --hex --json --throughput=loop "$tmp/movabs.hex" > "$tmp/l.json"
+"$micactl" mca -mcpu=skylake --hex --json=compact "$tmp/movabs.hex" > "$tmp/u.json"
+"$micactl" mca -mcpu=skylake --hex --json=compact --throughput=loop "$tmp/movabs.hex" > "$tmp/l.json"
 check "--throughput=unrolled vs loop: 0.625 vs 1 cycle for a 10-byte instruction" 'python3 -c "
 import json,sys
 u=json.load(open(sys.argv[1]))[0]; l=json.load(open(sys.argv[2]))[0]
@@ -134,9 +141,9 @@ ins = ['4801d8', '488b07', '48890f', '50', '5b', '48f7f1', '4883c001', '480fafc3
 for k in range(130):
     print(''.join(ins[(k * 7 + j * 5) % 13] for j in range(1 + k % 4)) + ('7405' if k % 9 == 0 else ''))
 " > "$tmp/many.hex"
-"$micactl" mca -mcpu=skylake --jobs=1 --hex --json "$tmp/many.hex" > "$tmp/j1.json" 2>&1; rc1=$?
-"$micactl" mca -mcpu=skylake --jobs=2 --hex --json "$tmp/many.hex" > "$tmp/j2.json" 2>&1; rc2=$?
-"$micactl" mca -mcpu=skylake --jobs=7 --hex --json "$tmp/many.hex" > "$tmp/j7.json" 2>&1; rc7=$?
+"$micactl" mca -mcpu=skylake --jobs=1 --hex --json=compact "$tmp/many.hex" > "$tmp/j1.json" 2>&1; rc1=$?
+"$micactl" mca -mcpu=skylake --jobs=2 --hex --json=compact "$tmp/many.hex" > "$tmp/j2.json" 2>&1; rc2=$?
+"$micactl" mca -mcpu=skylake --jobs=7 --hex --json=compact "$tmp/many.hex" > "$tmp/j7.json" 2>&1; rc7=$?
 check "--jobs=1, 2, 7: the same JSON, 130 regions" '[ $rc1 -eq 0 ] && [ $rc2 -eq 0 ] && [ $rc7 -eq 0 ] && cmp -s "$tmp/j1.json" "$tmp/j2.json" && cmp -s "$tmp/j1.json" "$tmp/j7.json" && python3 -c "import json,sys; assert len(json.load(open(sys.argv[1])))==130" "$tmp/j1.json"'
 "$micactl" mca -mcpu=haswell --jobs=1 --hex -all-views "$tmp/many.hex" > "$tmp/j1.txt" 2>&1
 "$micactl" mca -mcpu=haswell --hex -all-views "$tmp/many.hex" > "$tmp/j0.txt" 2>&1

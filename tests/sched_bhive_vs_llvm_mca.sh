@@ -47,7 +47,7 @@ for f, cpu in sorted(ma.CPUS.items()):
     hexf = "%s/%s.hex" % (tmp, f)
     with open(hexf, "w") as o:
         o.write("".join(h + "\n" for h, _ in blocks))
-    r = subprocess.run([micactl, "mca", "-mcpu=" + cpu, "--model=llvm", "--hex", "--json",
+    r = subprocess.run([micactl, "mca", "-mcpu=" + cpu, "--model=llvm", "--hex", "--json=compact",
                         hexf], capture_output=True, text=True)
     got = [(o["total_cycles"], o["total_uops"]) for o in json.loads(r.stdout)] \
         if r.returncode == 0 else []
