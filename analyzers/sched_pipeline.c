@@ -211,10 +211,10 @@ lea_variant(const struct sched_model *model, const struct insn_info *ii, struct 
 	const ZydisDecodedOperand *mem = NULL;
 	bool slow, zen = strncmp(model->name, "znver", 5) == 0;
 
-	/* Only Jaguar's and Zen 3/4's LEA have these variants. */
+	/* Only Jaguar's, Piledriver's and Zen 3/4's LEA have these variants. */
 	if (strncmp(sched_opcode_name(si->opcode), "LEA", 3) != 0 ||
 	    (strcmp(model->name, "btver2") != 0 && strcmp(model->name, "znver3") != 0 &&
-	     strcmp(model->name, "znver4") != 0))
+	     strcmp(model->name, "znver4") != 0 && strcmp(model->name, "bdver2") != 0))
 		return;
 	if (insn_zydis_decode(ii->bytes, ii->len, &z) < 0)
 		return;
@@ -226,6 +226,12 @@ lea_variant(const struct sched_model *model, const struct insn_info *ii, struct 
 	slow = (mem->mem.index != ZYDIS_REGISTER_NONE && mem->mem.scale > 1) ||
 	       (mem->mem.base != ZYDIS_REGISTER_NONE && mem->mem.index != ZYDIS_REGISTER_NONE &&
 		mem->mem.disp.value != 0);
+	if (!strcmp(model->name, "bdver2")) {
+		/* the same units, one cycle more */
+		if (slow)
+			si->latency = 2;
+		return;
+	}
 	if (!zen) {
 		static const char *const jslow[] = { "JALU1", "JALU01", "JSAGU", "JLSAGU" };
 

@@ -42,6 +42,7 @@ struct mca_opts {
 	unsigned reg_file_size, lqueue, squeue;
 	bool hex, json, intel_in, intel_out;
 	bool json_compact;		/* --json=compact: micad's one line per region */
+	bool summary;			/* llvm-mca's summary view (on unless -all-views=false) */
 	bool timeline, resource_pressure, instruction_info, instruction_tables;
 	bool dispatch_stats, scheduler_stats, retire_stats, register_file_stats, bottleneck;
 	bool noalias;
@@ -2191,7 +2192,8 @@ analyze_region(const struct mca_run *mr, size_t i, const struct block *b, struct
 			print_instruction_info(out, mc, b);
 			print_pressure(out, model, b, tables, res.n_columns, 1);
 		} else {
-			print_summary(out, opt, &res);
+			if (opt->summary)
+				print_summary(out, opt, &res);
 			if (opt->bottleneck && mc->ua)
 				print_bottleneck_corrected(out, opt, &res);
 			else if (opt->bottleneck)
@@ -2596,11 +2598,18 @@ cmd_mca(int argc, char **argv)
 		{ NULL, 0, NULL, 0 }
 	};
 	struct mca_opts opt = {
-		.iterations = 100, .tl_max_iter = 10, .tl_max_cycles = 80,
+		.iterations = 100, .tl_max_iter = 10, .tl_max_cycles = 80, .summary = true,
 		.resource_pressure = true, .instruction_info = true, .noalias = true,
 		.output = "-",
 	};
 	int variant = -1;
+	/* where each view option was given (argv index), for llvm-mca's rule
+	 * that -all-views and -all-stats override the view options given
+	 * before them and not those after */
+	enum { V_TIMELINE, V_RESOURCE_PRESSURE, V_REGISTER_FILE_STATS, V_DISPATCH_STATS,
+	       V_SCHEDULER_STATS, V_RETIRE_STATS, V_INSTRUCTION_INFO, V_BOTTLENECK, V_N };
+	int pos[V_N] = { 0 }, pos_allv = 0, pos_alls = 0;
+	bool all_views = false, all_stats = false;
 	const struct sched_model *model;
 	struct model_choice mc;
 	struct region *rs = NULL;
@@ -2656,26 +2665,19 @@ cmd_mca(int argc, char **argv)
 		case O_LQ: opt.lqueue = (unsigned)v; break;
 		case O_SQ: opt.squeue = (unsigned)v; break;
 		case O_NOALIAS: opt.noalias = b; break;
-		case O_TL: opt.timeline = b; break;
+		case O_TL: opt.timeline = b; pos[V_TIMELINE] = optind; break;
 		case O_TLI: opt.tl_max_iter = (unsigned)v; break;
 		case O_TLC: opt.tl_max_cycles = v ? (unsigned)v : 80; break;
-		case O_RP: opt.resource_pressure = b; break;
-		case O_RFS: opt.register_file_stats = b; break;
-		case O_DS: opt.dispatch_stats = b; break;
-		case O_SS: opt.scheduler_stats = b; break;
-		case O_RS: opt.retire_stats = b; break;
-		case O_II: opt.instruction_info = b; break;
-		case O_ALLS:
-			opt.dispatch_stats = opt.scheduler_stats = opt.retire_stats =
-				opt.register_file_stats = b;
-			break;
-		case O_ALLV:
-			opt.dispatch_stats = opt.scheduler_stats = opt.retire_stats =
-				opt.register_file_stats = opt.timeline = opt.bottleneck =
-				opt.resource_pressure = opt.instruction_info = b;
-			break;
+		case O_RP: opt.resource_pressure = b; pos[V_RESOURCE_PRESSURE] = optind; break;
+		case O_RFS: opt.register_file_stats = b; pos[V_REGISTER_FILE_STATS] = optind; break;
+		case O_DS: opt.dispatch_stats = b; pos[V_DISPATCH_STATS] = optind; break;
+		case O_SS: opt.scheduler_stats = b; pos[V_SCHEDULER_STATS] = optind; break;
+		case O_RS: opt.retire_stats = b; pos[V_RETIRE_STATS] = optind; break;
+		case O_II: opt.instruction_info = b; pos[V_INSTRUCTION_INFO] = optind; break;
+		case O_ALLS: all_stats = b; pos_alls = optind; break;
+		case O_ALLV: all_views = b; pos_allv = optind; break;
 		case O_IT: opt.instruction_tables = b; break;
-		case O_BN: opt.bottleneck = b; break;
+		case O_BN: opt.bottleneck = b; pos[V_BOTTLENECK] = optind; break;
 		case O_OUT: opt.output = optarg; break;
 		case O_HEX: opt.hex = true; break;
 		case O_JSON:
@@ -2719,6 +2721,27 @@ cmd_mca(int argc, char **argv)
 		}
 	}
 	opt.intel_out = variant < 0 ? opt.intel_in : variant == 1;
+	if (pos_allv || pos_alls) {
+		bool *views[V_N] = {
+			&opt.timeline, &opt.resource_pressure, &opt.register_file_stats,
+			&opt.dispatch_stats, &opt.scheduler_stats, &opt.retire_stats,
+			&opt.instruction_info, &opt.bottleneck,
+		};
+		bool stats_value = pos_allv < pos_alls ? all_stats : all_views;
+		int stats_pos = pos_allv < pos_alls ? pos_alls : pos_allv;
+
+		for (int k = 0; k < V_N; k++) {
+			bool stat = k == V_REGISTER_FILE_STATS || k == V_DISPATCH_STATS ||
+				    k == V_SCHEDULER_STATS || k == V_RETIRE_STATS;
+
+			if (stat && (!pos[k] || pos[k] < stats_pos))
+				*views[k] = stats_value;
+			else if (!stat && pos_allv && (!pos[k] || pos[k] < pos_allv))
+				*views[k] = all_views;
+		}
+		if (pos_allv)
+			opt.summary = all_views;
+	}
 	if (optind + 1 < argc) {
 		error_msg("mca: one input file at most (or - for standard input)");
 		usage(stderr);
