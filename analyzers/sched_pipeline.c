@@ -436,6 +436,13 @@ sched_insn_init(const struct sched_model *model, const struct insn_info *ii,
 		si->latency = 0;
 		si->n_uses = 0;
 		si->rthroughput = (double)si->uops / model->issue_width;
+	} else if (m->zero_idiom && (strcmp(model->name, "znver1") == 0 ||
+				     strcmp(model->name, "znver2") == 0 ||
+				     strcmp(model->name, "silvermont") == 0)) {
+		/* LLVM 14's Zen 1/2 and Silvermont know the idiom (no
+		 * input dependence, no register mapped) but give it the
+		 * ordinary cost */
+		si->zero_idiom = si->dep_breaking = true;
 	}
 	if (!si->dep_breaking) {
 		/* LLVM's XCHG/XADD/CMPXCHG memory forms have no ReadAfterLd:
@@ -1192,12 +1199,22 @@ static unsigned
 retire_per_cycle(const struct sched_model *model)
 {
 	/* RetireControlUnit<..., MaxRetirePerCycle> of LLVM's models (not
-	 * part of the dump): Jaguar retires 2 per cycle, Zen 3/4 8. */
+	 * part of the dump): Jaguar retires 2 per cycle, Zen 1-4 8. */
 	if (strcmp(model->name, "btver2") == 0)
 		return 2;
-	if (strcmp(model->name, "znver3") == 0 || strcmp(model->name, "znver4") == 0)
+	if (strncmp(model->name, "znver", 5) == 0)
 		return 8;
 	return 0;
+}
+
+/* The reorder buffer: LLVM's RetireControlUnit where it differs from the
+ * MicroOpBufferSize (LLVM 14's Zen 2: 192 of 224). */
+static unsigned
+rob_size(const struct sched_model *model)
+{
+	if (strcmp(model->name, "znver2") == 0)
+		return 192;
+	return model->micro_op_buffer_size;
 }
 
 static bool
@@ -1238,6 +1255,12 @@ static const struct prf_def prf_defs[] = {
 	{ "znver3", "Zn3IntegerPRF", 192, 1, 0, 1, 0, 6 },
 	{ "znver4", "Zn4FpPRF", 192, 0, 1, 1, 0, 6 },
 	{ "znver4", "Zn4IntegerPRF", 224, 1, 0, 1, 0, 6 },
+	{ "bdver2", "PdFpuPRF", 160, 0, 1, 2, 0, 0 },
+	{ "bdver2", "PdIntegerPRF", 96, 1, 0, 1, 0, 0 },
+	{ "znver1", "ZnFpuPRF", 160, 0, 1, 2, 0, 0 },
+	{ "znver1", "ZnIntegerPRF", 168, 1, 0, 1, 0, 0 },
+	{ "znver2", "Zn2FpuPRF", 160, 0, 1, 1, 0, 0 },
+	{ "znver2", "Zn2IntegerPRF", 168, 1, 0, 1, 0, 0 },
 };
 
 /* LLVM's IsOptimizableRegisterMove lists: Jaguar's, and Zen's (which
@@ -1260,9 +1283,10 @@ optimizable_move(const struct sched_model *model, uint32_t opcode)
 		"VMOVDQAYrr_REV", "VMOVDQUYrr_REV",
 	};
 	const char *name;
-	bool is_zen = strncmp(model->name, "znver", 5) == 0;
+	bool is_zen = strcmp(model->name, "znver3") == 0 || strcmp(model->name, "znver4") == 0;
 
-	if (!opcode || intel_model(model))
+	/* (LLVM 14's Piledriver and Zen 1/2 eliminate no moves) */
+	if (!opcode || (strcmp(model->name, "btver2") != 0 && !is_zen))
 		return false;
 	name = sched_opcode_name(opcode);
 	for (size_t i = 0; i < sizeof(base) / sizeof(base[0]); i++)
@@ -1569,8 +1593,9 @@ sched_run(const struct sched_model *model, const struct sched_params *p,
 {
 	unsigned iters = p->iterations ? p->iterations : 100;
 	unsigned width = p->dispatch_width ? p->dispatch_width : model->issue_width;
-	unsigned rob = p->micro_op_buffer_size ? p->micro_op_buffer_size : model->micro_op_buffer_size;
+	unsigned rob = p->micro_op_buffer_size ? p->micro_op_buffer_size : rob_size(model);
 	unsigned max_retire = retire_per_cycle(model);
+	unsigned lqueue = p->lqueue, squeue = p->squeue;
 	unsigned tl_iters = p->timeline_max_iterations;
 	uint64_t total = (uint64_t)iters * n, next = 0, retired = 0, head = 0;
 	struct insn_desc *descs = NULL;
@@ -1593,6 +1618,11 @@ sched_run(const struct sched_model *model, const struct sched_params *p,
 	const struct prf_def *files[SCHED_MAX_PRF - 1];
 	unsigned n_files = 0, prf_used[SCHED_MAX_PRF] = { 0 }, moves_now[SCHED_MAX_PRF] = { 0 };
 	unsigned lq_used = 0, sq_used = 0, rob_stat = 0;
+	/* loads and stores from dispatch to execution: the queue usage
+	 * llvm-mca shows for a model's load and store queues (Zen 3's
+	 * Zn3Load/Zn3Store) */
+	unsigned lq_flight = 0, sq_flight = 0;
+	int lq_res = -1, sq_res = -1;
 	uint8_t *zero_reg = NULL;
 	bool token_stall = false;
 	int buf_res[SCHED_MAX_BUFFERS];
@@ -1614,6 +1644,16 @@ sched_run(const struct sched_model *model, const struct sched_params *p,
 	}
 	st->rob_size = rob;
 	for (unsigned i = 0; i < model->n_resources; i++) {
+		if (model->resources[i].buffer > 0 && !strcmp(model->resources[i].name, "Zn3Load"))
+			lq_res = (int)i;
+		if (model->resources[i].buffer > 0 && !strcmp(model->resources[i].name, "Zn3Store"))
+			sq_res = (int)i;
+		/* LLVM's load and store queues: their buffers are the LSU's
+		 * default sizes (-lqueue/-squeue override them) */
+		if ((int)i == lq_res && !lqueue)
+			lqueue = (unsigned)model->resources[i].buffer;
+		if ((int)i == sq_res && !squeue)
+			squeue = (unsigned)model->resources[i].buffer;
 		if (model->resources[i].buffer <= 0 || st->n_buffers == SCHED_MAX_BUFFERS)
 			continue;
 		buf_res[st->n_buffers] = (int)i;
@@ -1703,8 +1743,11 @@ sched_run(const struct sched_model *model, const struct sched_params *p,
 			}
 			d->state = D_EXECUTED;
 			d->executed = cycle;
-			if (d->mem_group)
+			if (d->mem_group) {
 				lsu_executed(&lsu, (unsigned)d->mem_group);
+				lq_flight -= insns[issued[i] % n].may_load;
+				sq_flight -= insns[issued[i] % n].may_store;
+			}
 			memmove(&issued[i], &issued[i + 1], (n_issued - i - 1) * sizeof(*issued));
 			n_issued--;
 		}
@@ -1793,8 +1836,11 @@ sched_run(const struct sched_model *model, const struct sched_params *p,
 			} else {
 				d->state = D_EXECUTED;
 				d->executed = cycle;
-				if (d->mem_group)
+				if (d->mem_group) {
 					lsu_executed(&lsu, (unsigned)d->mem_group);
+					lq_flight -= insns[id % n].may_load;
+					sq_flight -= insns[id % n].may_store;
+				}
 			}
 		}
 
@@ -1847,11 +1893,11 @@ sched_run(const struct sched_model *model, const struct sched_params *p,
 				st->stalls[SCHED_STALL_SCHEDQ]++;
 				token_stall = true;
 				ok = false;
-			} else if (si->may_load && p->lqueue && lq_used >= p->lqueue) {
+			} else if (si->may_load && lqueue && lq_used >= lqueue) {
 				st->stalls[SCHED_STALL_LQ]++;
 				token_stall = true;
 				ok = false;
-			} else if (si->may_store && p->squeue && sq_used >= p->squeue) {
+			} else if (si->may_store && squeue && sq_used >= squeue) {
 				st->stalls[SCHED_STALL_SQ]++;
 				token_stall = true;
 				ok = false;
@@ -1925,6 +1971,10 @@ sched_run(const struct sched_model *model, const struct sched_params *p,
 				lq_used++;
 			if (si->may_store)
 				sq_used++;
+			if (si->may_load || si->may_store) {
+				lq_flight += si->may_load;
+				sq_flight += si->may_store;
+			}
 			e_disp += uops;
 			for (unsigned i = 0; i < si->n_reads; i++) {
 				struct reg_map *m = &regs[reg_slot(si->reads[i].reg)];
@@ -1994,6 +2044,8 @@ sched_run(const struct sched_model *model, const struct sched_params *p,
 				if (d->mem_group) {
 					lsu_issued(&lsu, (unsigned)d->mem_group);
 					lsu_executed(&lsu, (unsigned)d->mem_group);
+					lq_flight -= si->may_load;
+					sq_flight -= si->may_store;
 				}
 			} else {
 				pending[n_pending++] = next;
@@ -2009,6 +2061,10 @@ sched_run(const struct sched_model *model, const struct sched_params *p,
 			const struct res_state *rs = &rm.rs[state_index(rm.model_mask[buf_res[b]])];
 			unsigned used = (unsigned)(rs->buffer - rs->available_slots);
 
+			if (buf_res[b] == lq_res)
+				used = lq_flight;
+			else if (buf_res[b] == sq_res)
+				used = sq_flight;
 			st->buffers[b].cumulative += used;
 			if (used > st->buffers[b].max_used)
 				st->buffers[b].max_used = used;
