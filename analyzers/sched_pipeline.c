@@ -1587,6 +1587,184 @@ hist_add(uint64_t *h, unsigned v)
 	h[v < SCHED_HIST ? v : SCHED_HIST - 1]++;
 }
 
+/*
+ * llvm-mca-14's in-order pipeline, for the models without a reorder
+ * buffer (MicroOpBufferSize 0: Atom).  Instructions issue in program
+ * order, up to the dispatch width of uops a cycle, in the cycle they
+ * dispatch: one whose register sources are not ready, or whose units are
+ * busy, stalls the ones after it (a register-unavailable or a dispatch-
+ * group stall for each such cycle, the one it is found in included).
+ * An instruction retires when it has executed; nothing is renamed but
+ * the default register file counts its mappings.
+ */
+static int
+run_in_order(const struct sched_model *model, const struct sched_params *p,
+	     const struct sched_insn *insns, unsigned n, struct insn_desc *descs, struct dyn *dyn,
+	     struct reg_map *regs, uint64_t *issued, uint32_t *iter_end, struct rm *rm,
+	     struct sched_result *r, uint32_t *cycle_out)
+{
+	struct sched_stats *st = &r->stats;
+	unsigned iters = p->iterations ? p->iterations : 100;
+	unsigned width = p->dispatch_width ? p->dispatch_width : model->issue_width;
+	uint64_t total = (uint64_t)iters * n, next = 0, done = 0, stalled = UINT64_MAX;
+	unsigned n_issued = 0, stall_left = 0, used = 0;
+	bool stall_reg = false;
+	uint32_t cycle;
+
+	for (cycle = 0; done < total; cycle++) {
+		unsigned bw = width, c_issued = 0;
+
+		/* Write-back: an instruction retires as it executes. */
+		rm_cycle_event(rm);
+		for (unsigned i = 0; i < n_issued;) {
+			struct dyn *d = &dyn[issued[i]];
+
+			if (d->cycles_left)
+				d->cycles_left--;
+			if (d->cycles_left) {
+				i++;
+				continue;
+			}
+			d->state = D_RETIRED;
+			d->executed = d->retired = cycle;
+			used -= d->prf_alloc[0];
+			if (issued[i] % n == n - 1)
+				iter_end[issued[i] / n] = cycle;
+			done++;
+			memmove(&issued[i], &issued[i + 1], (n_issued - i - 1) * sizeof(*issued));
+			n_issued--;
+		}
+		for (;;) {
+			uint64_t id = stalled != UINT64_MAX ? stalled : next;
+			struct dyn *d;
+			const struct insn_desc *ds;
+			const struct sched_insn *si;
+			unsigned hazard = 0;
+
+			if (stalled != UINT64_MAX && stall_left)
+				break;
+			if (stalled == UINT64_MAX) {
+				if (next >= total)
+					break;
+				ds = &descs[next % n];
+				if (ds->uops > bw && !(ds->uops > width && bw == width))
+					break;
+				/* its sources: the last writers in program order */
+				d = &dyn[next];
+				si = &insns[next % n];
+				d->n_deps = 0;
+				for (unsigned i = 0; !si->dep_breaking && i < si->n_reads; i++) {
+					const struct reg_map *m = &regs[reg_slot(si->reads[i].reg)];
+					int64_t w[2] = { m->full, m->partial };
+
+					for (int k = 0; k < 2; k++) {
+						const struct sched_insn *ps;
+						unsigned adv = si->reads[i].read_advance;
+
+						if (w[k] < 0)
+							continue;
+						ps = &insns[w[k] % n];
+						if (ps->reg_latency && si->reads[i].reg != SCHED_REG_FLAGS &&
+						    ps->reg_latency < ps->latency)
+							adv += ps->latency - ps->reg_latency;
+						d->deps[d->n_deps++] = (struct dep){ (uint32_t)w[k], (uint8_t)adv,
+										     si->reads[i].reg };
+					}
+				}
+				for (unsigned i = 0; i < si->n_writes; i++) {
+					struct reg_map *m = &regs[reg_slot(si->writes[i].reg)];
+
+					if (si->writes[i].partial) {
+						m->partial = (int64_t)next;
+					} else {
+						m->full = (int64_t)next;
+						m->partial = -1;
+					}
+				}
+				next++;
+			} else {
+				stalled = UINT64_MAX;
+			}
+			d = &dyn[id];
+			ds = &descs[id % n];
+			for (unsigned k = 0; k < d->n_deps; k++) {
+				const struct dyn *pd = &dyn[d->deps[k].prod];
+				unsigned left = pd->state == D_ISSUED ? pd->cycles_left : 0;
+
+				if (left > d->deps[k].advance && left - d->deps[k].advance > hazard)
+					hazard = left - d->deps[k].advance;
+			}
+			if (hazard || !rm_can_issue(rm, ds)) {
+				stalled = id;
+				stall_reg = hazard != 0;
+				stall_left = hazard ? hazard : 1;
+				break;
+			}
+			for (unsigned i = 0; i < ds->n_res; i++) {
+				const struct res_use *u = &ds->res[i];
+
+				if (!u->reserved) {
+					uint64_t rsrc, sub;
+					const struct res_state *rs;
+					int col;
+
+					rm_select_pipe(rm, u->mask, &rsrc, &sub);
+					rm_use(rm, rsrc, sub);
+					if (rm_add_busy(rm, rsrc, sub, u->cycles) < 0)
+						return -1;
+					rs = &rm->rs[state_index(rsrc)];
+					col = rs->column + (rs->num_units > 1 ? (int)state_index(sub) : 0);
+					if (col >= 0)
+						r->pressure[(id % n) * r->n_columns + (unsigned)col] += u->cycles;
+				} else {
+					rm->rs[state_index(u->mask)].reserved = true;
+					rm->reserved_groups |= u->mask;
+					if (rm_add_busy(rm, u->mask, u->mask, u->cycles) < 0)
+						return -1;
+				}
+			}
+			d->dispatched = d->ready = d->issued = cycle;
+			d->cycles_left = ds->latency;
+			d->prf_alloc[0] = 0;
+			for (unsigned i = 0; i < insns[id % n].n_writes && !insns[id % n].zero_idiom; i++)
+				d->prf_alloc[0]++;
+			st->prf[0].mappings += d->prf_alloc[0];
+			used += d->prf_alloc[0];
+			if (used > st->prf[0].max_used)
+				st->prf[0].max_used = used;
+			c_issued += ds->uops;
+			bw = ds->uops > bw ? 0 : bw - ds->uops;
+			if (ds->latency) {
+				d->state = D_ISSUED;
+				issued[n_issued++] = id;
+			} else {
+				d->state = D_RETIRED;
+				d->executed = d->retired = cycle;
+				used -= d->prf_alloc[0];
+				if (id % n == n - 1)
+					iter_end[id / n] = cycle;
+				done++;
+			}
+		}
+		if (stalled != UINT64_MAX && stall_left) {
+			st->stalls[stall_reg ? SCHED_STALL_RAT : SCHED_STALL_GROUP]++;
+			st->bn_cycles++;
+			if (stall_reg) {
+				st->bn_register++;
+				st->bn_data++;
+			} else {
+				st->bn_resource++;
+			}
+			stall_left--;
+		}
+		hist_add(st->dispatched, c_issued);
+		hist_add(st->issued, c_issued);
+	}
+	st->cycles = cycle;
+	*cycle_out = cycle;
+	return 0;
+}
+
 int
 sched_run(const struct sched_model *model, const struct sched_params *p,
 	  const struct sched_insn *insns, unsigned n, struct sched_result *r)
@@ -1701,6 +1879,14 @@ sched_run(const struct sched_model *model, const struct sched_params *p,
 		}
 	}
 
+	if (model->micro_op_buffer_size == 0) {
+		r->n_columns = ncols;
+		if (run_in_order(model, p, insns, n, descs, dyn, regs, issued, iter_end, &rm,
+				 r, &cycle) < 0)
+			goto out;
+		r->in_order = true;
+		goto simulated;
+	}
 	for (cycle = 0; retired < total; cycle++) {
 		unsigned avail, n_ret = 0;
 		unsigned c_disp = 0, c_issued = 0, e_disp = 0, e_issued = 0;
@@ -2135,6 +2321,7 @@ sched_run(const struct sched_model *model, const struct sched_params *p,
 	st->cycles = cycle;
 	if (dg.failed || dg_sequence(&dg, iters, r) < 0)
 		goto out;
+simulated:
 
 	r->iterations = iters;
 	r->n_insns = n;

@@ -167,6 +167,8 @@ struct sched_result {
 	unsigned timeline_iterations;
 	struct sched_timeline_entry *timeline;	/* [timeline_iterations][n_insns] */
 	struct sched_stats stats;
+	bool in_order;			/* llvm-mca's in-order pipeline (no reorder
+					 * buffer: the timeline shows no retirement) */
 	unsigned n_crit;		/* bottleneck analysis' critical sequence */
 	struct sched_crit_edge *crit;
 };

@@ -1505,7 +1505,10 @@ print_timeline(FILE *o, const struct mca_opts *opt, const struct block *b,
 
 					sum[0] += (double)t->issued - t->dispatched;
 					sum[1] += (double)t->issued - t->ready;
-					sum[2] += ((double)t->retired - 1) - t->executed;
+					/* (an in-order pipeline retires as it
+					 * executes: no time there) */
+					sum[2] += t->retired > t->executed
+						  ? ((double)t->retired - 1) - t->executed : 0;
 				}
 				for (unsigned k = 0; k < 3; k++)
 					tot[k] += sum[k];
@@ -2204,7 +2207,7 @@ analyze_region(const struct mca_run *mr, size_t i, const struct block *b, struct
 				print_dispatch_stats(out, &res.stats, mc->ua != NULL);
 			if (opt->scheduler_stats)
 				print_scheduler_stats(out, &res.stats);
-			if (opt->retire_stats)
+			if (opt->retire_stats && !res.in_order)
 				print_retire_stats(out, &res.stats);
 			if (opt->register_file_stats)
 				print_register_file_stats(out, &res.stats);
@@ -2609,7 +2612,7 @@ cmd_mca(int argc, char **argv)
 	enum { V_TIMELINE, V_RESOURCE_PRESSURE, V_REGISTER_FILE_STATS, V_DISPATCH_STATS,
 	       V_SCHEDULER_STATS, V_RETIRE_STATS, V_INSTRUCTION_INFO, V_BOTTLENECK, V_N };
 	int pos[V_N] = { 0 }, pos_allv = 0, pos_alls = 0;
-	bool all_views = false, all_stats = false;
+	bool all_views = false, all_stats = false, bn_by_all_views = false;
 	const struct sched_model *model;
 	struct model_choice mc;
 	struct region *rs = NULL;
@@ -2741,6 +2744,7 @@ cmd_mca(int argc, char **argv)
 		}
 		if (pos_allv)
 			opt.summary = all_views;
+		bn_by_all_views = pos_allv && (!pos[V_BOTTLENECK] || pos[V_BOTTLENECK] < pos_allv);
 	}
 	if (optind + 1 < argc) {
 		error_msg("mca: one input file at most (or - for standard input)");
@@ -2774,6 +2778,15 @@ cmd_mca(int argc, char **argv)
 		return 1;
 	}
 	mc.model = model;
+	if (model->micro_op_buffer_size == 0) {
+		/* llvm-mca's in-order pipeline: -all-views leaves the
+		 * bottleneck analysis out, asking for it gets a warning */
+		if (bn_by_all_views)
+			opt.bottleneck = false;
+		else if (opt.bottleneck)
+			fprintf(stderr, "warning: bottleneck analysis is not supported for in-order "
+				"CPU '%s'.\n", opt.mcpu);
+	}
 	if (!opt.llvm) {
 		mc.ua = sched_uarch_find(opt.mcpu);
 		if (mc.ua && (strcmp(sched_model_find(mc.ua->model)->name, model->name) != 0 ||
