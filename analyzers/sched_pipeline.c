@@ -457,10 +457,13 @@ sched_insn_init(const struct sched_model *model, const struct insn_info *ii,
 		/* The Intel models' CMOVcc memory forms neither (their
 		 * InstRW lists no ReadAfterLd; the AMD models keep it), nor
 		 * Sandy Bridge's COMISS family. */
-		/* (LLVM 14's Jaguar and Zen 1 and 2 keep it for XCHG) */
-		bool zen12_xchg = ii->mnemonic == ZYDIS_MNEMONIC_XCHG &&
-				  (strcmp(model->name, "znver1") == 0 ||
-				   strcmp(model->name, "znver2") == 0 ||
+		/* (LLVM 14's Jaguar and Zen 1 and 2 keep it for XCHG,
+		 * Jaguar for XADD too) */
+		bool zen12_xchg = (ii->mnemonic == ZYDIS_MNEMONIC_XCHG &&
+				   (strcmp(model->name, "znver1") == 0 ||
+				    strcmp(model->name, "znver2") == 0 ||
+				    strcmp(model->name, "btver2") == 0)) ||
+				  (ii->mnemonic == ZYDIS_MNEMONIC_XADD &&
 				   strcmp(model->name, "btver2") == 0);
 		bool no_advance = (atomic_rmw && !zen12_xchg) ||
 				  (ii->category == ZYDIS_CATEGORY_CMOV && intel_model(model)) ||

@@ -53,27 +53,34 @@ for f in $(cd "$corpus" && find . -name '*.s' | sort); do
 		*) stdin=0 ;;
 		esac
 		total=$((total + 1))
+		# -o %t: each tool writes a file of its own, compared as its
+		# output
+		rargs=$(printf '%s\n' "$args" | sed "s|%t|$tmp/ref.t|g")
+		oargs=$(printf '%s\n' "$args" | sed "s|%t|$tmp/our.t|g")
+		rm -f "$tmp"/ref.t* "$tmp"/our.t*
 		(
 			cd "$corpus" || exit 99
 			# shellcheck disable=SC2086
 			if [ $stdin = 1 ]; then
-				llvm-mca-14 $args < "$f" > "$tmp/ref.out" 2> "$tmp/ref.err"
+				llvm-mca-14 $rargs < "$f" > "$tmp/ref.out" 2> "$tmp/ref.err"
 				echo $? > "$tmp/ref.rc"
-				"$micactl" mca --model=llvm $args < "$f" > "$tmp/our.out" 2> "$tmp/our.err"
+				"$micactl" mca --model=llvm $oargs < "$f" > "$tmp/our.out" 2> "$tmp/our.err"
 				echo $? > "$tmp/our.rc"
 				if [ -n "$CORPUS_DEFAULT_MODEL" ]; then
-					"$micactl" mca $args < "$f" > "$tmp/def.out" 2> /dev/null
+					"$micactl" mca $oargs < "$f" > "$tmp/def.out" 2> /dev/null
 				fi
 			else
-				llvm-mca-14 $args "$f" > "$tmp/ref.out" 2> "$tmp/ref.err"
+				llvm-mca-14 $rargs "$f" > "$tmp/ref.out" 2> "$tmp/ref.err"
 				echo $? > "$tmp/ref.rc"
-				"$micactl" mca --model=llvm $args "$f" > "$tmp/our.out" 2> "$tmp/our.err"
+				"$micactl" mca --model=llvm $oargs "$f" > "$tmp/our.out" 2> "$tmp/our.err"
 				echo $? > "$tmp/our.rc"
 				if [ -n "$CORPUS_DEFAULT_MODEL" ]; then
-					"$micactl" mca $args "$f" > "$tmp/def.out" 2> /dev/null
+					"$micactl" mca $oargs "$f" > "$tmp/def.out" 2> /dev/null
 				fi
 			fi
 		)
+		for t in "$tmp"/ref.t*; do [ -f "$t" ] && cat "$t" >> "$tmp/ref.out"; done
+		for t in "$tmp"/our.t*; do [ -f "$t" ] && cat "$t" >> "$tmp/our.out"; done
 		why=""
 		if ! cmp -s "$tmp/ref.out" "$tmp/our.out"; then
 			why="standard output differs"
