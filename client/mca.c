@@ -42,6 +42,7 @@ struct mca_opts {
 	unsigned reg_file_size, lqueue, squeue;
 	bool hex, json, intel_in, intel_out;
 	bool json_compact;		/* --json=compact: micad's one line per region */
+	bool show_encoding;		/* -show-encoding: the instruction info's bytes */
 	bool summary;			/* llvm-mca's summary view (on unless -all-views=false) */
 	bool timeline, resource_pressure, instruction_info, instruction_tables;
 	bool dispatch_stats, scheduler_stats, retire_stats, register_file_stats, bottleneck;
@@ -681,6 +682,7 @@ struct block {
 	struct sched_insn *si;
 	struct ua_insn *ui;		/* the corrected model's view, when it has one */
 	char (*text)[128];
+	uint8_t (*enc)[16];		/* the instruction's bytes: enc[i][0] the length */
 	/* build_block()'s messages, kept (defer) for when the report is
 	 * written: 'E' or 'W', the text, a newline; each one */
 	bool defer;
@@ -695,6 +697,7 @@ block_free(struct block *b)
 	free(b->si);
 	free(b->ui);
 	free(b->text);
+	free(b->enc);
 	free(b->msgs);
 	memset(b, 0, sizeof(*b));
 }
@@ -867,6 +870,7 @@ build_block(const struct model_choice *mc, const struct region *r, const struct 
 			b->si = xreallocarray(b->si, b->cap, sizeof(*b->si));
 			b->ui = xreallocarray(b->ui, b->cap, sizeof(*b->ui));
 			b->text = xreallocarray(b->text, b->cap, sizeof(*b->text));
+			b->enc = xreallocarray(b->enc, b->cap, sizeof(*b->enc));
 		}
 		/* A LOCK prefix on a line of its own (or in hex input, which
 		 * llvm-mc disassembles that way) is LLVM's LOCK_PREFIX
@@ -901,6 +905,8 @@ build_block(const struct model_choice *mc, const struct region *r, const struct 
 			b->ui[b->n].fused = 1;
 			b->ui[b->n].flags = UA_NOP;
 			ii.len--;
+			b->enc[b->n][0] = 1;
+			b->enc[b->n][1] = 0xf0;
 			snprintf(b->text[b->n++], sizeof(b->text[0]), "lock");
 		}
 		if (sched_insn_init(model, &ii, &m, &b->si[b->n]) < 0 && opt->llvm) {
@@ -963,6 +969,13 @@ build_block(const struct model_choice *mc, const struct region *r, const struct 
 				*sp = '\t';	/* llvm-mca: a tab after the mnemonic */
 		}
 		copy_str(b->text[b->n], sizeof(b->text[0]), buf);
+		{
+			/* (after a split LOCK prefix: the bytes after it) */
+			unsigned l = split ? ii.len - 1 : ii.len, o = split ? 1 : 0;
+
+			b->enc[b->n][0] = (uint8_t)(l < 15 ? l : 15);
+			memcpy(&b->enc[b->n][1], ii.bytes + o, b->enc[b->n][0]);
+		}
 		if (unsupported) {
 			char msg[256];
 
@@ -1064,11 +1077,14 @@ print_summary(FILE *o, const struct mca_opts *opt, const struct sched_result *re
 }
 
 static void
-print_instruction_info(FILE *o, const struct model_choice *mc, const struct block *b)
+print_instruction_info(FILE *o, const struct mca_opts *opt, const struct model_choice *mc,
+		       const struct block *b)
 {
 	fprintf(o, "\n\nInstruction Info:\n[1]: #uOps\n[2]: Latency\n[3]: RThroughput\n"
-		"[4]: MayLoad\n[5]: MayStore\n[6]: HasSideEffects (U)\n\n"
-		"[1]    [2]    [3]    [4]    [5]    [6]    Instructions:\n");
+		"[4]: MayLoad\n[5]: MayStore\n[6]: HasSideEffects (U)\n%s\n"
+		"[1]    [2]    [3]    [4]    [5]    [6]    %sInstructions:\n",
+		opt->show_encoding ? "[7]: Encoding Size\n" : "",
+		opt->show_encoding ? "[7]    Encodings:                    " : "");
 	for (unsigned i = 0; i < b->n; i++) {
 		const struct sched_insn *s = &b->si[i];
 		unsigned uops = mc->ua ? b->ui[i].fused : s->uops;
@@ -1084,6 +1100,15 @@ print_instruction_info(FILE *o, const struct model_choice *mc, const struct bloc
 		fputs(s->may_load ? " *     " : "       ", o);
 		fputs(s->may_store ? " *     " : "       ", o);
 		fputs(s->has_side_effects ? " U     " : "       ", o);
+		if (opt->show_encoding) {
+			int col = fprintf(o, " %u", b->enc[i][0]);
+
+			pad_to(o, &col, 7);
+			col = 0;
+			for (unsigned k = 1; k <= b->enc[i][0]; k++)
+				col += fprintf(o, "%02x ", b->enc[i][k]);
+			pad_to(o, &col, 30);
+		}
 		fprintf(o, "%s\n", b->text[i]);
 	}
 }
@@ -2159,7 +2184,8 @@ analyze_region(const struct mca_run *mr, size_t i, const struct block *b, struct
 		.noalias = opt->noalias, .bhive_env = opt->bhive,
 		.register_file_size = opt->reg_file_size,
 		.lqueue = opt->lqueue, .squeue = opt->squeue,
-		.timeline_max_iterations = opt->timeline ? opt->tl_max_iter : 0,
+		/* (-timeline-max-iterations=0 is llvm-mca-14's default, 10) */
+		.timeline_max_iterations = !opt->timeline ? 0 : opt->tl_max_iter ? opt->tl_max_iter : 10,
 		.no_bottleneck = !opt->bottleneck,
 	};
 	double *tables = NULL;
@@ -2192,7 +2218,7 @@ analyze_region(const struct mca_run *mr, size_t i, const struct block *b, struct
 			fprintf(out, "\n[%zu] Code Region%s%s\n\n", i, r->name[0] ? " - " : "", r->name);
 		if (opt->instruction_tables) {
 			/* llvm-mca: the static tables replace the simulation. */
-			print_instruction_info(out, mc, b);
+			print_instruction_info(out, opt, mc, b);
 			print_pressure(out, model, b, tables, res.n_columns, 1);
 		} else {
 			if (opt->summary)
@@ -2202,7 +2228,7 @@ analyze_region(const struct mca_run *mr, size_t i, const struct block *b, struct
 			else if (opt->bottleneck)
 				print_bottleneck(out, opt, model, b, &res);
 			if (opt->instruction_info)
-				print_instruction_info(out, mc, b);
+				print_instruction_info(out, opt, mc, b);
 			if (opt->dispatch_stats)
 				print_dispatch_stats(out, &res.stats, mc->ua != NULL);
 			if (opt->scheduler_stats)
@@ -2481,6 +2507,54 @@ static const char *const llvm14_cpu_names[] = {
 	"x86-64-v4", "yonah", "znver1", "znver2", "znver3",
 };
 
+/* LLVM 14's x86 subtarget features (-mattr; llvm-mca-14 -mcpu=help). */
+static const char *const llvm14_features[] = {
+	"16bit-mode", "32bit-mode", "3dnow", "3dnowa", "64bit", "64bit-mode", "adx", "aes",
+	"amx-bf16", "amx-int8", "amx-tile", "avx", "avx2", "avx512bf16", "avx512bitalg",
+	"avx512bw", "avx512cd", "avx512dq", "avx512er", "avx512f", "avx512fp16", "avx512ifma",
+	"avx512pf", "avx512vbmi", "avx512vbmi2", "avx512vl", "avx512vnni", "avx512vp2intersect",
+	"avx512vpopcntdq", "avxvnni", "bmi", "bmi2", "branchfusion", "cldemote", "clflushopt",
+	"clwb", "clzero", "cmov", "crc32", "cx16", "cx8", "enqcmd", "ermsb", "f16c",
+	"false-deps-lzcnt-tzcnt", "false-deps-popcnt", "fast-11bytenop", "fast-15bytenop",
+	"fast-7bytenop", "fast-bextr", "fast-gather", "fast-hops", "fast-lzcnt", "fast-movbe",
+	"fast-scalar-fsqrt", "fast-scalar-shift-masks", "fast-shld-rotate",
+	"fast-variable-crosslane-shuffle", "fast-variable-perlane-shuffle", "fast-vector-fsqrt",
+	"fast-vector-shift-masks", "fma", "fma4", "fsgsbase", "fsrm", "fxsr", "gfni", "hreset",
+	"idivl-to-divb", "idivq-to-divl", "invpcid", "kl", "lea-sp", "lea-uses-ag", "lvi-cfi",
+	"lvi-load-hardening", "lwp", "lzcnt", "macrofusion", "mmx", "movbe", "movdir64b",
+	"movdiri", "mwaitx", "nopl", "pad-short-functions", "pclmul", "pconfig", "pku",
+	"popcnt", "prefer-128-bit", "prefer-256-bit", "prefer-mask-registers", "prefetchwt1",
+	"prfchw", "ptwrite", "rdpid", "rdrnd", "rdseed", "retpoline",
+	"retpoline-external-thunk", "retpoline-indirect-branches", "retpoline-indirect-calls",
+	"rtm", "sahf", "serialize", "seses", "sgx", "sha", "shstk", "slow-3ops-lea",
+	"slow-incdec", "slow-lea", "slow-pmaddwd", "slow-pmulld", "slow-shld",
+	"slow-two-mem-ops", "slow-unaligned-mem-16", "slow-unaligned-mem-32", "soft-float",
+	"sse", "sse-unaligned-mem", "sse2", "sse3", "sse4.1", "sse4.2", "sse4a", "ssse3",
+	"tagged-globals", "tbm", "tsxldtrk", "uintr", "use-aa", "use-glm-div-sqrt-costs",
+	"use-slm-arith-costs", "vaes", "vpclmulqdq", "vzeroupper", "waitpkg", "wbnoinvd",
+	"widekl", "x87", "xop", "xsave", "xsavec", "xsaveopt", "xsaves",
+};
+
+/* -mattr=+f,-g: llvm-mca-14 checks the names (its parser takes every
+ * instruction whatever the features: they change nothing it reports). */
+static void
+mca_check_features(const char *list)
+{
+	char *copy = xstrdup(list), *save = NULL;
+
+	for (char *f = strtok_r(copy, ",", &save); f; f = strtok_r(NULL, ",", &save)) {
+		const char *name = f + (*f == '+' || *f == '-');
+		bool known = false;
+
+		for (size_t i = 0; i < sizeof(llvm14_features) / sizeof(llvm14_features[0]); i++)
+			known |= strcmp(name, llvm14_features[i]) == 0;
+		if (!known)
+			fprintf(stderr, "'%s' is not a recognized feature for this target "
+				"(ignoring feature)\n", f);
+	}
+	free(copy);
+}
+
 /* llvm-mca-14's words for a CPU it does not know, or knows without a
  * scheduling model (bdver4, k8); it then exits 1. */
 static void
@@ -2543,6 +2617,8 @@ usage(FILE *f)
 		"  -dispatch-stats, -scheduler-stats, -retire-stats, -register-file-stats\n"
 		"  -all-stats, -all-views, -bottleneck-analysis, -instruction-tables\n"
 		"  -output-asm-variant=0|1    AT&T or Intel in the report\n"
+		"  -show-encoding[=BOOL]      the instructions' bytes in the instruction info\n"
+		"  -mattr=+F,-G               subtarget features (checked, as llvm-mca-14 does)\n"
 		"  -o FILE                    write the report to FILE (- = standard output)\n"
 		"micad's:\n"
 		"  --model=corrected|llvm     the corrected model (default) or llvm-mca's\n"
@@ -2550,7 +2626,7 @@ usage(FILE *f)
 		"                             measured) or run as a loop\n"
 		"  --bhive                    BHive's environment: its harness's register\n"
 		"                             and memory values, one physical page\n"
-		"  --hex, --json\n"
+		"  --hex, --json[=llvm|compact] (llvm-mca's JSON, or one object per region)\n"
 		"  --jobs=N                   regions analyzed by N threads at once (default 0:\n"
 		"                             one per CPU; the output is the same for any N)\n",
 		trace_sched_host_cpu());
@@ -2563,7 +2639,7 @@ cmd_mca(int argc, char **argv)
 		O_MCPU = 256, O_MARCH, O_TRIPLE, O_VARIANT, O_ITER, O_DISP, O_RFSIZE, O_NOALIAS,
 		O_LQ, O_SQ, O_TL, O_TLI, O_TLC, O_RP, O_RFS, O_DS, O_SS, O_RS, O_II, O_ALLS,
 		O_ALLV, O_IT, O_BN, O_OUT, O_HEX, O_JSON, O_MODEL, O_TPMODE, O_BHIVE, O_SYNTAX,
-		O_JOBS, O_HELP,
+		O_JOBS, O_HELP, O_ENC, O_MATTR,
 	};
 	static const struct option longopts[] = {
 		{ "mcpu", required_argument, NULL, O_MCPU },
@@ -2597,6 +2673,8 @@ cmd_mca(int argc, char **argv)
 		{ "bhive", no_argument, NULL, O_BHIVE },
 		{ "x86-asm-syntax", required_argument, NULL, O_SYNTAX },
 		{ "jobs", required_argument, NULL, O_JOBS },
+		{ "show-encoding", optional_argument, NULL, O_ENC },
+		{ "mattr", required_argument, NULL, O_MATTR },
 		{ "help", no_argument, NULL, O_HELP },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -2613,6 +2691,7 @@ cmd_mca(int argc, char **argv)
 	       V_SCHEDULER_STATS, V_RETIRE_STATS, V_INSTRUCTION_INFO, V_BOTTLENECK, V_N };
 	int pos[V_N] = { 0 }, pos_allv = 0, pos_alls = 0;
 	bool all_views = false, all_stats = false, bn_by_all_views = false;
+	const char *mattr = NULL;
 	const struct sched_model *model;
 	struct model_choice mc;
 	struct region *rs = NULL;
@@ -2637,7 +2716,7 @@ cmd_mca(int argc, char **argv)
 		}
 		if ((c == O_NOALIAS || c == O_TL || c == O_RP || c == O_RFS || c == O_DS ||
 		     c == O_SS || c == O_RS || c == O_II || c == O_ALLS || c == O_ALLV ||
-		     c == O_IT || c == O_BN) &&
+		     c == O_IT || c == O_BN || c == O_ENC) &&
 		    parse_bool(argv[optind - 1] + strspn(argv[optind - 1], "-"), optarg, &b) < 0)
 			return 1;
 		switch (c) {
@@ -2681,6 +2760,8 @@ cmd_mca(int argc, char **argv)
 		case O_ALLV: all_views = b; pos_allv = optind; break;
 		case O_IT: opt.instruction_tables = b; break;
 		case O_BN: opt.bottleneck = b; pos[V_BOTTLENECK] = optind; break;
+		case O_ENC: opt.show_encoding = b; break;
+		case O_MATTR: mattr = optarg; break;
 		case O_OUT: opt.output = optarg; break;
 		case O_HEX: opt.hex = true; break;
 		case O_JSON:
@@ -2778,6 +2859,8 @@ cmd_mca(int argc, char **argv)
 		return 1;
 	}
 	mc.model = model;
+	if (mattr)
+		mca_check_features(mattr);
 	if (model->micro_op_buffer_size == 0) {
 		/* llvm-mca's in-order pipeline: -all-views leaves the
 		 * bottleneck analysis out, asking for it gets a warning */
