@@ -219,6 +219,8 @@ map_special(struct map_ctx *c)
 		break;
 	}
 	switch (in->mnemonic) {
+	case ZYDIS_MNEMONIC_FWAIT:
+		return try_name(c, "WAIT");
 	case ZYDIS_MNEMONIC_NOP:
 		if (in->opcode == 0x90)
 			return try_name(c, "NOOP");
@@ -617,6 +619,12 @@ map_by_mnemonic(struct map_ctx *c)
 		if (!c->op[i].implicit)
 			form[fl++] = c->op[i].kind == 'p' ? 'i' : c->op[i].kind;
 	form[fl] = '\0';
+	/* the width in the name is the first register's when there is one */
+	for (unsigned i = 0; i < c->n; i++)
+		if (c->op[i].kind == 'r' && c->op[i].size) {
+			w = c->op[i].size;
+			break;
+		}
 	snprintf(wstr, sizeof(wstr), "%u", w);
 	for (uint32_t id = 1; id <= SCHED_N_OPCODES; id++) {
 		const char *m = sched_mnemonic(id, 0), *name;
@@ -637,13 +645,12 @@ map_by_mnemonic(struct map_ctx *c)
 			const char *tail = name + nl;
 
 			/* the kinds at the end of the name, an immediate's
-			 * size after them */
+			 * size after them (a name without them, RDPID64,
+			 * is the last choice) */
 			while (tail > name && isdigit((unsigned char)tail[-1]))
 				tail--;
 			if ((size_t)(tail - name) >= fl && strncmp(tail - fl, form, fl) == 0)
 				score += 4;
-			else
-				continue;
 		}
 		if (strstr(name, wstr))
 			score += 2;

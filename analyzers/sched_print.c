@@ -662,8 +662,10 @@ sched_print_llvm(const struct insn_zydis *z, uint32_t opcode, const char *src, b
 		    z->ops[order[n - 1]].type == ZYDIS_OPERAND_TYPE_REGISTER &&
 		    z->ops[order[n - 1]].reg.value == op->reg.value)
 			continue;	/* x87's st(0) twice */
-		if (z->in.mnemonic == ZYDIS_MNEMONIC_NOP && op->type == ZYDIS_OPERAND_TYPE_REGISTER)
-			continue;	/* nopw (%rax,%rax): the ModRM register is no operand */
+		if ((z->in.mnemonic == ZYDIS_MNEMONIC_NOP || z->in.mnemonic == ZYDIS_MNEMONIC_CLZERO) &&
+		    op->type == ZYDIS_OPERAND_TYPE_REGISTER)
+			continue;	/* nopw (%rax,%rax): the ModRM register is no
+					 * operand; clzero's %rax neither */
 		if (op->type == ZYDIS_OPERAND_TYPE_IMMEDIATE)
 			nimm++;
 		if (op->type == ZYDIS_OPERAND_TYPE_MEMORY)
