@@ -450,6 +450,10 @@ sched_insn_init(const struct sched_model *model, const struct insn_info *ii,
 		 * ordinary cost */
 		si->zero_idiom = si->dep_breaking = true;
 	}
+	/* LLVM's INT3/INT/INTO name no registers (Zydis's have RSP, RIP
+	 * and the flags): nothing waits for them */
+	if (ii->category == ZYDIS_CATEGORY_INTERRUPT)
+		return 0;
 	if (!si->dep_breaking) {
 		/* LLVM's XCHG/XADD/CMPXCHG memory forms have no ReadAfterLd:
 		 * their register sources are read when the uops start, not
@@ -2184,7 +2188,7 @@ sched_run(const struct sched_model *model, const struct sched_params *p,
 					if (pd->state >= D_EXECUTED)
 						continue;
 					if (pd->state < D_ISSUED)
-						pd->num_users++;
+						pd->num_users += si->reads[i].uses ? si->reads[i].uses : 1;
 					/* a register result earlier than the
 					 * instruction's latency: as a read
 					 * advance of the difference */

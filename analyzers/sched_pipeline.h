@@ -33,6 +33,8 @@ struct sched_operand {
 	uint8_t partial;	/* writes: 8/16-bit GPR or legacy-SSE XMM write */
 	uint8_t cls;		/* writes: enum sched_write_class (register files) */
 	uint16_t orig;		/* writes: the register as written (EDX, not RDX) */
+	uint8_t uses;		/* reads: operands reading it (llvm-mca's users of the
+				 * write, which rank the ready instructions); 0 = 1 */
 };
 
 enum sched_write_class {

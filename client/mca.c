@@ -806,6 +806,33 @@ copy_str(char *dst, size_t size, const char *src)
 	dst[n] = '\0';
 }
 
+/* How many operands of the instruction read each register it reads: LLVM
+ * counts a user of a write per operand (`vpaddd %xmm0, %xmm0, %xmm3` is
+ * two users of %xmm0), which ranks the instructions ready to issue. */
+static void
+count_uses(const struct insn_zydis *z, struct sched_insn *si)
+{
+	for (unsigned k = 0; k < si->n_reads; k++) {
+		unsigned n = 0;
+
+		for (unsigned i = 0; i < z->in.operand_count_visible; i++) {
+			const ZydisDecodedOperand *op = &z->ops[i];
+
+			if (op->type == ZYDIS_OPERAND_TYPE_REGISTER && (op->actions & ZYDIS_OPERAND_ACTION_MASK_READ) &&
+			    ZydisRegisterGetLargestEnclosing(ZYDIS_MACHINE_MODE_LONG_64, op->reg.value) ==
+			    si->reads[k].reg)
+				n++;
+			if (op->type == ZYDIS_OPERAND_TYPE_MEMORY) {
+				n += ZydisRegisterGetLargestEnclosing(ZYDIS_MACHINE_MODE_LONG_64,
+								      op->mem.base) == si->reads[k].reg;
+				n += ZydisRegisterGetLargestEnclosing(ZYDIS_MACHINE_MODE_LONG_64,
+								      op->mem.index) == si->reads[k].reg;
+			}
+		}
+		si->reads[k].uses = (uint8_t)(n > 1 ? n : 1);
+	}
+}
+
 /* The instruction's text as LLVM 14's printer writes it (sched_print.h):
  * false when it has no mnemonic for the opcode.  split: a LOCK prefix
  * shown as an instruction of its own, not part of this one. */
@@ -917,6 +944,8 @@ build_block(const struct model_choice *mc, const struct region *r, const struct 
 				  "one uop on no unit", opt->mcpu, sl ? sl->text : buf,
 				  sched_opcode_name(m.opcode));
 		}
+		if (opt->llvm)
+			count_uses(&z, &b->si[b->n]);
 		if (opt->llvm && (ii.category == ZYDIS_CATEGORY_CALL ||
 				  ii.category == ZYDIS_CATEGORY_RET)) {
 			bool call = ii.category == ZYDIS_CATEGORY_CALL;
@@ -2799,8 +2828,9 @@ cmd_mca(int argc, char **argv)
 			break;
 		case O_HELP: usage(stdout); return 0;
 		default:
-			error_msg("mca: unknown or incomplete option '%s'", argv[optind - 1]);
-			usage(stderr);
+			/* llvm-mca's words (an option's missing value too) */
+			fprintf(stderr, "micactl mca: Unknown command line argument '%s'.  Try: "
+				"'micactl mca --help'\n", argv[optind - 1]);
 			return 1;
 		}
 	}

@@ -86,7 +86,7 @@ check "-mtriple=x86_64-unknown-unknown -march=x86-64 accepted" 'grep -q "^Total 
 "$micactl" mca -timeline=maybe "$tmp/dot.s" > /dev/null 2> "$tmp/err"; rc=$?
 check "a boolean option given a non-boolean: exit 1" '[ $rc -eq 1 ] && grep -q "boolean" "$tmp/err"'
 "$micactl" mca -frobnicate "$tmp/dot.s" > /dev/null 2> "$tmp/err"; rc=$?
-check "unknown option: exit 1" '[ $rc -eq 1 ]'
+check "unknown option: exit 1, llvm-mca's words" '[ $rc -eq 1 ] && grep -q "Unknown command line argument .-frobnicate." "$tmp/err"'
 "$micactl" mca -mcpu=pentium4 "$tmp/dot.s" > /dev/null 2> "$tmp/err"; rc=$?
 check "unknown CPU: exit 1 naming it" '[ $rc -eq 1 ] && grep -q pentium4 "$tmp/err"'
 printf 'vmulps %%ymm0, %%ymm1, %%ymm2\nvfmadd231ps %%ymm3, %%ymm4, %%ymm5\n' > "$tmp/fma.s"
