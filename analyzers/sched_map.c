@@ -571,6 +571,7 @@ classify_idiom(struct map_ctx *c)
 
 	if (!same_sources(c))
 		return;
+	c->out->same_sources = 1;
 	if (mn[0] == 'V' && strcmp(mn, "VZEROALL") != 0)
 		mn++;
 	for (size_t i = 0; i < sizeof(zero) / sizeof(zero[0]); i++)

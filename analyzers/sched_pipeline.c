@@ -79,8 +79,8 @@ is_address_reg(const struct insn_info *ii, reg_id full)
 	for (unsigned i = 0; i < ii->n_mem; i++) {
 		reg_id b = ii->mem[i].base, x = ii->mem[i].index;
 
-		if ((b && ZydisRegisterGetLargestEnclosing(ZYDIS_MACHINE_MODE_LONG_64, b) == full) ||
-		    (x && ZydisRegisterGetLargestEnclosing(ZYDIS_MACHINE_MODE_LONG_64, x) == full))
+		if ((b && insn_full_reg(b) == full) ||
+		    (x && insn_full_reg(x) == full))
 			return true;
 	}
 	return false;
@@ -410,6 +410,104 @@ rev_to_plain(const struct sched_model *model, uint32_t opcode)
 	return p && model->by_opcode[p] ? p : opcode;
 }
 
+static bool
+name_in(const char *name, const char *const *list)
+{
+	for (; *list; list++)
+		if (strcmp(name, *list) == 0)
+			return true;
+	return false;
+}
+
+/*
+ * LLVM 14's own idiom lists (each model's IsZeroIdiomFunction and
+ * IsDepBreakingFunction) where they part from "the variant opcodes
+ * take the idiom": -1 no opinion, 0 no idiom, 'B' no input dependence
+ * but the ordinary cost, 'Z' a zero idiom (no unit, no latency), 'C'
+ * the zero idiom's cost but its inputs awaited (the variant takes the
+ * idiom, the idiom function does not list it).  Found
+ * by running llvm-mca-14 on each form after a long-latency producer.
+ */
+static int
+llvm14_idiom(const char *model, const char *op, const struct sched_mapping *m)
+{
+	static const char *const cmp[] = { "CMP32rr", "CMP64rr", NULL };
+	static const char *const pcmpeq[] = {
+		"PCMPEQBrr", "PCMPEQWrr", "PCMPEQDrr", "PCMPEQQrr", "VPCMPEQBrr",
+		"VPCMPEQWrr", "VPCMPEQDrr", "VPCMPEQQrr", "MMX_PCMPEQBrr", "MMX_PCMPEQWrr",
+		"MMX_PCMPEQDrr", NULL,
+	};
+	static const char *const pcmpeq_y[] = {
+		"VPCMPEQBYrr", "VPCMPEQWYrr", "VPCMPEQDYrr", "VPCMPEQQYrr", NULL,
+	};
+	static const char *const logic_y[] = {
+		"VXORPSYrr", "VXORPDYrr", "VANDNPSYrr", "VANDNPDYrr", NULL,
+	};
+	static const char *const sat[] = {
+		"PSUBSBrr", "PSUBSWrr", "PSUBUSBrr", "PSUBUSWrr", "VPSUBSBrr",
+		"VPSUBSWrr", "VPSUBUSBrr", "VPSUBUSWrr", NULL,
+	};
+	static const char *const sat_mmx[] = {
+		"MMX_PSUBSBrr", "MMX_PSUBSWrr", "MMX_PSUBUSBrr", "MMX_PSUBUSWrr", NULL,
+	};
+	static const char *const sat_y[] = {
+		"VPSUBSBYrr", "VPSUBSWYrr", "VPSUBUSBYrr", "VPSUBUSWYrr", NULL,
+	};
+	static const char *const slm[] = { "XOR32rr", "PXORrr", "XORPSrr", "XORPDrr", NULL };
+	bool idiom = m->zero_idiom || m->dep_breaking;
+	bool mmx = strncmp(op, "MMX_", 4) == 0;
+
+	if (!m->same_sources)
+		return -1;
+	if (strcmp(op, "SBB32rr") == 0 || strcmp(op, "SBB64rr") == 0)
+		return strncmp(model, "znver", 5) == 0 || strcmp(model, "btver2") == 0 ||
+		       strcmp(model, "bdver2") == 0 ? 'B' : -1;
+	if (name_in(op, cmp)) {
+		if (strcmp(model, "znver3") == 0)
+			return 'Z';
+		if (strncmp(model, "znver", 5) == 0 || strcmp(model, "btver2") == 0 ||
+		    strcmp(model, "bdver2") == 0)
+			return 'B';
+		return -1;
+	}
+	if (!idiom)
+		return -1;
+	if (strcmp(model, "btver2") == 0)
+		return name_in(op, pcmpeq) || name_in(op, logic_y) ? 'B' : -1;
+	if (strcmp(model, "bdver2") == 0)
+		return (name_in(op, pcmpeq) && !strstr(op, "EQQ")) || name_in(op, logic_y) ||
+		       name_in(op, sat) || name_in(op, sat_mmx) ||
+		       strcmp(op, "VPCMPGTQrr") == 0 ? 'B' : -1;
+	if (strcmp(model, "haswell") == 0)
+		return mmx ? 0 : strcmp(op, "VPCMPGTQYrr") == 0 ? 'C' : -1;
+	if (strcmp(model, "sandybridge") == 0)
+		return mmx ? 0 : strcmp(op, "VXORPSYrr") == 0 || strcmp(op, "VXORPDYrr") == 0 ? 'C' : -1;
+	if (strcmp(model, "broadwell") == 0 || strcmp(model, "skylake") == 0 ||
+	    strcmp(model, "skylake-avx512") == 0 || strcmp(model, "icelake-client") == 0)
+		return mmx ? 0 : -1;
+	if (strcmp(model, "silvermont") == 0)
+		return name_in(op, slm) ? -1 : 0;
+	if (strcmp(model, "znver1") == 0 || strcmp(model, "znver2") == 0) {
+		if (name_in(op, pcmpeq) || name_in(op, pcmpeq_y))
+			return 'B';
+		if (name_in(op, sat) || name_in(op, sat_y) || strstr(op, "8rr") || strstr(op, "16rr"))
+			return 0;
+		return -1;
+	}
+	if (strcmp(model, "znver3") == 0) {
+		if (name_in(op, pcmpeq) || name_in(op, pcmpeq_y))
+			return 'B';
+		if (mmx)
+			return 0;
+		if (name_in(op, sat) ||
+		    name_in(op, sat_y) || (op[0] != 'V' && strstr(op, "rr") && !strstr(op, "32rr") &&
+					   !strstr(op, "64rr") && !strstr(op, "8rr") && !strstr(op, "16rr")))
+			return 'B';
+		return -1;
+	}
+	return -1;
+}
+
 int
 sched_insn_init(const struct sched_model *model, const struct insn_info *ii,
 		const struct sched_mapping *m, struct sched_insn *si)
@@ -417,6 +515,7 @@ sched_insn_init(const struct sched_model *model, const struct insn_info *ii,
 	bool vex = vex_or_evex(ii);
 	const struct sched_desc *d;
 	uint32_t opcode = rev_to_plain(model, m->opcode);
+	int idiom;
 
 	memset(si, 0, sizeof(*si));
 	si->opcode = opcode;
@@ -437,12 +536,23 @@ sched_insn_init(const struct sched_model *model, const struct insn_info *ii,
 		si->dep_breaking = m->dep_breaking;
 		lea_variant(model, ii, si);
 	}
+	idiom = llvm14_idiom(model->name, sched_opcode_name(opcode), m);
+	if (idiom >= 0) {
+		si->zero_idiom = idiom == 'Z';
+		si->dep_breaking = idiom == 'Z' || idiom == 'B';
+	}
+	if (idiom == 'C') {
+		/* the zero idiom's cost, its inputs still awaited */
+		si->latency = 0;
+		si->n_uses = 0;
+		si->rthroughput = (double)si->uops / model->issue_width;
+	}
 	if (si->zero_idiom) {
 		/* No unit: LLVM's reciprocal throughput is then uops / width. */
 		si->latency = 0;
 		si->n_uses = 0;
 		si->rthroughput = (double)si->uops / model->issue_width;
-	} else if (m->zero_idiom && (strcmp(model->name, "znver1") == 0 ||
+	} else if (idiom < 0 && m->zero_idiom && (strcmp(model->name, "znver1") == 0 ||
 				     strcmp(model->name, "znver2") == 0 ||
 				     strcmp(model->name, "silvermont") == 0)) {
 		/* LLVM 14's Zen 1/2 and Silvermont know the idiom (no
@@ -454,7 +564,10 @@ sched_insn_init(const struct sched_model *model, const struct insn_info *ii,
 	 * and the flags): nothing waits for them */
 	if (ii->category == ZYDIS_CATEGORY_INTERRUPT)
 		return 0;
-	if (!si->dep_breaking) {
+	/* A dependency-breaking idiom reads none of its explicit sources
+	 * (LLVM: independent from their definitions), but still its
+	 * implicit ones (SBB's EFLAGS). */
+	{
 		/* LLVM's XCHG/XADD/CMPXCHG memory forms have no ReadAfterLd:
 		 * their register sources are read when the uops start, not
 		 * after the load (a chain through them costs the full
@@ -479,9 +592,9 @@ sched_insn_init(const struct sched_model *model, const struct insn_info *ii,
 				  (ii->category == ZYDIS_CATEGORY_CMOV && intel_model(model)) ||
 				  (snb_comis(ii) && strcmp(model->name, "sandybridge") == 0);
 
-		for (unsigned i = 0; i < ii->n_regs_read; i++) {
+		for (unsigned i = 0; !si->dep_breaking && i < ii->n_regs_read; i++) {
 			reg_id r = ii->regs_read[i];
-			reg_id full = ZydisRegisterGetLargestEnclosing(ZYDIS_MACHINE_MODE_LONG_64, r);
+			reg_id full = insn_full_reg(r);
 			uint8_t adv = 0;
 
 			if (!full)
@@ -502,8 +615,7 @@ sched_insn_init(const struct sched_model *model, const struct insn_info *ii,
 		 * written only, as XED does). */
 		if (ii->category == ZYDIS_CATEGORY_CMOV)
 			for (unsigned i = 0; i < ii->n_regs_written; i++) {
-				reg_id full = ZydisRegisterGetLargestEnclosing(
-					ZYDIS_MACHINE_MODE_LONG_64, ii->regs_written[i]);
+				reg_id full = insn_full_reg(ii->regs_written[i]);
 
 				if (full)
 					add_operand(si->reads, &si->n_reads, full,
@@ -519,7 +631,7 @@ sched_insn_init(const struct sched_model *model, const struct insn_info *ii,
 	}
 	for (unsigned i = 0; i < ii->n_regs_written; i++) {
 		reg_id r = ii->regs_written[i];
-		reg_id full = ZydisRegisterGetLargestEnclosing(ZYDIS_MACHINE_MODE_LONG_64, r);
+		reg_id full = insn_full_reg(r);
 		ZydisRegisterClass rc = ZydisRegisterGetClass(r);
 
 		/* LLVM's calls and RET64 read RSP but do not define it */
@@ -572,7 +684,7 @@ sched_insn_correct(const struct sched_model *model, const struct insn_info *ii,
 	(void)model;
 	for (unsigned i = 0; i < ii->n_mem; i++)
 		if ((ii->mem[i].flags & MEMF_IMPLICIT) &&
-		    ZydisRegisterGetLargestEnclosing(ZYDIS_MACHINE_MODE_LONG_64, ii->mem[i].base) ==
+		    insn_full_reg(ii->mem[i].base) ==
 		    ZYDIS_REGISTER_RSP)
 			stack = true;
 	if (stack) {
@@ -1666,7 +1778,7 @@ run_in_order(const struct sched_model *model, const struct sched_params *p,
 				d = &dyn[next];
 				si = &insns[next % n];
 				d->n_deps = 0;
-				for (unsigned i = 0; !si->dep_breaking && i < si->n_reads; i++) {
+				for (unsigned i = 0; i < si->n_reads; i++) {
 					const struct reg_map *m = &regs[reg_slot(si->reads[i].reg)];
 					int64_t w[2] = { m->full, m->partial };
 

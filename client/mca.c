@@ -13,6 +13,7 @@
 #include <elf.h>
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <malloc.h>
 #include <math.h>
 #include <pthread.h>
@@ -819,14 +820,12 @@ count_uses(const struct insn_zydis *z, struct sched_insn *si)
 			const ZydisDecodedOperand *op = &z->ops[i];
 
 			if (op->type == ZYDIS_OPERAND_TYPE_REGISTER && (op->actions & ZYDIS_OPERAND_ACTION_MASK_READ) &&
-			    ZydisRegisterGetLargestEnclosing(ZYDIS_MACHINE_MODE_LONG_64, op->reg.value) ==
+			    insn_full_reg(op->reg.value) ==
 			    si->reads[k].reg)
 				n++;
 			if (op->type == ZYDIS_OPERAND_TYPE_MEMORY) {
-				n += ZydisRegisterGetLargestEnclosing(ZYDIS_MACHINE_MODE_LONG_64,
-								      op->mem.base) == si->reads[k].reg;
-				n += ZydisRegisterGetLargestEnclosing(ZYDIS_MACHINE_MODE_LONG_64,
-								      op->mem.index) == si->reads[k].reg;
+				n += insn_full_reg(op->mem.base) == si->reads[k].reg;
+				n += insn_full_reg(op->mem.index) == si->reads[k].reg;
 			}
 		}
 		si->reads[k].uses = (uint8_t)(n > 1 ? n : 1);
@@ -1045,15 +1044,13 @@ pad_to(FILE *o, int *col, int to)
 	} while (*col < to);
 }
 
+/* One resource-pressure cell, padded to the column's end as llvm-mca
+ * pads it (a wide value such as 1320.00 pushes the rest right). */
 static void
-print_value(FILE *o, double v)
+print_value(FILE *o, int *col, double v, int end)
 {
-	if (v == 0.0) {
-		fputs(" -     ", o);
-		return;
-	}
-	fprintf(o, "%.2f", v);
-	fputs(v < 10.0 ? "   " : v < 100.0 ? "  " : " ", o);
+	*col += v == 0.0 ? fprintf(o, " - ") : fprintf(o, "%.2f", v);
+	pad_to(o, col, end);
 }
 
 /* "[3]" for a one-unit resource, "[3.1]" for unit 1 of a two-unit one:
@@ -1147,6 +1144,7 @@ print_pressure(FILE *o, const struct sched_model *model, const struct block *b,
 	       const double *pressure, unsigned n_columns, unsigned iterations)
 {
 	unsigned base = 0;
+	int col;
 
 	fprintf(o, "\n\nResources:\n");
 	for (unsigned i = 0; i < model->n_resources; i++) {
@@ -1156,8 +1154,6 @@ print_pressure(FILE *o, const struct sched_model *model, const struct block *b,
 			continue;
 		for (unsigned u = 0; u < d->units; u++) {
 			char h[16];
-
-			int col;
 
 			resource_label(d, base, u, h, sizeof(h));
 			/* at least one blank after a long label: "[16.0] - PdLoad" */
@@ -1170,19 +1166,22 @@ print_pressure(FILE *o, const struct sched_model *model, const struct block *b,
 	fprintf(o, "\n\nResource pressure per iteration:\n");
 	print_col_header(o, model);
 	fputc('\n', o);
+	col = 0;
 	for (unsigned c = 0; c < n_columns; c++) {
 		double sum = 0;
 
 		for (unsigned i = 0; i < b->n; i++)
 			sum += pressure[i * n_columns + c];
-		print_value(o, round2(sum / iterations));
+		print_value(o, &col, round2(sum / iterations), 7 * (int)(c + 1));
 	}
 	fprintf(o, "\n\nResource pressure by instruction:\n");
 	print_col_header(o, model);
 	fprintf(o, "Instructions:\n");
 	for (unsigned i = 0; i < b->n; i++) {
+		col = 0;
 		for (unsigned c = 0; c < n_columns; c++)
-			print_value(o, round2(pressure[i * n_columns + c] / iterations));
+			print_value(o, &col, round2(pressure[i * n_columns + c] / iterations),
+				    7 * (int)(c + 1));
 		fprintf(o, "%s\n", b->text[i]);
 	}
 }
@@ -2778,7 +2777,7 @@ cmd_mca(int argc, char **argv)
 		case O_NOALIAS: opt.noalias = b; break;
 		case O_TL: opt.timeline = b; pos[V_TIMELINE] = optind; break;
 		case O_TLI: opt.tl_max_iter = (unsigned)v; break;
-		case O_TLC: opt.tl_max_cycles = v ? (unsigned)v : 80; break;
+		case O_TLC: opt.tl_max_cycles = v ? (unsigned)v : UINT_MAX; break;
 		case O_RP: opt.resource_pressure = b; pos[V_RESOURCE_PRESSURE] = optind; break;
 		case O_RFS: opt.register_file_stats = b; pos[V_REGISTER_FILE_STATS] = optind; break;
 		case O_DS: opt.dispatch_stats = b; pos[V_DISPATCH_STATS] = optind; break;
