@@ -33,7 +33,8 @@ gist() {
 # A report's sections and columns: every run of digits, '-' alone and
 # the timeline's and resource columns' cells made one mark.
 layout() {
-	sed -e 's/[0-9][0-9.]*/N/g' -e 's/ - / N /g' -e 's/\[N\(,N\)*\] *[.DeE=R -]*/[T]/' "$1" |
+	sed -e 's/[0-9][0-9.]*/N/g' -e 's/ - / N /g' -e 's/ -$/ N/' -e 's/^ *- / N /' \
+	    -e 's/\[N\(,N\)*\] *[.DeE=R -]*/[T]/' -e 's/  */ /g' -e 's/^ //' "$1" |
 		grep -v '^\[T\]\|^ *N[N ]*$\|^Index\|^ *\(N \)*$'
 }
 
@@ -89,8 +90,10 @@ for f in $(cd "$corpus" && find . -name '*.s' | sort); do
 		elif [ "$(gist "$tmp/ref.err")" != "$(gist "$tmp/our.err")" ]; then
 			why="the messages differ"
 		fi
-		exc=$(awk -v f="$f" -v i="$i" '$1 == f && $2 == i { $1 = $2 = ""; sub(/^  /, ""); print }' \
-			"$exceptions" 2> /dev/null)
+		exc=$(awk -v f="$f" -v i="$i" '$1 == f && $2 == i && $3 != "layout:" {
+			$1 = $2 = ""; sub(/^  /, ""); print }' "$exceptions" 2> /dev/null)
+		lexc=$(awk -v f="$f" -v i="$i" '$1 == f && $2 == i && $3 == "layout:" {
+			$1 = $2 = $3 = ""; sub(/^   /, ""); print }' "$exceptions" 2> /dev/null)
 		n=$((n + 1))
 		if [ -z "$why" ]; then
 			same=$((same + 1))
@@ -117,7 +120,13 @@ for f in $(cd "$corpus" && find . -name '*.s' | sort); do
 			layout "$tmp/def.out" | grep -v '^Throughput: ' > "$tmp/def.lay"
 			if cmp -s "$tmp/ref.lay" "$tmp/def.lay"; then
 				layout_same=$((layout_same + 1))
-				echo "ok $n - $f run $i: the default model's report has llvm-mca-14's sections and columns"
+				if [ -n "$lexc" ]; then
+					echo "not ok $n - $f run $i: the default model's layout agrees, but is listed ($lexc)"
+				else
+					echo "ok $n - $f run $i: the default model's report has llvm-mca-14's sections and columns"
+				fi
+			elif [ -n "$lexc" ]; then
+				echo "not ok $n - $f run $i: the default model's layout differs # TODO $lexc"
 			else
 				diff "$tmp/ref.lay" "$tmp/def.lay" | head -6 | sed 's/^/# /'
 				echo "not ok $n - $f run $i: the default model's report differs in its layout"
@@ -125,6 +134,7 @@ for f in $(cd "$corpus" && find . -name '*.s' | sort); do
 		fi
 	done < "$tmp/runs"
 done
+[ -n "$CORPUS_DEFAULT_MODEL" ] && echo "# the default model's layout is llvm-mca-14's on $layout_same RUN lines"
 echo "# identical to llvm-mca-14: $same of $total RUN lines" \
      "($(awk -v a="$same" -v b="$total" 'BEGIN { printf "%.1f", b ? 100 * a / b : 0 }')%)"
 echo "1..$n"
