@@ -425,7 +425,9 @@ name_in(const char *name, const char *const *list)
  * take the idiom": -1 no opinion, 0 no idiom, 'B' no input dependence
  * but the ordinary cost, 'Z' a zero idiom (no unit, no latency), 'C'
  * the zero idiom's cost but its inputs awaited (the variant takes the
- * idiom, the idiom function does not list it).  Found
+ * idiom, the idiom function does not list it), 'X' an idiom that maps
+ * no register but costs what the instruction costs, 'D' no input
+ * dependence and no cost but a register mapped (Zen 3's cmp r,r).  Found
  * by running llvm-mca-14 on each form after a long-latency producer.
  */
 static int
@@ -462,9 +464,11 @@ llvm14_idiom(const char *model, const char *op, const struct sched_mapping *m)
 	if (strcmp(op, "SBB32rr") == 0 || strcmp(op, "SBB64rr") == 0)
 		return strncmp(model, "znver", 5) == 0 || strcmp(model, "btver2") == 0 ||
 		       strcmp(model, "bdver2") == 0 ? 'B' : -1;
+	if (strcmp(op, "CMP8rr") == 0 || strcmp(op, "CMP16rr") == 0)
+		return strcmp(model, "znver3") == 0 ? 'D' : -1;
 	if (name_in(op, cmp)) {
 		if (strcmp(model, "znver3") == 0)
-			return 'Z';
+			return 'D';
 		if (strncmp(model, "znver", 5) == 0 || strcmp(model, "btver2") == 0 ||
 		    strcmp(model, "bdver2") == 0)
 			return 'B';
@@ -473,11 +477,11 @@ llvm14_idiom(const char *model, const char *op, const struct sched_mapping *m)
 	if (!idiom)
 		return -1;
 	if (strcmp(model, "btver2") == 0)
-		return name_in(op, pcmpeq) || name_in(op, logic_y) ? 'B' : -1;
+		return name_in(op, pcmpeq) ? 'B' : name_in(op, logic_y) ? 'X' : -1;
 	if (strcmp(model, "bdver2") == 0)
-		return (name_in(op, pcmpeq) && !strstr(op, "EQQ")) || name_in(op, logic_y) ||
-		       name_in(op, sat) || name_in(op, sat_mmx) ||
-		       strcmp(op, "VPCMPGTQrr") == 0 ? 'B' : -1;
+		return name_in(op, pcmpeq) && !strstr(op, "EQQ") ? 'B' :
+		       name_in(op, logic_y) || name_in(op, sat) || name_in(op, sat_mmx) ||
+		       strcmp(op, "VPCMPGTQrr") == 0 ? 'X' : -1;
 	if (strcmp(model, "haswell") == 0)
 		return mmx ? 0 : strcmp(op, "VPCMPGTQYrr") == 0 ? 'C' : -1;
 	if (strcmp(model, "sandybridge") == 0)
@@ -499,10 +503,12 @@ llvm14_idiom(const char *model, const char *op, const struct sched_mapping *m)
 			return 'B';
 		if (mmx)
 			return 0;
-		if (name_in(op, sat) ||
-		    name_in(op, sat_y) || (op[0] != 'V' && strstr(op, "rr") && !strstr(op, "32rr") &&
-					   !strstr(op, "64rr") && !strstr(op, "8rr") && !strstr(op, "16rr")))
-			return 'B';
+		/* the SSE forms: in the idiom list, not the zero-cost variant */
+		if (op[0] != 'V' && strstr(op, "rr") && !strstr(op, "32rr") &&
+		    !strstr(op, "64rr") && !strstr(op, "8rr") && !strstr(op, "16rr"))
+			return 'X';
+		if (name_in(op, sat) || name_in(op, sat_y))
+			return 'X';
 		return -1;
 	}
 	return -1;
@@ -539,10 +545,10 @@ sched_insn_init(const struct sched_model *model, const struct insn_info *ii,
 	idiom = llvm14_idiom(model->name, sched_opcode_name(opcode), m);
 	if (idiom >= 0) {
 		si->zero_idiom = idiom == 'Z';
-		si->dep_breaking = idiom == 'Z' || idiom == 'B';
+		si->dep_breaking = idiom != 0 && idiom != 'C';
 	}
-	if (idiom == 'C') {
-		/* the zero idiom's cost, its inputs still awaited */
+	if (idiom == 'C' || idiom == 'D') {
+		/* the zero idiom's cost; for 'C' its inputs still awaited */
 		si->latency = 0;
 		si->n_uses = 0;
 		si->rthroughput = (double)si->uops / model->issue_width;
@@ -560,6 +566,8 @@ sched_insn_init(const struct sched_model *model, const struct insn_info *ii,
 		 * ordinary cost */
 		si->zero_idiom = si->dep_breaking = true;
 	}
+	if (idiom == 'X')
+		si->zero_idiom = true;
 	/* LLVM's INT3/INT/INTO name no registers (Zydis's have RSP, RIP
 	 * and the flags): nothing waits for them */
 	if (ii->category == ZYDIS_CATEGORY_INTERRUPT)
@@ -1384,7 +1392,7 @@ static const struct prf_def prf_defs[] = {
 	{ "bdver2", "PdIntegerPRF", 96, 1, 0, 1, 0, 0 },
 	{ "znver1", "ZnFpuPRF", 160, 0, 1, 2, 0, 0 },
 	{ "znver1", "ZnIntegerPRF", 168, 1, 0, 1, 0, 0 },
-	{ "znver2", "Zn2FpuPRF", 160, 0, 1, 1, 0, 0 },
+	{ "znver2", "Zn2FpuPRF", 160, 0, 1, 2, 0, 0 },
 	{ "znver2", "Zn2IntegerPRF", 168, 1, 0, 1, 0, 0 },
 };
 
