@@ -1332,9 +1332,12 @@ static unsigned
 retire_per_cycle(const struct sched_model *model)
 {
 	/* RetireControlUnit<..., MaxRetirePerCycle> of LLVM's models (not
-	 * part of the dump): Jaguar retires 2 per cycle, Zen 1-4 8. */
+	 * part of the dump): Jaguar retires 2 per cycle, Piledriver 4, Zen
+	 * 1-4 8. */
 	if (strcmp(model->name, "btver2") == 0)
 		return 2;
+	if (strcmp(model->name, "bdver2") == 0)
+		return 4;
 	if (strncmp(model->name, "znver", 5) == 0)
 		return 8;
 	return 0;
@@ -2242,7 +2245,10 @@ sched_run(const struct sched_model *model, const struct sched_params *p,
 
 				if (f) {
 					st->prf[f].move_candidates++;
-					if (!si->writes[0].partial &&
+					/* (an SSE move's XMM write, partial
+					 * for YMM readers, is eliminated) */
+					if ((!si->writes[0].partial ||
+					     si->writes[0].cls == SCHED_W_VEC) &&
 					    (!files[f - 1]->zero_only || zero_reg[src]) &&
 					    moves_now[f] < files[f - 1]->max_moves) {
 						moves_now[f]++;
@@ -2324,6 +2330,28 @@ sched_run(const struct sched_model *model, const struct sched_params *p,
 										     si->reads[i].reg };
 					}
 				}
+			}
+			/* An 8/16-bit write that a register file renames as the
+			 * whole register (the AMD models) has LLVM's false
+			 * dependency: it completes after the register's last
+			 * write, i.e. starts once that write has fewer cycles
+			 * left than its own latency. */
+			for (unsigned i = 0; i < si->n_writes; i++) {
+				const struct reg_map *m = &regs[reg_slot(si->writes[i].reg)];
+				int64_t last = m->partial >= 0 ? m->partial : m->full;
+				unsigned cost;
+				struct dyn *pd;
+
+				if (si->writes[i].cls != SCHED_W_GPR_PARTIAL || last < 0 ||
+				    !prf_of(files, n_files, SCHED_W_GPR_PARTIAL, &cost) ||
+				    d->n_deps == sizeof(d->deps) / sizeof(d->deps[0]))
+					continue;
+				pd = &dyn[last];
+				if (pd->state >= D_EXECUTED)
+					continue;
+				d->deps[d->n_deps++] = (struct dep){
+					(uint32_t)last, (uint8_t)(si->latency ? si->latency - 1 : 0),
+					si->writes[i].reg };
 			}
 			for (unsigned i = 0; i < si->n_writes; i++) {
 				struct reg_map *m = &regs[reg_slot(si->writes[i].reg)];
