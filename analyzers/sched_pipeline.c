@@ -1682,11 +1682,14 @@ bottleneck_issue(struct dgraph *g, const struct rm *rm, const struct dyn *dyn,
 				dg_dep(g, (unsigned)(us->iid % n), to, 3, (uint16_t)j, us->cycles + extra);
 		}
 	}
-	/* Per read, the write it waited for the longest; then the last read
-	 * that waited at all. */
+	/* Per read, the write that made it wait the latest: llvm-mca learns
+	 * each write's cycles left when it issues (or at the read's
+	 * dispatch), counts the kept one down, and takes a new one that
+	 * ends later (a partial write after the full one it merges into);
+	 * then the last read that waited at all. */
 	for (unsigned i = 0; i < si->n_reads; i++) {
 		unsigned best = 0;
-		uint64_t best_prod = 0;
+		uint64_t best_prod = 0, best_end = 0, best_at = 0;
 
 		for (unsigned k = 0; k < d->n_deps; k++) {
 			const struct dep *dp = &d->deps[k];
@@ -1694,12 +1697,15 @@ bottleneck_issue(struct dgraph *g, const struct rm *rm, const struct dyn *dyn,
 			unsigned lat = descs[dp->prod % n].latency;
 			unsigned elapsed = p->issued <= d->dispatched ? d->dispatched - p->issued : 0;
 			unsigned left = lat > elapsed + dp->advance ? lat - elapsed - dp->advance : 0;
+			uint64_t at = p->issued > d->dispatched ? p->issued : d->dispatched;
 
-			if (dp->reg != si->reads[i].reg || p->state < D_ISSUED)
+			if (dp->reg != si->reads[i].reg || p->state < D_ISSUED || !left)
 				continue;
-			if (left > best) {
+			if (!best || at + left > best_end || (at + left == best_end && at < best_at)) {
 				best = left;
 				best_prod = dp->prod;
+				best_end = at + left;
+				best_at = at;
 			}
 		}
 		if (best) {
