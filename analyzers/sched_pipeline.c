@@ -617,6 +617,14 @@ sched_insn_init(const struct sched_model *model, const struct insn_info *ii,
 					adv = model->read_advance[1];
 			}
 			add_operand(si->reads, &si->n_reads, full, adv, 0);
+			/* the widest register read of it, as read */
+			for (unsigned k = 0; k < si->n_reads; k++)
+				if (si->reads[k].reg == full &&
+				    (!si->reads[k].orig ||
+				     ZydisRegisterGetWidth(ZYDIS_MACHINE_MODE_LONG_64, r) >
+				     ZydisRegisterGetWidth(ZYDIS_MACHINE_MODE_LONG_64,
+							   (ZydisRegister)si->reads[k].orig)))
+					si->reads[k].orig = r;
 		}
 		/* CMOVcc keeps its destination when the condition fails:
 		 * LLVM ties it to a source (MICA's decoder lists it as
@@ -1353,6 +1361,42 @@ rob_size(const struct sched_model *model)
 	return model->micro_op_buffer_size;
 }
 
+/* Whether a partial write of register w (AX, XMM2) covers all of the
+ * register r a later instruction reads (AL, XMM2; not EAX or YMM2):
+ * llvm-mca then finds only that write for the read, not the full write
+ * before it. */
+static bool
+partial_covers(uint16_t w, uint16_t r)
+{
+	static const ZydisRegister high[] = {
+		ZYDIS_REGISTER_AH, ZYDIS_REGISTER_BH, ZYDIS_REGISTER_CH, ZYDIS_REGISTER_DH,
+	};
+	bool wh = false, rh = false;
+
+	if (!w || !r)
+		return false;
+	if (w == r)
+		return true;
+	for (unsigned i = 0; i < 4; i++) {
+		wh |= w == high[i];
+		rh |= r == high[i];
+	}
+	if (wh || rh)
+		return !wh && rh && ZydisRegisterGetWidth(ZYDIS_MACHINE_MODE_LONG_64, (ZydisRegister)w) == 16;
+	return ZydisRegisterGetWidth(ZYDIS_MACHINE_MODE_LONG_64, (ZydisRegister)w) >
+	       ZydisRegisterGetWidth(ZYDIS_MACHINE_MODE_LONG_64, (ZydisRegister)r);
+}
+
+/* The orig register of insn's write of full register reg. */
+static uint16_t
+write_orig(const struct sched_insn *si, uint16_t reg)
+{
+	for (unsigned i = 0; i < si->n_writes; i++)
+		if (si->writes[i].reg == reg)
+			return si->writes[i].orig;
+	return 0;
+}
+
 static bool
 dyn_regs_ready(const struct dyn *dy, const struct dyn *all, const struct insn_desc *descs,
 	       unsigned n, uint32_t cycle)
@@ -1425,6 +1469,9 @@ optimizable_move(const struct sched_model *model, uint32_t opcode)
 	if (!opcode || (strcmp(model->name, "btver2") != 0 && !is_zen))
 		return false;
 	name = sched_opcode_name(opcode);
+	/* (Zen 3's list has no MMX move) */
+	if (is_zen && strncmp(name, "MMX_", 4) == 0)
+		return false;
 	for (size_t i = 0; i < sizeof(base) / sizeof(base[0]); i++)
 		if (strcmp(name, base[i]) == 0)
 			return true;
@@ -1799,6 +1846,10 @@ run_in_order(const struct sched_model *model, const struct sched_params *p,
 					const struct reg_map *m = &regs[reg_slot(si->reads[i].reg)];
 					int64_t w[2] = { m->full, m->partial };
 
+					if (w[1] >= 0 &&
+					    partial_covers(write_orig(&insns[w[1] % n], si->reads[i].reg),
+							   si->reads[i].orig))
+						w[0] = -1;
 					for (int k = 0; k < 2; k++) {
 						const struct sched_insn *ps;
 						unsigned adv = si->reads[i].read_advance;
@@ -2311,6 +2362,10 @@ sched_run(const struct sched_model *model, const struct sched_params *p,
 				struct reg_map *m = &regs[reg_slot(si->reads[i].reg)];
 				int64_t w[2] = { m->full, m->partial };
 
+				if (w[1] >= 0 &&
+				    partial_covers(write_orig(&insns[w[1] % n], si->reads[i].reg),
+						   si->reads[i].orig))
+					w[0] = -1;
 				for (int k = 0; k < 2; k++) {
 					struct dyn *pd;
 
