@@ -317,7 +317,7 @@ add_use_cycles(const struct sched_model *model, struct sched_insn *si, const cha
  * cost one more uop and one more cycle of latency than the others (the
  * dump has the general case only; the extra uop's port group is what
  * llvm-mca-14's instruction info and resource pressure show: SKLPort06,
- * HWPort0156, SBPort05).  The reciprocal throughput is recomputed the way
+ * SKXPort06, ICXPort06, HWPort0156, BWPort0156, SBPort05).  The reciprocal throughput is recomputed the way
  * LLVM does: the largest cycles / units over the uses.  For llvm-mca's
  * pipeline only: the corrected model has its own rule (sched_uarch.c).
  */
@@ -325,11 +325,37 @@ void
 sched_insn_cond_variant(const struct sched_model *model, const struct insn_info *ii,
 			struct sched_insn *si)
 {
-	static const char *const group[] = { "SKLPort06", "HWPort0156", "SBPort05" };
+	static const char *const group[] = {
+		"SKLPort06", "SKXPort06", "ICXPort06", "HWPort0156", "BWPort0156", "SBPort05",
+	};
 	double rt = 0;
+	ZydisMnemonic mn = (ZydisMnemonic)ii->mnemonic;
 
-	if (ii->mnemonic != ZYDIS_MNEMONIC_CMOVBE && ii->mnemonic != ZYDIS_MNEMONIC_CMOVNBE &&
-	    ii->mnemonic != ZYDIS_MNEMONIC_SETBE && ii->mnemonic != ZYDIS_MNEMONIC_SETNBE)
+	/* Piledriver's memory forms: CMOVcc of BE, A, L, GE, LE and G takes
+	 * two uops (two more cycles of its integer pipes), SETcc of L, GE,
+	 * LE and G two uops on the integer pipes only (no address or store
+	 * unit): what llvm-mca-14 reports for them. */
+	if (strcmp(model->name, "bdver2") == 0 && si->may_load + si->may_store) {
+		bool cmov2 = mn == ZYDIS_MNEMONIC_CMOVBE || mn == ZYDIS_MNEMONIC_CMOVNBE ||
+			     mn == ZYDIS_MNEMONIC_CMOVL || mn == ZYDIS_MNEMONIC_CMOVNL ||
+			     mn == ZYDIS_MNEMONIC_CMOVLE || mn == ZYDIS_MNEMONIC_CMOVNLE;
+		bool set2 = mn == ZYDIS_MNEMONIC_SETL || mn == ZYDIS_MNEMONIC_SETNL ||
+			    mn == ZYDIS_MNEMONIC_SETLE || mn == ZYDIS_MNEMONIC_SETNLE;
+		static const char *const ex[] = { "PdEX01" };
+
+		if (cmov2 && si->may_load) {
+			add_use_cycles(model, si, "PdEX01", 2);
+			si->uops = 2;
+		} else if (set2 && si->may_store) {
+			set_uses(model, si, ex, 1);
+			add_use_cycles(model, si, "PdEX01", 1);
+			si->uops = 2;
+			si->rthroughput = 1.0;
+		}
+		return;
+	}
+	if (mn != ZYDIS_MNEMONIC_CMOVBE && mn != ZYDIS_MNEMONIC_CMOVNBE &&
+	    mn != ZYDIS_MNEMONIC_SETBE && mn != ZYDIS_MNEMONIC_SETNBE)
 		return;
 	for (size_t i = 0; i < sizeof(group) / sizeof(group[0]); i++) {
 		if (resource_index(model, group[i]) < 0)
@@ -585,8 +611,9 @@ sched_insn_init(const struct sched_model *model, const struct insn_info *ii,
 				  ii->mnemonic == ZYDIS_MNEMONIC_CMPXCHG ||
 				  ii->mnemonic == ZYDIS_MNEMONIC_CMPXCHG8B ||
 				  ii->mnemonic == ZYDIS_MNEMONIC_CMPXCHG16B;
-		/* The Intel models' CMOVcc memory forms neither (their
-		 * InstRW lists no ReadAfterLd; the AMD models keep it), nor
+		/* The Intel big cores' and Piledriver's CMOVcc memory forms
+		 * neither (their InstRW lists no ReadAfterLd; Jaguar, Zen,
+		 * Silvermont and Atom keep it), nor
 		 * Sandy Bridge's COMISS family. */
 		/* (LLVM 14's Jaguar and Zen 1 and 2 keep it for XCHG,
 		 * Jaguar for XADD too) */
@@ -597,7 +624,10 @@ sched_insn_init(const struct sched_model *model, const struct insn_info *ii,
 				  (ii->mnemonic == ZYDIS_MNEMONIC_XADD &&
 				   strcmp(model->name, "btver2") == 0);
 		bool no_advance = (atomic_rmw && !zen12_xchg) ||
-				  (ii->category == ZYDIS_CATEGORY_CMOV && intel_model(model)) ||
+				  (ii->category == ZYDIS_CATEGORY_CMOV &&
+				   ((intel_model(model) && strcmp(model->name, "silvermont") != 0 &&
+				     strcmp(model->name, "atom") != 0) ||
+				    strcmp(model->name, "bdver2") == 0)) ||
 				  (snb_comis(ii) && strcmp(model->name, "sandybridge") == 0);
 
 		for (unsigned i = 0; !si->dep_breaking && i < ii->n_regs_read; i++) {
