@@ -1827,7 +1827,8 @@ run_in_order(const struct sched_model *model, const struct sched_params *p,
 	unsigned width = p->dispatch_width ? p->dispatch_width : model->issue_width;
 	uint64_t total = (uint64_t)iters * n, next = 0, done = 0, stalled = UINT64_MAX;
 	unsigned n_issued = 0, stall_left = 0, used = 0;
-	bool stall_reg = false;
+	enum { STALL_GROUP, STALL_REG, STALL_DELAY } stall_kind = STALL_GROUP;
+	uint64_t last_wb = 0;	/* write-back cycle of the last issued instruction */
 	uint32_t cycle;
 
 	for (cycle = 0; done < total; cycle++) {
@@ -1919,10 +1920,20 @@ run_in_order(const struct sched_model *model, const struct sched_params *p,
 			}
 			if (hazard || !rm_can_issue(rm, ds)) {
 				stalled = id;
-				stall_reg = hazard != 0;
+				stall_kind = hazard ? STALL_REG : STALL_GROUP;
 				stall_left = hazard ? hazard : 1;
 				break;
 			}
+			/* Results are written back in program order: an
+			 * instruction that would write back before the last one
+			 * issued waits the difference (no stall is counted). */
+			if (last_wb > (uint64_t)cycle + ds->latency) {
+				stalled = id;
+				stall_kind = STALL_DELAY;
+				stall_left = (unsigned)(last_wb - cycle - ds->latency);
+				break;
+			}
+			last_wb = (uint64_t)cycle + ds->latency;
 			for (unsigned i = 0; i < ds->n_res; i++) {
 				const struct res_use *u = &ds->res[i];
 
@@ -1970,12 +1981,14 @@ run_in_order(const struct sched_model *model, const struct sched_params *p,
 			}
 		}
 		if (stalled != UINT64_MAX && stall_left) {
-			st->stalls[stall_reg ? SCHED_STALL_RAT : SCHED_STALL_GROUP]++;
-			st->bn_cycles++;
-			if (stall_reg) {
+			if (stall_kind != STALL_DELAY) {
+				st->stalls[stall_kind == STALL_REG ? SCHED_STALL_RAT : SCHED_STALL_GROUP]++;
+				st->bn_cycles++;
+			}
+			if (stall_kind == STALL_REG) {
 				st->bn_register++;
 				st->bn_data++;
-			} else {
+			} else if (stall_kind == STALL_GROUP) {
 				st->bn_resource++;
 			}
 			stall_left--;

@@ -2857,8 +2857,9 @@ cmd_mca(int argc, char **argv)
 		bn_by_all_views = pos_allv && (!pos[V_BOTTLENECK] || pos[V_BOTTLENECK] < pos_allv);
 	}
 	if (optind + 1 < argc) {
-		error_msg("mca: one input file at most (or - for standard input)");
-		usage(stderr);
+		/* llvm-mca's words: one input file at most */
+		fprintf(stderr, "micactl mca: Too many positional arguments specified!\n"
+			"Can specify at most 1 positional arguments: See: micactl mca --help\n");
 		return 1;
 	}
 	if (opt.mcpu && strcmp(opt.mcpu, "help") == 0) {
