@@ -376,6 +376,28 @@ sched_insn_cond_variant(const struct sched_model *model, const struct insn_info 
 	}
 }
 
+/* llvm-mca's instruction info adds to an instruction's latency the
+ * largest delay of its forwarding paths (a negative ReadAdvance): LLVM
+ * 14's Zen 3 (1 cycle) and Piledriver (10) delay a GPR read into the FP
+ * unit (ReadInt2Fpu: the CVTSI2SS/SD and PINSR families). */
+unsigned
+sched_forwarding_delay(const struct sched_model *model, uint32_t opcode)
+{
+	const char *name = opcode ? sched_opcode_name(opcode) : "";
+	unsigned delay = strcmp(model->name, "znver3") == 0 ? 1 :
+			 strcmp(model->name, "bdver2") == 0 ? 10 : 0;
+
+	if (name[0] == 'V')
+		name++;
+	if (strncmp(name, "MMX_", 4) == 0)
+		name += 4;
+	if (!delay || (strncmp(name, "CVTSI2S", 7) != 0 && strncmp(name, "CVTSI642S", 9) != 0 &&
+		       strncmp(name, "PINSR", 5) != 0))
+		return 0;
+	/* register forms only: the memory forms read no GPR into the FPU */
+	return strstr(name, "rr") ? delay : 0;
+}
+
 /* LLVM's hasUnmodeledSideEffects (the instruction info's "U"), for the
  * instructions that have it: divides (they trap), x87, serializing and
  * fence instructions, MXCSR, returns, traps, system calls. */

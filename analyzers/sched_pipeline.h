@@ -191,6 +191,10 @@ int sched_insn_init(const struct sched_model *model, const struct insn_info *ii,
 		    const struct sched_mapping *m, struct sched_insn *si);
 /* LLVM's condition-dependent CMOVcc/SETcc costs (A/BE: one uop and one
  * cycle more on Skylake, Haswell, Sandy Bridge), for llvm-mca's pipeline. */
+/* The forwarding delay llvm-mca's instruction info adds to the latency
+ * of the opcode (--model=llvm). */
+unsigned sched_forwarding_delay(const struct sched_model *model, uint32_t opcode);
+
 void sched_insn_cond_variant(const struct sched_model *model, const struct insn_info *ii,
 			     struct sched_insn *si);
 

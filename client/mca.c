@@ -943,8 +943,13 @@ build_block(const struct model_choice *mc, const struct region *r, const struct 
 				  "one uop on no unit", opt->mcpu, sl ? sl->text : buf,
 				  sched_opcode_name(m.opcode));
 		}
-		if (opt->llvm)
+		if (opt->llvm) {
+			unsigned fd = sched_forwarding_delay(model, b->si[b->n].opcode);
+
 			count_uses(&z, &b->si[b->n]);
+			if (fd)
+				b->si[b->n].info_latency = b->si[b->n].latency + fd;
+		}
 		if (opt->llvm && (ii.category == ZYDIS_CATEGORY_CALL ||
 				  ii.category == ZYDIS_CATEGORY_RET)) {
 			bool call = ii.category == ZYDIS_CATEGORY_CALL;
