@@ -525,16 +525,23 @@ map_vector(struct map_ctx *c)
 			forms[nf][k++] = c->op[i].kind;
 	forms[nf++][k] = '\0';
 
-	for (int t = 0; t < 2; t++) {
-		const char *tg = t ? "" : tag;
+	/* The vector-length tag, then (scalar EVEX forms, VADDSSZrr) Z alone,
+	 * then none. */
+	for (int t = 0; t < 3; t++) {
+		const char *tg = t == 2 ? "" : t == 1 ? "Z" : tag;
 
-		if (t && !*tag)
+		if (t == 1 && strcmp(tag, "Z128") != 0)
+			continue;
+		if (t == 2 && !*tag)
 			break;
 		for (int f = 0; f < nf; f++) {
 			if (strcmp(forms[f], "rr") == 0 && c->n >= 2 && !c->op[0].modrm_reg &&
 			    !c->op[0].vvvv && try_name(c, "%s%s%s_REV", mn, tg, forms[f]))
 				return true;
 			if (!no_int_form(mn) && try_name(c, "%s%s%s%s_Int", mn, tg, forms[f], mask))
+				return true;
+			if (*mask && !no_int_form(mn) &&
+			    try_name(c, "%s%s%s_Int%s", mn, tg, forms[f], mask))
 				return true;
 			if (try_name(c, "%s%s%s%s", mn, tg, forms[f], mask))
 				return true;

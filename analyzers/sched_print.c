@@ -655,6 +655,10 @@ sched_print_llvm(const struct insn_zydis *z, uint32_t opcode, const char *src, b
 		if (op->type == ZYDIS_OPERAND_TYPE_REGISTER &&
 		    (op->reg.value == z->in.avx.mask.reg && masked && i > 0))
 			continue;	/* the {%k} decoration */
+		if (op->type == ZYDIS_OPERAND_TYPE_REGISTER && op->reg.value == ZYDIS_REGISTER_K0 &&
+		    z->in.encoding == ZYDIS_INSTRUCTION_ENCODING_EVEX && i > 0 &&
+		    z->in.avx.mask.reg == ZYDIS_REGISTER_K0)
+			continue;	/* no write mask: LLVM prints none */
 		if (op->type == ZYDIS_OPERAND_TYPE_REGISTER && literal_names(lit, op->reg.value))
 			continue;
 		if (op->type == ZYDIS_OPERAND_TYPE_REGISTER &&
