@@ -376,6 +376,60 @@ sched_insn_cond_variant(const struct sched_model *model, const struct insn_info 
 	}
 }
 
+/* The x87 instructions that do not read the control word FPCW in LLVM
+ * (the rest round by it: llvm-mca-14 makes them wait for an FLDCW). */
+static bool
+no_fpcw_read(uint16_t mn)
+{
+	switch (mn) {
+	case ZYDIS_MNEMONIC_FABS: case ZYDIS_MNEMONIC_FCHS: case ZYDIS_MNEMONIC_FNOP:
+	case ZYDIS_MNEMONIC_FXAM: case ZYDIS_MNEMONIC_FINCSTP: case ZYDIS_MNEMONIC_FDECSTP:
+	case ZYDIS_MNEMONIC_FNCLEX: case ZYDIS_MNEMONIC_FWAIT: case ZYDIS_MNEMONIC_FLDCW:
+	case ZYDIS_MNEMONIC_FNINIT: case ZYDIS_MNEMONIC_FFREE: case ZYDIS_MNEMONIC_FFREEP:
+	case ZYDIS_MNEMONIC_FCMOVB: case ZYDIS_MNEMONIC_FCMOVBE: case ZYDIS_MNEMONIC_FCMOVE:
+	case ZYDIS_MNEMONIC_FCMOVNB: case ZYDIS_MNEMONIC_FCMOVNBE: case ZYDIS_MNEMONIC_FCMOVNE:
+	case ZYDIS_MNEMONIC_FCMOVNU: case ZYDIS_MNEMONIC_FCMOVU:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* Registers LLVM's opcode defines that the decoder does not list:
+ * VZEROUPPER and VZEROALL define YMM0-15 (each a register mapping). */
+void
+sched_insn_llvm_defs(const struct insn_info *ii, struct sched_insn *si)
+{
+	const char *name = si->opcode ? sched_opcode_name(si->opcode) : "";
+
+	/* x87 instructions (and WAIT) define the status word FPSW; FLDCW
+	 * and FNINIT the control word too; FNSTSW reads FPSW. */
+	if (ii->isa_ext == ZYDIS_ISA_EXT_X87 || ii->mnemonic == ZYDIS_MNEMONIC_FWAIT) {
+		add_operand_cls(si->writes, &si->n_writes, ZYDIS_REGISTER_X87STATUS, 0, 0,
+				SCHED_W_OTHER);
+		if (ii->mnemonic == ZYDIS_MNEMONIC_FLDCW || ii->mnemonic == ZYDIS_MNEMONIC_FNINIT)
+			add_operand_cls(si->writes, &si->n_writes, ZYDIS_REGISTER_X87CONTROL, 0, 0,
+					SCHED_W_OTHER);
+		if (ii->mnemonic == ZYDIS_MNEMONIC_FNSTSW)
+			add_operand(si->reads, &si->n_reads, ZYDIS_REGISTER_X87STATUS, 0, 0);
+		else if (!no_fpcw_read(ii->mnemonic))
+			add_operand(si->reads, &si->n_reads, ZYDIS_REGISTER_X87CONTROL, 0, 0);
+		for (unsigned k = 0; k < si->n_writes; k++)
+			if (!si->writes[k].orig)
+				si->writes[k].orig = si->writes[k].reg;
+	}
+	if (strcmp(name, "VZEROUPPER") != 0 && strcmp(name, "VZEROALL") != 0)
+		return;
+	for (unsigned i = 0; i < 16; i++) {
+		uint16_t full = (uint16_t)(ZYDIS_REGISTER_ZMM0 + i);
+
+		add_operand_cls(si->writes, &si->n_writes, full, 0, 0, SCHED_W_VEC256);
+		for (unsigned k = 0; k < si->n_writes; k++)
+			if (si->writes[k].reg == full)
+				si->writes[k].orig = (uint16_t)(ZYDIS_REGISTER_YMM0 + i);
+	}
+}
+
 /* llvm-mca's instruction info adds to an instruction's latency the
  * largest delay of its forwarding paths (a negative ReadAdvance): LLVM
  * 14's Zen 3 (1 cycle) and Piledriver (10) delay a GPR read into the FP
@@ -420,7 +474,7 @@ llvm_side_effects(const struct insn_info *ii, const char *name)
 	const char *p = name;
 
 	if (ii->isa_ext == ZYDIS_ISA_EXT_X87)
-		return true;
+		return strcmp(name, "FNSTSW16r") != 0;	/* (LLVM's one x87 without) */
 	if (*p == 'I')
 		p++;
 	if (strncmp(p, "DIV", 3) == 0 && (strcmp(p + 3, "8r") == 0 || strcmp(p + 3, "8m") == 0 ||
@@ -1851,6 +1905,8 @@ run_in_order(const struct sched_model *model, const struct sched_params *p,
 	unsigned n_issued = 0, stall_left = 0, used = 0;
 	enum { STALL_GROUP, STALL_REG, STALL_DELAY } stall_kind = STALL_GROUP;
 	uint64_t last_wb = 0;	/* write-back cycle of the last issued instruction */
+	unsigned carry = 0;	/* uops of a wide instruction still to go */
+	bool carry_done;
 	uint32_t cycle;
 
 	for (cycle = 0; done < total; cycle++) {
@@ -1876,6 +1932,24 @@ run_in_order(const struct sched_model *model, const struct sched_params *p,
 			memmove(&issued[i], &issued[i + 1], (n_issued - i - 1) * sizeof(*issued));
 			n_issued--;
 		}
+		/* An instruction of more uops than the width takes the next
+		 * cycles' bandwidth too: nothing else is looked at (or counted
+		 * as stalled) until its last uops go. */
+		carry_done = false;
+		if (carry) {
+			unsigned c_use = carry < width ? carry : width;
+
+			carry -= c_use;
+			bw = width - c_use;
+			if (carry) {
+				hist_add(st->dispatched, 0);
+				hist_add(st->issued, 0);
+				continue;
+			}
+			/* (the next instruction is looked at in the cycle the
+			 * last uops go, bandwidth or not) */
+			carry_done = true;
+		}
 		for (;;) {
 			uint64_t id = stalled != UINT64_MAX ? stalled : next;
 			struct dyn *d;
@@ -1889,7 +1963,8 @@ run_in_order(const struct sched_model *model, const struct sched_params *p,
 				if (next >= total)
 					break;
 				ds = &descs[next % n];
-				if (ds->uops > bw && !(ds->uops > width && bw == width))
+				if (ds->uops > bw && !(ds->uops > width && bw == width) &&
+				    !carry_done)
 					break;
 				/* its sources: the last writers in program order */
 				d = &dyn[next];
@@ -1940,6 +2015,13 @@ run_in_order(const struct sched_model *model, const struct sched_params *p,
 				if (left > d->deps[k].advance && left - d->deps[k].advance > hazard)
 					hazard = left - d->deps[k].advance;
 			}
+			if (!hazard && carry_done && ds->uops > bw &&
+			    !(ds->uops > width && bw == width)) {
+				/* no bandwidth left: it issues next cycle */
+				stalled = id;
+				stall_left = 0;
+				break;
+			}
 			if (hazard || !rm_can_issue(rm, ds)) {
 				stalled = id;
 				stall_kind = hazard ? STALL_REG : STALL_GROUP;
@@ -1989,6 +2071,8 @@ run_in_order(const struct sched_model *model, const struct sched_params *p,
 			if (used > st->prf[0].max_used)
 				st->prf[0].max_used = used;
 			c_issued += ds->uops;
+			if (ds->uops > bw)
+				carry = ds->uops - bw;
 			bw = ds->uops > bw ? 0 : bw - ds->uops;
 			if (ds->latency) {
 				d->state = D_ISSUED;

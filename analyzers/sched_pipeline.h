@@ -191,6 +191,9 @@ int sched_insn_init(const struct sched_model *model, const struct insn_info *ii,
 		    const struct sched_mapping *m, struct sched_insn *si);
 /* LLVM's condition-dependent CMOVcc/SETcc costs (A/BE: one uop and one
  * cycle more on Skylake, Haswell, Sandy Bridge), for llvm-mca's pipeline. */
+/* Registers LLVM's opcode defines beyond the decoder's (--model=llvm). */
+void sched_insn_llvm_defs(const struct insn_info *ii, struct sched_insn *si);
+
 /* The forwarding delay llvm-mca's instruction info adds to the latency
  * of the opcode (--model=llvm). */
 unsigned sched_forwarding_delay(const struct sched_model *model, uint32_t opcode);

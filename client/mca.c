@@ -947,6 +947,7 @@ build_block(const struct model_choice *mc, const struct region *r, const struct 
 			unsigned fd = sched_forwarding_delay(model, b->si[b->n].opcode);
 
 			count_uses(&z, &b->si[b->n]);
+			sched_insn_llvm_defs(&ii, &b->si[b->n]);
 			if (fd)
 				b->si[b->n].info_latency = b->si[b->n].latency + fd;
 		}
