@@ -1549,6 +1549,19 @@ static const struct prf_def prf_defs[] = {
 	{ "znver2", "Zn2IntegerPRF", 168, 1, 0, 1, 0, 0 },
 };
 
+/* Zen 3's register swap XCHG32rr/XCHG64rr (and the accumulator forms):
+ * eliminated at renaming as two moves. */
+static bool
+swap_move(const struct sched_model *model, const struct sched_insn *si)
+{
+	const char *name = si->opcode ? sched_opcode_name(si->opcode) : "";
+
+	if (strcmp(model->name, "znver3") != 0 || si->n_writes != 2)
+		return false;
+	return strcmp(name, "XCHG32rr") == 0 || strcmp(name, "XCHG64rr") == 0 ||
+	       strcmp(name, "XCHG32ar") == 0 || strcmp(name, "XCHG64ar") == 0;
+}
+
 /* LLVM's IsOptimizableRegisterMove lists: Jaguar's, and Zen's (which
  * adds the _REV encodings and the 256-bit forms). */
 static bool
@@ -2066,6 +2079,9 @@ run_in_order(const struct sched_model *model, const struct sched_params *p,
 			d->prf_alloc[0] = 0;
 			for (unsigned i = 0; i < insns[id % n].n_writes && !insns[id % n].zero_idiom; i++)
 				d->prf_alloc[0]++;
+			if (!insns[id % n].zero_idiom)
+				d->prf_alloc[0] = (uint8_t)(d->prf_alloc[0] + insns[id % n].extra_defs_full +
+							    insns[id % n].extra_defs_partial);
 			st->prf[0].mappings += d->prf_alloc[0];
 			used += d->prf_alloc[0];
 			if (used > st->prf[0].max_used)
@@ -2137,6 +2153,7 @@ sched_run(const struct sched_model *model, const struct sched_params *p,
 	struct sched_stats *st = &r->stats;
 	const struct prf_def *files[SCHED_MAX_PRF - 1];
 	unsigned n_files = 0, prf_used[SCHED_MAX_PRF] = { 0 }, moves_now[SCHED_MAX_PRF] = { 0 };
+	bool swap = false;
 	unsigned lq_used = 0, sq_used = 0, rob_stat = 0;
 	/* loads and stores from dispatch to execution: the queue usage
 	 * llvm-mca shows for a model's load and store queues (Zen 3's
@@ -2444,8 +2461,22 @@ sched_run(const struct sched_model *model, const struct sched_params *p,
 			rob_avail -= entries;
 			c_disp += need;
 			rob_stat += need;
-			/* Move elimination at register renaming (Jaguar, Zen). */
-			if (optimizable_move(model, si->opcode) && si->n_writes && si->n_reads) {
+			/* Move elimination at register renaming (Jaguar, Zen);
+			 * Zen 3 eliminates a 32/64-bit register swap too (two
+			 * moves). */
+			swap = false;
+			if (swap_move(model, si) ) {
+				unsigned cost, f = prf_of(files, n_files, SCHED_W_GPR, &cost);
+
+				if (f) {
+					st->prf[f].move_candidates += 2;
+					if (moves_now[f] + 2 <= files[f - 1]->max_moves) {
+						moves_now[f] += 2;
+						d->eliminated = 1;
+						swap = true;
+					}
+				}
+			} else if (optimizable_move(model, si->opcode) && si->n_writes && si->n_reads) {
 				unsigned cost, f = prf_of(files, n_files, si->writes[0].cls, &cost);
 				unsigned src = reg_slot(si->reads[0].reg);
 
@@ -2467,8 +2498,21 @@ sched_run(const struct sched_model *model, const struct sched_params *p,
 			if (d->eliminated) {
 				unsigned dst = reg_slot(si->writes[0].reg), src = reg_slot(si->reads[0].reg);
 
-				regs[dst] = regs[src];
-				zero_reg[dst] = zero_reg[src];
+				if (swap) {
+					struct reg_map t;
+					bool tz;
+
+					src = reg_slot(si->writes[1].reg);
+					t = regs[dst];
+					regs[dst] = regs[src];
+					regs[src] = t;
+					tz = zero_reg[dst];
+					zero_reg[dst] = zero_reg[src];
+					zero_reg[src] = tz;
+				} else {
+					regs[dst] = regs[src];
+					zero_reg[dst] = zero_reg[src];
+				}
 				d->state = D_EXECUTED;
 				d->dispatched = d->ready = d->issued = d->executed = cycle;
 				c_issued += uops;
@@ -2479,6 +2523,19 @@ sched_run(const struct sched_model *model, const struct sched_params *p,
 			}
 			/* Physical registers: none for zero idioms, none for
 			 * partial writes a register file renames whole. */
+			if (!si->zero_idiom && (si->extra_defs_full || si->extra_defs_partial)) {
+				unsigned cost, f = prf_of(files, n_files, SCHED_W_GPR, &cost);
+				unsigned x = si->extra_defs_full + (f ? 0 : si->extra_defs_partial);
+
+				d->prf_alloc[0] = (uint8_t)(d->prf_alloc[0] + x);
+				prf_used[0] += x;
+				st->prf[0].mappings += x;
+				if (f) {
+					d->prf_alloc[f] = (uint8_t)(d->prf_alloc[f] + si->extra_defs_full);
+					prf_used[f] += si->extra_defs_full;
+					st->prf[f].mappings += si->extra_defs_full;
+				}
+			}
 			for (unsigned i = 0; i < si->n_writes && !si->zero_idiom; i++) {
 				unsigned cost, f = prf_of(files, n_files, si->writes[i].cls, &cost);
 

@@ -60,6 +60,11 @@ struct sched_insn {
 	unsigned n_reads, n_writes;
 	struct sched_operand reads[SCHED_MAX_OPERANDS];
 	struct sched_operand writes[SCHED_MAX_OPERANDS];
+	/* LLVM register definitions the writes above fold together (AL and
+	 * AH of an 8-bit divide, the destination and the implicit EAX of
+	 * cmpxchg %ecx, %eax): mappings of their own in llvm-mca's register
+	 * files, full 32/64-bit and partial ones */
+	uint8_t extra_defs_full, extra_defs_partial;
 };
 
 /* Simulation parameters (llvm-mca's options of the same names). */

@@ -807,6 +807,56 @@ copy_str(char *dst, size_t size, const char *src)
 	dst[n] = '\0';
 }
 
+/* The register definitions LLVM's opcode has that the instruction's
+ * folded writes merge (llvm-mca maps each one): two written operands of
+ * one register (cmpxchg %ecx, %eax; xadd %eax, %eax; xchg %al, %ah), the
+ * AL and AH of an 8-bit multiply or divide, the accumulator of CWD, CDQ
+ * and CQO. */
+static void
+llvm_extra_defs(const struct insn_zydis *z, struct sched_insn *si)
+{
+	unsigned full = 0, part = 0;
+	ZydisRegister seen[ZYDIS_MAX_OPERAND_COUNT];
+	unsigned n_seen = 0;
+
+	for (unsigned i = 0; i < z->in.operand_count; i++) {
+		const ZydisDecodedOperand *op = &z->ops[i];
+		ZydisRegisterClass rc;
+		ZydisRegister f;
+		bool dup = false;
+
+		if (op->type != ZYDIS_OPERAND_TYPE_REGISTER || !(op->actions & ZYDIS_OPERAND_ACTION_MASK_WRITE))
+			continue;
+		rc = ZydisRegisterGetClass(op->reg.value);
+		if (rc != ZYDIS_REGCLASS_GPR8 && rc != ZYDIS_REGCLASS_GPR16 &&
+		    rc != ZYDIS_REGCLASS_GPR32 && rc != ZYDIS_REGCLASS_GPR64)
+			continue;
+		f = insn_full_reg(op->reg.value);
+		for (unsigned k = 0; k < n_seen; k++)
+			dup |= seen[k] == f;
+		if (dup) {
+			if (rc == ZYDIS_REGCLASS_GPR32 || rc == ZYDIS_REGCLASS_GPR64)
+				full++;
+			else
+				part++;
+		} else if (n_seen < ZYDIS_MAX_OPERAND_COUNT) {
+			seen[n_seen++] = f;
+		}
+		/* an 8-bit multiply's or divide's AX: LLVM's AL and AH */
+		if (op->reg.value == ZYDIS_REGISTER_AX && op->visibility != ZYDIS_OPERAND_VISIBILITY_EXPLICIT &&
+		    (z->in.mnemonic == ZYDIS_MNEMONIC_MUL || z->in.mnemonic == ZYDIS_MNEMONIC_IMUL ||
+		     z->in.mnemonic == ZYDIS_MNEMONIC_DIV || z->in.mnemonic == ZYDIS_MNEMONIC_IDIV) &&
+		    z->in.operand_width == 8)
+			part++;
+	}
+	if (z->in.mnemonic == ZYDIS_MNEMONIC_CWD)
+		part++;
+	if (z->in.mnemonic == ZYDIS_MNEMONIC_CDQ || z->in.mnemonic == ZYDIS_MNEMONIC_CQO)
+		full++;
+	si->extra_defs_full = (uint8_t)full;
+	si->extra_defs_partial = (uint8_t)part;
+}
+
 /* How many operands of the instruction read each register it reads: LLVM
  * counts a user of a write per operand (`vpaddd %xmm0, %xmm0, %xmm3` is
  * two users of %xmm0), which ranks the instructions ready to issue. */
@@ -947,6 +997,7 @@ build_block(const struct model_choice *mc, const struct region *r, const struct 
 			unsigned fd = sched_forwarding_delay(model, b->si[b->n].opcode);
 
 			count_uses(&z, &b->si[b->n]);
+			llvm_extra_defs(&z, &b->si[b->n]);
 			sched_insn_llvm_defs(&ii, &b->si[b->n]);
 			if (fd)
 				b->si[b->n].info_latency = b->si[b->n].latency + fd;
