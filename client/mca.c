@@ -10,6 +10,7 @@
 #include "config.h"
 
 #include <cpuid.h>
+#include <ctype.h>
 #include <elf.h>
 #include <errno.h>
 #include <getopt.h>
@@ -241,6 +242,56 @@ out:
 
 /* Assemble text with the system assembler: the .text bytes into r, the
  * source line of each instruction from the listing. */
+/* LLVM's assembler forms GNU as does not take, rewritten in place of
+ * the same line: hexadecimal with an h suffix (0ffh, 10h: 0x0ff, 0x10)
+ * and a displacement with empty parentheses (lea -16(), %ecx: -16).
+ * Comments and strings are left alone. */
+static char *
+llvm_forms(const char *text)
+{
+	size_t n = strlen(text);
+	char *out = xmalloc(2 * n + 1), *o = out;
+	bool str = false, comment = false;
+
+	for (size_t i = 0; i < n; i++) {
+		char c = text[i];
+		bool tok_start = i == 0 || !(isalnum((unsigned char)text[i - 1]) ||
+					     text[i - 1] == '_' || text[i - 1] == '%' ||
+					     text[i - 1] == '.');
+
+		if (c == '\n') {
+			str = comment = false;
+		} else if (!comment && c == '"') {
+			str = !str;
+		} else if (!str && (c == '#' || c == ';')) {
+			comment = true;
+		}
+		if (!str && !comment && tok_start && isdigit((unsigned char)c)) {
+			size_t j = i;
+
+			while (j < n && isxdigit((unsigned char)text[j]))
+				j++;
+			if (j < n && (text[j] == 'h' || text[j] == 'H') &&
+			    !(j + 1 < n && (isalnum((unsigned char)text[j + 1]) || text[j + 1] == '_'))) {
+				*o++ = '0';
+				*o++ = 'x';
+				memcpy(o, text + i, j - i);
+				o += j - i;
+				i = j;
+				continue;
+			}
+		}
+		if (!str && !comment && c == '(' && i + 1 < n && text[i + 1] == ')' && i > 0 &&
+		    (isalnum((unsigned char)text[i - 1]) || text[i - 1] == '_')) {
+			i++;
+			continue;
+		}
+		*o++ = c;
+	}
+	*o = '\0';
+	return out;
+}
+
 static int
 assemble(const char *text, bool intel, const char *name, unsigned first_line, struct region *r,
 	 char **as_err)
@@ -268,7 +319,12 @@ assemble(const char *text, bool intel, const char *name, unsigned first_line, st
 	fprintf(f, "%s# %u \"", intel ? ".intel_syntax noprefix\n" : "", first_line);
 	for (const char *c = name; *c; c++)
 		fputc(*c == '"' || *c == '\\' || (unsigned char)*c < ' ' ? '_' : *c, f);
-	fprintf(f, "\"\n%s\n", text);
+	{
+		char *t = llvm_forms(text);
+
+		fprintf(f, "\"\n%s\n", t);
+		free(t);
+	}
 	if (fclose(f) != 0) {
 		perror_msg("writing %s", src);
 		goto out;
