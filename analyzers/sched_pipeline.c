@@ -1178,6 +1178,15 @@ desc_init(const struct rm *rm, const struct sched_model *model, const struct sch
 			continue;
 		if (model->resources[r].buffer >= 0)
 			d->used_buffers |= 1ULL << state_index(rm->model_mask[r]);
+		/* and the buffers of the groups containing it (llvm-mca's
+		 * buffers consumed through super resources: a load's
+		 * PdAGLU01 takes a PdEX scheduler entry) */
+		for (unsigned g = 0; g < model->n_resources; g++) {
+			uint64_t gm = rm->model_mask[g], m = rm->model_mask[r];
+
+			if (model->resources[g].buffer > 0 && gm != m && (gm & m) == m)
+				d->used_buffers |= 1ULL << state_index(gm);
+		}
 		w[n++] = (struct res_use){ rm->model_mask[r], si->uses[i].cycles, 1, false };
 	}
 	for (unsigned i = 1; i < n; i++) {
@@ -2181,9 +2190,11 @@ sched_run(const struct sched_model *model, const struct sched_params *p,
 	}
 	st->rob_size = rob;
 	for (unsigned i = 0; i < model->n_resources; i++) {
-		if (model->resources[i].buffer > 0 && !strcmp(model->resources[i].name, "Zn3Load"))
+		if (model->resources[i].buffer > 0 && (!strcmp(model->resources[i].name, "Zn3Load") ||
+							!strcmp(model->resources[i].name, "PdLoad")))
 			lq_res = (int)i;
-		if (model->resources[i].buffer > 0 && !strcmp(model->resources[i].name, "Zn3Store"))
+		if (model->resources[i].buffer > 0 && (!strcmp(model->resources[i].name, "Zn3Store") ||
+							!strcmp(model->resources[i].name, "PdStore")))
 			sq_res = (int)i;
 		/* LLVM's load and store queues: their buffers are the LSU's
 		 * default sizes (-lqueue/-squeue override them) */
