@@ -668,8 +668,17 @@ sched_insn_init(const struct sched_model *model, const struct insn_info *ii,
 		 * ordinary cost */
 		si->zero_idiom = si->dep_breaking = true;
 	}
-	if (idiom == 'X')
+	if (idiom == 'X') {
 		si->zero_idiom = true;
+		/* Jaguar's 256-bit idiom is its own write: two uops of one
+		 * cycle each on JFPU01 and JFPX (the general case takes two) */
+		if (strcmp(model->name, "btver2") == 0 && si->uops == 2) {
+			for (unsigned k = 0; k < si->n_uses; k++)
+				if (si->uses[k].cycles > 1)
+					si->uses[k].cycles = 1;
+			si->rthroughput = 0.5;
+		}
+	}
 	/* LLVM's INT3/INT/INTO name no registers (Zydis's have RSP, RIP
 	 * and the flags): nothing waits for them */
 	if (ii->category == ZYDIS_CATEGORY_INTERRUPT)
