@@ -97,7 +97,7 @@ enum sched_stall {
 	SCHED_N_STALLS
 };
 
-#define SCHED_HIST		65	/* histogram buckets (0..64 per cycle) */
+#define SCHED_HIST		257	/* histogram buckets (0..256 per cycle) */
 #define SCHED_MAX_BUFFERS	16
 #define SCHED_MAX_PRF		3
 

@@ -1382,7 +1382,7 @@ print_retire_stats(FILE *o, const struct sched_stats *st)
 		"[# retired], [# cycles]\n");
 	for (unsigned k = 0; k < SCHED_HIST; k++)
 		if (st->retired[k])
-			fprintf(o, " %u,           %llu  (%.1f%%)\n", k,
+			fprintf(o, " %u,%s%llu  (%.1f%%)\n", k, k < 10 ? "           " : "          ",
 				(unsigned long long)st->retired[k], st->retired[k] * 100.0 / cyc);
 	fprintf(o, "\nTotal ROB Entries:                %u\n", st->rob_size);
 	fprintf(o, "Max Used ROB Entries:             %u  ( %.1f%% )\n", st->rob_max,
