@@ -748,10 +748,14 @@ sched_insn_init(const struct sched_model *model, const struct insn_info *ii,
 			for (unsigned i = 0; i < ii->n_regs_written; i++) {
 				reg_id full = insn_full_reg(ii->regs_written[i]);
 
-				if (full)
+				if (full) {
 					add_operand(si->reads, &si->n_reads, full,
 						    si->may_load && !no_advance ?
 						    read_advance_for(model, ii->regs_written[i]) : 0, 0);
+					for (unsigned k = 0; k < si->n_reads; k++)
+						if (si->reads[k].reg == full && !si->reads[k].orig)
+							si->reads[k].orig = ii->regs_written[i];
+				}
 			}
 		/* CMOVcc's EFLAGS read has no ReadAfterLd on any model
 		 * (only its tied register source has one, on AMD's). */
@@ -1431,7 +1435,8 @@ enum dyn_state { D_NEW, D_DISPATCHED, D_ISSUED, D_EXECUTED, D_RETIRED };
 struct dep {
 	uint32_t prod;
 	uint8_t advance;
-	uint16_t reg;		/* folded register read */
+	uint16_t reg;		/* folded register read (or written) */
+	bool write;		/* a partial write's false dependency, not a read */
 };
 
 struct dyn {
@@ -1866,6 +1871,24 @@ bottleneck_issue(struct dgraph *g, const struct rm *rm, const struct dyn *dyn,
 				dg_dep(g, (unsigned)(us->iid % n), to, 3, (uint16_t)j, us->cycles + extra);
 		}
 	}
+	/* A partial write's false dependency first (llvm-mca's critical
+	 * dependency of a definition: the earlier write's cycles left),
+	 * then any read's overrides it. */
+	for (unsigned k = 0; k < d->n_deps; k++) {
+		const struct dep *dp = &d->deps[k];
+		const struct dyn *p = &dyn[dp->prod];
+		unsigned lat = descs[dp->prod % n].latency;
+		unsigned elapsed = p->issued <= d->dispatched ? d->dispatched - p->issued : 0;
+
+		if (!dp->write || p->state < D_ISSUED || lat <= elapsed)
+			continue;
+		crd_prod = dp->prod;
+		crd_cycles = lat - elapsed;
+		crd_reg = dp->reg;
+		for (unsigned w = 0; w < insns[dp->prod % n].n_writes; w++)
+			if (insns[dp->prod % n].writes[w].reg == dp->reg)
+				crd_reg = insns[dp->prod % n].writes[w].orig;
+	}
 	/* Per read, the write that made it wait the latest: llvm-mca learns
 	 * each write's cycles left when it issues (or at the read's
 	 * dispatch), counts the kept one down, and takes a new one that
@@ -1883,7 +1906,7 @@ bottleneck_issue(struct dgraph *g, const struct rm *rm, const struct dyn *dyn,
 			unsigned left = lat > elapsed + dp->advance ? lat - elapsed - dp->advance : 0;
 			uint64_t at = p->issued > d->dispatched ? p->issued : d->dispatched;
 
-			if (dp->reg != si->reads[i].reg || p->state < D_ISSUED || !left)
+			if (dp->write || dp->reg != si->reads[i].reg || p->state < D_ISSUED || !left)
 				continue;
 			if (!best || at + left > best_end || (at + left == best_end && at < best_at)) {
 				best = left;
@@ -2638,7 +2661,7 @@ sched_run(const struct sched_model *model, const struct sched_params *p,
 					continue;
 				d->deps[d->n_deps++] = (struct dep){
 					(uint32_t)last, (uint8_t)(si->latency ? si->latency - 1 : 0),
-					si->writes[i].reg };
+					si->writes[i].reg, true };
 			}
 			for (unsigned i = 0; i < si->n_writes; i++) {
 				struct reg_map *m = &regs[reg_slot(si->writes[i].reg)];
