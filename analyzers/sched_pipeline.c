@@ -757,6 +757,29 @@ sched_insn_init(const struct sched_model *model, const struct insn_info *ii,
 							si->reads[k].orig = ii->regs_written[i];
 				}
 			}
+		/* LLVM's legacy-SSE scalar _Int forms (SQRTSSm_Int,
+		 * CVTSS2SDrr_Int) tie their destination to a source: they read
+		 * the XMM register they merge into (the decoder lists it as
+		 * written only). */
+		if (!vex && si->opcode) {
+			const char *nm = sched_opcode_name(si->opcode);
+			size_t ln = strlen(nm);
+
+			if (ln > 4 && strcmp(nm + ln - 4, "_Int") == 0)
+				for (unsigned i = 0; i < ii->n_regs_written; i++) {
+					reg_id r = ii->regs_written[i];
+					reg_id full = insn_full_reg(r);
+
+					if (ZydisRegisterGetClass(r) != ZYDIS_REGCLASS_XMM || !full)
+						continue;
+					add_operand(si->reads, &si->n_reads, full,
+						    si->may_load && !no_advance ? model->read_advance[1] : 0,
+						    0);
+					for (unsigned k = 0; k < si->n_reads; k++)
+						if (si->reads[k].reg == full && !si->reads[k].orig)
+							si->reads[k].orig = r;
+				}
+		}
 		/* CMOVcc's EFLAGS read has no ReadAfterLd on any model
 		 * (only its tied register source has one, on AMD's). */
 		if (ii->flags_read)
