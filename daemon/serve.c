@@ -1041,9 +1041,14 @@ reap(struct serve *sv)
 				if (!sv->quiet) {
 					char *command = term_escape(sv->live[i].command);
 
-					fprintf(stderr, "micad: session %lld (%s) ended\n",
-						(long long)atomic_load(&sv->live[i].sh->session),
-						command);
+					long long id = (long long)atomic_load(&sv->live[i].sh->session);
+
+					if (id > 0)
+						fprintf(stderr, "micad: session %lld (%s) ended\n", id,
+							command);
+					else
+						fprintf(stderr, "micad: worker %d (%s) ended before "
+							"its session began\n", (int)w, command);
 					free(command);
 				}
 				live_release(&sv->live[i]);

@@ -240,7 +240,8 @@ flush(struct trace_profile *p)
 	p->flushed_frames = p->n_frames;
 	p->flushed_nodes = p->n_nodes;
 	/* Counts per (thread, interval, stack), and per (thread, interval). */
-	qsort(p->pend, p->n_pend, sizeof(*p->pend), by_key);
+	if (p->n_pend)
+		qsort(p->pend, p->n_pend, sizeof(*p->pend), by_key);
 	b->counts = xcalloc(p->n_pend ? p->n_pend : 1, sizeof(*b->counts));
 	b->intervals = xcalloc(p->n_pend ? p->n_pend : 1, sizeof(*b->intervals));
 	for (i = 0; i < p->n_pend; i++) {
