@@ -2759,7 +2759,7 @@ usage(FILE *f)
 		"  -all-stats, -all-views, -bottleneck-analysis, -instruction-tables\n"
 		"  -output-asm-variant=0|1    AT&T or Intel in the report\n"
 		"  -show-encoding[=BOOL]      the instructions' bytes in the instruction info\n"
-		"  -mattr=+F,-G               subtarget features (checked, as llvm-mca-14 does)\n"
+		"  -mattr=[+|-]F,...         subtarget features (checked, as llvm-mca-14 does)\n"
 		"  -o FILE                    write the report to FILE (- = standard output)\n"
 		"micad's:\n"
 		"  --model=corrected|llvm     the corrected model (default) or llvm-mca's\n"
