@@ -4,3 +4,7 @@
 ## programs' --help, schema.sql, the HTTP server and the linters.
 dist_man_MANS = doc/micad.8 doc/micactl.1 doc/micactl-mca.1 doc/mica.conf.5 \
 	doc/micad-http.7 doc/micad-sql.7
+
+## The developers' document (how each part works and is checked) and the
+## README's screenshot.
+EXTRA_DIST += doc/internals.md doc/screenshot.png
