@@ -30,4 +30,15 @@ int insn_decode_zydis(const uint8_t *bytes, size_t n, uint64_t pc, struct insn_i
 int insn_format_zydis(const struct insn_info *ii, const struct insn_zydis *z, bool att,
 		      char *buf, size_t size);
 
+/* The full architectural register of r (EAX -> RAX, XMM1 -> ZMM1), as
+ * ZydisRegisterGetLargestEnclosing gives it in 64-bit mode, except that
+ * an MMX register is its own (Zydis gives none). */
+static inline ZydisRegister
+insn_full_reg(ZydisRegister r)
+{
+	if (ZydisRegisterGetClass(r) == ZYDIS_REGCLASS_MMX)
+		return r;
+	return ZydisRegisterGetLargestEnclosing(ZYDIS_MACHINE_MODE_LONG_64, r);
+}
+
 #endif

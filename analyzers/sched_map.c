@@ -63,6 +63,7 @@ struct map_op {
 
 struct map_ctx {
 	const ZydisDecodedInstruction *in;
+	const ZydisDecodedOperand *full;	/* every operand, hidden ones too */
 	struct map_op op[ZYDIS_MAX_OPERAND_COUNT];
 	unsigned n;
 	char mn[32];		/* upper-case mnemonic */
@@ -195,10 +196,31 @@ map_special(struct map_ctx *c)
 		return try_name(c, "SETCC%c", mem ? 'm' : 'r');
 	case ZYDIS_CATEGORY_CMOV:
 		return try_name(c, "CMOV%ur%c", w, mem ? 'm' : 'r');
+	case ZYDIS_CATEGORY_STRINGOP: {
+		/* MOVSB .. OUTSL by the size of the (hidden) memory
+		 * operand; a REP prefix is a flag of the same opcode */
+		const char *zm = ZydisMnemonicGetString(in->mnemonic);
+		size_t fl = zm ? strlen(zm) - 1 : 0;
+
+		for (unsigned i = 0; i < in->operand_count; i++)
+			if (c->full[i].type == ZYDIS_OPERAND_TYPE_MEMORY) {
+				unsigned sz = c->full[i].size;
+				char fam[8];
+
+				snprintf(fam, sizeof(fam), "%.*s", (int)(fl < 7 ? fl : 7), zm);
+				for (char *f = fam; *f; f++)
+					*f = (char)toupper((unsigned char)*f);
+				return try_name(c, "%s%c", fam, sz == 8 ? 'B' : sz == 16 ? 'W' :
+						sz == 32 ? 'L' : 'Q');
+			}
+		break;
+	}
 	default:
 		break;
 	}
 	switch (in->mnemonic) {
+	case ZYDIS_MNEMONIC_FWAIT:
+		return try_name(c, "WAIT");
 	case ZYDIS_MNEMONIC_NOP:
 		if (in->opcode == 0x90)
 			return try_name(c, "NOOP");
@@ -503,16 +525,23 @@ map_vector(struct map_ctx *c)
 			forms[nf][k++] = c->op[i].kind;
 	forms[nf++][k] = '\0';
 
-	for (int t = 0; t < 2; t++) {
-		const char *tg = t ? "" : tag;
+	/* The vector-length tag, then (scalar EVEX forms, VADDSSZrr) Z alone,
+	 * then none. */
+	for (int t = 0; t < 3; t++) {
+		const char *tg = t == 2 ? "" : t == 1 ? "Z" : tag;
 
-		if (t && !*tag)
+		if (t == 1 && strcmp(tag, "Z128") != 0)
+			continue;
+		if (t == 2 && !*tag)
 			break;
 		for (int f = 0; f < nf; f++) {
 			if (strcmp(forms[f], "rr") == 0 && c->n >= 2 && !c->op[0].modrm_reg &&
 			    !c->op[0].vvvv && try_name(c, "%s%s%s_REV", mn, tg, forms[f]))
 				return true;
 			if (!no_int_form(mn) && try_name(c, "%s%s%s%s_Int", mn, tg, forms[f], mask))
+				return true;
+			if (*mask && !no_int_form(mn) &&
+			    try_name(c, "%s%s%s_Int%s", mn, tg, forms[f], mask))
 				return true;
 			if (try_name(c, "%s%s%s%s", mn, tg, forms[f], mask))
 				return true;
@@ -549,6 +578,7 @@ classify_idiom(struct map_ctx *c)
 
 	if (!same_sources(c))
 		return;
+	c->out->same_sources = 1;
 	if (mn[0] == 'V' && strcmp(mn, "VZEROALL") != 0)
 		mn++;
 	for (size_t i = 0; i < sizeof(zero) / sizeof(zero[0]); i++)
@@ -572,6 +602,77 @@ sched_map(const uint8_t *bytes, size_t n, struct sched_mapping *out)
 	return sched_map_zydis(&z, out);
 }
 
+/*
+ * The last resort for a form the rules above do not name: the opcode
+ * whose LLVM 14 AT&T mnemonic is the instruction's (with or without its
+ * size suffix) and whose name ends in the operands' kinds (OUT8rr for
+ * `out %al, %dx`), preferring names with the operand width.
+ */
+static bool
+map_by_mnemonic(struct map_ctx *c)
+{
+	const char *zm = ZydisMnemonicGetString(c->in->mnemonic);
+	unsigned w = c->in->operand_width;
+	char want[2][24], form[16], wstr[8];
+	size_t fl = 0;
+	uint32_t best = 0;
+	int best_score = -1;
+
+	if (!zm)
+		return false;
+	snprintf(want[0], sizeof(want[0]), "%s", zm);
+	snprintf(want[1], sizeof(want[1]), "%s%c", zm, w == 8 ? 'b' : w == 16 ? 'w' :
+		 w == 64 ? 'q' : 'l');
+	for (unsigned i = 0; i < c->n && fl + 1 < sizeof(form); i++)
+		if (!c->op[i].implicit)
+			form[fl++] = c->op[i].kind == 'p' ? 'i' : c->op[i].kind;
+	form[fl] = '\0';
+	/* the width in the name is the first register's when there is one */
+	for (unsigned i = 0; i < c->n; i++)
+		if (c->op[i].kind == 'r' && c->op[i].size) {
+			w = c->op[i].size;
+			break;
+		}
+	snprintf(wstr, sizeof(wstr), "%u", w);
+	for (uint32_t id = 1; id <= SCHED_N_OPCODES; id++) {
+		const char *m = sched_mnemonic(id, 0), *name;
+		size_t ml = strcspn(m, " ");
+		int score = 0;
+		bool match = false;
+
+		for (unsigned k = 0; k < 2 && !match; k++)
+			match = strlen(want[k]) == ml && strncmp(m, want[k], ml) == 0;
+		if (!match)
+			continue;
+		name = sched_opcode_name(id);
+		if (strstr(name, "_REV") || strstr(name, "_alt") || strstr(name, "_NF") ||
+		    strstr(name, "_ND") || strstr(name, "_EVEX"))
+			continue;
+		if (fl) {
+			size_t nl = strlen(name);
+			const char *tail = name + nl;
+
+			/* the kinds at the end of the name, an immediate's
+			 * size after them (a name without them, RDPID64,
+			 * is the last choice) */
+			while (tail > name && isdigit((unsigned char)tail[-1]))
+				tail--;
+			if ((size_t)(tail - name) >= fl && strncmp(tail - fl, form, fl) == 0)
+				score += 4;
+		}
+		if (strstr(name, wstr))
+			score += 2;
+		if (score > best_score) {
+			best_score = score;
+			best = id;
+		}
+	}
+	if (!best)
+		return false;
+	c->out->opcode = best;
+	return true;
+}
+
 int
 sched_map_zydis(const struct insn_zydis *z, struct sched_mapping *out)
 {
@@ -584,6 +685,7 @@ sched_map_zydis(const struct insn_zydis *z, struct sched_mapping *out)
 	memset(out, 0, sizeof(*out));
 	memset(&c, 0, sizeof(c));
 	c.in = inp;
+	c.full = ops;
 	c.out = out;
 	s = ZydisMnemonicGetString(inp->mnemonic);
 	for (size_t i = 0; s && s[i] && i + 1 < sizeof(c.mn); i++)
@@ -594,13 +696,22 @@ sched_map_zydis(const struct insn_zydis *z, struct sched_mapping *out)
 
 	r = map_special(&c);
 	if (r >= 0)
-		return r ? 0 : -1;
+		return r || map_by_mnemonic(&c) ? 0 : -1;
 	if (inp->meta.isa_set == ZYDIS_ISA_SET_X87)
-		return map_x87(&c) ? 0 : -1;
+		return map_x87(&c) || map_by_mnemonic(&c) ? 0 : -1;
 	if (has_vector_operand(&c) || inp->meta.isa_set == ZYDIS_ISA_SET_SSE ||
 	    inp->meta.isa_set == ZYDIS_ISA_SET_SSE2 || inp->meta.isa_set == ZYDIS_ISA_SET_SSE3 ||
 	    inp->meta.isa_set == ZYDIS_ISA_SET_SSSE3 || inp->meta.isa_set == ZYDIS_ISA_SET_SSE4 ||
-	    inp->meta.isa_set == ZYDIS_ISA_SET_AVX || inp->meta.isa_set == ZYDIS_ISA_SET_AVX2)
-		return map_vector(&c) ? 0 : -1;
-	return map_gpr(&c) ? 0 : -1;
+	    inp->meta.isa_set == ZYDIS_ISA_SET_AVX || inp->meta.isa_set == ZYDIS_ISA_SET_AVX2) {
+		if (map_vector(&c))
+			return 0;
+		/* (P)BLENDV with XMM0 implicit: PBLENDVBrr0, BLENDVPSrm0 */
+		if (c.n == 2 && (inp->mnemonic == ZYDIS_MNEMONIC_PBLENDVB ||
+				 inp->mnemonic == ZYDIS_MNEMONIC_BLENDVPS ||
+				 inp->mnemonic == ZYDIS_MNEMONIC_BLENDVPD) &&
+		    try_name(&c, "%sr%c0", c.mn, c.op[1].kind))
+			return 0;
+		return map_by_mnemonic(&c) ? 0 : -1;
+	}
+	return map_gpr(&c) || map_by_mnemonic(&c) ? 0 : -1;
 }

@@ -14,6 +14,7 @@ struct sched_mapping {
 	uint8_t lock;		/* LOCK prefix: LLVM decodes it as its own LOCK_PREFIX */
 	uint8_t zero_idiom;	/* xor r,r and kin: no execution uop, no input dependence */
 	uint8_t dep_breaking;	/* pcmpeq x,x and kin: no input dependence */
+	uint8_t same_sources;	/* both sources one register (cmp r,r) */
 	/* When unmapped: the last name tried, e.g. "FOO64rm", for the report. */
 	char tried[48];
 };

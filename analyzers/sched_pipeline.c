@@ -42,6 +42,19 @@ sched_model_find(const char *name)
 	return NULL;
 }
 
+const struct sched_model *
+sched_model_find14(const char *cpu)
+{
+	for (const struct sched_cpu14 *c = sched_cpus14; c->cpu; c++) {
+		if (strcmp(c->cpu, cpu) != 0)
+			continue;
+		for (const struct sched_model *m = sched_models14; m->name; m++)
+			if (strcmp(m->name, c->model) == 0)
+				return m;
+	}
+	return NULL;
+}
+
 /* ------------------------------------------------------------------ */
 /* Instruction records                                                 */
 
@@ -66,8 +79,8 @@ is_address_reg(const struct insn_info *ii, reg_id full)
 	for (unsigned i = 0; i < ii->n_mem; i++) {
 		reg_id b = ii->mem[i].base, x = ii->mem[i].index;
 
-		if ((b && ZydisRegisterGetLargestEnclosing(ZYDIS_MACHINE_MODE_LONG_64, b) == full) ||
-		    (x && ZydisRegisterGetLargestEnclosing(ZYDIS_MACHINE_MODE_LONG_64, x) == full))
+		if ((b && insn_full_reg(b) == full) ||
+		    (x && insn_full_reg(x) == full))
 			return true;
 	}
 	return false;
@@ -145,6 +158,7 @@ insn_from_desc(const struct sched_model *model, uint32_t opcode, struct sched_in
 	si->opcode = opcode;
 	si->uops = d->uops;
 	si->latency = d->latency;
+	si->reg_latency = d->reg_latency;
 	si->rthroughput = d->rthroughput_x100 / 100.0;
 	si->may_load = (d->flags & SCHED_MAY_LOAD) != 0;
 	si->may_store = (d->flags & SCHED_MAY_STORE) != 0;
@@ -176,11 +190,12 @@ set_uses(const struct sched_model *model, struct sched_insn *si, const char *con
 }
 
 /* Intel's models (skylake, haswell, sandybridge for ivybridge too,
- * alderlake) as against AMD's (btver2, znver3, znver4). */
+ * alderlake, ...) as against AMD's (btver2, bdver2, znver1-4). */
 static bool
 intel_model(const struct sched_model *model)
 {
-	return strcmp(model->name, "btver2") != 0 && strncmp(model->name, "znver", 5) != 0;
+	return strcmp(model->name, "btver2") != 0 && strcmp(model->name, "bdver2") != 0 &&
+	       strncmp(model->name, "znver", 5) != 0;
 }
 
 /*
@@ -196,8 +211,10 @@ lea_variant(const struct sched_model *model, const struct insn_info *ii, struct 
 	const ZydisDecodedOperand *mem = NULL;
 	bool slow, zen = strncmp(model->name, "znver", 5) == 0;
 
+	/* Only Jaguar's, Piledriver's and Zen 3/4's LEA have these variants. */
 	if (strncmp(sched_opcode_name(si->opcode), "LEA", 3) != 0 ||
-	    intel_model(model))
+	    (strcmp(model->name, "btver2") != 0 && strcmp(model->name, "znver3") != 0 &&
+	     strcmp(model->name, "znver4") != 0 && strcmp(model->name, "bdver2") != 0))
 		return;
 	if (insn_zydis_decode(ii->bytes, ii->len, &z) < 0)
 		return;
@@ -209,6 +226,12 @@ lea_variant(const struct sched_model *model, const struct insn_info *ii, struct 
 	slow = (mem->mem.index != ZYDIS_REGISTER_NONE && mem->mem.scale > 1) ||
 	       (mem->mem.base != ZYDIS_REGISTER_NONE && mem->mem.index != ZYDIS_REGISTER_NONE &&
 		mem->mem.disp.value != 0);
+	if (!strcmp(model->name, "bdver2")) {
+		/* the same units, one cycle more */
+		if (slow)
+			si->latency = 2;
+		return;
+	}
 	if (!zen) {
 		static const char *const jslow[] = { "JALU1", "JALU01", "JSAGU", "JLSAGU" };
 
@@ -284,7 +307,7 @@ add_use_cycles(const struct sched_model *model, struct sched_insn *si, const cha
 				continue;
 			si->uses[si->n_uses++] = (struct sched_res_use){ (uint8_t)g, 0 };
 		}
-		si->uses[k].cycles = (uint8_t)(si->uses[k].cycles + cycles);
+		si->uses[k].cycles = (uint16_t)(si->uses[k].cycles + cycles);
 	}
 }
 
@@ -294,7 +317,7 @@ add_use_cycles(const struct sched_model *model, struct sched_insn *si, const cha
  * cost one more uop and one more cycle of latency than the others (the
  * dump has the general case only; the extra uop's port group is what
  * llvm-mca-14's instruction info and resource pressure show: SKLPort06,
- * HWPort0156, SBPort05).  The reciprocal throughput is recomputed the way
+ * SKXPort06, ICXPort06, HWPort0156, BWPort0156, SBPort05).  The reciprocal throughput is recomputed the way
  * LLVM does: the largest cycles / units over the uses.  For llvm-mca's
  * pipeline only: the corrected model has its own rule (sched_uarch.c).
  */
@@ -302,11 +325,37 @@ void
 sched_insn_cond_variant(const struct sched_model *model, const struct insn_info *ii,
 			struct sched_insn *si)
 {
-	static const char *const group[] = { "SKLPort06", "HWPort0156", "SBPort05" };
+	static const char *const group[] = {
+		"SKLPort06", "SKXPort06", "ICXPort06", "HWPort0156", "BWPort0156", "SBPort05",
+	};
 	double rt = 0;
+	ZydisMnemonic mn = (ZydisMnemonic)ii->mnemonic;
 
-	if (ii->mnemonic != ZYDIS_MNEMONIC_CMOVBE && ii->mnemonic != ZYDIS_MNEMONIC_CMOVNBE &&
-	    ii->mnemonic != ZYDIS_MNEMONIC_SETBE && ii->mnemonic != ZYDIS_MNEMONIC_SETNBE)
+	/* Piledriver's memory forms: CMOVcc of BE, A, L, GE, LE and G takes
+	 * two uops (two more cycles of its integer pipes), SETcc of L, GE,
+	 * LE and G two uops on the integer pipes only (no address or store
+	 * unit): what llvm-mca-14 reports for them. */
+	if (strcmp(model->name, "bdver2") == 0 && si->may_load + si->may_store) {
+		bool cmov2 = mn == ZYDIS_MNEMONIC_CMOVBE || mn == ZYDIS_MNEMONIC_CMOVNBE ||
+			     mn == ZYDIS_MNEMONIC_CMOVL || mn == ZYDIS_MNEMONIC_CMOVNL ||
+			     mn == ZYDIS_MNEMONIC_CMOVLE || mn == ZYDIS_MNEMONIC_CMOVNLE;
+		bool set2 = mn == ZYDIS_MNEMONIC_SETL || mn == ZYDIS_MNEMONIC_SETNL ||
+			    mn == ZYDIS_MNEMONIC_SETLE || mn == ZYDIS_MNEMONIC_SETNLE;
+		static const char *const ex[] = { "PdEX01" };
+
+		if (cmov2 && si->may_load) {
+			add_use_cycles(model, si, "PdEX01", 2);
+			si->uops = 2;
+		} else if (set2 && si->may_store) {
+			set_uses(model, si, ex, 1);
+			add_use_cycles(model, si, "PdEX01", 1);
+			si->uops = 2;
+			si->rthroughput = 1.0;
+		}
+		return;
+	}
+	if (mn != ZYDIS_MNEMONIC_CMOVBE && mn != ZYDIS_MNEMONIC_CMOVNBE &&
+	    mn != ZYDIS_MNEMONIC_SETBE && mn != ZYDIS_MNEMONIC_SETNBE)
 		return;
 	for (size_t i = 0; i < sizeof(group) / sizeof(group[0]); i++) {
 		if (resource_index(model, group[i]) < 0)
@@ -327,6 +376,82 @@ sched_insn_cond_variant(const struct sched_model *model, const struct insn_info 
 	}
 }
 
+/* The x87 instructions that do not read the control word FPCW in LLVM
+ * (the rest round by it: llvm-mca-14 makes them wait for an FLDCW). */
+static bool
+no_fpcw_read(uint16_t mn)
+{
+	switch (mn) {
+	case ZYDIS_MNEMONIC_FABS: case ZYDIS_MNEMONIC_FCHS: case ZYDIS_MNEMONIC_FNOP:
+	case ZYDIS_MNEMONIC_FXAM: case ZYDIS_MNEMONIC_FINCSTP: case ZYDIS_MNEMONIC_FDECSTP:
+	case ZYDIS_MNEMONIC_FNCLEX: case ZYDIS_MNEMONIC_FWAIT: case ZYDIS_MNEMONIC_FLDCW:
+	case ZYDIS_MNEMONIC_FNINIT: case ZYDIS_MNEMONIC_FFREE: case ZYDIS_MNEMONIC_FFREEP:
+	case ZYDIS_MNEMONIC_FCMOVB: case ZYDIS_MNEMONIC_FCMOVBE: case ZYDIS_MNEMONIC_FCMOVE:
+	case ZYDIS_MNEMONIC_FCMOVNB: case ZYDIS_MNEMONIC_FCMOVNBE: case ZYDIS_MNEMONIC_FCMOVNE:
+	case ZYDIS_MNEMONIC_FCMOVNU: case ZYDIS_MNEMONIC_FCMOVU:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* Registers LLVM's opcode defines that the decoder does not list:
+ * VZEROUPPER and VZEROALL define YMM0-15 (each a register mapping). */
+void
+sched_insn_llvm_defs(const struct insn_info *ii, struct sched_insn *si)
+{
+	const char *name = si->opcode ? sched_opcode_name(si->opcode) : "";
+
+	/* x87 instructions (and WAIT) define the status word FPSW; FLDCW
+	 * and FNINIT the control word too; FNSTSW reads FPSW. */
+	if (ii->isa_ext == ZYDIS_ISA_EXT_X87 || ii->mnemonic == ZYDIS_MNEMONIC_FWAIT) {
+		add_operand_cls(si->writes, &si->n_writes, ZYDIS_REGISTER_X87STATUS, 0, 0,
+				SCHED_W_OTHER);
+		if (ii->mnemonic == ZYDIS_MNEMONIC_FLDCW || ii->mnemonic == ZYDIS_MNEMONIC_FNINIT)
+			add_operand_cls(si->writes, &si->n_writes, ZYDIS_REGISTER_X87CONTROL, 0, 0,
+					SCHED_W_OTHER);
+		if (ii->mnemonic == ZYDIS_MNEMONIC_FNSTSW)
+			add_operand(si->reads, &si->n_reads, ZYDIS_REGISTER_X87STATUS, 0, 0);
+		else if (!no_fpcw_read(ii->mnemonic))
+			add_operand(si->reads, &si->n_reads, ZYDIS_REGISTER_X87CONTROL, 0, 0);
+		for (unsigned k = 0; k < si->n_writes; k++)
+			if (!si->writes[k].orig)
+				si->writes[k].orig = si->writes[k].reg;
+	}
+	if (strcmp(name, "VZEROUPPER") != 0 && strcmp(name, "VZEROALL") != 0)
+		return;
+	for (unsigned i = 0; i < 16; i++) {
+		uint16_t full = (uint16_t)(ZYDIS_REGISTER_ZMM0 + i);
+
+		add_operand_cls(si->writes, &si->n_writes, full, 0, 0, SCHED_W_VEC256);
+		for (unsigned k = 0; k < si->n_writes; k++)
+			if (si->writes[k].reg == full)
+				si->writes[k].orig = (uint16_t)(ZYDIS_REGISTER_YMM0 + i);
+	}
+}
+
+/* llvm-mca's instruction info adds to an instruction's latency the
+ * largest delay of its forwarding paths (a negative ReadAdvance): LLVM
+ * 14's Zen 3 (1 cycle) and Piledriver (10) delay a GPR read into the FP
+ * unit (ReadInt2Fpu: the CVTSI2SS/SD and PINSR families). */
+unsigned
+sched_forwarding_delay(const struct sched_model *model, uint32_t opcode)
+{
+	const char *name = opcode ? sched_opcode_name(opcode) : "";
+	unsigned delay = strcmp(model->name, "znver3") == 0 ? 1 :
+			 strcmp(model->name, "bdver2") == 0 ? 10 : 0;
+
+	if (name[0] == 'V')
+		name++;
+	if (strncmp(name, "MMX_", 4) == 0)
+		name += 4;
+	if (!delay || (strncmp(name, "CVTSI2S", 7) != 0 && strncmp(name, "CVTSI642S", 9) != 0 &&
+		       strncmp(name, "PINSR", 5) != 0))
+		return 0;
+	/* register forms only: the memory forms read no GPR into the FPU */
+	return strstr(name, "rr") ? delay : 0;
+}
+
 /* LLVM's hasUnmodeledSideEffects (the instruction info's "U"), for the
  * instructions that have it: divides (they trap), x87, serializing and
  * fence instructions, MXCSR, returns, traps, system calls. */
@@ -339,11 +464,17 @@ llvm_side_effects(const struct insn_info *ii, const char *name)
 		"VSTMXCSR", "CLFLUSH", "CLFLUSHOPT", "RET64", "RET32", "RETI64", "UD2", "INT3",
 		"INT", "SYSCALL", "SYSENTER", "HLT", "RDPMC", "LOCK_PREFIX", "RDRAND16r",
 		"RDRAND32r", "RDRAND64r", "RDSEED16r", "RDSEED32r", "RDSEED64r",
+		"MONITOR32rrr", "MONITOR64rrr", "MONITORX32rrr", "MONITORX64rrr", "MWAITrr",
+		"MWAITXrrr", "WBINVD", "INVD", "RDMSR", "WRMSR", "XSETBV", "CLWB", "CLZERO32r",
+		"CLZERO64r", "SERIALIZE", "WAIT", "RDPID32", "RDPID64", "TRAP", "XSAVE",
+		"XSAVE64", "XRSTOR", "XRSTOR64", "FXSAVE", "FXSAVE64", "FXRSTOR", "FXRSTOR64",
+		"MMX_EMMS", "FEMMS", "STI", "CLI", "XSAVEOPT", "XSAVEOPT64", "XSAVEC",
+		"XSAVEC64", "XSAVES", "XSAVES64", "XRSTORS", "XRSTORS64",
 	};
 	const char *p = name;
 
 	if (ii->isa_ext == ZYDIS_ISA_EXT_X87)
-		return true;
+		return strcmp(name, "FNSTSW16r") != 0;	/* (LLVM's one x87 without) */
 	if (*p == 'I')
 		p++;
 	if (strncmp(p, "DIV", 3) == 0 && (strcmp(p + 3, "8r") == 0 || strcmp(p + 3, "8m") == 0 ||
@@ -381,6 +512,110 @@ rev_to_plain(const struct sched_model *model, uint32_t opcode)
 	return p && model->by_opcode[p] ? p : opcode;
 }
 
+static bool
+name_in(const char *name, const char *const *list)
+{
+	for (; *list; list++)
+		if (strcmp(name, *list) == 0)
+			return true;
+	return false;
+}
+
+/*
+ * LLVM 14's own idiom lists (each model's IsZeroIdiomFunction and
+ * IsDepBreakingFunction) where they part from "the variant opcodes
+ * take the idiom": -1 no opinion, 0 no idiom, 'B' no input dependence
+ * but the ordinary cost, 'Z' a zero idiom (no unit, no latency), 'C'
+ * the zero idiom's cost but its inputs awaited (the variant takes the
+ * idiom, the idiom function does not list it), 'X' an idiom that maps
+ * no register but costs what the instruction costs, 'D' no input
+ * dependence and no cost but a register mapped (Zen 3's cmp r,r).  Found
+ * by running llvm-mca-14 on each form after a long-latency producer.
+ */
+static int
+llvm14_idiom(const char *model, const char *op, const struct sched_mapping *m)
+{
+	static const char *const cmp[] = { "CMP32rr", "CMP64rr", NULL };
+	static const char *const pcmpeq[] = {
+		"PCMPEQBrr", "PCMPEQWrr", "PCMPEQDrr", "PCMPEQQrr", "VPCMPEQBrr",
+		"VPCMPEQWrr", "VPCMPEQDrr", "VPCMPEQQrr", "MMX_PCMPEQBrr", "MMX_PCMPEQWrr",
+		"MMX_PCMPEQDrr", NULL,
+	};
+	static const char *const pcmpeq_y[] = {
+		"VPCMPEQBYrr", "VPCMPEQWYrr", "VPCMPEQDYrr", "VPCMPEQQYrr", NULL,
+	};
+	static const char *const logic_y[] = {
+		"VXORPSYrr", "VXORPDYrr", "VANDNPSYrr", "VANDNPDYrr", NULL,
+	};
+	static const char *const sat[] = {
+		"PSUBSBrr", "PSUBSWrr", "PSUBUSBrr", "PSUBUSWrr", "VPSUBSBrr",
+		"VPSUBSWrr", "VPSUBUSBrr", "VPSUBUSWrr", NULL,
+	};
+	static const char *const sat_mmx[] = {
+		"MMX_PSUBSBrr", "MMX_PSUBSWrr", "MMX_PSUBUSBrr", "MMX_PSUBUSWrr", NULL,
+	};
+	static const char *const sat_y[] = {
+		"VPSUBSBYrr", "VPSUBSWYrr", "VPSUBUSBYrr", "VPSUBUSWYrr", NULL,
+	};
+	static const char *const slm[] = { "XOR32rr", "PXORrr", "XORPSrr", "XORPDrr", NULL };
+	bool idiom = m->zero_idiom || m->dep_breaking;
+	bool mmx = strncmp(op, "MMX_", 4) == 0;
+
+	if (!m->same_sources)
+		return -1;
+	if (strcmp(op, "SBB32rr") == 0 || strcmp(op, "SBB64rr") == 0)
+		return strncmp(model, "znver", 5) == 0 || strcmp(model, "btver2") == 0 ||
+		       strcmp(model, "bdver2") == 0 ? 'B' : -1;
+	if (strcmp(op, "CMP8rr") == 0 || strcmp(op, "CMP16rr") == 0)
+		return strcmp(model, "znver3") == 0 ? 'D' : -1;
+	if (name_in(op, cmp)) {
+		if (strcmp(model, "znver3") == 0)
+			return 'D';
+		if (strncmp(model, "znver", 5) == 0 || strcmp(model, "btver2") == 0 ||
+		    strcmp(model, "bdver2") == 0)
+			return 'B';
+		return -1;
+	}
+	if (!idiom)
+		return -1;
+	if (strcmp(model, "btver2") == 0)
+		return name_in(op, pcmpeq) ? 'B' : name_in(op, logic_y) ? 'X' : -1;
+	if (strcmp(model, "bdver2") == 0)
+		return name_in(op, pcmpeq) && !strstr(op, "EQQ") ? 'B' :
+		       name_in(op, logic_y) || name_in(op, sat) || name_in(op, sat_mmx) ||
+		       strcmp(op, "VPCMPGTQrr") == 0 ? 'X' : -1;
+	if (strcmp(model, "haswell") == 0)
+		return mmx ? 0 : strcmp(op, "VPCMPGTQYrr") == 0 ? 'C' : -1;
+	if (strcmp(model, "sandybridge") == 0)
+		return mmx ? 0 : strcmp(op, "VXORPSYrr") == 0 || strcmp(op, "VXORPDYrr") == 0 ? 'C' : -1;
+	if (strcmp(model, "broadwell") == 0 || strcmp(model, "skylake") == 0 ||
+	    strcmp(model, "skylake-avx512") == 0 || strcmp(model, "icelake-client") == 0)
+		return mmx ? 0 : -1;
+	if (strcmp(model, "silvermont") == 0)
+		return name_in(op, slm) ? -1 : 0;
+	if (strcmp(model, "znver1") == 0 || strcmp(model, "znver2") == 0) {
+		if (name_in(op, pcmpeq) || name_in(op, pcmpeq_y))
+			return 'B';
+		if (name_in(op, sat) || name_in(op, sat_y) || strstr(op, "8rr") || strstr(op, "16rr"))
+			return 0;
+		return -1;
+	}
+	if (strcmp(model, "znver3") == 0) {
+		if (name_in(op, pcmpeq) || name_in(op, pcmpeq_y))
+			return 'B';
+		if (mmx)
+			return 0;
+		/* the SSE forms: in the idiom list, not the zero-cost variant */
+		if (op[0] != 'V' && strstr(op, "rr") && !strstr(op, "32rr") &&
+		    !strstr(op, "64rr") && !strstr(op, "8rr") && !strstr(op, "16rr"))
+			return 'X';
+		if (name_in(op, sat) || name_in(op, sat_y))
+			return 'X';
+		return -1;
+	}
+	return -1;
+}
+
 int
 sched_insn_init(const struct sched_model *model, const struct insn_info *ii,
 		const struct sched_mapping *m, struct sched_insn *si)
@@ -388,6 +623,7 @@ sched_insn_init(const struct sched_model *model, const struct insn_info *ii,
 	bool vex = vex_or_evex(ii);
 	const struct sched_desc *d;
 	uint32_t opcode = rev_to_plain(model, m->opcode);
+	int idiom;
 
 	memset(si, 0, sizeof(*si));
 	si->opcode = opcode;
@@ -408,13 +644,49 @@ sched_insn_init(const struct sched_model *model, const struct insn_info *ii,
 		si->dep_breaking = m->dep_breaking;
 		lea_variant(model, ii, si);
 	}
+	idiom = llvm14_idiom(model->name, sched_opcode_name(opcode), m);
+	if (idiom >= 0) {
+		si->zero_idiom = idiom == 'Z';
+		si->dep_breaking = idiom != 0 && idiom != 'C';
+	}
+	if (idiom == 'C' || idiom == 'D') {
+		/* the zero idiom's cost; for 'C' its inputs still awaited */
+		si->latency = 0;
+		si->n_uses = 0;
+		si->rthroughput = (double)si->uops / model->issue_width;
+	}
 	if (si->zero_idiom) {
 		/* No unit: LLVM's reciprocal throughput is then uops / width. */
 		si->latency = 0;
 		si->n_uses = 0;
 		si->rthroughput = (double)si->uops / model->issue_width;
+	} else if (idiom < 0 && m->zero_idiom && (strcmp(model->name, "znver1") == 0 ||
+				     strcmp(model->name, "znver2") == 0 ||
+				     strcmp(model->name, "silvermont") == 0)) {
+		/* LLVM 14's Zen 1/2 and Silvermont know the idiom (no
+		 * input dependence, no register mapped) but give it the
+		 * ordinary cost */
+		si->zero_idiom = si->dep_breaking = true;
 	}
-	if (!si->dep_breaking) {
+	if (idiom == 'X') {
+		si->zero_idiom = true;
+		/* Jaguar's 256-bit idiom is its own write: two uops of one
+		 * cycle each on JFPU01 and JFPX (the general case takes two) */
+		if (strcmp(model->name, "btver2") == 0 && si->uops == 2) {
+			for (unsigned k = 0; k < si->n_uses; k++)
+				if (si->uses[k].cycles > 1)
+					si->uses[k].cycles = 1;
+			si->rthroughput = 0.5;
+		}
+	}
+	/* LLVM's INT3/INT/INTO name no registers (Zydis's have RSP, RIP
+	 * and the flags): nothing waits for them */
+	if (ii->category == ZYDIS_CATEGORY_INTERRUPT)
+		return 0;
+	/* A dependency-breaking idiom reads none of its explicit sources
+	 * (LLVM: independent from their definitions), but still its
+	 * implicit ones (SBB's EFLAGS). */
+	{
 		/* LLVM's XCHG/XADD/CMPXCHG memory forms have no ReadAfterLd:
 		 * their register sources are read when the uops start, not
 		 * after the load (a chain through them costs the full
@@ -424,16 +696,28 @@ sched_insn_init(const struct sched_model *model, const struct insn_info *ii,
 				  ii->mnemonic == ZYDIS_MNEMONIC_CMPXCHG ||
 				  ii->mnemonic == ZYDIS_MNEMONIC_CMPXCHG8B ||
 				  ii->mnemonic == ZYDIS_MNEMONIC_CMPXCHG16B;
-		/* The Intel models' CMOVcc memory forms neither (their
-		 * InstRW lists no ReadAfterLd; the AMD models keep it), nor
+		/* The Intel big cores' and Piledriver's CMOVcc memory forms
+		 * neither (their InstRW lists no ReadAfterLd; Jaguar, Zen,
+		 * Silvermont and Atom keep it), nor
 		 * Sandy Bridge's COMISS family. */
-		bool no_advance = atomic_rmw ||
-				  (ii->category == ZYDIS_CATEGORY_CMOV && intel_model(model)) ||
+		/* (LLVM 14's Jaguar and Zen 1 and 2 keep it for XCHG,
+		 * Jaguar for XADD too) */
+		bool zen12_xchg = (ii->mnemonic == ZYDIS_MNEMONIC_XCHG &&
+				   (strcmp(model->name, "znver1") == 0 ||
+				    strcmp(model->name, "znver2") == 0 ||
+				    strcmp(model->name, "btver2") == 0)) ||
+				  (ii->mnemonic == ZYDIS_MNEMONIC_XADD &&
+				   strcmp(model->name, "btver2") == 0);
+		bool no_advance = (atomic_rmw && !zen12_xchg) ||
+				  (ii->category == ZYDIS_CATEGORY_CMOV &&
+				   ((intel_model(model) && strcmp(model->name, "silvermont") != 0 &&
+				     strcmp(model->name, "atom") != 0) ||
+				    strcmp(model->name, "bdver2") == 0)) ||
 				  (snb_comis(ii) && strcmp(model->name, "sandybridge") == 0);
 
-		for (unsigned i = 0; i < ii->n_regs_read; i++) {
+		for (unsigned i = 0; !si->dep_breaking && i < ii->n_regs_read; i++) {
 			reg_id r = ii->regs_read[i];
-			reg_id full = ZydisRegisterGetLargestEnclosing(ZYDIS_MACHINE_MODE_LONG_64, r);
+			reg_id full = insn_full_reg(r);
 			uint8_t adv = 0;
 
 			if (!full)
@@ -448,20 +732,54 @@ sched_insn_init(const struct sched_model *model, const struct insn_info *ii,
 					adv = model->read_advance[1];
 			}
 			add_operand(si->reads, &si->n_reads, full, adv, 0);
+			/* the widest register read of it, as read */
+			for (unsigned k = 0; k < si->n_reads; k++)
+				if (si->reads[k].reg == full &&
+				    (!si->reads[k].orig ||
+				     ZydisRegisterGetWidth(ZYDIS_MACHINE_MODE_LONG_64, r) >
+				     ZydisRegisterGetWidth(ZYDIS_MACHINE_MODE_LONG_64,
+							   (ZydisRegister)si->reads[k].orig)))
+					si->reads[k].orig = r;
 		}
 		/* CMOVcc keeps its destination when the condition fails:
 		 * LLVM ties it to a source (MICA's decoder lists it as
 		 * written only, as XED does). */
 		if (ii->category == ZYDIS_CATEGORY_CMOV)
 			for (unsigned i = 0; i < ii->n_regs_written; i++) {
-				reg_id full = ZydisRegisterGetLargestEnclosing(
-					ZYDIS_MACHINE_MODE_LONG_64, ii->regs_written[i]);
+				reg_id full = insn_full_reg(ii->regs_written[i]);
 
-				if (full)
+				if (full) {
 					add_operand(si->reads, &si->n_reads, full,
 						    si->may_load && !no_advance ?
 						    read_advance_for(model, ii->regs_written[i]) : 0, 0);
+					for (unsigned k = 0; k < si->n_reads; k++)
+						if (si->reads[k].reg == full && !si->reads[k].orig)
+							si->reads[k].orig = ii->regs_written[i];
+				}
 			}
+		/* LLVM's legacy-SSE scalar _Int forms (SQRTSSm_Int,
+		 * CVTSS2SDrr_Int) tie their destination to a source: they read
+		 * the XMM register they merge into (the decoder lists it as
+		 * written only). */
+		if (!vex && si->opcode) {
+			const char *nm = sched_opcode_name(si->opcode);
+			size_t ln = strlen(nm);
+
+			if (ln > 4 && strcmp(nm + ln - 4, "_Int") == 0)
+				for (unsigned i = 0; i < ii->n_regs_written; i++) {
+					reg_id r = ii->regs_written[i];
+					reg_id full = insn_full_reg(r);
+
+					if (ZydisRegisterGetClass(r) != ZYDIS_REGCLASS_XMM || !full)
+						continue;
+					add_operand(si->reads, &si->n_reads, full,
+						    si->may_load && !no_advance ? model->read_advance[1] : 0,
+						    0);
+					for (unsigned k = 0; k < si->n_reads; k++)
+						if (si->reads[k].reg == full && !si->reads[k].orig)
+							si->reads[k].orig = r;
+				}
+		}
 		/* CMOVcc's EFLAGS read has no ReadAfterLd on any model
 		 * (only its tied register source has one, on AMD's). */
 		if (ii->flags_read)
@@ -471,8 +789,13 @@ sched_insn_init(const struct sched_model *model, const struct insn_info *ii,
 	}
 	for (unsigned i = 0; i < ii->n_regs_written; i++) {
 		reg_id r = ii->regs_written[i];
-		reg_id full = ZydisRegisterGetLargestEnclosing(ZYDIS_MACHINE_MODE_LONG_64, r);
+		reg_id full = insn_full_reg(r);
 		ZydisRegisterClass rc = ZydisRegisterGetClass(r);
+
+		/* LLVM's calls and RET64 read RSP but do not define it */
+		if ((ii->category == ZYDIS_CATEGORY_RET || ii->category == ZYDIS_CATEGORY_CALL) &&
+		    full == ZYDIS_REGISTER_RSP)
+			continue;
 		uint8_t partial = rc == ZYDIS_REGCLASS_GPR8 || rc == ZYDIS_REGCLASS_GPR16 ||
 				  (rc == ZYDIS_REGCLASS_XMM && !vex);
 
@@ -519,7 +842,7 @@ sched_insn_correct(const struct sched_model *model, const struct insn_info *ii,
 	(void)model;
 	for (unsigned i = 0; i < ii->n_mem; i++)
 		if ((ii->mem[i].flags & MEMF_IMPLICIT) &&
-		    ZydisRegisterGetLargestEnclosing(ZYDIS_MACHINE_MODE_LONG_64, ii->mem[i].base) ==
+		    insn_full_reg(ii->mem[i].base) ==
 		    ZYDIS_REGISTER_RSP)
 			stack = true;
 	if (stack) {
@@ -891,6 +1214,15 @@ desc_init(const struct rm *rm, const struct sched_model *model, const struct sch
 			continue;
 		if (model->resources[r].buffer >= 0)
 			d->used_buffers |= 1ULL << state_index(rm->model_mask[r]);
+		/* and the buffers of the groups containing it (llvm-mca's
+		 * buffers consumed through super resources: a load's
+		 * PdAGLU01 takes a PdEX scheduler entry) */
+		for (unsigned g = 0; g < model->n_resources; g++) {
+			uint64_t gm = rm->model_mask[g], m = rm->model_mask[r];
+
+			if (model->resources[g].buffer > 0 && gm != m && (gm & m) == m)
+				d->used_buffers |= 1ULL << state_index(gm);
+		}
 		w[n++] = (struct res_use){ rm->model_mask[r], si->uses[i].cycles, 1, false };
 	}
 	for (unsigned i = 1; i < n; i++) {
@@ -1126,7 +1458,8 @@ enum dyn_state { D_NEW, D_DISPATCHED, D_ISSUED, D_EXECUTED, D_RETIRED };
 struct dep {
 	uint32_t prod;
 	uint8_t advance;
-	uint16_t reg;		/* folded register read */
+	uint16_t reg;		/* folded register read (or written) */
+	bool write;		/* a partial write's false dependency, not a read */
 };
 
 struct dyn {
@@ -1159,11 +1492,60 @@ static unsigned
 retire_per_cycle(const struct sched_model *model)
 {
 	/* RetireControlUnit<..., MaxRetirePerCycle> of LLVM's models (not
-	 * part of the dump): Jaguar retires 2 per cycle, Zen 3/4 8. */
+	 * part of the dump): Jaguar retires 2 per cycle, Piledriver 4, Zen
+	 * 1-4 8. */
 	if (strcmp(model->name, "btver2") == 0)
 		return 2;
-	if (strcmp(model->name, "znver3") == 0 || strcmp(model->name, "znver4") == 0)
+	if (strcmp(model->name, "bdver2") == 0)
+		return 4;
+	if (strncmp(model->name, "znver", 5) == 0)
 		return 8;
+	return 0;
+}
+
+/* The reorder buffer: LLVM's RetireControlUnit where it differs from the
+ * MicroOpBufferSize (LLVM 14's Zen 2: 192 of 224). */
+static unsigned
+rob_size(const struct sched_model *model)
+{
+	if (strcmp(model->name, "znver2") == 0)
+		return 192;
+	return model->micro_op_buffer_size;
+}
+
+/* Whether a partial write of register w (AX, XMM2) covers all of the
+ * register r a later instruction reads (AL, XMM2; not EAX or YMM2):
+ * llvm-mca then finds only that write for the read, not the full write
+ * before it. */
+static bool
+partial_covers(uint16_t w, uint16_t r)
+{
+	static const ZydisRegister high[] = {
+		ZYDIS_REGISTER_AH, ZYDIS_REGISTER_BH, ZYDIS_REGISTER_CH, ZYDIS_REGISTER_DH,
+	};
+	bool wh = false, rh = false;
+
+	if (!w || !r)
+		return false;
+	if (w == r)
+		return true;
+	for (unsigned i = 0; i < 4; i++) {
+		wh |= w == high[i];
+		rh |= r == high[i];
+	}
+	if (wh || rh)
+		return !wh && rh && ZydisRegisterGetWidth(ZYDIS_MACHINE_MODE_LONG_64, (ZydisRegister)w) == 16;
+	return ZydisRegisterGetWidth(ZYDIS_MACHINE_MODE_LONG_64, (ZydisRegister)w) >
+	       ZydisRegisterGetWidth(ZYDIS_MACHINE_MODE_LONG_64, (ZydisRegister)r);
+}
+
+/* The orig register of insn's write of full register reg. */
+static uint16_t
+write_orig(const struct sched_insn *si, uint16_t reg)
+{
+	for (unsigned i = 0; i < si->n_writes; i++)
+		if (si->writes[i].reg == reg)
+			return si->writes[i].orig;
 	return 0;
 }
 
@@ -1205,7 +1587,26 @@ static const struct prf_def prf_defs[] = {
 	{ "znver3", "Zn3IntegerPRF", 192, 1, 0, 1, 0, 6 },
 	{ "znver4", "Zn4FpPRF", 192, 0, 1, 1, 0, 6 },
 	{ "znver4", "Zn4IntegerPRF", 224, 1, 0, 1, 0, 6 },
+	{ "bdver2", "PdFpuPRF", 160, 0, 1, 2, 0, 0 },
+	{ "bdver2", "PdIntegerPRF", 96, 1, 0, 1, 0, 0 },
+	{ "znver1", "ZnFpuPRF", 160, 0, 1, 2, 0, 0 },
+	{ "znver1", "ZnIntegerPRF", 168, 1, 0, 1, 0, 0 },
+	{ "znver2", "Zn2FpuPRF", 160, 0, 1, 2, 0, 0 },
+	{ "znver2", "Zn2IntegerPRF", 168, 1, 0, 1, 0, 0 },
 };
+
+/* Zen 3's register swap XCHG32rr/XCHG64rr (and the accumulator forms):
+ * eliminated at renaming as two moves. */
+static bool
+swap_move(const struct sched_model *model, const struct sched_insn *si)
+{
+	const char *name = si->opcode ? sched_opcode_name(si->opcode) : "";
+
+	if (strcmp(model->name, "znver3") != 0 || si->n_writes != 2)
+		return false;
+	return strcmp(name, "XCHG32rr") == 0 || strcmp(name, "XCHG64rr") == 0 ||
+	       strcmp(name, "XCHG32ar") == 0 || strcmp(name, "XCHG64ar") == 0;
+}
 
 /* LLVM's IsOptimizableRegisterMove lists: Jaguar's, and Zen's (which
  * adds the _REV encodings and the 256-bit forms). */
@@ -1227,11 +1628,15 @@ optimizable_move(const struct sched_model *model, uint32_t opcode)
 		"VMOVDQAYrr_REV", "VMOVDQUYrr_REV",
 	};
 	const char *name;
-	bool is_zen = strncmp(model->name, "znver", 5) == 0;
+	bool is_zen = strcmp(model->name, "znver3") == 0 || strcmp(model->name, "znver4") == 0;
 
-	if (!opcode || intel_model(model))
+	/* (LLVM 14's Piledriver and Zen 1/2 eliminate no moves) */
+	if (!opcode || (strcmp(model->name, "btver2") != 0 && !is_zen))
 		return false;
 	name = sched_opcode_name(opcode);
+	/* (Zen 3's list has no MMX move) */
+	if (is_zen && strncmp(name, "MMX_", 4) == 0)
+		return false;
 	for (size_t i = 0; i < sizeof(base) / sizeof(base[0]); i++)
 		if (strcmp(name, base[i]) == 0)
 			return true;
@@ -1489,11 +1894,32 @@ bottleneck_issue(struct dgraph *g, const struct rm *rm, const struct dyn *dyn,
 				dg_dep(g, (unsigned)(us->iid % n), to, 3, (uint16_t)j, us->cycles + extra);
 		}
 	}
-	/* Per read, the write it waited for the longest; then the last read
-	 * that waited at all. */
+	/* A partial write's false dependency first (llvm-mca's critical
+	 * dependency of a definition: the earlier write's cycles left),
+	 * then any read's overrides it. */
+	for (unsigned k = 0; k < d->n_deps; k++) {
+		const struct dep *dp = &d->deps[k];
+		const struct dyn *p = &dyn[dp->prod];
+		unsigned lat = descs[dp->prod % n].latency;
+		unsigned elapsed = p->issued <= d->dispatched ? d->dispatched - p->issued : 0;
+
+		if (!dp->write || p->state < D_ISSUED || lat <= elapsed)
+			continue;
+		crd_prod = dp->prod;
+		crd_cycles = lat - elapsed;
+		crd_reg = dp->reg;
+		for (unsigned w = 0; w < insns[dp->prod % n].n_writes; w++)
+			if (insns[dp->prod % n].writes[w].reg == dp->reg)
+				crd_reg = insns[dp->prod % n].writes[w].orig;
+	}
+	/* Per read, the write that made it wait the latest: llvm-mca learns
+	 * each write's cycles left when it issues (or at the read's
+	 * dispatch), counts the kept one down, and takes a new one that
+	 * ends later (a partial write after the full one it merges into);
+	 * then the last read that waited at all. */
 	for (unsigned i = 0; i < si->n_reads; i++) {
 		unsigned best = 0;
-		uint64_t best_prod = 0;
+		uint64_t best_prod = 0, best_end = 0, best_at = 0;
 
 		for (unsigned k = 0; k < d->n_deps; k++) {
 			const struct dep *dp = &d->deps[k];
@@ -1501,12 +1927,15 @@ bottleneck_issue(struct dgraph *g, const struct rm *rm, const struct dyn *dyn,
 			unsigned lat = descs[dp->prod % n].latency;
 			unsigned elapsed = p->issued <= d->dispatched ? d->dispatched - p->issued : 0;
 			unsigned left = lat > elapsed + dp->advance ? lat - elapsed - dp->advance : 0;
+			uint64_t at = p->issued > d->dispatched ? p->issued : d->dispatched;
 
-			if (dp->reg != si->reads[i].reg || p->state < D_ISSUED)
+			if (dp->write || dp->reg != si->reads[i].reg || p->state < D_ISSUED || !left)
 				continue;
-			if (left > best) {
+			if (!best || at + left > best_end || (at + left == best_end && at < best_at)) {
 				best = left;
 				best_prod = dp->prod;
+				best_end = at + left;
+				best_at = at;
 			}
 		}
 		if (best) {
@@ -1530,14 +1959,243 @@ hist_add(uint64_t *h, unsigned v)
 	h[v < SCHED_HIST ? v : SCHED_HIST - 1]++;
 }
 
+/*
+ * llvm-mca-14's in-order pipeline, for the models without a reorder
+ * buffer (MicroOpBufferSize 0: Atom).  Instructions issue in program
+ * order, up to the dispatch width of uops a cycle, in the cycle they
+ * dispatch: one whose register sources are not ready, or whose units are
+ * busy, stalls the ones after it (a register-unavailable or a dispatch-
+ * group stall for each such cycle, the one it is found in included).
+ * An instruction retires when it has executed; nothing is renamed but
+ * the default register file counts its mappings.
+ */
+static int
+run_in_order(const struct sched_model *model, const struct sched_params *p,
+	     const struct sched_insn *insns, unsigned n, struct insn_desc *descs, struct dyn *dyn,
+	     struct reg_map *regs, uint64_t *issued, uint32_t *iter_end, struct rm *rm,
+	     struct sched_result *r, uint32_t *cycle_out)
+{
+	struct sched_stats *st = &r->stats;
+	unsigned iters = p->iterations ? p->iterations : 100;
+	unsigned width = p->dispatch_width ? p->dispatch_width : model->issue_width;
+	uint64_t total = (uint64_t)iters * n, next = 0, done = 0, stalled = UINT64_MAX;
+	unsigned n_issued = 0, stall_left = 0, used = 0;
+	enum { STALL_GROUP, STALL_REG, STALL_DELAY } stall_kind = STALL_GROUP;
+	uint64_t last_wb = 0;	/* write-back cycle of the last issued instruction */
+	unsigned carry = 0;	/* uops of a wide instruction still to go */
+	bool carry_done;
+	uint32_t cycle;
+
+	for (cycle = 0; done < total; cycle++) {
+		unsigned bw = width, c_issued = 0;
+
+		/* Write-back: an instruction retires as it executes. */
+		rm_cycle_event(rm);
+		for (unsigned i = 0; i < n_issued;) {
+			struct dyn *d = &dyn[issued[i]];
+
+			if (d->cycles_left)
+				d->cycles_left--;
+			if (d->cycles_left) {
+				i++;
+				continue;
+			}
+			d->state = D_RETIRED;
+			d->executed = d->retired = cycle;
+			used -= d->prf_alloc[0];
+			if (issued[i] % n == n - 1)
+				iter_end[issued[i] / n] = cycle;
+			done++;
+			memmove(&issued[i], &issued[i + 1], (n_issued - i - 1) * sizeof(*issued));
+			n_issued--;
+		}
+		/* An instruction of more uops than the width takes the next
+		 * cycles' bandwidth too: nothing else is looked at (or counted
+		 * as stalled) until its last uops go. */
+		carry_done = false;
+		if (carry) {
+			unsigned c_use = carry < width ? carry : width;
+
+			carry -= c_use;
+			bw = width - c_use;
+			if (carry) {
+				hist_add(st->dispatched, 0);
+				hist_add(st->issued, 0);
+				continue;
+			}
+			/* (the next instruction is looked at in the cycle the
+			 * last uops go, bandwidth or not) */
+			carry_done = true;
+		}
+		for (;;) {
+			uint64_t id = stalled != UINT64_MAX ? stalled : next;
+			struct dyn *d;
+			const struct insn_desc *ds;
+			const struct sched_insn *si;
+			unsigned hazard = 0;
+
+			if (stalled != UINT64_MAX && stall_left)
+				break;
+			if (stalled == UINT64_MAX) {
+				if (next >= total)
+					break;
+				ds = &descs[next % n];
+				if (ds->uops > bw && !(ds->uops > width && bw == width) &&
+				    !carry_done)
+					break;
+				/* its sources: the last writers in program order */
+				d = &dyn[next];
+				si = &insns[next % n];
+				d->n_deps = 0;
+				for (unsigned i = 0; i < si->n_reads; i++) {
+					const struct reg_map *m = &regs[reg_slot(si->reads[i].reg)];
+					int64_t w[2] = { m->full, m->partial };
+
+					if (w[1] >= 0 &&
+					    partial_covers(write_orig(&insns[w[1] % n], si->reads[i].reg),
+							   si->reads[i].orig))
+						w[0] = -1;
+					for (int k = 0; k < 2; k++) {
+						const struct sched_insn *ps;
+						unsigned adv = si->reads[i].read_advance;
+
+						if (w[k] < 0)
+							continue;
+						ps = &insns[w[k] % n];
+						if (ps->reg_latency && si->reads[i].reg != SCHED_REG_FLAGS &&
+						    ps->reg_latency < ps->latency)
+							adv += ps->latency - ps->reg_latency;
+						d->deps[d->n_deps++] = (struct dep){ (uint32_t)w[k], (uint8_t)adv,
+										     si->reads[i].reg };
+					}
+				}
+				for (unsigned i = 0; i < si->n_writes; i++) {
+					struct reg_map *m = &regs[reg_slot(si->writes[i].reg)];
+
+					if (si->writes[i].partial) {
+						m->partial = (int64_t)next;
+					} else {
+						m->full = (int64_t)next;
+						m->partial = -1;
+					}
+				}
+				next++;
+			} else {
+				stalled = UINT64_MAX;
+			}
+			d = &dyn[id];
+			ds = &descs[id % n];
+			for (unsigned k = 0; k < d->n_deps; k++) {
+				const struct dyn *pd = &dyn[d->deps[k].prod];
+				unsigned left = pd->state == D_ISSUED ? pd->cycles_left : 0;
+
+				if (left > d->deps[k].advance && left - d->deps[k].advance > hazard)
+					hazard = left - d->deps[k].advance;
+			}
+			if (!hazard && carry_done && ds->uops > bw &&
+			    !(ds->uops > width && bw == width)) {
+				/* no bandwidth left: it issues next cycle */
+				stalled = id;
+				stall_left = 0;
+				break;
+			}
+			if (hazard || !rm_can_issue(rm, ds)) {
+				stalled = id;
+				stall_kind = hazard ? STALL_REG : STALL_GROUP;
+				stall_left = hazard ? hazard : 1;
+				break;
+			}
+			/* Results are written back in program order: an
+			 * instruction that would write back before the last one
+			 * issued waits the difference (no stall is counted). */
+			if (last_wb > (uint64_t)cycle + ds->latency) {
+				stalled = id;
+				stall_kind = STALL_DELAY;
+				stall_left = (unsigned)(last_wb - cycle - ds->latency);
+				break;
+			}
+			last_wb = (uint64_t)cycle + ds->latency;
+			for (unsigned i = 0; i < ds->n_res; i++) {
+				const struct res_use *u = &ds->res[i];
+
+				if (!u->reserved) {
+					uint64_t rsrc, sub;
+					const struct res_state *rs;
+					int col;
+
+					rm_select_pipe(rm, u->mask, &rsrc, &sub);
+					rm_use(rm, rsrc, sub);
+					if (rm_add_busy(rm, rsrc, sub, u->cycles) < 0)
+						return -1;
+					rs = &rm->rs[state_index(rsrc)];
+					col = rs->column + (rs->num_units > 1 ? (int)state_index(sub) : 0);
+					if (col >= 0)
+						r->pressure[(id % n) * r->n_columns + (unsigned)col] += u->cycles;
+				} else {
+					rm->rs[state_index(u->mask)].reserved = true;
+					rm->reserved_groups |= u->mask;
+					if (rm_add_busy(rm, u->mask, u->mask, u->cycles) < 0)
+						return -1;
+				}
+			}
+			d->dispatched = d->ready = d->issued = cycle;
+			d->cycles_left = ds->latency;
+			d->prf_alloc[0] = 0;
+			for (unsigned i = 0; i < insns[id % n].n_writes && !insns[id % n].zero_idiom; i++)
+				d->prf_alloc[0]++;
+			if (!insns[id % n].zero_idiom)
+				d->prf_alloc[0] = (uint8_t)(d->prf_alloc[0] + insns[id % n].extra_defs_full +
+							    insns[id % n].extra_defs_partial);
+			st->prf[0].mappings += d->prf_alloc[0];
+			used += d->prf_alloc[0];
+			if (used > st->prf[0].max_used)
+				st->prf[0].max_used = used;
+			c_issued += ds->uops;
+			if (ds->uops > bw)
+				carry = ds->uops - bw;
+			bw = ds->uops > bw ? 0 : bw - ds->uops;
+			if (ds->latency) {
+				d->state = D_ISSUED;
+				issued[n_issued++] = id;
+			} else {
+				d->state = D_RETIRED;
+				d->executed = d->retired = cycle;
+				used -= d->prf_alloc[0];
+				if (id % n == n - 1)
+					iter_end[id / n] = cycle;
+				done++;
+			}
+		}
+		if (stalled != UINT64_MAX && stall_left) {
+			if (stall_kind != STALL_DELAY) {
+				st->stalls[stall_kind == STALL_REG ? SCHED_STALL_RAT : SCHED_STALL_GROUP]++;
+				st->bn_cycles++;
+			}
+			if (stall_kind == STALL_REG) {
+				st->bn_register++;
+				st->bn_data++;
+			} else if (stall_kind == STALL_GROUP) {
+				st->bn_resource++;
+			}
+			stall_left--;
+		}
+		hist_add(st->dispatched, c_issued);
+		hist_add(st->issued, c_issued);
+	}
+	st->cycles = cycle;
+	*cycle_out = cycle;
+	return 0;
+}
+
 int
 sched_run(const struct sched_model *model, const struct sched_params *p,
 	  const struct sched_insn *insns, unsigned n, struct sched_result *r)
 {
 	unsigned iters = p->iterations ? p->iterations : 100;
 	unsigned width = p->dispatch_width ? p->dispatch_width : model->issue_width;
-	unsigned rob = p->micro_op_buffer_size ? p->micro_op_buffer_size : model->micro_op_buffer_size;
+	unsigned rob = p->micro_op_buffer_size ? p->micro_op_buffer_size : rob_size(model);
 	unsigned max_retire = retire_per_cycle(model);
+	unsigned lqueue = p->lqueue, squeue = p->squeue;
 	unsigned tl_iters = p->timeline_max_iterations;
 	uint64_t total = (uint64_t)iters * n, next = 0, retired = 0, head = 0;
 	struct insn_desc *descs = NULL;
@@ -1559,7 +2217,13 @@ sched_run(const struct sched_model *model, const struct sched_params *p,
 	struct sched_stats *st = &r->stats;
 	const struct prf_def *files[SCHED_MAX_PRF - 1];
 	unsigned n_files = 0, prf_used[SCHED_MAX_PRF] = { 0 }, moves_now[SCHED_MAX_PRF] = { 0 };
+	bool swap = false;
 	unsigned lq_used = 0, sq_used = 0, rob_stat = 0;
+	/* loads and stores from dispatch to execution: the queue usage
+	 * llvm-mca shows for a model's load and store queues (Zen 3's
+	 * Zn3Load/Zn3Store) */
+	unsigned lq_flight = 0, sq_flight = 0;
+	int lq_res = -1, sq_res = -1;
 	uint8_t *zero_reg = NULL;
 	bool token_stall = false;
 	int buf_res[SCHED_MAX_BUFFERS];
@@ -1581,6 +2245,18 @@ sched_run(const struct sched_model *model, const struct sched_params *p,
 	}
 	st->rob_size = rob;
 	for (unsigned i = 0; i < model->n_resources; i++) {
+		if (model->resources[i].buffer > 0 && (!strcmp(model->resources[i].name, "Zn3Load") ||
+							!strcmp(model->resources[i].name, "PdLoad")))
+			lq_res = (int)i;
+		if (model->resources[i].buffer > 0 && (!strcmp(model->resources[i].name, "Zn3Store") ||
+							!strcmp(model->resources[i].name, "PdStore")))
+			sq_res = (int)i;
+		/* LLVM's load and store queues: their buffers are the LSU's
+		 * default sizes (-lqueue/-squeue override them) */
+		if ((int)i == lq_res && !lqueue)
+			lqueue = (unsigned)model->resources[i].buffer;
+		if ((int)i == sq_res && !squeue)
+			squeue = (unsigned)model->resources[i].buffer;
 		if (model->resources[i].buffer <= 0 || st->n_buffers == SCHED_MAX_BUFFERS)
 			continue;
 		buf_res[st->n_buffers] = (int)i;
@@ -1628,6 +2304,14 @@ sched_run(const struct sched_model *model, const struct sched_params *p,
 		}
 	}
 
+	if (model->micro_op_buffer_size == 0) {
+		r->n_columns = ncols;
+		if (run_in_order(model, p, insns, n, descs, dyn, regs, issued, iter_end, &rm,
+				 r, &cycle) < 0)
+			goto out;
+		r->in_order = true;
+		goto simulated;
+	}
 	for (cycle = 0; retired < total; cycle++) {
 		unsigned avail, n_ret = 0;
 		unsigned c_disp = 0, c_issued = 0, e_disp = 0, e_issued = 0;
@@ -1670,8 +2354,11 @@ sched_run(const struct sched_model *model, const struct sched_params *p,
 			}
 			d->state = D_EXECUTED;
 			d->executed = cycle;
-			if (d->mem_group)
+			if (d->mem_group) {
 				lsu_executed(&lsu, (unsigned)d->mem_group);
+				lq_flight -= insns[issued[i] % n].may_load;
+				sq_flight -= insns[issued[i] % n].may_store;
+			}
 			memmove(&issued[i], &issued[i + 1], (n_issued - i - 1) * sizeof(*issued));
 			n_issued--;
 		}
@@ -1760,8 +2447,11 @@ sched_run(const struct sched_model *model, const struct sched_params *p,
 			} else {
 				d->state = D_EXECUTED;
 				d->executed = cycle;
-				if (d->mem_group)
+				if (d->mem_group) {
 					lsu_executed(&lsu, (unsigned)d->mem_group);
+					lq_flight -= insns[id % n].may_load;
+					sq_flight -= insns[id % n].may_store;
+				}
 			}
 		}
 
@@ -1814,11 +2504,11 @@ sched_run(const struct sched_model *model, const struct sched_params *p,
 				st->stalls[SCHED_STALL_SCHEDQ]++;
 				token_stall = true;
 				ok = false;
-			} else if (si->may_load && p->lqueue && lq_used >= p->lqueue) {
+			} else if (si->may_load && lqueue && lq_used >= lqueue) {
 				st->stalls[SCHED_STALL_LQ]++;
 				token_stall = true;
 				ok = false;
-			} else if (si->may_store && p->squeue && sq_used >= p->squeue) {
+			} else if (si->may_store && squeue && sq_used >= squeue) {
 				st->stalls[SCHED_STALL_SQ]++;
 				token_stall = true;
 				ok = false;
@@ -1837,14 +2527,31 @@ sched_run(const struct sched_model *model, const struct sched_params *p,
 			rob_avail -= entries;
 			c_disp += need;
 			rob_stat += need;
-			/* Move elimination at register renaming (Jaguar, Zen). */
-			if (optimizable_move(model, si->opcode) && si->n_writes && si->n_reads) {
+			/* Move elimination at register renaming (Jaguar, Zen);
+			 * Zen 3 eliminates a 32/64-bit register swap too (two
+			 * moves). */
+			swap = false;
+			if (swap_move(model, si) ) {
+				unsigned cost, f = prf_of(files, n_files, SCHED_W_GPR, &cost);
+
+				if (f) {
+					st->prf[f].move_candidates += 2;
+					if (moves_now[f] + 2 <= files[f - 1]->max_moves) {
+						moves_now[f] += 2;
+						d->eliminated = 1;
+						swap = true;
+					}
+				}
+			} else if (optimizable_move(model, si->opcode) && si->n_writes && si->n_reads) {
 				unsigned cost, f = prf_of(files, n_files, si->writes[0].cls, &cost);
 				unsigned src = reg_slot(si->reads[0].reg);
 
 				if (f) {
 					st->prf[f].move_candidates++;
-					if (!si->writes[0].partial &&
+					/* (an SSE move's XMM write, partial
+					 * for YMM readers, is eliminated) */
+					if ((!si->writes[0].partial ||
+					     si->writes[0].cls == SCHED_W_VEC) &&
 					    (!files[f - 1]->zero_only || zero_reg[src]) &&
 					    moves_now[f] < files[f - 1]->max_moves) {
 						moves_now[f]++;
@@ -1857,8 +2564,21 @@ sched_run(const struct sched_model *model, const struct sched_params *p,
 			if (d->eliminated) {
 				unsigned dst = reg_slot(si->writes[0].reg), src = reg_slot(si->reads[0].reg);
 
-				regs[dst] = regs[src];
-				zero_reg[dst] = zero_reg[src];
+				if (swap) {
+					struct reg_map t;
+					bool tz;
+
+					src = reg_slot(si->writes[1].reg);
+					t = regs[dst];
+					regs[dst] = regs[src];
+					regs[src] = t;
+					tz = zero_reg[dst];
+					zero_reg[dst] = zero_reg[src];
+					zero_reg[src] = tz;
+				} else {
+					regs[dst] = regs[src];
+					zero_reg[dst] = zero_reg[src];
+				}
 				d->state = D_EXECUTED;
 				d->dispatched = d->ready = d->issued = d->executed = cycle;
 				c_issued += uops;
@@ -1869,6 +2589,19 @@ sched_run(const struct sched_model *model, const struct sched_params *p,
 			}
 			/* Physical registers: none for zero idioms, none for
 			 * partial writes a register file renames whole. */
+			if (!si->zero_idiom && (si->extra_defs_full || si->extra_defs_partial)) {
+				unsigned cost, f = prf_of(files, n_files, SCHED_W_GPR, &cost);
+				unsigned x = si->extra_defs_full + (f ? 0 : si->extra_defs_partial);
+
+				d->prf_alloc[0] = (uint8_t)(d->prf_alloc[0] + x);
+				prf_used[0] += x;
+				st->prf[0].mappings += x;
+				if (f) {
+					d->prf_alloc[f] = (uint8_t)(d->prf_alloc[f] + si->extra_defs_full);
+					prf_used[f] += si->extra_defs_full;
+					st->prf[f].mappings += si->extra_defs_full;
+				}
+			}
 			for (unsigned i = 0; i < si->n_writes && !si->zero_idiom; i++) {
 				unsigned cost, f = prf_of(files, n_files, si->writes[i].cls, &cost);
 
@@ -1892,11 +2625,19 @@ sched_run(const struct sched_model *model, const struct sched_params *p,
 				lq_used++;
 			if (si->may_store)
 				sq_used++;
+			if (si->may_load || si->may_store) {
+				lq_flight += si->may_load;
+				sq_flight += si->may_store;
+			}
 			e_disp += uops;
 			for (unsigned i = 0; i < si->n_reads; i++) {
 				struct reg_map *m = &regs[reg_slot(si->reads[i].reg)];
 				int64_t w[2] = { m->full, m->partial };
 
+				if (w[1] >= 0 &&
+				    partial_covers(write_orig(&insns[w[1] % n], si->reads[i].reg),
+						   si->reads[i].orig))
+					w[0] = -1;
 				for (int k = 0; k < 2; k++) {
 					struct dyn *pd;
 
@@ -1906,11 +2647,44 @@ sched_run(const struct sched_model *model, const struct sched_params *p,
 					if (pd->state >= D_EXECUTED)
 						continue;
 					if (pd->state < D_ISSUED)
-						pd->num_users++;
-					d->deps[d->n_deps++] = (struct dep){ (uint32_t)w[k],
-									     si->reads[i].read_advance,
-									     si->reads[i].reg };
+						pd->num_users += si->reads[i].uses ? si->reads[i].uses : 1;
+					/* a register result earlier than the
+					 * instruction's latency: as a read
+					 * advance of the difference */
+					{
+						const struct sched_insn *ps = &insns[w[k] % n];
+						unsigned adv = si->reads[i].read_advance;
+
+						if (ps->reg_latency && si->reads[i].reg != SCHED_REG_FLAGS &&
+						    ps->reg_latency < ps->latency)
+							adv += ps->latency - ps->reg_latency;
+						d->deps[d->n_deps++] = (struct dep){ (uint32_t)w[k],
+										     (uint8_t)adv,
+										     si->reads[i].reg };
+					}
 				}
+			}
+			/* An 8/16-bit write that a register file renames as the
+			 * whole register (the AMD models) has LLVM's false
+			 * dependency: it completes after the register's last
+			 * write, i.e. starts once that write has fewer cycles
+			 * left than its own latency. */
+			for (unsigned i = 0; i < si->n_writes; i++) {
+				const struct reg_map *m = &regs[reg_slot(si->writes[i].reg)];
+				int64_t last = m->partial >= 0 ? m->partial : m->full;
+				unsigned cost;
+				struct dyn *pd;
+
+				if (si->writes[i].cls != SCHED_W_GPR_PARTIAL || last < 0 ||
+				    !prf_of(files, n_files, SCHED_W_GPR_PARTIAL, &cost) ||
+				    d->n_deps == sizeof(d->deps) / sizeof(d->deps[0]))
+					continue;
+				pd = &dyn[last];
+				if (pd->state >= D_EXECUTED)
+					continue;
+				d->deps[d->n_deps++] = (struct dep){
+					(uint32_t)last, (uint8_t)(si->latency ? si->latency - 1 : 0),
+					si->writes[i].reg, true };
 			}
 			for (unsigned i = 0; i < si->n_writes; i++) {
 				struct reg_map *m = &regs[reg_slot(si->writes[i].reg)];
@@ -1950,6 +2724,8 @@ sched_run(const struct sched_model *model, const struct sched_params *p,
 				if (d->mem_group) {
 					lsu_issued(&lsu, (unsigned)d->mem_group);
 					lsu_executed(&lsu, (unsigned)d->mem_group);
+					lq_flight -= si->may_load;
+					sq_flight -= si->may_store;
 				}
 			} else {
 				pending[n_pending++] = next;
@@ -1965,6 +2741,10 @@ sched_run(const struct sched_model *model, const struct sched_params *p,
 			const struct res_state *rs = &rm.rs[state_index(rm.model_mask[buf_res[b]])];
 			unsigned used = (unsigned)(rs->buffer - rs->available_slots);
 
+			if (buf_res[b] == lq_res)
+				used = lq_flight;
+			else if (buf_res[b] == sq_res)
+				used = sq_flight;
 			st->buffers[b].cumulative += used;
 			if (used > st->buffers[b].max_used)
 				st->buffers[b].max_used = used;
@@ -2035,6 +2815,7 @@ sched_run(const struct sched_model *model, const struct sched_params *p,
 	st->cycles = cycle;
 	if (dg.failed || dg_sequence(&dg, iters, r) < 0)
 		goto out;
+simulated:
 
 	r->iterations = iters;
 	r->n_insns = n;

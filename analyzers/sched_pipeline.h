@@ -5,6 +5,7 @@
  * for a number of iterations.  Pure: no I/O.
  *
  *   sched_model_find()   a CPU model by LLVM's name ("skylake", "btver2")
+ *   sched_model_find14() LLVM 14's model of an -mcpu name of llvm-mca-14
  *   sched_insn_init()    one decoded instruction -> its scheduling record
  *   sched_run()          simulate; fills struct sched_result
  */
@@ -32,6 +33,8 @@ struct sched_operand {
 	uint8_t partial;	/* writes: 8/16-bit GPR or legacy-SSE XMM write */
 	uint8_t cls;		/* writes: enum sched_write_class (register files) */
 	uint16_t orig;		/* writes: the register as written (EDX, not RDX) */
+	uint8_t uses;		/* reads: operands reading it (llvm-mca's users of the
+				 * write, which rank the ready instructions); 0 = 1 */
 };
 
 enum sched_write_class {
@@ -46,6 +49,9 @@ enum sched_write_class {
 struct sched_insn {
 	uint32_t opcode;	/* LLVM opcode id; 0 for none */
 	unsigned uops, latency;
+	unsigned reg_latency;	/* of the register results, when not latency (0) */
+	unsigned info_latency;	/* the instruction info's, when the simulation
+				 * uses another (llvm-mca's calls: 100); 0 = latency */
 	double rthroughput;
 	bool may_load, may_store, has_side_effects;
 	bool zero_idiom, dep_breaking;
@@ -54,6 +60,11 @@ struct sched_insn {
 	unsigned n_reads, n_writes;
 	struct sched_operand reads[SCHED_MAX_OPERANDS];
 	struct sched_operand writes[SCHED_MAX_OPERANDS];
+	/* LLVM register definitions the writes above fold together (AL and
+	 * AH of an 8-bit divide, the destination and the implicit EAX of
+	 * cmpxchg %ecx, %eax): mappings of their own in llvm-mca's register
+	 * files, full 32/64-bit and partial ones */
+	uint8_t extra_defs_full, extra_defs_partial;
 };
 
 /* Simulation parameters (llvm-mca's options of the same names). */
@@ -86,7 +97,7 @@ enum sched_stall {
 	SCHED_N_STALLS
 };
 
-#define SCHED_HIST		65	/* histogram buckets (0..64 per cycle) */
+#define SCHED_HIST		257	/* histogram buckets (0..256 per cycle) */
 #define SCHED_MAX_BUFFERS	16
 #define SCHED_MAX_PRF		3
 
@@ -163,11 +174,18 @@ struct sched_result {
 	unsigned timeline_iterations;
 	struct sched_timeline_entry *timeline;	/* [timeline_iterations][n_insns] */
 	struct sched_stats stats;
+	bool in_order;			/* llvm-mca's in-order pipeline (no reorder
+					 * buffer: the timeline shows no retirement) */
 	unsigned n_crit;		/* bottleneck analysis' critical sequence */
 	struct sched_crit_edge *crit;
 };
 
 const struct sched_model *sched_model_find(const char *name);
+
+/* LLVM 14's model that llvm-mca-14 runs for -mcpu=CPU (skx and
+ * cascadelake: SkylakeServer; x86-64, nehalem: Sandy Bridge; alderlake:
+ * Skylake), or NULL if llvm-mca-14 has none for the name. */
+const struct sched_model *sched_model_find14(const char *cpu);
 
 /*
  * Fill si for the decoded instruction ii mapped to m (sched_map()) on the
@@ -178,6 +196,13 @@ int sched_insn_init(const struct sched_model *model, const struct insn_info *ii,
 		    const struct sched_mapping *m, struct sched_insn *si);
 /* LLVM's condition-dependent CMOVcc/SETcc costs (A/BE: one uop and one
  * cycle more on Skylake, Haswell, Sandy Bridge), for llvm-mca's pipeline. */
+/* Registers LLVM's opcode defines beyond the decoder's (--model=llvm). */
+void sched_insn_llvm_defs(const struct insn_info *ii, struct sched_insn *si);
+
+/* The forwarding delay llvm-mca's instruction info adds to the latency
+ * of the opcode (--model=llvm). */
+unsigned sched_forwarding_delay(const struct sched_model *model, uint32_t opcode);
+
 void sched_insn_cond_variant(const struct sched_model *model, const struct insn_info *ii,
 			     struct sched_insn *si);
 

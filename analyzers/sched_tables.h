@@ -9,7 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define SCHED_N_OPCODES 19376
+#define SCHED_N_OPCODES 19393
 #define SCHED_MAX_RESOURCES 64
 
 /* A processor resource: a unit (possibly with several identical units of
@@ -26,7 +26,7 @@ struct sched_resource {
  * resource are listed with its cycles added (TableGen's expansion). */
 struct sched_res_use {
 	uint8_t resource;
-	uint8_t cycles;
+	uint16_t cycles;
 };
 
 enum sched_desc_flags {
@@ -45,6 +45,9 @@ struct sched_desc {
 	uint8_t flags;		/* enum sched_desc_flags */
 	uint16_t first_use;	/* index into the model's uses[] */
 	uint8_t n_uses;
+	/* When not 0: the latency of the register results, where LLVM
+	 * gives them their own (Jaguar's XCHG/XADD with memory). */
+	uint8_t reg_latency;
 };
 
 struct sched_model {
@@ -70,7 +73,29 @@ sched_opcode_name(uint32_t opcode)
 {
 	return sched_opcode_pool + sched_opcode_off[opcode];
 }
-/* Terminated by an entry whose name is NULL. */
+/* Terminated by an entry whose name is NULL: LLVM 19's models (the
+ * corrected model's base), and LLVM 14's (llvm-mca-14's, --model=llvm). */
 extern const struct sched_model sched_models[];
+extern const struct sched_model sched_models14[];
+
+/* Each -mcpu name llvm-mca-14 accepts with a model, and that model's
+ * name in sched_models14[]; terminated by a NULL cpu. */
+struct sched_cpu14 {
+	const char *cpu, *model;
+};
+extern const struct sched_cpu14 sched_cpus14[];
+
+/* What LLVM 14's AT&T and Intel printers write as the mnemonic of an
+ * opcode ("addl" / "add"; "" when LLVM 14 has none): a pool and the
+ * offsets of each opcode's strings in it. */
+extern const char sched_mnemonic_pool[];
+extern const uint32_t sched_att_off[SCHED_N_OPCODES + 1];
+extern const uint32_t sched_intel_off[SCHED_N_OPCODES + 1];
+
+static inline const char *
+sched_mnemonic(uint32_t opcode, int intel)
+{
+	return sched_mnemonic_pool + (intel ? sched_intel_off : sched_att_off)[opcode];
+}
 
 #endif /* MICAD_SCHED_TABLES_H */

@@ -255,8 +255,7 @@ reg_slot(uint16_t reg)
 static reg_id
 fold(reg_id r)
 {
-	return r ? (reg_id)ZydisRegisterGetLargestEnclosing(ZYDIS_MACHINE_MODE_LONG_64,
-							    (ZydisRegister)r) : 0;
+	return r ? (reg_id)insn_full_reg((ZydisRegister)r) : 0;
 }
 
 static void
@@ -2889,7 +2888,16 @@ ua_run_block_reuse(struct ua_sim **sim, const struct sched_model *model,
 		st->stalls[SCHED_STALL_SQ] = s->st.stall_sb;
 		st->frontend_stalls = s->st.stall_frontend;
 		st->n_buffers = 1;
+		/* the reservation station, under the name of LLVM's buffer
+		 * for it (SKLPortAny) so that the view reads as llvm-mca's */
 		st->buffers[0].name = "RS";
+		for (unsigned i = 0; i < model->n_resources; i++) {
+			const char *nm = model->resources[i].name;
+			size_t l = strlen(nm);
+
+			if (model->resources[i].buffer > 0 && l > 7 && !strcmp(nm + l - 7, "PortAny"))
+				st->buffers[0].name = nm;
+		}
 		st->buffers[0].size = ua->rs;
 		st->rob_size = ua->rob;
 		st->n_prf = 1;

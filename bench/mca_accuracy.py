@@ -113,7 +113,7 @@ def run_micad(micactl, cpu, path, *extra, repeat=1):
     """(parsed JSON, seconds the process took, CPU seconds it used: those
     of the fastest of `repeat` runs).  Only the process is timed, as for
     llvm-mca-14 (whose text is parsed after its timing too)."""
-    args = [micactl, "mca", "-mcpu=" + cpu] + list(extra) + ["--hex", "--json", path]
+    args = [micactl, "mca", "-mcpu=" + cpu] + list(extra) + ["--hex", "--json=compact", path]
     best = None
     for _ in range(repeat):
         ru = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -247,7 +247,7 @@ def main():
                 with open(os.path.join(tmp, "b%d.hex" % k), "w") as h:
                     h.write(blocks[i][0] + "\n")
             per_proc["micad"] = shell_loop(
-                '"$0" mca -mcpu=%s --hex --json "$f" > /dev/null' % cpu, a.micactl,
+                '"$0" mca -mcpu=%s --hex --json=compact "$f" > /dev/null' % cpu, a.micactl,
                 [os.path.join(tmp, "b%d.hex" % k) for k in range(len(sample))])
             classes = {"all": list(range(n))}
             if have_llvm:

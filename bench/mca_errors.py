@@ -86,7 +86,7 @@ def predict(micactl, cpu, blocks, extra):
     with tempfile.NamedTemporaryFile("w", suffix=".hex") as f:
         f.write("".join(h + "\n" for h, _ in blocks))
         f.flush()
-        r = subprocess.run([micactl, "mca", "-mcpu=" + cpu] + extra + ["--hex", "--json", f.name],
+        r = subprocess.run([micactl, "mca", "-mcpu=" + cpu] + extra + ["--hex", "--json=compact", f.name],
                            capture_output=True, text=True)
     if r.returncode != 0:
         die("micactl failed: " + r.stderr[:300])

@@ -10,9 +10,11 @@
 #include "config.h"
 
 #include <cpuid.h>
+#include <ctype.h>
 #include <elf.h>
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <malloc.h>
 #include <math.h>
 #include <pthread.h>
@@ -31,15 +33,19 @@
 #include "insn_zydis.h"
 #include "sched_map.h"
 #include "sched_pipeline.h"
+#include "sched_print.h"
 #include "sched_uarch.h"
 #include "trace_sched.h"
 #include "util.h"
 
 struct mca_opts {
-	const char *mcpu, *output;
+	const char *mcpu, *output, *triple;
 	unsigned iterations, dispatch, tl_max_iter, tl_max_cycles;
 	unsigned reg_file_size, lqueue, squeue;
 	bool hex, json, intel_in, intel_out;
+	bool json_compact;		/* --json=compact: micad's one line per region */
+	bool show_encoding;		/* -show-encoding: the instruction info's bytes */
+	bool summary;			/* llvm-mca's summary view (on unless -all-views=false) */
 	bool timeline, resource_pressure, instruction_info, instruction_tables;
 	bool dispatch_stats, scheduler_stats, retire_stats, register_file_stats, bottleneck;
 	bool noalias;
@@ -51,6 +57,7 @@ struct mca_opts {
 /* One source line of an assembled region: where its bytes start. */
 struct src_line {
 	size_t offset;
+	unsigned lineno;		/* in the input */
 	char *text;			/* as written, mnemonic and operands tab-separated */
 	bool directive;			/* bytes from a directive (.p2align): not analyzed */
 };
@@ -146,6 +153,15 @@ clean_source(const char *s)
 	return t;
 }
 
+/* "name:" (or "name: insn"): a label, not `movq %fs:0x28, %rax`. */
+static bool
+is_label(const char *t)
+{
+	size_t n = strcspn(t, ": \t%$(\"");
+
+	return n > 0 && t[n] == ':';
+}
+
 /* The assembler's listing: "  LINE OFFS HEXBYTES\tSOURCE". */
 static void
 parse_listing(const char *text, struct region *r)
@@ -169,7 +185,8 @@ parse_listing(const char *text, struct region *r)
 
 				r->lines = xreallocarray(r->lines, r->n_lines + 1, sizeof(*r->lines));
 				r->lines[r->n_lines].offset = off;
-				r->lines[r->n_lines].directive = t[0] == '.' || strchr(t, ':') != NULL;
+				r->lines[r->n_lines].lineno = lineno;
+				r->lines[r->n_lines].directive = t[0] == '.' || is_label(t);
 				r->lines[r->n_lines++].text = t;
 			}
 		}
@@ -225,8 +242,59 @@ out:
 
 /* Assemble text with the system assembler: the .text bytes into r, the
  * source line of each instruction from the listing. */
+/* LLVM's assembler forms GNU as does not take, rewritten in place of
+ * the same line: hexadecimal with an h suffix (0ffh, 10h: 0x0ff, 0x10)
+ * and a displacement with empty parentheses (lea -16(), %ecx: -16).
+ * Comments and strings are left alone. */
+static char *
+llvm_forms(const char *text)
+{
+	size_t n = strlen(text);
+	char *out = xmalloc(2 * n + 1), *o = out;
+	bool str = false, comment = false;
+
+	for (size_t i = 0; i < n; i++) {
+		char c = text[i];
+		bool tok_start = i == 0 || !(isalnum((unsigned char)text[i - 1]) ||
+					     text[i - 1] == '_' || text[i - 1] == '%' ||
+					     text[i - 1] == '.');
+
+		if (c == '\n') {
+			str = comment = false;
+		} else if (!comment && c == '"') {
+			str = !str;
+		} else if (!str && (c == '#' || c == ';')) {
+			comment = true;
+		}
+		if (!str && !comment && tok_start && isdigit((unsigned char)c)) {
+			size_t j = i;
+
+			while (j < n && isxdigit((unsigned char)text[j]))
+				j++;
+			if (j < n && (text[j] == 'h' || text[j] == 'H') &&
+			    !(j + 1 < n && (isalnum((unsigned char)text[j + 1]) || text[j + 1] == '_'))) {
+				*o++ = '0';
+				*o++ = 'x';
+				memcpy(o, text + i, j - i);
+				o += j - i;
+				i = j;
+				continue;
+			}
+		}
+		if (!str && !comment && c == '(' && i + 1 < n && text[i + 1] == ')' && i > 0 &&
+		    (isalnum((unsigned char)text[i - 1]) || text[i - 1] == '_')) {
+			i++;
+			continue;
+		}
+		*o++ = c;
+	}
+	*o = '\0';
+	return out;
+}
+
 static int
-assemble(const char *text, bool intel, const char *name, unsigned first_line, struct region *r)
+assemble(const char *text, bool intel, const char *name, unsigned first_line, struct region *r,
+	 char **as_err)
 {
 	char dir[] = "/tmp/micactl-mcaXXXXXX";
 	char *src, *obj, *lst, *lopt, *err = NULL;
@@ -251,7 +319,12 @@ assemble(const char *text, bool intel, const char *name, unsigned first_line, st
 	fprintf(f, "%s# %u \"", intel ? ".intel_syntax noprefix\n" : "", first_line);
 	for (const char *c = name; *c; c++)
 		fputc(*c == '"' || *c == '\\' || (unsigned char)*c < ' ' ? '_' : *c, f);
-	fprintf(f, "\"\n%s\n", text);
+	{
+		char *t = llvm_forms(text);
+
+		fprintf(f, "\"\n%s\n", t);
+		free(t);
+	}
 	if (fclose(f) != 0) {
 		perror_msg("writing %s", src);
 		goto out;
@@ -262,7 +335,12 @@ assemble(const char *text, bool intel, const char *name, unsigned first_line, st
 		if (run(as_argv, &err) != 0) {
 			for (size_t n = err ? strlen(err) : 0; n && (err[n - 1] == '\n' || err[n - 1] == ' '); n--)
 				err[n - 1] = '\0';
-			error_msg("mca: the assembler rejected the input:\n%s", err ? err : "");
+			if (as_err) {
+				*as_err = err;
+				err = NULL;
+			} else {
+				error_msg("mca: the assembler rejected the input:\n%s", err ? err : "");
+			}
 			goto out;
 		}
 	}
@@ -274,6 +352,10 @@ assemble(const char *text, bool intel, const char *name, unsigned first_line, st
 		char *l = read_all(f, &len);
 
 		parse_listing(l, r);
+		/* the listing counts the lines of the file given to as,
+		 * whose first one or two lines are ours */
+		for (size_t i = 0; i < r->n_lines; i++)
+			r->lines[i].lineno = r->lines[i].lineno - (intel ? 2 : 1) + first_line - 1;
 		free(l);
 		fclose(f);
 	}
@@ -348,73 +430,308 @@ parse_hex(char *text, struct region **rs, size_t *nr)
 	return 0;
 }
 
-/* Split assembly into LLVM-MCA-BEGIN/END regions (the whole text when
- * there are none) and assemble each. */
+/* Blank line lineno of text (its characters made blanks, so that the
+ * others keep their places), after llvm-mca's message for it: the
+ * assembler's "no such instruction" is LLVM's "invalid instruction
+ * mnemonic", anything else an invalid operand.  false if there is no
+ * such line or it is blank already. */
+static bool
+blank_line(char *text, unsigned lineno, const char *file, const char *why)
+{
+	char *l = text, *e;
+	size_t ml, col;
+
+	for (unsigned k = 1; k < lineno && l; k++) {
+		l = strchr(l, '\n');
+		if (l)
+			l++;
+	}
+	if (!l)
+		return false;
+	e = l + strcspn(l, "\n");
+	col = strspn(l, " \t");
+	if (l + col >= e)
+		return false;
+	ml = strcspn(l + col, " \t\n");
+	if (!strncmp(why, "no such instruction", 19))
+		fprintf(stderr, "%s:%u:%zu: error: invalid instruction mnemonic '%.*s'\n", file, lineno,
+			col + 1, (int)ml, l + col);
+	else
+		fprintf(stderr, "%s:%u:%zu: error: invalid operand for instruction\n", file, lineno,
+			col + 1);
+	fprintf(stderr, "%.*s\n%.*s^", (int)(e - l), l, (int)col, l);
+	for (size_t k = 1; k < ml && !strncmp(why, "no such instruction", 19); k++)
+		fputc('~', stderr);
+	fputc('\n', stderr);
+	for (char *c = l; c < e; c++)
+		if (*c != '\t')
+			*c = ' ';
+	return true;
+}
+
+/* A code region as llvm-mca-14 delimits them: the lines after its
+ * LLVM-MCA-BEGIN (or from the start: the default region) up to its
+ * LLVM-MCA-END (or the end). */
+struct mark_region {
+	char *name;
+	unsigned start, end;		/* marker lines; 0: none */
+};
+
+/* An llvm-mca diagnostic at a marker: "FILE:LINE:COL: KIND: MSG", the
+ * line, a caret under the column. */
+static void
+marker_msg(const char *file, unsigned lineno, const char *line, unsigned col, const char *kind,
+	   const char *msg)
+{
+	fprintf(stderr, "%s:%u:%u: %s: %s\n%s\n", file, lineno, col, kind, msg, line);
+	for (unsigned i = 0; i + 1 < col; i++)
+		fputc(line[i] == '\t' ? '\t' : ' ', stderr);
+	fputs("^\n", stderr);
+}
+
+/*
+ * LLVM-MCA-BEGIN [name] / LLVM-MCA-END [name] comments, with llvm-mca-14's
+ * rules: the first BEGIN replaces the default region (the whole input);
+ * regions may nest and overlap when their names differ; an END without a
+ * name closes the only open region (or the default one); any other END
+ * that matches no open region is an error, as is a second open region of
+ * the same name.  Returns the number of regions, or -1 after llvm-mca's
+ * messages.
+ */
+static int
+find_regions(const char *text, const char *file, struct mark_region **out)
+{
+	struct mark_region *rg = xcalloc(1, sizeof(*rg));
+	size_t n = 1, *active = NULL, n_active = 0;
+	unsigned lineno = 0;
+	bool errors = false;
+
+	rg[0].name = xstrdup("");
+	for (const char *line = text; *line; ) {
+		const char *nl = strchr(line, '\n');
+		size_t len = nl ? (size_t)(nl - line) : strlen(line);
+		char *l = xmalloc(len + 1), *c, *name;
+		bool begin;
+		unsigned col;
+
+		memcpy(l, line, len);
+		l[len] = '\0';
+		line += len + (nl ? 1 : 0);
+		lineno++;
+		c = strchr(l, '#');
+		if (!c) {
+			free(l);
+			continue;
+		}
+		col = (unsigned)(c - l) + 2;
+		c += 1 + strspn(c + 1, " \t");
+		if (strncmp(c, "LLVM-MCA-BEGIN", 14) == 0)
+			begin = true;
+		else if (strncmp(c, "LLVM-MCA-END", 12) == 0)
+			begin = false;
+		else {
+			free(l);
+			continue;
+		}
+		name = clean_source(c + (begin ? 14 : 12));
+		for (char *t = name; *t; t++)
+			if (*t == '\t')
+				*t = ' ';	/* (clean_source's tab) */
+		if (begin) {
+			size_t k;
+
+			if (!n_active && n == 1 && !rg[0].start && !rg[0].end) {
+				free(rg[0].name);
+				rg[0].name = name;
+				rg[0].start = lineno;
+				active = xreallocarray(active, n_active + 1, sizeof(*active));
+				active[n_active++] = 0;
+				free(l);
+				continue;
+			}
+			for (k = 0; k < n_active && strcmp(rg[active[k]].name, name) != 0; k++)
+				;
+			if (k < n_active) {
+				char msg[256];
+
+				errors = true;
+				if (!*name) {
+					marker_msg(file, lineno, l, col, "error",
+						   "found multiple overlapping anonymous regions");
+				} else {
+					snprintf(msg, sizeof(msg), "region %s was previously defined here",
+						 name);
+					marker_msg(file, lineno, l, col, "error",
+						   "overlapping regions cannot have the same name");
+					fprintf(stderr, "%s:%u: note: %s\n", file, rg[active[k]].start, msg);
+				}
+				free(name);
+				free(l);
+				continue;
+			}
+			rg = xreallocarray(rg, n + 1, sizeof(*rg));
+			memset(&rg[n], 0, sizeof(rg[n]));
+			rg[n].name = name;
+			rg[n].start = lineno;
+			active = xreallocarray(active, n_active + 1, sizeof(*active));
+			active[n_active++] = n++;
+		} else {
+			size_t k = n_active;
+
+			if (!*name && n_active == 1) {
+				k = 0;
+			} else if (!*name && !n_active && n == 1 && !rg[0].start && !rg[0].end) {
+				rg[0].end = lineno;
+			} else {
+				for (k = 0; k < n_active && strcmp(rg[active[k]].name, name) != 0; k++)
+					;
+			}
+			if (k < n_active) {
+				rg[active[k]].end = lineno;
+				active[k] = active[--n_active];
+			} else if (rg[0].end != lineno) {
+				char msg[256];
+
+				errors = true;
+				marker_msg(file, lineno, l, col, "error",
+					   "found an invalid region end directive");
+				if (*name)
+					snprintf(msg, sizeof(msg), "unable to find an active region named %s",
+						 name);
+				else
+					snprintf(msg, sizeof(msg), "unable to find an active anonymous region");
+				marker_msg(file, lineno, l, col, "note", msg);
+			}
+			free(name);
+		}
+		free(l);
+	}
+	free(active);
+	if (errors) {
+		for (size_t i = 0; i < n; i++)
+			free(rg[i].name);
+		free(rg);
+		return -1;
+	}
+	*out = rg;
+	return (int)n;
+}
+
+/* The instructions of the assembled input a (every line, lines[] by
+ * offset) between a region's markers, as a region of their own. */
+static void
+slice_region(const struct region *a, const struct mark_region *m, struct region *r)
+{
+	r->bytes = xmalloc(a->n + 1);
+	for (size_t i = 0; i < a->n_lines; i++) {
+		const struct src_line *l = &a->lines[i];
+		size_t end = a->n;
+
+		if (l->lineno <= m->start || (m->end && l->lineno >= m->end))
+			continue;
+		for (size_t k = 0; k < a->n_lines; k++)
+			if (a->lines[k].offset > l->offset && a->lines[k].offset < end)
+				end = a->lines[k].offset;
+		if (end <= l->offset)
+			continue;
+		r->lines = xreallocarray(r->lines, r->n_lines + 1, sizeof(*r->lines));
+		r->lines[r->n_lines] = *l;
+		r->lines[r->n_lines].offset = r->n;
+		r->lines[r->n_lines++].text = xstrdup(l->text);
+		memcpy(r->bytes + r->n, a->bytes + l->offset, end - l->offset);
+		r->n += end - l->offset;
+	}
+}
+
+/*
+ * Assemble text as llvm-mca-14 parses its input: a line the assembler
+ * rejects is reported in LLVM's words (file:line:col, the line, a caret)
+ * and left out, and the rest is analyzed.  The assembler names the
+ * lines it rejects ("FILE:LINE: Error: ..."); they are blanked and the
+ * text assembled again.
+ */
+static int
+assemble_recovering(const char *text, bool intel, const char *file, struct region *r)
+{
+	char *work = xstrdup(text);
+	int ret = -1;
+
+	for (int round = 0; round < 8; round++) {
+		char *err = NULL;
+		bool any = false;
+
+		if (assemble(work, intel, file, 1, r, &err) == 0) {
+			ret = 0;
+			break;
+		}
+		for (char *e = err, *nl; e && *e; e = nl ? nl + 1 : e + strlen(e)) {
+			const char *tag = ": Error: ";
+			char *t, *colon;
+			unsigned lineno = 0;
+
+			nl = strchr(e, '\n');
+			if (nl)
+				*nl = '\0';
+			t = strstr(e, tag);
+			if (!t)
+				continue;
+			*t = '\0';
+			colon = strrchr(e, ':');
+			if (!colon || sscanf(colon + 1, "%u", &lineno) != 1 || lineno == 0)
+				continue;
+			any |= blank_line(work, lineno, file, t + strlen(tag));
+		}
+		if (!any) {
+			/* nothing to leave out: the assembler's own words */
+			error_msg("mca: the assembler rejected the input:\n%s", err ? err : "");
+			free(err);
+			break;
+		}
+		free(err);
+	}
+	free(work);
+	return ret;
+}
+
+/* Assemble the input, then cut it into its code regions: the regions
+ * without instructions are left out, as llvm-mca-14 leaves them out. */
 static int
 parse_asm(char *text, bool intel, const char *file, struct region **rs, size_t *nr)
 {
-	bool any = strstr(text, "LLVM-MCA-BEGIN") != NULL;
-	size_t cap = 256, len = 0;
-	char *cur = xmalloc(cap), *name = NULL;
-	bool in = !any;
-	unsigned lineno = 0, first = 1;
-	int ret = 0;
+	struct mark_region *m = NULL;
+	struct region all;
+	int n = find_regions(text, file, &m);
 
-	cur[0] = '\0';
-	for (char *line = text, *next; line && *line && ret == 0; line = next) {
-		char *m;
-		size_t l;
-
-		lineno++;
-		next = strchr(line, '\n');
-		if (next)
-			*next++ = '\0';
-		if ((m = strstr(line, "LLVM-MCA-BEGIN"))) {
-			m += strlen("LLVM-MCA-BEGIN");
-			m += strspn(m, " \t");
-			free(name);
-			name = clean_source(m);
-			in = true;
-			first = lineno + 1;
-			len = 0;
-			cur[0] = '\0';
-			continue;
-		}
-		if (strstr(line, "LLVM-MCA-END")) {
-			if (in) {
-				struct region *r = add_region(rs, nr, name);
-
-				r->marked = true;
-				if (assemble(cur, intel, file, first, r) < 0)
-					ret = -1;
-			}
-			len = 0;
-			cur[0] = '\0';
-			in = false;
-			continue;
-		}
-		if (!in)
-			continue;
-		l = strlen(line);
-		while (len + l + 2 > cap) {
-			cap *= 2;
-			cur = xreallocarray(cur, cap, 1);
-		}
-		memcpy(cur + len, line, l);
-		len += l;
-		cur[len++] = '\n';
-		cur[len] = '\0';
+	if (n < 0)
+		return -1;
+	memset(&all, 0, sizeof(all));
+	if (assemble_recovering(text, intel, file, &all) < 0) {
+		for (int i = 0; i < n; i++)
+			free(m[i].name);
+		free(m);
+		return -1;
 	}
-	if (ret == 0 && in) {
-		struct region *r = add_region(rs, nr, name);
+	for (int i = 0; i < n; i++) {
+		struct region *r = add_region(rs, nr, m[i].name);
 
-		r->marked = any;
-		if (assemble(cur, intel, file, first, r) < 0)
-			ret = -1;
+		r->marked = n > 1 || m[i].start || m[i].end;
+		slice_region(&all, &m[i], r);
+		if (r->n == 0) {
+			free(r->name);
+			free(r->bytes);
+			for (size_t k = 0; k < r->n_lines; k++)
+				free(r->lines[k].text);
+			free(r->lines);
+			(*nr)--;
+		}
+		free(m[i].name);
 	}
-	free(cur);
-	free(name);
-	return ret;
+	free(m);
+	free(all.bytes);
+	for (size_t k = 0; k < all.n_lines; k++)
+		free(all.lines[k].text);
+	free(all.lines);
+	return 0;
 }
 
 struct block {
@@ -422,6 +739,7 @@ struct block {
 	struct sched_insn *si;
 	struct ua_insn *ui;		/* the corrected model's view, when it has one */
 	char (*text)[128];
+	uint8_t (*enc)[16];		/* the instruction's bytes: enc[i][0] the length */
 	/* build_block()'s messages, kept (defer) for when the report is
 	 * written: 'E' or 'W', the text, a newline; each one */
 	bool defer;
@@ -436,6 +754,7 @@ block_free(struct block *b)
 	free(b->si);
 	free(b->ui);
 	free(b->text);
+	free(b->enc);
 	free(b->msgs);
 	memset(b, 0, sizeof(*b));
 }
@@ -472,6 +791,27 @@ block_msg(struct block *b, bool warning, const char *fmt, ...)
 	b->msgs[b->msgs_len] = '\0';
 }
 
+/* A message in llvm-mca's own words (no "micactl: mca:" in front), now
+ * or kept like block_msg()'s; '\v' stands for a line break. */
+static void
+block_msg_raw(struct block *b, const char *text)
+{
+	size_t n = strlen(text);
+
+	if (!b->defer) {
+		for (const char *c = text; *c; c++)
+			fputc(*c == '\v' ? '\n' : *c, stderr);
+		fputc('\n', stderr);
+		return;
+	}
+	b->msgs = xreallocarray(b->msgs, b->msgs_len + n + 3, 1);
+	b->msgs[b->msgs_len++] = 'R';
+	memcpy(b->msgs + b->msgs_len, text, n);
+	b->msgs_len += n;
+	b->msgs[b->msgs_len++] = '\n';
+	b->msgs[b->msgs_len] = '\0';
+}
+
 /* Print the messages block_msg() kept. */
 static void
 block_print_msgs(struct block *b)
@@ -479,7 +819,11 @@ block_print_msgs(struct block *b)
 	for (char *m = b->msgs, *e; m && *m; m = e + 1) {
 		e = strchr(m, '\n');
 		*e = '\0';
-		if (*m == 'W')
+		if (*m == 'R') {
+			for (const char *c = m + 1; *c; c++)
+				fputc(*c == '\v' ? '\n' : *c, stderr);
+			fputc('\n', stderr);
+		} else if (*m == 'W')
 			warning_msg("%s", m + 1);
 		else
 			error_msg("%s", m + 1);
@@ -519,12 +863,109 @@ copy_str(char *dst, size_t size, const char *src)
 	dst[n] = '\0';
 }
 
+/* The register definitions LLVM's opcode has that the instruction's
+ * folded writes merge (llvm-mca maps each one): two written operands of
+ * one register (cmpxchg %ecx, %eax; xadd %eax, %eax; xchg %al, %ah), the
+ * AL and AH of an 8-bit multiply or divide, the accumulator of CWD, CDQ
+ * and CQO. */
+static void
+llvm_extra_defs(const struct insn_zydis *z, struct sched_insn *si)
+{
+	unsigned full = 0, part = 0;
+	ZydisRegister seen[ZYDIS_MAX_OPERAND_COUNT];
+	unsigned n_seen = 0;
+
+	for (unsigned i = 0; i < z->in.operand_count; i++) {
+		const ZydisDecodedOperand *op = &z->ops[i];
+		ZydisRegisterClass rc;
+		ZydisRegister f;
+		bool dup = false;
+
+		if (op->type != ZYDIS_OPERAND_TYPE_REGISTER || !(op->actions & ZYDIS_OPERAND_ACTION_MASK_WRITE))
+			continue;
+		rc = ZydisRegisterGetClass(op->reg.value);
+		if (rc != ZYDIS_REGCLASS_GPR8 && rc != ZYDIS_REGCLASS_GPR16 &&
+		    rc != ZYDIS_REGCLASS_GPR32 && rc != ZYDIS_REGCLASS_GPR64)
+			continue;
+		f = insn_full_reg(op->reg.value);
+		for (unsigned k = 0; k < n_seen; k++)
+			dup |= seen[k] == f;
+		if (dup) {
+			if (rc == ZYDIS_REGCLASS_GPR32 || rc == ZYDIS_REGCLASS_GPR64)
+				full++;
+			else
+				part++;
+		} else if (n_seen < ZYDIS_MAX_OPERAND_COUNT) {
+			seen[n_seen++] = f;
+		}
+		/* an 8-bit multiply's or divide's AX: LLVM's AL and AH */
+		if (op->reg.value == ZYDIS_REGISTER_AX && op->visibility != ZYDIS_OPERAND_VISIBILITY_EXPLICIT &&
+		    (z->in.mnemonic == ZYDIS_MNEMONIC_MUL || z->in.mnemonic == ZYDIS_MNEMONIC_IMUL ||
+		     z->in.mnemonic == ZYDIS_MNEMONIC_DIV || z->in.mnemonic == ZYDIS_MNEMONIC_IDIV) &&
+		    z->in.operand_width == 8)
+			part++;
+	}
+	if (z->in.mnemonic == ZYDIS_MNEMONIC_CWD)
+		part++;
+	if (z->in.mnemonic == ZYDIS_MNEMONIC_CDQ || z->in.mnemonic == ZYDIS_MNEMONIC_CQO)
+		full++;
+	si->extra_defs_full = (uint8_t)full;
+	si->extra_defs_partial = (uint8_t)part;
+}
+
+/* How many operands of the instruction read each register it reads: LLVM
+ * counts a user of a write per operand (`vpaddd %xmm0, %xmm0, %xmm3` is
+ * two users of %xmm0), which ranks the instructions ready to issue. */
+static void
+count_uses(const struct insn_zydis *z, struct sched_insn *si)
+{
+	for (unsigned k = 0; k < si->n_reads; k++) {
+		unsigned n = 0;
+
+		for (unsigned i = 0; i < z->in.operand_count_visible; i++) {
+			const ZydisDecodedOperand *op = &z->ops[i];
+
+			if (op->type == ZYDIS_OPERAND_TYPE_REGISTER && (op->actions & ZYDIS_OPERAND_ACTION_MASK_READ) &&
+			    insn_full_reg(op->reg.value) ==
+			    si->reads[k].reg)
+				n++;
+			if (op->type == ZYDIS_OPERAND_TYPE_MEMORY) {
+				n += insn_full_reg(op->mem.base) == si->reads[k].reg;
+				n += insn_full_reg(op->mem.index) == si->reads[k].reg;
+			}
+		}
+		si->reads[k].uses = (uint8_t)(n > 1 ? n : 1);
+	}
+}
+
+/* The instruction's text as LLVM 14's printer writes it (sched_print.h):
+ * false when it has no mnemonic for the opcode.  split: a LOCK prefix
+ * shown as an instruction of its own, not part of this one. */
+static bool
+sched_print_text(const struct insn_zydis *z, const struct insn_info *ii, bool split,
+		 const struct sched_mapping *m, const char *src, const struct mca_opts *opt,
+		 char *buf, size_t size)
+{
+	struct insn_zydis rest;
+	const char *s = src;
+
+	if (split) {
+		if (insn_zydis_decode(ii->bytes + 1, ii->len - 1, &rest) < 0)
+			return false;
+		z = &rest;
+	}
+	/* The source's "lock" is the printer's, not an operand. */
+	if (s && !strncmp(s, "lock", 4) && (s[4] == '\t' || s[4] == ' '))
+		s += 5;
+	return sched_print_llvm(z, m->opcode, s, opt->intel_in, opt->intel_out, buf, size) == 0;
+}
+
 static int
 build_block(const struct model_choice *mc, const struct region *r, const struct mca_opts *opt,
 	    struct block *b)
 {
 	const struct sched_model *model = mc->model;
-	bool use_source = r->n_lines && opt->intel_out == opt->intel_in;
+	bool use_source = r->n_lines != 0;
 	struct block keep = *b;
 
 	memset(b, 0, sizeof(*b));
@@ -536,7 +977,7 @@ build_block(const struct model_choice *mc, const struct region *r, const struct 
 		struct sched_mapping m;
 		const struct src_line *sl = line_at(r, off), *tl;
 		char buf[128];
-		bool split;
+		bool split, unsupported = false;
 
 		if (insn_decode_zydis(r->bytes + off, r->n - off, off, &ii, &z) < 0) {
 			char hex[64] = "";
@@ -561,6 +1002,7 @@ build_block(const struct model_choice *mc, const struct region *r, const struct 
 			b->si = xreallocarray(b->si, b->cap, sizeof(*b->si));
 			b->ui = xreallocarray(b->ui, b->cap, sizeof(*b->ui));
 			b->text = xreallocarray(b->text, b->cap, sizeof(*b->text));
+			b->enc = xreallocarray(b->enc, b->cap, sizeof(*b->enc));
 		}
 		/* A LOCK prefix on a line of its own (or in hex input, which
 		 * llvm-mc disassembles that way) is LLVM's LOCK_PREFIX
@@ -573,6 +1015,16 @@ build_block(const struct model_choice *mc, const struct region *r, const struct 
 
 			snprintf(nm, sizeof(nm), "LOCK_%s", sched_opcode_name(m.opcode));
 			id = sched_opcode_find(nm);
+			if (!id && !strcmp(model->name, "btver2")) {
+				/* LCMPXCHG32, LXADD64, LCMPXCHG8B: Jaguar's
+				 * model has their locked costs apart */
+				const char *on = sched_opcode_name(m.opcode);
+				size_t l = strlen(on);
+
+				snprintf(nm, sizeof(nm), "L%.*s", (int)(l > 2 && !strcmp(on + l - 2, "rm")
+									 ? l - 2 : l), on);
+				id = sched_opcode_find(nm);
+			}
 			if (id)
 				m.opcode = id;
 		}
@@ -585,13 +1037,47 @@ build_block(const struct model_choice *mc, const struct region *r, const struct 
 			b->ui[b->n].fused = 1;
 			b->ui[b->n].flags = UA_NOP;
 			ii.len--;
+			b->enc[b->n][0] = 1;
+			b->enc[b->n][1] = 0xf0;
 			snprintf(b->text[b->n++], sizeof(b->text[0]), "lock");
 		}
-		if (sched_insn_init(model, &ii, &m, &b->si[b->n]) < 0) {
+		if (sched_insn_init(model, &ii, &m, &b->si[b->n]) < 0 && opt->llvm) {
+			unsupported = true;	/* llvm-mca's error, with its text below */
+		} else if (!b->si[b->n].opcode || !model->by_opcode[b->si[b->n].opcode]) {
 			insn_format_zydis(&ii, &z, !opt->intel_out, buf, sizeof(buf));
 			block_msg(b, true, "-mcpu=%s has no data for '%s' (%s); it is taken as "
 				  "one uop on no unit", opt->mcpu, sl ? sl->text : buf,
 				  sched_opcode_name(m.opcode));
+		}
+		if (opt->llvm) {
+			unsigned fd = sched_forwarding_delay(model, b->si[b->n].opcode);
+
+			count_uses(&z, &b->si[b->n]);
+			llvm_extra_defs(&z, &b->si[b->n]);
+			sched_insn_llvm_defs(&ii, &b->si[b->n]);
+			if (fd)
+				b->si[b->n].info_latency = b->si[b->n].latency + fd;
+		}
+		if (opt->llvm && (ii.category == ZYDIS_CATEGORY_CALL ||
+				  ii.category == ZYDIS_CATEGORY_RET)) {
+			bool call = ii.category == ZYDIS_CATEGORY_CALL;
+			static bool said[2];
+
+			/* llvm-mca-14 simulates a call as 100 cycles long, and
+			 * says so once (as for returns) */
+			if (call) {
+				b->si[b->n].info_latency = b->si[b->n].latency;
+				b->si[b->n].latency = 100;
+			}
+			if (!said[call]) {
+				said[call] = true;
+				block_msg_raw(b, call ? "warning: found a call in the input assembly "
+					      "sequence.\vnote: call instructions are not correctly "
+					      "modeled. Assume a latency of 100cy." :
+					      "warning: found a return instruction in the input "
+					      "assembly sequence.\vnote: program counter updates are "
+					      "ignored.");
+			}
 		}
 		if (mc->ua) {
 			/* A split prefix is its own instruction: the model
@@ -611,18 +1097,8 @@ build_block(const struct model_choice *mc, const struct region *r, const struct 
 		if (split)
 			ii.len++;
 		tl = split && r->n_lines ? line_at(r, off + 1) : sl;
-		if (use_source && tl && m.lock && !split && !strncmp(tl->text, "lock\t", 5)) {
-			/* llvm-mca's printer: "lock", two tabs, the instruction */
-			char *sp;
-
-			snprintf(buf, sizeof(buf), "%s", tl->text + 5);
-			sp = strchr(buf, ' ');
-			if (sp)
-				*sp = '\t';
-			snprintf(b->text[b->n], sizeof(b->text[0]), "lock\t\t%.115s", buf);
-		} else if (use_source && tl) {
-			copy_str(b->text[b->n], sizeof(b->text[0]), tl->text);
-		} else {
+		if (!sched_print_text(&z, &ii, split, &m, use_source && tl ? tl->text : NULL, opt, buf,
+				      sizeof(buf))) {
 			char *sp;
 
 			insn_format_zydis(&ii, &z, !opt->intel_out, buf, sizeof(buf));
@@ -632,7 +1108,22 @@ build_block(const struct model_choice *mc, const struct region *r, const struct 
 			sp = strchr(buf, ' ');
 			if (sp)
 				*sp = '\t';	/* llvm-mca: a tab after the mnemonic */
-			copy_str(b->text[b->n], sizeof(b->text[0]), buf);
+		}
+		copy_str(b->text[b->n], sizeof(b->text[0]), buf);
+		{
+			/* (after a split LOCK prefix: the bytes after it) */
+			unsigned l = split ? ii.len - 1 : ii.len, o = split ? 1 : 0;
+
+			b->enc[b->n][0] = (uint8_t)(l < 15 ? l : 15);
+			memcpy(&b->enc[b->n][1], ii.bytes + o, b->enc[b->n][0]);
+		}
+		if (unsupported) {
+			char msg[256];
+
+			snprintf(msg, sizeof(msg), "error: found an unsupported instruction in the "
+				 "input assembly sequence.\vnote: instruction: \t%.128s", buf);
+			block_msg_raw(b, msg);
+			return -1;
 		}
 		b->n++;
 		off += ii.len;
@@ -666,15 +1157,13 @@ pad_to(FILE *o, int *col, int to)
 	} while (*col < to);
 }
 
+/* One resource-pressure cell, padded to the column's end as llvm-mca
+ * pads it (a wide value such as 1320.00 pushes the rest right). */
 static void
-print_value(FILE *o, double v)
+print_value(FILE *o, int *col, double v, int end)
 {
-	if (v == 0.0) {
-		fputs(" -     ", o);
-		return;
-	}
-	fprintf(o, "%.2f", v);
-	fputs(v < 10.0 ? "   " : v < 100.0 ? "  " : " ", o);
+	*col += v == 0.0 ? fprintf(o, " - ") : fprintf(o, "%.2f", v);
+	pad_to(o, col, end);
 }
 
 /* "[3]" for a one-unit resource, "[3.1]" for unit 1 of a two-unit one:
@@ -727,18 +1216,21 @@ print_summary(FILE *o, const struct mca_opts *opt, const struct sched_result *re
 }
 
 static void
-print_instruction_info(FILE *o, const struct model_choice *mc, const struct block *b)
+print_instruction_info(FILE *o, const struct mca_opts *opt, const struct model_choice *mc,
+		       const struct block *b)
 {
 	fprintf(o, "\n\nInstruction Info:\n[1]: #uOps\n[2]: Latency\n[3]: RThroughput\n"
-		"[4]: MayLoad\n[5]: MayStore\n[6]: HasSideEffects (U)\n\n"
-		"[1]    [2]    [3]    [4]    [5]    [6]    Instructions:\n");
+		"[4]: MayLoad\n[5]: MayStore\n[6]: HasSideEffects (U)\n%s\n"
+		"[1]    [2]    [3]    [4]    [5]    [6]    %sInstructions:\n",
+		opt->show_encoding ? "[7]: Encoding Size\n" : "",
+		opt->show_encoding ? "[7]    Encodings:                    " : "");
 	for (unsigned i = 0; i < b->n; i++) {
 		const struct sched_insn *s = &b->si[i];
 		unsigned uops = mc->ua ? b->ui[i].fused : s->uops;
+		unsigned lat = s->info_latency ? s->info_latency : s->latency;
 
 		fprintf(o, " %u    %s%s", uops, uops < 10 ? " " : "", uops < 100 ? " " : "");
-		fprintf(o, "%u   %s%s", s->latency, s->latency < 10 ? " " : "",
-			s->latency < 100 ? " " : "");
+		fprintf(o, "%u   %s%s", lat, lat < 10 ? " " : "", lat < 100 ? " " : "");
 		if (s->rthroughput > 0)
 			fprintf(o, "%.2f %s%s", s->rthroughput, s->rthroughput < 10.0 ? " " : "",
 				s->rthroughput < 100.0 ? " " : "");
@@ -747,6 +1239,15 @@ print_instruction_info(FILE *o, const struct model_choice *mc, const struct bloc
 		fputs(s->may_load ? " *     " : "       ", o);
 		fputs(s->may_store ? " *     " : "       ", o);
 		fputs(s->has_side_effects ? " U     " : "       ", o);
+		if (opt->show_encoding) {
+			int col = fprintf(o, " %u", b->enc[i][0]);
+
+			pad_to(o, &col, 7);
+			col = 0;
+			for (unsigned k = 1; k <= b->enc[i][0]; k++)
+				col += fprintf(o, "%02x ", b->enc[i][k]);
+			pad_to(o, &col, 30);
+		}
 		fprintf(o, "%s\n", b->text[i]);
 	}
 }
@@ -756,6 +1257,7 @@ print_pressure(FILE *o, const struct sched_model *model, const struct block *b,
 	       const double *pressure, unsigned n_columns, unsigned iterations)
 {
 	unsigned base = 0;
+	int col;
 
 	fprintf(o, "\n\nResources:\n");
 	for (unsigned i = 0; i < model->n_resources; i++) {
@@ -767,26 +1269,32 @@ print_pressure(FILE *o, const struct sched_model *model, const struct block *b,
 			char h[16];
 
 			resource_label(d, base, u, h, sizeof(h));
-			fprintf(o, "%-6s- %s\n", h, d->name);
+			/* at least one blank after a long label: "[16.0] - PdLoad" */
+			col = fprintf(o, "%s", h);
+			pad_to(o, &col, 6);
+			fprintf(o, "- %s\n", d->name);
 		}
 		base++;
 	}
 	fprintf(o, "\n\nResource pressure per iteration:\n");
 	print_col_header(o, model);
 	fputc('\n', o);
+	col = 0;
 	for (unsigned c = 0; c < n_columns; c++) {
 		double sum = 0;
 
 		for (unsigned i = 0; i < b->n; i++)
 			sum += pressure[i * n_columns + c];
-		print_value(o, round2(sum / iterations));
+		print_value(o, &col, round2(sum / iterations), 7 * (int)(c + 1));
 	}
 	fprintf(o, "\n\nResource pressure by instruction:\n");
 	print_col_header(o, model);
 	fprintf(o, "Instructions:\n");
 	for (unsigned i = 0; i < b->n; i++) {
+		col = 0;
 		for (unsigned c = 0; c < n_columns; c++)
-			print_value(o, round2(pressure[i * n_columns + c] / iterations));
+			print_value(o, &col, round2(pressure[i * n_columns + c] / iterations),
+				    7 * (int)(c + 1));
 		fprintf(o, "%s\n", b->text[i]);
 	}
 }
@@ -874,7 +1382,7 @@ print_retire_stats(FILE *o, const struct sched_stats *st)
 		"[# retired], [# cycles]\n");
 	for (unsigned k = 0; k < SCHED_HIST; k++)
 		if (st->retired[k])
-			fprintf(o, " %u,           %llu  (%.1f%%)\n", k,
+			fprintf(o, " %u,%s%llu  (%.1f%%)\n", k, k < 10 ? "           " : "          ",
 				(unsigned long long)st->retired[k], st->retired[k] * 100.0 / cyc);
 	fprintf(o, "\nTotal ROB Entries:                %u\n", st->rob_size);
 	fprintf(o, "Max Used ROB Entries:             %u  ( %.1f%% )\n", st->rob_max,
@@ -1163,7 +1671,10 @@ print_timeline(FILE *o, const struct mca_opts *opt, const struct block *b,
 
 					sum[0] += (double)t->issued - t->dispatched;
 					sum[1] += (double)t->issued - t->ready;
-					sum[2] += ((double)t->retired - 1) - t->executed;
+					/* (an in-order pipeline retires as it
+					 * executes: no time there) */
+					sum[2] += t->retired > t->executed
+						  ? ((double)t->retired - 1) - t->executed : 0;
 				}
 				for (unsigned k = 0; k < 3; k++)
 					tot[k] += sum[k];
@@ -1538,6 +2049,220 @@ print_json(struct jout *o, const struct mca_opts *opt, const struct model_choice
 	jo_putc(o, '}');
 }
 
+/* The reciprocal throughput as LLVM computes it, cycles over units (the
+ * tables keep it to two decimals: 0.33 is 1/3): the simplest fraction
+ * with a denominator up to 12 that two decimals round to v. */
+static double
+exact_ratio(double v)
+{
+	for (int d = 1; d <= 12; d++) {
+		double k = floor(v * d + 0.5);
+
+		if (fabs(v * d - k) <= 0.005 * d + 1e-9)
+			return k / d;
+	}
+	return v;
+}
+
+/* llvm::json's numbers: an integral double as an integer, any other
+ * with 17 significant digits. */
+static void
+jl_num(struct jout *o, double v)
+{
+	if (v == floor(v) && fabs(v) < 9007199254740992.0)
+		jo_printf(o, "%lld", (long long)v);
+	else
+		jo_printf(o, "%.17g", v);
+}
+
+/* llvm::json's string escapes: \" \\ \n \t and \u00XX for the other
+ * control characters. */
+static void
+jl_str(struct jout *o, const char *s, size_t n)
+{
+	jo_putc(o, '"');
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+
+		if (c == '"' || c == '\\')
+			jo_printf(o, "\\%c", c);
+		else if (c == '\n')
+			jo_puts(o, "\\n");
+		else if (c == '\t')
+			jo_puts(o, "\\t");
+		else if (c < 0x20)
+			jo_printf(o, "\\u%04x", c);
+		else
+			jo_putc(o, (char)c);
+	}
+	jo_putc(o, '"');
+}
+
+/*
+ * One region in llvm-mca-14's JSON (--json): its views as objects, keys in
+ * llvm::json's sorted order, two blanks per level.  The corrected model
+ * adds "Micad" (the model, the steady-state throughput, the bottleneck
+ * bounds); --model=llvm writes exactly llvm-mca-14's.
+ */
+static void
+print_json_llvm(struct jout *o, const struct mca_opts *opt, const struct model_choice *mc,
+		const struct region *rg, const struct block *b, const struct sched_result *res,
+		const double *tables, bool first)
+{
+	const struct sched_stats *st = &res->stats;
+	double cyc = res->total_cycles ? (double)res->total_cycles : 1.0;
+	const char *sep;
+
+	jo_puts(o, first ? "    {\n" : ",\n    {\n");
+	if (opt->dispatch_stats && !opt->instruction_tables) {
+		static const char *const names[SCHED_N_STALLS] = {
+			"RAT", "RCU", "SCHEDQ", "LQ", "SQ", "GROUP", "USH",
+		};
+		static const unsigned order[SCHED_N_STALLS] = { 5, 3, 0, 1, 2, 4, 6 };
+
+		jo_puts(o, "      \"DispatchStatistics\": {\n");
+		for (unsigned k = 0; k < SCHED_N_STALLS; k++)
+			jo_printf(o, "        \"%s\": %llu%s\n", names[order[k]],
+				  (unsigned long long)st->stalls[order[k]],
+				  k + 1 < SCHED_N_STALLS ? "," : "");
+		jo_puts(o, "      },\n");
+	}
+	if (opt->instruction_info) {
+		jo_puts(o, "      \"InstructionInfoView\": {\n        \"InstructionList\": [\n");
+		for (unsigned i = 0; i < b->n; i++) {
+			const struct sched_insn *s = &b->si[i];
+
+			jo_printf(o, "          {\n            \"Instruction\": %u,\n"
+				  "            \"Latency\": %u,\n            \"NumMicroOpcodes\": %u,\n"
+				  "            \"RThroughput\": ", i,
+				  s->info_latency ? s->info_latency : s->latency,
+				  mc->ua ? b->ui[i].fused : s->uops);
+			jl_num(o, exact_ratio(s->rthroughput));
+			jo_printf(o, ",\n            \"hasUnmodeledSideEffects\": %s,\n"
+				  "            \"mayLoad\": %s,\n            \"mayStore\": %s\n          }%s\n",
+				  s->has_side_effects ? "true" : "false", s->may_load ? "true" : "false",
+				  s->may_store ? "true" : "false", i + 1 < b->n ? "," : "");
+		}
+		jo_puts(o, "        ]\n      },\n");
+	}
+	jo_puts(o, "      \"Instructions\": [\n");
+	for (unsigned i = 0; i < b->n; i++) {
+		jo_puts(o, "        ");
+		jl_str(o, b->text[i], strlen(b->text[i]));
+		jo_puts(o, i + 1 < b->n ? ",\n" : "\n");
+	}
+	jo_puts(o, "      ],\n");
+	if (!opt->llvm) {
+		jo_puts(o, "      \"Micad\": {\n        \"BottleneckBounds\": {\n"
+			"          \"DependencyChain\": ");
+		jl_num(o, st->bound_deps);
+		jo_puts(o, ",\n          \"ExecutionPorts\": ");
+		jl_num(o, st->bound_ports);
+		jo_puts(o, ",\n          \"Issue\": ");
+		jl_num(o, st->bound_issue);
+		jo_printf(o, "\n        },\n        \"FrontEndStallCycles\": %llu,\n"
+			  "        \"Model\": \"%s\",\n        \"Throughput\": ",
+			  (unsigned long long)st->frontend_stalls, mc->ua ? "corrected" :
+			  "llvm-mca pipeline with corrections");
+		jl_num(o, res->throughput);
+		jo_printf(o, ",\n        \"ThroughputMode\": \"%s\"\n      },\n",
+			  opt->loop ? "loop" : "unrolled");
+	}
+	jo_puts(o, "      \"Name\": ");
+	jl_str(o, rg->name, strlen(rg->name));
+	if (opt->resource_pressure || opt->instruction_tables) {
+		const double *pr = opt->instruction_tables ? tables : res->pressure;
+		double it = opt->instruction_tables ? 1.0 : res->iterations;
+		bool any = false;
+
+		jo_puts(o, ",\n      \"ResourcePressureView\": {\n        \"ResourcePressureInfo\": [");
+		for (unsigned i = 0; i < b->n; i++)
+			for (unsigned c = 0; c < res->n_columns; c++) {
+				double u = pr[i * res->n_columns + c];
+
+				if (u == 0)
+					continue;
+				jo_printf(o, "%s\n          {\n            \"InstructionIndex\": %u,\n"
+					  "            \"ResourceIndex\": %u,\n"
+					  "            \"ResourceUsage\": ", any ? "," : "", i, c);
+				jl_num(o, u / it);
+				jo_puts(o, "\n          }");
+				any = true;
+			}
+		/* llvm-mca adds a row for the whole block */
+		for (unsigned c = 0; c < res->n_columns; c++) {
+			double u = 0;
+
+			for (unsigned i = 0; i < b->n; i++)
+				u += pr[i * res->n_columns + c];
+			if (u == 0)
+				continue;
+			jo_printf(o, "%s\n          {\n            \"InstructionIndex\": %u,\n"
+				  "            \"ResourceIndex\": %u,\n"
+				  "            \"ResourceUsage\": ", any ? "," : "", b->n, c);
+			jl_num(o, u / it);
+			jo_puts(o, "\n          }");
+			any = true;
+		}
+		jo_puts(o, any ? "\n        ]\n      }" : "]\n      }");
+	}
+	if (!opt->instruction_tables) {
+		jo_printf(o, ",\n      \"SummaryView\": {\n        \"BlockRThroughput\": ");
+		jl_num(o, res->block_rthroughput);
+		jo_printf(o, ",\n        \"DispatchWidth\": %u,\n        \"IPC\": ", res->dispatch_width);
+		jl_num(o, (double)res->total_insns / cyc);
+		jo_printf(o, ",\n        \"Instructions\": %llu,\n        \"Iterations\": %u,\n"
+			  "        \"TotalCycles\": %llu,\n        \"TotaluOps\": %llu,\n"
+			  "        \"uOpsPerCycle\": ", (unsigned long long)res->total_insns,
+			  res->iterations, (unsigned long long)res->total_cycles,
+			  (unsigned long long)res->total_uops);
+		jl_num(o, (double)res->total_uops / cyc);
+		jo_puts(o, "\n      }");
+	}
+	if (opt->timeline && !opt->instruction_tables) {
+		unsigned rows = res->timeline_iterations * b->n;
+
+		jo_puts(o, ",\n      \"TimelineView\": {\n        \"TimelineInfo\": [");
+		sep = "\n";
+		for (unsigned k = 0; k < rows; k++) {
+			const struct sched_timeline_entry *t = &res->timeline[k];
+
+			jo_printf(o, "%s          {\n            \"CycleDispatched\": %u,\n"
+				  "            \"CycleExecuted\": %u,\n            \"CycleIssued\": %u,\n"
+				  "            \"CycleReady\": %u,\n            \"CycleRetired\": %u\n"
+				  "          }", sep, t->dispatched, t->executed, t->issued, t->ready,
+				  t->retired);
+			sep = ",\n";
+		}
+		jo_puts(o, rows ? "\n        ]\n      }" : "]\n      }");
+	}
+	jo_puts(o, "\n    }");
+}
+
+/* After the regions: llvm-mca-14's SimulationParameters and TargetInfo. */
+static void
+print_json_llvm_tail(FILE *out, const struct mca_opts *opt, const struct sched_model *model)
+{
+	fprintf(out, "\n  ],\n  \"SimulationParameters\": {\n    \"-march\": \"x86_64\",\n"
+		"    \"-mcpu\": \"%s\",\n    \"-mtriple\": \"%s\"\n  },\n"
+		"  \"TargetInfo\": {\n    \"CPUName\": \"%s\",\n    \"Resources\": [",
+		opt->mcpu, opt->triple ? opt->triple : "x86_64-pc-linux-gnu", opt->mcpu);
+	for (unsigned i = 0, k = 0; i < model->n_resources; i++) {
+		const struct sched_resource *d = &model->resources[i];
+
+		if (d->is_group)
+			continue;
+		for (unsigned u = 0; u < d->units; u++, k++) {
+			fprintf(out, "%s\n      \"%s", k ? "," : "", d->name);
+			/* (llvm-mca-14 appends the unit number as a byte) */
+			if (d->units > 1)
+				fprintf(out, ".\\u%04x", u);
+			fputc('"', out);
+		}
+	}
+	fputs("\n    ]\n  }\n}\n", out);
+}
+
 /* ------------------------------------------------------------------ */
 /* Options                                                             */
 
@@ -1600,7 +2325,8 @@ analyze_region(const struct mca_run *mr, size_t i, const struct block *b, struct
 		.noalias = opt->noalias, .bhive_env = opt->bhive,
 		.register_file_size = opt->reg_file_size,
 		.lqueue = opt->lqueue, .squeue = opt->squeue,
-		.timeline_max_iterations = opt->timeline ? opt->tl_max_iter : 0,
+		/* (-timeline-max-iterations=0 is llvm-mca-14's default, 10) */
+		.timeline_max_iterations = !opt->timeline ? 0 : opt->tl_max_iter ? opt->tl_max_iter : 10,
 		.no_bottleneck = !opt->bottleneck,
 	};
 	double *tables = NULL;
@@ -1622,29 +2348,33 @@ analyze_region(const struct mca_run *mr, size_t i, const struct block *b, struct
 		else
 			sched_instruction_tables(model, b->si, b->n, tables, res.n_columns);
 	}
-	if (opt->json) {
+	if (opt->json && opt->json_compact) {
 		print_json(jo, opt, mc, r, b, &res, tables, i == 0);
+		jo_flush(jo);
+	} else if (opt->json) {
+		print_json_llvm(jo, opt, mc, r, b, &res, tables, i == 0);
 		jo_flush(jo);
 	} else {
 		if (mr->nr > 1 || r->marked)
 			fprintf(out, "\n[%zu] Code Region%s%s\n\n", i, r->name[0] ? " - " : "", r->name);
 		if (opt->instruction_tables) {
 			/* llvm-mca: the static tables replace the simulation. */
-			print_instruction_info(out, mc, b);
+			print_instruction_info(out, opt, mc, b);
 			print_pressure(out, model, b, tables, res.n_columns, 1);
 		} else {
-			print_summary(out, opt, &res);
+			if (opt->summary)
+				print_summary(out, opt, &res);
 			if (opt->bottleneck && mc->ua)
 				print_bottleneck_corrected(out, opt, &res);
 			else if (opt->bottleneck)
 				print_bottleneck(out, opt, model, b, &res);
 			if (opt->instruction_info)
-				print_instruction_info(out, mc, b);
+				print_instruction_info(out, opt, mc, b);
 			if (opt->dispatch_stats)
 				print_dispatch_stats(out, &res.stats, mc->ua != NULL);
 			if (opt->scheduler_stats)
 				print_scheduler_stats(out, &res.stats);
-			if (opt->retire_stats)
+			if (opt->retire_stats && !res.in_order)
 				print_retire_stats(out, &res.stats);
 			if (opt->register_file_stats)
 				print_register_file_stats(out, &res.stats);
@@ -1901,6 +2631,111 @@ run_parallel(const struct mca_run *mr, unsigned jobs, FILE *out)
 	return ret;
 }
 
+/* llvm-mca-14's x86 CPU names (its -mcpu=help), models or not. */
+static const char *const llvm14_cpu_names[] = {
+	"alderlake", "amdfam10", "athlon", "athlon-4", "athlon-fx", "athlon-mp",
+	"athlon-tbird", "athlon-xp", "athlon64", "athlon64-sse3", "atom", "barcelona",
+	"bdver1", "bdver2", "bdver3", "bdver4", "bonnell", "broadwell", "btver1", "btver2",
+	"c3", "c3-2", "cannonlake", "cascadelake", "cooperlake", "core-avx-i", "core-avx2",
+	"core2", "corei7", "corei7-avx", "generic", "geode", "goldmont", "goldmont-plus",
+	"haswell", "i386", "i486", "i586", "i686", "icelake-client", "icelake-server",
+	"ivybridge", "k6", "k6-2", "k6-3", "k8", "k8-sse3", "knl", "knm", "lakemont",
+	"nehalem", "nocona", "opteron", "opteron-sse3", "penryn", "pentium", "pentium-m",
+	"pentium-mmx", "pentium2", "pentium3", "pentium3m", "pentium4", "pentium4m",
+	"pentiumpro", "prescott", "rocketlake", "sandybridge", "sapphirerapids",
+	"silvermont", "skx", "skylake", "skylake-avx512", "slm", "tigerlake", "tremont",
+	"westmere", "winchip-c6", "winchip2", "x86-64", "x86-64-v2", "x86-64-v3",
+	"x86-64-v4", "yonah", "znver1", "znver2", "znver3",
+};
+
+/* LLVM 14's x86 subtarget features (-mattr; llvm-mca-14 -mcpu=help). */
+static const char *const llvm14_features[] = {
+	"16bit-mode", "32bit-mode", "3dnow", "3dnowa", "64bit", "64bit-mode", "adx", "aes",
+	"amx-bf16", "amx-int8", "amx-tile", "avx", "avx2", "avx512bf16", "avx512bitalg",
+	"avx512bw", "avx512cd", "avx512dq", "avx512er", "avx512f", "avx512fp16", "avx512ifma",
+	"avx512pf", "avx512vbmi", "avx512vbmi2", "avx512vl", "avx512vnni", "avx512vp2intersect",
+	"avx512vpopcntdq", "avxvnni", "bmi", "bmi2", "branchfusion", "cldemote", "clflushopt",
+	"clwb", "clzero", "cmov", "crc32", "cx16", "cx8", "enqcmd", "ermsb", "f16c",
+	"false-deps-lzcnt-tzcnt", "false-deps-popcnt", "fast-11bytenop", "fast-15bytenop",
+	"fast-7bytenop", "fast-bextr", "fast-gather", "fast-hops", "fast-lzcnt", "fast-movbe",
+	"fast-scalar-fsqrt", "fast-scalar-shift-masks", "fast-shld-rotate",
+	"fast-variable-crosslane-shuffle", "fast-variable-perlane-shuffle", "fast-vector-fsqrt",
+	"fast-vector-shift-masks", "fma", "fma4", "fsgsbase", "fsrm", "fxsr", "gfni", "hreset",
+	"idivl-to-divb", "idivq-to-divl", "invpcid", "kl", "lea-sp", "lea-uses-ag", "lvi-cfi",
+	"lvi-load-hardening", "lwp", "lzcnt", "macrofusion", "mmx", "movbe", "movdir64b",
+	"movdiri", "mwaitx", "nopl", "pad-short-functions", "pclmul", "pconfig", "pku",
+	"popcnt", "prefer-128-bit", "prefer-256-bit", "prefer-mask-registers", "prefetchwt1",
+	"prfchw", "ptwrite", "rdpid", "rdrnd", "rdseed", "retpoline",
+	"retpoline-external-thunk", "retpoline-indirect-branches", "retpoline-indirect-calls",
+	"rtm", "sahf", "serialize", "seses", "sgx", "sha", "shstk", "slow-3ops-lea",
+	"slow-incdec", "slow-lea", "slow-pmaddwd", "slow-pmulld", "slow-shld",
+	"slow-two-mem-ops", "slow-unaligned-mem-16", "slow-unaligned-mem-32", "soft-float",
+	"sse", "sse-unaligned-mem", "sse2", "sse3", "sse4.1", "sse4.2", "sse4a", "ssse3",
+	"tagged-globals", "tbm", "tsxldtrk", "uintr", "use-aa", "use-glm-div-sqrt-costs",
+	"use-slm-arith-costs", "vaes", "vpclmulqdq", "vzeroupper", "waitpkg", "wbnoinvd",
+	"widekl", "x87", "xop", "xsave", "xsavec", "xsaveopt", "xsaves",
+};
+
+/* -mattr=+f,-g: llvm-mca-14 checks the names (its parser takes every
+ * instruction whatever the features: they change nothing it reports). */
+static void
+mca_check_features(const char *list)
+{
+	char *copy = xstrdup(list), *save = NULL;
+
+	for (char *f = strtok_r(copy, ",", &save); f; f = strtok_r(NULL, ",", &save)) {
+		const char *name = f + (*f == '+' || *f == '-');
+		bool known = false;
+
+		for (size_t i = 0; i < sizeof(llvm14_features) / sizeof(llvm14_features[0]); i++)
+			known |= strcmp(name, llvm14_features[i]) == 0;
+		if (!known)
+			fprintf(stderr, "'%s' is not a recognized feature for this target "
+				"(ignoring feature)\n", f);
+	}
+	free(copy);
+}
+
+/* llvm-mca-14's words for a CPU it does not know, or knows without a
+ * scheduling model (bdver4, k8); it then exits 1. */
+static void
+mca_unknown_cpu(const char *cpu, const char *triple)
+{
+	for (size_t i = 0; i < sizeof(llvm14_cpu_names) / sizeof(llvm14_cpu_names[0]); i++) {
+		if (strcmp(cpu, llvm14_cpu_names[i]) == 0) {
+			fprintf(stderr, "error: unable to find instruction-level scheduling "
+				"information for target triple '%s' and cpu '%s'.\n",
+				triple ? triple : "x86_64-pc-linux-gnu", cpu);
+			return;
+		}
+	}
+	/* (twice: llvm-mca-14 makes two subtarget objects) */
+	for (int k = 0; k < 2; k++)
+		fprintf(stderr, "'%s' is not a recognized processor for this target "
+			"(ignoring processor)\n", cpu);
+}
+
+/* The host CPU as LLVM 14 names it (sys::getHostCPUName), among the names
+ * with a model: llvm-mca-14's default -mcpu.  LLVM 14 has no Zen 4: it
+ * calls family 19h znver3. */
+static const char *
+mca_host_cpu14(void)
+{
+	const char *c = trace_sched_host_cpu();
+	unsigned eax, ebx, ecx, edx;
+
+	if (strcmp(c, "znver4") == 0)
+		return "znver3";
+	if (strcmp(c, "znver3") == 0 && __get_cpuid(1, &eax, &ebx, &ecx, &edx) &&
+	    ((eax >> 8) & 0xf) + ((eax >> 20) & 0xff) == 0x17) {
+		unsigned model = ((eax >> 4) & 0xf) | ((eax >> 16) & 0xf) << 4;
+
+		return (model >= 0x30 && model <= 0x3f) || model == 0x71 || model == 0x60 ||
+		       model == 0x68 || model == 0x90 ? "znver2" : "znver1";
+	}
+	return c;
+}
+
 static void
 usage(FILE *f)
 {
@@ -1910,8 +2745,8 @@ usage(FILE *f)
 		"-x86-asm-syntax=intel), regions marked # LLVM-MCA-BEGIN [name] /\n"
 		"# LLVM-MCA-END, or with --hex hex bytes, one block per line.\n"
 		"llvm-mca's options (single or double dash, -opt=VALUE):\n"
-		"  -mcpu=CPU                  skylake haswell ivybridge sandybridge alderlake\n"
-		"                             btver2 znver3 znver4 (default: the host's, %s)\n"
+		"  -mcpu=CPU                  every CPU llvm-mca-14 models (-mcpu=help lists\n"
+		"                             them; default: the host's, %s)\n"
 		"  -march=x86-64, -mtriple=x86_64-...  (only x86-64 is supported)\n"
 		"  -iterations=N              default 100 (0 = 100)\n"
 		"  -dispatch=N                dispatch width (0 = the model's)\n"
@@ -1923,6 +2758,8 @@ usage(FILE *f)
 		"  -dispatch-stats, -scheduler-stats, -retire-stats, -register-file-stats\n"
 		"  -all-stats, -all-views, -bottleneck-analysis, -instruction-tables\n"
 		"  -output-asm-variant=0|1    AT&T or Intel in the report\n"
+		"  -show-encoding[=BOOL]      the instructions' bytes in the instruction info\n"
+		"  -mattr=+F,-G               subtarget features (checked, as llvm-mca-14 does)\n"
 		"  -o FILE                    write the report to FILE (- = standard output)\n"
 		"micad's:\n"
 		"  --model=corrected|llvm     the corrected model (default) or llvm-mca's\n"
@@ -1930,7 +2767,7 @@ usage(FILE *f)
 		"                             measured) or run as a loop\n"
 		"  --bhive                    BHive's environment: its harness's register\n"
 		"                             and memory values, one physical page\n"
-		"  --hex, --json\n"
+		"  --hex, --json[=llvm|compact] (llvm-mca's JSON, or one object per region)\n"
 		"  --jobs=N                   regions analyzed by N threads at once (default 0:\n"
 		"                             one per CPU; the output is the same for any N)\n",
 		trace_sched_host_cpu());
@@ -1943,7 +2780,7 @@ cmd_mca(int argc, char **argv)
 		O_MCPU = 256, O_MARCH, O_TRIPLE, O_VARIANT, O_ITER, O_DISP, O_RFSIZE, O_NOALIAS,
 		O_LQ, O_SQ, O_TL, O_TLI, O_TLC, O_RP, O_RFS, O_DS, O_SS, O_RS, O_II, O_ALLS,
 		O_ALLV, O_IT, O_BN, O_OUT, O_HEX, O_JSON, O_MODEL, O_TPMODE, O_BHIVE, O_SYNTAX,
-		O_JOBS, O_HELP,
+		O_JOBS, O_HELP, O_ENC, O_MATTR,
 	};
 	static const struct option longopts[] = {
 		{ "mcpu", required_argument, NULL, O_MCPU },
@@ -1971,21 +2808,31 @@ cmd_mca(int argc, char **argv)
 		{ "bottleneck-analysis", optional_argument, NULL, O_BN },
 		{ "o", required_argument, NULL, O_OUT },
 		{ "hex", no_argument, NULL, O_HEX },
-		{ "json", no_argument, NULL, O_JSON },
+		{ "json", optional_argument, NULL, O_JSON },
 		{ "model", required_argument, NULL, O_MODEL },
 		{ "throughput", required_argument, NULL, O_TPMODE },
 		{ "bhive", no_argument, NULL, O_BHIVE },
 		{ "x86-asm-syntax", required_argument, NULL, O_SYNTAX },
 		{ "jobs", required_argument, NULL, O_JOBS },
+		{ "show-encoding", optional_argument, NULL, O_ENC },
+		{ "mattr", required_argument, NULL, O_MATTR },
 		{ "help", no_argument, NULL, O_HELP },
 		{ NULL, 0, NULL, 0 }
 	};
 	struct mca_opts opt = {
-		.iterations = 100, .tl_max_iter = 10, .tl_max_cycles = 80,
+		.iterations = 100, .tl_max_iter = 10, .tl_max_cycles = 80, .summary = true,
 		.resource_pressure = true, .instruction_info = true, .noalias = true,
 		.output = "-",
 	};
 	int variant = -1;
+	/* where each view option was given (argv index), for llvm-mca's rule
+	 * that -all-views and -all-stats override the view options given
+	 * before them and not those after */
+	enum { V_TIMELINE, V_RESOURCE_PRESSURE, V_REGISTER_FILE_STATS, V_DISPATCH_STATS,
+	       V_SCHEDULER_STATS, V_RETIRE_STATS, V_INSTRUCTION_INFO, V_BOTTLENECK, V_N };
+	int pos[V_N] = { 0 }, pos_allv = 0, pos_alls = 0;
+	bool all_views = false, all_stats = false, bn_by_all_views = false;
+	const char *mattr = NULL;
 	const struct sched_model *model;
 	struct model_choice mc;
 	struct region *rs = NULL;
@@ -2010,7 +2857,7 @@ cmd_mca(int argc, char **argv)
 		}
 		if ((c == O_NOALIAS || c == O_TL || c == O_RP || c == O_RFS || c == O_DS ||
 		     c == O_SS || c == O_RS || c == O_II || c == O_ALLS || c == O_ALLV ||
-		     c == O_IT || c == O_BN) &&
+		     c == O_IT || c == O_BN || c == O_ENC) &&
 		    parse_bool(argv[optind - 1] + strspn(argv[optind - 1], "-"), optarg, &b) < 0)
 			return 1;
 		switch (c) {
@@ -2026,6 +2873,7 @@ cmd_mca(int argc, char **argv)
 				error_msg("mca: -mtriple=%s: only x86_64 targets are supported", optarg);
 				return 1;
 			}
+			opt.triple = optarg;
 			break;
 		case O_VARIANT:
 			if (v > 1) {
@@ -2040,29 +2888,32 @@ cmd_mca(int argc, char **argv)
 		case O_LQ: opt.lqueue = (unsigned)v; break;
 		case O_SQ: opt.squeue = (unsigned)v; break;
 		case O_NOALIAS: opt.noalias = b; break;
-		case O_TL: opt.timeline = b; break;
+		case O_TL: opt.timeline = b; pos[V_TIMELINE] = optind; break;
 		case O_TLI: opt.tl_max_iter = (unsigned)v; break;
-		case O_TLC: opt.tl_max_cycles = v ? (unsigned)v : 80; break;
-		case O_RP: opt.resource_pressure = b; break;
-		case O_RFS: opt.register_file_stats = b; break;
-		case O_DS: opt.dispatch_stats = b; break;
-		case O_SS: opt.scheduler_stats = b; break;
-		case O_RS: opt.retire_stats = b; break;
-		case O_II: opt.instruction_info = b; break;
-		case O_ALLS:
-			opt.dispatch_stats = opt.scheduler_stats = opt.retire_stats =
-				opt.register_file_stats = b;
-			break;
-		case O_ALLV:
-			opt.dispatch_stats = opt.scheduler_stats = opt.retire_stats =
-				opt.register_file_stats = opt.timeline = opt.bottleneck =
-				opt.resource_pressure = opt.instruction_info = b;
-			break;
+		case O_TLC: opt.tl_max_cycles = v ? (unsigned)v : UINT_MAX; break;
+		case O_RP: opt.resource_pressure = b; pos[V_RESOURCE_PRESSURE] = optind; break;
+		case O_RFS: opt.register_file_stats = b; pos[V_REGISTER_FILE_STATS] = optind; break;
+		case O_DS: opt.dispatch_stats = b; pos[V_DISPATCH_STATS] = optind; break;
+		case O_SS: opt.scheduler_stats = b; pos[V_SCHEDULER_STATS] = optind; break;
+		case O_RS: opt.retire_stats = b; pos[V_RETIRE_STATS] = optind; break;
+		case O_II: opt.instruction_info = b; pos[V_INSTRUCTION_INFO] = optind; break;
+		case O_ALLS: all_stats = b; pos_alls = optind; break;
+		case O_ALLV: all_views = b; pos_allv = optind; break;
 		case O_IT: opt.instruction_tables = b; break;
-		case O_BN: opt.bottleneck = b; break;
+		case O_BN: opt.bottleneck = b; pos[V_BOTTLENECK] = optind; break;
+		case O_ENC: opt.show_encoding = b; break;
+		case O_MATTR: mattr = optarg; break;
 		case O_OUT: opt.output = optarg; break;
 		case O_HEX: opt.hex = true; break;
-		case O_JSON: opt.json = true; break;
+		case O_JSON:
+			if (optarg && strcmp(optarg, "compact") != 0 && strcmp(optarg, "llvm") != 0) {
+				error_msg("mca: --json=%s: llvm (llvm-mca's schema, the default) or "
+					  "compact", optarg);
+				return 1;
+			}
+			opt.json = true;
+			opt.json_compact = optarg && strcmp(optarg, "compact") == 0;
+			break;
 		case O_BHIVE: opt.bhive = true; break;
 		case O_SYNTAX:
 			if (strcmp(optarg, "intel") != 0 && strcmp(optarg, "att") != 0) {
@@ -2089,45 +2940,79 @@ cmd_mca(int argc, char **argv)
 			break;
 		case O_HELP: usage(stdout); return 0;
 		default:
-			error_msg("mca: unknown or incomplete option '%s'", argv[optind - 1]);
-			usage(stderr);
+			/* llvm-mca's words (an option's missing value too) */
+			fprintf(stderr, "micactl mca: Unknown command line argument '%s'.  Try: "
+				"'micactl mca --help'\n", argv[optind - 1]);
 			return 1;
 		}
 	}
 	opt.intel_out = variant < 0 ? opt.intel_in : variant == 1;
+	if (pos_allv || pos_alls) {
+		bool *views[V_N] = {
+			&opt.timeline, &opt.resource_pressure, &opt.register_file_stats,
+			&opt.dispatch_stats, &opt.scheduler_stats, &opt.retire_stats,
+			&opt.instruction_info, &opt.bottleneck,
+		};
+		bool stats_value = pos_allv < pos_alls ? all_stats : all_views;
+		int stats_pos = pos_allv < pos_alls ? pos_alls : pos_allv;
+
+		for (int k = 0; k < V_N; k++) {
+			bool stat = k == V_REGISTER_FILE_STATS || k == V_DISPATCH_STATS ||
+				    k == V_SCHEDULER_STATS || k == V_RETIRE_STATS;
+
+			if (stat && (!pos[k] || pos[k] < stats_pos))
+				*views[k] = stats_value;
+			else if (!stat && pos_allv && (!pos[k] || pos[k] < pos_allv))
+				*views[k] = all_views;
+		}
+		if (pos_allv)
+			opt.summary = all_views;
+		bn_by_all_views = pos_allv && (!pos[V_BOTTLENECK] || pos[V_BOTTLENECK] < pos_allv);
+	}
 	if (optind + 1 < argc) {
-		error_msg("mca: one input file at most (or - for standard input)");
-		usage(stderr);
+		/* llvm-mca's words: one input file at most */
+		fprintf(stderr, "micactl mca: Too many positional arguments specified!\n"
+			"Can specify at most 1 positional arguments: See: micactl mca --help\n");
 		return 1;
 	}
-	if (!opt.mcpu || strcmp(opt.mcpu, "native") == 0)
-		opt.mcpu = trace_sched_host_cpu();
-	if (strcmp(opt.mcpu, "help") == 0) {
+	if (opt.mcpu && strcmp(opt.mcpu, "help") == 0) {
 		/* As llvm-mca -mcpu=help: the names it accepts, on stdout. */
-		static const char *const cpus[] = {
-			"skylake", "skylake-avx512", "cascadelake", "haswell", "ivybridge",
-			"sandybridge", "alderlake", "alderlake-p", "btver2", "znver3", "znver4",
-		};
-
-		printf("CPUs for -mcpu (default: the host's, %s; 'native' is the same):\n",
-		       trace_sched_host_cpu());
-		for (size_t i = 0; i < sizeof(cpus) / sizeof(cpus[0]); i++) {
-			const struct sched_model *m = sched_model_find(cpus[i]);
-
-			printf("  %-15s LLVM's %s tables%s\n", cpus[i], m ? m->name : "?",
-			       sched_uarch_find(cpus[i]) ? "; corrected model (the default)" :
-			       "; llvm-mca's pipeline with corrections");
-		}
+		printf("CPUs for -mcpu (default: the host's: %s for the corrected model, %s for "
+		       "--model=llvm; 'native' is the same):\n", trace_sched_host_cpu(),
+		       mca_host_cpu14());
+		for (const struct sched_cpu14 *cp = sched_cpus14; cp->cpu; cp++)
+			printf("  %-15s LLVM 14's %s model%s\n", cp->cpu, cp->model,
+			       sched_uarch_find(cp->cpu) ? "; corrected model (the default)" :
+			       sched_model_find(cp->cpu) ? "; llvm-mca's pipeline with corrections" :
+			       "");
+		printf("  %-15s corrected model (the default); no LLVM 14 model\n", "znver4");
 		return 0;
 	}
-	model = sched_model_find(opt.mcpu);
+	if (!opt.mcpu || strcmp(opt.mcpu, "native") == 0)
+		opt.mcpu = opt.llvm ? mca_host_cpu14() : trace_sched_host_cpu();
+	memset(&mc, 0, sizeof(mc));
+	/* --model=llvm: LLVM 14's model of the name, as llvm-mca-14 picks
+	 * it; the corrected model: LLVM 19's tables where we have them
+	 * (the uop-level model's base), else LLVM 14's. */
+	model = opt.llvm ? NULL : sched_model_find(opt.mcpu);
+	if (!model)
+		model = sched_model_find14(opt.mcpu);
 	if (!model) {
-		error_msg("mca: unknown CPU '%s' (-mcpu: skylake, haswell, ivybridge, sandybridge, "
-			  "alderlake, btver2, znver3, znver4; -mcpu=help lists them all)", opt.mcpu);
+		mca_unknown_cpu(opt.mcpu, opt.triple);
 		return 1;
 	}
-	memset(&mc, 0, sizeof(mc));
 	mc.model = model;
+	if (mattr)
+		mca_check_features(mattr);
+	if (model->micro_op_buffer_size == 0) {
+		/* llvm-mca's in-order pipeline: -all-views leaves the
+		 * bottleneck analysis out, asking for it gets a warning */
+		if (bn_by_all_views)
+			opt.bottleneck = false;
+		else if (opt.bottleneck)
+			fprintf(stderr, "warning: bottleneck analysis is not supported for in-order "
+				"CPU '%s'.\n", opt.mcpu);
+	}
 	if (!opt.llvm) {
 		mc.ua = sched_uarch_find(opt.mcpu);
 		if (mc.ua && (strcmp(sched_model_find(mc.ua->model)->name, model->name) != 0 ||
@@ -2147,7 +3032,8 @@ cmd_mca(int argc, char **argv)
 	     parse_asm(text, opt.intel_in, in == stdin ? "<stdin>" : argv[optind], &rs, &nr)) < 0)
 		goto out;
 	if (nr == 0 || (nr == 1 && rs[0].n == 0)) {
-		error_msg("mca: no assembly instructions found in the input");
+		/* llvm-mca-14's words */
+		fprintf(stderr, "error: no assembly instructions found.\n");
 		goto out;
 	}
 	if (strcmp(opt.output, "-") != 0) {
@@ -2172,7 +3058,7 @@ cmd_mca(int argc, char **argv)
 		jo = xmalloc(sizeof(*jo));
 		jo->f = out;
 		jo->len = 0;
-		fputs("[", out);
+		fputs(opt.json_compact ? "[" : "{\n  \"CodeRegions\": [\n", out);
 	}
 	{
 		struct mca_run mr = { &opt, &mc, rs, nr };
@@ -2189,8 +3075,10 @@ cmd_mca(int argc, char **argv)
 		if (r < 0)
 			goto out;
 	}
-	if (opt.json)
+	if (opt.json && opt.json_compact)
 		fputs("]\n", out);
+	else if (opt.json)
+		print_json_llvm_tail(out, &opt, model);
 	ret = 0;
 out:
 	if (out != stdout && fclose(out) != 0 && ret == 0) {

@@ -1252,6 +1252,10 @@ interrupted(struct http_req *r)
 	s->stopped[r->cancel - 1]++;
 	pthread_mutex_unlock(&s->lock);
 	r->content_type = NULL;
+	for (int i = 0; i < r->n_extra; i++) {
+		free(r->extra_header[i][0]);
+		free(r->extra_header[i][1]);
+	}
 	r->n_extra = 0;
 	r->cacheable = false;
 	if (r->cancel == CANCEL_TIME) {

@@ -7,6 +7,12 @@
  * JSON or CSV rows, a page at a time.  Every session-scoped route first
  * checks that the asking uid may see the session; a finished session's
  * answers carry an ETag.
+ *
+ * A sample-mode session's metrics are estimates: each value served (a
+ * series point, an interval's, an overview bucket's, the session's) comes
+ * with its 95% confidence interval and burst count (ci_low, ci_high,
+ * n_bursts, estimable; null in step mode), computed here from the sums of
+ * metric_sums exactly as schema.sql's metric_ci and session_metric do.
  */
 #include "config.h"
 
@@ -383,6 +389,166 @@ threads_list(struct http_req *r, int64_t id)
 	return 0;
 }
 
+/* ---- sample mode's estimates ---- */
+
+#define CI_Z 1.96		/* metric_ci: R -/+ 1.96 SE */
+#define CI_LEVEL 0.95
+
+/* Whether session id was sampled (engine 'sample'): its metrics are
+ * estimates with confidence intervals. */
+static bool
+session_sampled(struct http_req *r, int64_t id)
+{
+	sqlite3_stmt *st = http_prepare(r, "SELECT engine = 'sample' FROM session WHERE id = ?1");
+	bool s = false;
+
+	if (!st)
+		return false;
+	sqlite3_bind_int64(st, 1, id);
+	if (sqlite3_step(st) == SQLITE_ROW)
+		s = sqlite3_column_int(st, 0) != 0;
+	http_finalize(st);
+	return s;
+}
+
+/* The ratio estimator's sums of some units (metric_sums' columns, or
+ * theirs added: sums pool). */
+struct sums {
+	int64_t n;
+	double sx, sy, sxx, sxy, syy;
+	bool estimable;
+};
+
+/* Columns c .. c + 6 of st: n, sum_x, sum_y, sum_xx, sum_xy, sum_yy,
+ * estimable; false when they are NULL (no row of metric_sums). */
+static bool
+sums_read(sqlite3_stmt *st, int c, struct sums *s)
+{
+	if (sqlite3_column_type(st, c) == SQLITE_NULL)
+		return false;
+	s->n = sqlite3_column_int64(st, c);
+	s->sx = sqlite3_column_double(st, c + 1);
+	s->sy = sqlite3_column_double(st, c + 2);
+	s->sxx = sqlite3_column_double(st, c + 3);
+	s->sxy = sqlite3_column_double(st, c + 4);
+	s->syy = sqlite3_column_double(st, c + 5);
+	s->estimable = sqlite3_column_int(st, c + 6) != 0;
+	return true;
+}
+
+/* s added to to (which starts zeroed); estimable only if both are. */
+static void
+sums_add(struct sums *to, const struct sums *s)
+{
+	if (!to->n)
+		to->estimable = true;
+	to->n += s->n;
+	to->sx += s->sx;
+	to->sy += s->sy;
+	to->sxx += s->sxx;
+	to->sxy += s->sxy;
+	to->syy += s->syy;
+	to->estimable = to->estimable && s->estimable;
+}
+
+/* NAN where the views have NULL. */
+struct estimate {
+	double value, se, lo, hi;
+};
+
+/*
+ * As schema.sql's metric_ci: R = sum_y / sum_x; SE(R) = sqrt( sum (y_i -
+ * R x_i)^2 / (n (n - 1)) ) / mean(x), the sum of squares from the sums
+ * (never below 0), none with fewer than 2 units; the interval R -/+ 1.96
+ * SE, none for a metric not estimable.
+ */
+static void
+estimate_of(const struct sums *s, struct estimate *e)
+{
+	double n = (double)s->n;
+
+	e->value = s->sx != 0 ? s->sy / s->sx : NAN;
+	e->se = NAN;
+	if (s->n >= 2 && !isnan(e->value)) {
+		double q = s->syy - 2 * e->value * s->sxy + e->value * e->value * s->sxx;
+
+		e->se = sqrt((q > 0 ? q : 0) / (n * (n - 1))) / (s->sx / n);
+	}
+	e->lo = s->estimable ? e->value - CI_Z * e->se : NAN;
+	e->hi = s->estimable ? e->value + CI_Z * e->se : NAN;
+}
+
+/* A series' estimate arrays, point by point (ci_point). */
+struct ci_cols {
+	struct jbuf lo, hi, nb, est;
+};
+
+static void
+ci_open(struct ci_cols *c)
+{
+	struct jbuf *all[] = { &c->lo, &c->hi, &c->nb, &c->est };
+
+	for (int i = 0; i < 4; i++) {
+		jb_init(all[i]);
+		jb_arr(all[i]);
+	}
+}
+
+/* A point: its interval's bursts (column b of st; NULL: no row of
+ * sample_interval) and its metric's sums (columns c .. c + 6; NULL: none,
+ * as for a footprint). */
+static void
+ci_point(struct ci_cols *cc, sqlite3_stmt *st, int b, int c)
+{
+	struct sums s;
+	struct estimate e;
+
+	if (st)
+		jb_column(&cc->nb, st, b);
+	else
+		jb_null(&cc->nb);
+	if (st && sums_read(st, c, &s)) {
+		estimate_of(&s, &e);
+		jb_double(&cc->lo, e.lo);
+		jb_double(&cc->hi, e.hi);
+		jb_bool(&cc->est, s.estimable);
+	} else {
+		jb_null(&cc->lo);
+		jb_null(&cc->hi);
+		jb_null(&cc->est);
+	}
+}
+
+/* The arrays as keys of the object being written (each key null in step
+ * mode: sampled false), and freed; b NULL: only freed. */
+static void
+ci_put(struct jbuf *b, struct ci_cols *c, bool sampled)
+{
+	static const char *const keys[] = { "ci_low", "ci_high", "n_bursts", "estimable" };
+	struct jbuf *all[] = { &c->lo, &c->hi, &c->nb, &c->est };
+
+	for (int i = 0; i < 4; i++) {
+		if (b) {
+			jb_key(b, keys[i]);
+			if (sampled) {
+				jb_arr_end(all[i]);
+				jb_rawval(b, all[i]->p, all[i]->len);
+			} else {
+				jb_null(b);
+			}
+		}
+		jb_free(all[i]);
+	}
+}
+
+/* One interval's bursts and one metric's sums, for the series read
+ * interval by interval: ?1 session, ?2 tid, ?3 idx, ?4 metric. */
+#define CI_LOOKUP_SQL \
+	"SELECT (SELECT bursts FROM sample_interval WHERE session_id = ?1 AND tid = ?2 " \
+	"AND idx = ?3), s.n, s.sum_x, s.sum_y, s.sum_xx, s.sum_xy, s.sum_yy, s.estimable " \
+	"FROM (SELECT 1) LEFT JOIN metric_sums s ON s.session_id = ?1 AND s.tid = ?2 " \
+	"AND s.idx = ?3 AND s.metric = ?4"
+
 /* ---- intervals: raw counts and derived metrics per analysis ---- */
 
 enum { A_ILP, A_ITYPES, A_PPM, A_PPMB, A_REG, A_STRIDE_T, A_STRIDE, A_FOOT, A_MSD, A_MSD_B, A_N };
@@ -749,6 +915,70 @@ bind_range(sqlite3_stmt *st, int64_t session, const struct range *g)
 	sqlite3_bind_int64(st, 4, (int64_t)g->to);
 }
 
+/*
+ * A sampled interval's bursts (si: sample_interval's row) and the estimate
+ * of each of its metrics that has sums (ms: metric_sums' rows, by name),
+ * each null in step mode (si and ms NULL).
+ */
+static void
+interval_estimates(struct http_req *r, sqlite3_stmt *si, sqlite3_stmt *ms, int64_t session,
+		   int64_t tid, int64_t idx)
+{
+	static const char *const keys[] = { "n_bursts", "aborted_bursts", "warmup_ins" };
+	struct jbuf *b = &r->body;
+	bool row = false;
+
+	if (si) {
+		sqlite3_reset(si);
+		sqlite3_bind_int64(si, 1, session);
+		sqlite3_bind_int64(si, 2, tid);
+		sqlite3_bind_int64(si, 3, idx);
+		row = sqlite3_step(si) == SQLITE_ROW;
+	}
+	for (int k = 0; k < 3; k++) {
+		jb_key(b, keys[k]);
+		if (row)
+			jb_column(b, si, k);
+		else
+			jb_null(b);
+	}
+	jb_key(b, "estimates");
+	if (!ms) {
+		jb_null(b);
+		return;
+	}
+	sqlite3_reset(ms);
+	sqlite3_bind_int64(ms, 1, session);
+	sqlite3_bind_int64(ms, 2, tid);
+	sqlite3_bind_int64(ms, 3, idx);
+	jb_obj(b);
+	while (sqlite3_step(ms) == SQLITE_ROW) {
+		const char *name = (const char *)sqlite3_column_text(ms, 0);
+		struct estimate e;
+		struct sums s;
+
+		if (!name || !sums_read(ms, 1, &s))
+			continue;
+		estimate_of(&s, &e);
+		jb_key(b, name);
+		jb_obj(b);
+		jb_key(b, "value");
+		jb_double(b, e.value);
+		jb_key(b, "ci_low");
+		jb_double(b, e.lo);
+		jb_key(b, "ci_high");
+		jb_double(b, e.hi);
+		jb_key(b, "se");
+		jb_double(b, e.se);
+		jb_key(b, "n_bursts");
+		jb_i64(b, s.n);
+		jb_key(b, "estimable");
+		jb_bool(b, s.estimable);
+		jb_obj_end(b);
+	}
+	jb_obj_end(b);
+}
+
 static int
 intervals_list(struct http_req *r, int64_t id)
 {
@@ -756,7 +986,7 @@ intervals_list(struct http_req *r, int64_t id)
 		"tid", "index", "full", "final", "ins", "ins_aligned", "total_ins",
 		"total_ins_aligned", "started_at", "ended_at",
 	};
-	sqlite3_stmt *s[A_N] = { NULL }, *st;
+	sqlite3_stmt *s[A_N] = { NULL }, *st, *si = NULL, *ms = NULL;
 	struct range g;
 	char *sql;
 	uint64_t limit, offset;
@@ -771,6 +1001,15 @@ intervals_list(struct http_req *r, int64_t id)
 	for (int i = 0; i < A_N; i++)
 		if (!(s[i] = http_prepare(r, analysis_sql[i])))
 			goto out;
+	/* Sample mode: each interval's bursts and estimates, by key (the
+	 * sums in their key's order: by name). */
+	if (session_sampled(r, id) &&
+	    (!(si = http_prepare(r, "SELECT bursts, aborted, warmup_ins FROM sample_interval "
+				 "WHERE session_id = ?1 AND tid = ?2 AND idx = ?3")) ||
+	     !(ms = http_prepare(r, "SELECT metric, n, sum_x, sum_y, sum_xx, sum_xy, sum_yy, "
+				 "estimable FROM metric_sums WHERE session_id = ?1 AND tid = ?2 "
+				 "AND idx = ?3 ORDER BY metric"))))
+		goto out;
 	sql = xasprintf("SELECT id, tid, idx, full, final, ins, ins_aligned, total_ins, "
 			"total_ins_aligned, started_at, ended_at FROM interval "
 			"WHERE session_id = ?1 AND %s AND idx BETWEEN ?3 AND ?4 "
@@ -803,6 +1042,8 @@ intervals_list(struct http_req *r, int64_t id)
 				jb_column(&r->body, st, 1 + i);
 		}
 		interval_analyses(r, s, mask, iid, id, sqlite3_column_int64(st, 5));
+		interval_estimates(r, si, ms, id, sqlite3_column_int64(st, 1),
+				   sqlite3_column_int64(st, 2));
 		jb_obj_end(&r->body);
 		n++;
 	}
@@ -820,6 +1061,8 @@ intervals_list(struct http_req *r, int64_t id)
 out:
 	for (int i = 0; i < A_N; i++)
 		http_finalize(s[i]);
+	http_finalize(si);
+	http_finalize(ms);
 	return 0;
 }
 
@@ -884,6 +1127,8 @@ const char http_metric_pairs_sql[] =
 	" WHERE b.interval_id = ?1"
 	" UNION ALL SELECT 'reuse_cold', CAST(cold AS REAL) / NULLIF(refs, 0)"
 	" FROM memstackdist WHERE interval_id = ?1"
+	" UNION ALL SELECT 'reuse_censored', CAST(censored AS REAL) / NULLIF(refs, 0)"
+	" FROM memstackdist WHERE interval_id = ?1 AND censored IS NOT NULL"
 	") WHERE ?2 IS NULL OR metric = ?2";
 
 
@@ -931,27 +1176,39 @@ metric_names(struct http_req *r, int64_t id)
  * session, ?2 tid (or "?2 IS NULL"), ?3..?4 the index range, ?6 a limit,
  * ?7 and ?8 the family's own parameters (bind_metric).  NULL for another
  * name (the caller reads interval by interval).  Also ipc (the scheduling
- * model) and instructions, which the metric view does not have.
+ * model) and instructions, which the metric view does not have.  Sampled:
+ * also the interval's bursts (column 3) and the metric's sums (4 .. 10,
+ * ?9 its name), each row's by the tables' keys.
  */
 struct metric_q {
 	char *sql;
 	const char *text;	/* ?7 as text, or NULL */
 	int64_t num;		/* ?8 */
 	char org[8];
+	const char *name;	/* ?9 when sampled */
 };
 
+#define SAMPLED_COLS ", si.bursts, ms.n, ms.sum_x, ms.sum_y, ms.sum_xx, ms.sum_xy, ms.sum_yy, " \
+	"ms.estimable"
+#define SAMPLED_JOINS " LEFT JOIN sample_interval si ON si.session_id = i.session_id " \
+	"AND si.tid = i.tid AND si.idx = i.idx LEFT JOIN metric_sums ms " \
+	"ON ms.session_id = i.session_id AND ms.tid = i.tid AND ms.idx = i.idx AND ms.metric = ?9"
+
 static bool
-metric_sql(const char *metric, bool has_tid, struct metric_q *q)
+metric_sql(const char *metric, bool has_tid, bool sampled, struct metric_q *q)
 {
 	const char *tidc = has_tid ? "i.tid = ?2" : "?2 IS NULL";
+	const char *cols = sampled ? SAMPLED_COLS : "", *joins = sampled ? SAMPLED_JOINS : "";
 	unsigned long long w, h;
 	const char *join = NULL, *expr = NULL;
 
 	memset(q, 0, sizeof(*q));
+	if (sampled)
+		q->name = metric;
 	if (!strcmp(metric, "ipc")) {
-		q->sql = xasprintf("SELECT i.tid, i.idx, i.ipc FROM sched_interval i WHERE "
+		q->sql = xasprintf("SELECT i.tid, i.idx, i.ipc%s FROM sched_interval i%s WHERE "
 				   "i.session_id = ?1 AND %s AND i.idx BETWEEN ?3 AND ?4 "
-				   "ORDER BY i.tid, i.idx LIMIT ?6", tidc);
+				   "ORDER BY i.tid, i.idx LIMIT ?6", cols, joins, tidc);
 		return true;
 	}
 	if (!strcmp(metric, "instructions")) {
@@ -1001,9 +1258,9 @@ metric_sql(const char *metric, bool has_tid, struct metric_q *q)
 	} else {
 		return false;
 	}
-	q->sql = xasprintf("SELECT i.tid, i.idx, %s FROM interval i %s WHERE i.session_id = ?1 AND "
-			   "%s AND i.idx BETWEEN ?3 AND ?4 ORDER BY i.tid, i.idx LIMIT ?6",
-			   expr, join, tidc);
+	q->sql = xasprintf("SELECT i.tid, i.idx, %s%s FROM interval i %s%s WHERE i.session_id = ?1 "
+			   "AND %s AND i.idx BETWEEN ?3 AND ?4 ORDER BY i.tid, i.idx LIMIT ?6",
+			   expr, cols, join, joins, tidc);
 	return true;
 }
 
@@ -1014,17 +1271,20 @@ bind_metric(sqlite3_stmt *st, const struct metric_q *q)
 		sqlite3_bind_text(st, 7, q->text, -1, SQLITE_STATIC);
 	if (q->num)
 		sqlite3_bind_int64(st, 8, q->num);
+	if (q->name)
+		sqlite3_bind_text(st, 9, q->name, -1, SQLITE_STATIC);
 }
 
 static int
 series(struct http_req *r, int64_t id)
 {
 	const char *metric = http_arg(r, "metric");
-	sqlite3_stmt *st, *pst;
+	sqlite3_stmt *st, *pst = NULL, *cst = NULL;
 	struct metric_q mq;
-	bool direct;
+	bool direct, sampled;
 	struct range g;
 	struct jbuf vals;
+	struct ci_cols cc;
 	char *sql;
 	int64_t cur_tid = 0;
 	bool any = false;
@@ -1037,12 +1297,12 @@ series(struct http_req *r, int64_t id)
 	if (parse_range(r, &g) < 0 ||
 	    http_arg_u64(r, "limit", ROWS_LIMIT_MAX, ROWS_LIMIT_MAX, &limit) < 0)
 		return 0;
+	sampled = session_sampled(r, id);
 	/* One query for the families charts draw; else interval by
 	 * interval through the pairs of http_metric_pairs_sql. */
-	direct = metric_sql(metric, g.has_tid, &mq);
+	direct = metric_sql(metric, g.has_tid, sampled, &mq);
 	if (direct) {
 		sql = mq.sql;
-		pst = NULL;
 	} else {
 		sql = xasprintf("SELECT id, tid, idx FROM interval WHERE session_id = ?1 AND %s "
 				"AND idx BETWEEN ?3 AND ?4 ORDER BY tid, idx LIMIT ?6", TID_COND(&g));
@@ -1053,24 +1313,38 @@ series(struct http_req *r, int64_t id)
 		return 0;
 	if (!direct) {
 		pst = http_prepare(r, http_metric_pairs_sql);
-		if (!pst) {
+		if (sampled && pst)
+			cst = http_prepare(r, CI_LOOKUP_SQL);
+		if (!pst || (sampled && !cst)) {
 			http_finalize(st);
+			http_finalize(pst);
 			return 0;
 		}
 		sqlite3_bind_text(pst, 2, metric, -1, SQLITE_TRANSIENT);
+		if (cst) {
+			sqlite3_bind_int64(cst, 1, id);
+			sqlite3_bind_text(cst, 4, metric, -1, SQLITE_TRANSIENT);
+		}
 	} else {
 		bind_metric(st, &mq);
 	}
 	bind_range(st, id, &g);
 	sqlite3_bind_int64(st, 6, (int64_t)limit);
 	/* Column-oriented, one object per thread: {"tid", "interval": [...],
-	 * "value": [...]}, what chart libraries take directly. */
+	 * "value": [...], and the estimates' "ci_low", "ci_high",
+	 * "n_bursts", "estimable": [...] (each null in step mode)}, what
+	 * chart libraries take directly. */
 	jb_init(&vals);
+	ci_open(&cc);
 	jb_obj(&r->body);
 	jb_key(&r->body, "session");
 	jb_i64(&r->body, id);
 	jb_key(&r->body, "metric");
 	jb_str(&r->body, metric);
+	jb_key(&r->body, "sampled");
+	jb_bool(&r->body, sampled);
+	jb_key(&r->body, "level");
+	jb_double(&r->body, sampled ? CI_LEVEL : NAN);
 	jb_key(&r->body, "threads");
 	jb_arr(&r->body);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
@@ -1088,7 +1362,9 @@ series(struct http_req *r, int64_t id)
 				jb_arr_end(&vals);
 				jb_key(&r->body, "value");
 				jb_rawval(&r->body, vals.p, vals.len);
+				ci_put(&r->body, &cc, sampled);
 				jb_obj_end(&r->body);
+				ci_open(&cc);
 			}
 			jb_free(&vals);
 			jb_arr(&vals);
@@ -1105,6 +1381,14 @@ series(struct http_req *r, int64_t id)
 			jb_column(&vals, st, 2);
 		else
 			jb_column(&vals, pst, 1);
+		if (sampled && direct) {
+			ci_point(&cc, st, 3, 4);
+		} else if (sampled) {
+			sqlite3_reset(cst);
+			sqlite3_bind_int64(cst, 2, tid);
+			sqlite3_bind_int64(cst, 3, sqlite3_column_int64(st, 2));
+			ci_point(&cc, sqlite3_step(cst) == SQLITE_ROW ? cst : NULL, 0, 1);
+		}
 		n++;
 	}
 	if (any) {
@@ -1112,7 +1396,10 @@ series(struct http_req *r, int64_t id)
 		jb_arr_end(&vals);
 		jb_key(&r->body, "value");
 		jb_rawval(&r->body, vals.p, vals.len);
+		ci_put(&r->body, &cc, sampled);
 		jb_obj_end(&r->body);
+	} else {
+		ci_put(NULL, &cc, false);
 	}
 	jb_free(&vals);
 	jb_arr_end(&r->body);
@@ -1121,6 +1408,7 @@ series(struct http_req *r, int64_t id)
 	jb_obj_end(&r->body);
 	http_finalize(st);
 	http_finalize(pst);
+	http_finalize(cst);
 	if (rc != SQLITE_DONE)
 		return db_fail(r);
 	if (n == 0)
@@ -1136,13 +1424,19 @@ series(struct http_req *r, int64_t id)
  * interval, how many intervals had a value, the minimum, maximum and mean:
  * what a chart of the whole run draws, a few kilobytes whatever the
  * number of intervals.  One pass over the range through the (session_id,
- * tid, idx) index and the tables' keys (metric_sql's families).
+ * tid, idx) index and the tables' keys (metric_sql's families).  In a
+ * sampled session each bucket also has the estimate of its intervals'
+ * units pooled (their sums added), its confidence interval, whether it is
+ * estimable and the bursts (null in step mode).
  */
 #define OVERVIEW_BUCKETS_MAX 2000
 
 struct obucket {
 	int64_t n;
 	double min, max, sum;
+	int64_t bursts;
+	bool has_bursts, has_sums;
+	struct sums sums;
 };
 
 static int
@@ -1155,6 +1449,7 @@ overview(struct http_req *r, int64_t id)
 	struct range g;
 	uint64_t nb;
 	int64_t first, last, width, count;
+	bool sampled;
 	int rc;
 
 	if (!metric)
@@ -1192,7 +1487,8 @@ overview(struct http_req *r, int64_t id)
 	width = (count + (int64_t)nb - 1) / (int64_t)nb;
 	nb = (uint64_t)((count + width - 1) / width);
 
-	if (!metric_sql(metric, true, &mq))
+	sampled = session_sampled(r, id);
+	if (!metric_sql(metric, true, sampled, &mq))
 		return http_error(r, 400, "parameter metric: want ipc, instructions, ilp_W, ilp_one_W, "
 				  "mix_GROUP, mispredict_ORG_H, mpki_ORG_H, taken_rate, transition_rate, "
 				  "avg_register_operands, avg_degree_of_use, data_footprint_bytes, "
@@ -1213,7 +1509,21 @@ overview(struct http_req *r, int64_t id)
 		int64_t k = (sqlite3_column_int64(st, 1) - first) / width;
 		double v;
 
-		if (k < 0 || k >= (int64_t)nb || sqlite3_column_type(st, 2) == SQLITE_NULL)
+		if (k < 0 || k >= (int64_t)nb)
+			continue;
+		if (sampled) {
+			struct sums s;
+
+			if (sqlite3_column_type(st, 3) != SQLITE_NULL) {
+				b[k].bursts += sqlite3_column_int64(st, 3);
+				b[k].has_bursts = true;
+			}
+			if (sums_read(st, 4, &s)) {
+				sums_add(&b[k].sums, &s);
+				b[k].has_sums = true;
+			}
+		}
+		if (sqlite3_column_type(st, 2) == SQLITE_NULL)
 			continue;
 		v = sqlite3_column_double(st, 2);
 		if (!b[k].n || v < b[k].min)
@@ -1241,13 +1551,49 @@ overview(struct http_req *r, int64_t id)
 	jb_i64(&r->body, last);
 	jb_key(&r->body, "bucket_width");
 	jb_i64(&r->body, width);
+	jb_key(&r->body, "sampled");
+	jb_bool(&r->body, sampled);
+	jb_key(&r->body, "level");
+	jb_double(&r->body, sampled ? CI_LEVEL : NAN);
 	jb_key(&r->body, "buckets");
 	jb_obj(&r->body);
 	{
-		static const char *const keys[] = { "lo", "hi", "n", "min", "max", "mean" };
+		static const char *const keys[] = {
+			"lo", "hi", "n", "min", "max", "mean",
+			"estimate", "ci_low", "ci_high", "n_bursts", "estimable",
+		};
 
-		for (int k = 0; k < 6; k++) {
+		for (int k = 0; k < 11; k++) {
+			struct estimate e;
+
 			jb_key(&r->body, keys[k]);
+			if (k >= 6 && !sampled) {
+				jb_null(&r->body);
+				continue;
+			}
+			if (k >= 6) {
+				jb_arr(&r->body);
+				for (uint64_t i = 0; i < nb; i++) {
+					if (k == 9) {
+						if (b[i].has_bursts)
+							jb_i64(&r->body, b[i].bursts);
+						else
+							jb_null(&r->body);
+						continue;
+					}
+					if (!b[i].has_sums) {
+						jb_null(&r->body);
+						continue;
+					}
+					estimate_of(&b[i].sums, &e);
+					if (k == 10)
+						jb_bool(&r->body, b[i].sums.estimable);
+					else
+						jb_double(&r->body, k == 6 ? e.value : k == 7 ? e.lo : e.hi);
+				}
+				jb_arr_end(&r->body);
+				continue;
+			}
 			jb_arr(&r->body);
 			for (uint64_t i = 0; i < nb; i++) {
 				int64_t lo = first + (int64_t)i * width;
@@ -1276,6 +1622,209 @@ overview(struct http_req *r, int64_t id)
 	jb_obj_end(&r->body);
 	jb_obj_end(&r->body);
 	free(b);
+	return 0;
+}
+
+/*
+ * GET .../estimates?tid=&from=&to=: a sampled session's estimate of each
+ * metric over all its units pooled, as schema.sql's session_metric has
+ * them (value, ci_low, ci_high, se, half_width, rel_half_width, cv,
+ * n_bursts, U, W, level, estimable: only if estimable in every interval);
+ * with tid, from or to, over that thread's or range's units (sums pool).
+ * Null in step mode.  The sums are read in their key's order through the
+ * (session_id, tid, idx, metric) key and added up per metric here, not
+ * grouped by SQLite (a sort of all the session's rows).
+ */
+struct mtotal {
+	char *metric;
+	struct sums s;
+};
+
+struct mtotals {
+	struct mtotal *m;
+	size_t n, cap, hint;
+};
+
+/* The total of metric name, added (in name order) if new. */
+static struct mtotal *
+mtotal_of(struct mtotals *t, const char *name)
+{
+	size_t lo = 0, hi = t->n;
+
+	/* Every interval has the same metrics, in the same order. */
+	if (t->hint < t->n && !strcmp(t->m[t->hint].metric, name))
+		return &t->m[t->hint++];
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		int c = strcmp(t->m[mid].metric, name);
+
+		if (!c) {
+			t->hint = mid + 1;
+			return &t->m[mid];
+		}
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (t->n == t->cap) {
+		t->cap = t->cap ? 2 * t->cap : 64;
+		t->m = xreallocarray(t->m, t->cap, sizeof(*t->m));
+	}
+	memmove(&t->m[lo + 1], &t->m[lo], (t->n - lo) * sizeof(*t->m));
+	memset(&t->m[lo], 0, sizeof(t->m[lo]));
+	t->m[lo].metric = xstrdup(name);
+	t->n++;
+	t->hint = lo + 1;
+	return &t->m[lo];
+}
+
+static double
+ratio_abs(double num, double den)
+{
+	return isnan(den) || den == 0 ? NAN : num / fabs(den);
+}
+
+static int
+estimates(struct http_req *r, int64_t id)
+{
+	const char *tidc;
+	struct mtotals t = { NULL, 0, 0, 0 };
+	struct range g;
+	sqlite3_stmt *st;
+	double u = NAN, w = NAN;
+	int64_t bursts = -1;
+	char *sql;
+	int rc;
+
+	if (parse_range(r, &g) < 0)
+		return 0;
+	jb_obj(&r->body);
+	jb_key(&r->body, "session");
+	jb_i64(&r->body, id);
+	jb_key(&r->body, "tid");
+	if (g.has_tid)
+		jb_i64(&r->body, g.tid);
+	else
+		jb_null(&r->body);
+	jb_key(&r->body, "from");
+	jb_u64(&r->body, g.from);
+	jb_key(&r->body, "to");
+	if (g.to == IDX_MAX)
+		jb_null(&r->body);
+	else
+		jb_u64(&r->body, g.to);
+	jb_key(&r->body, "sampled");
+	if (!session_sampled(r, id)) {
+		static const char *const keys[] = { "level", "n_bursts", "U", "W", "estimates" };
+
+		jb_bool(&r->body, false);
+		for (size_t k = 0; k < sizeof(keys) / sizeof(keys[0]); k++) {
+			jb_key(&r->body, keys[k]);
+			jb_null(&r->body);
+		}
+		jb_obj_end(&r->body);
+		return 0;
+	}
+	jb_bool(&r->body, true);
+
+	/* U: measured instructions per burst (the intervals' E), W: warm-up
+	 * instructions per burst, as session_metric's. */
+	tidc = g.has_tid ? "si.tid = ?2" : "?2 IS NULL";
+	sql = xasprintf("SELECT sum(si.bursts), CAST(sum(si.warmup_ins) AS REAL) / "
+			"NULLIF(sum(si.bursts), 0), CAST(sum(i.ins) AS REAL) / "
+			"NULLIF(sum(CASE WHEN i.id IS NOT NULL THEN si.bursts END), 0) "
+			"FROM sample_interval si LEFT JOIN interval i ON i.session_id = si.session_id "
+			"AND i.tid = si.tid AND i.idx = si.idx WHERE si.session_id = ?1 AND %s "
+			"AND si.idx BETWEEN ?3 AND ?4", tidc);
+	st = http_prepare(r, sql);
+	free(sql);
+	if (!st)
+		return 0;
+	bind_range(st, id, &g);
+	if (sqlite3_step(st) == SQLITE_ROW) {
+		if (sqlite3_column_type(st, 0) != SQLITE_NULL)
+			bursts = sqlite3_column_int64(st, 0);
+		if (sqlite3_column_type(st, 1) != SQLITE_NULL)
+			w = sqlite3_column_double(st, 1);
+		if (sqlite3_column_type(st, 2) != SQLITE_NULL)
+			u = sqlite3_column_double(st, 2);
+	}
+	http_finalize(st);
+
+	sql = xasprintf("SELECT metric, n, sum_x, sum_y, sum_xx, sum_xy, sum_yy, estimable "
+			"FROM metric_sums WHERE session_id = ?1 AND %s AND idx BETWEEN ?3 AND ?4 "
+			"ORDER BY session_id, tid, idx, metric", TID_COND(&g));
+	st = http_prepare(r, sql);
+	free(sql);
+	if (!st)
+		return 0;
+	bind_range(st, id, &g);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		const char *name = (const char *)sqlite3_column_text(st, 0);
+		struct sums s;
+
+		if (name && sums_read(st, 1, &s))
+			sums_add(&mtotal_of(&t, name)->s, &s);
+	}
+	http_finalize(st);
+	if (rc != SQLITE_DONE) {
+		for (size_t i = 0; i < t.n; i++)
+			free(t.m[i].metric);
+		free(t.m);
+		return db_fail(r);
+	}
+	jb_key(&r->body, "level");
+	jb_double(&r->body, CI_LEVEL);
+	jb_key(&r->body, "n_bursts");
+	if (bursts >= 0)
+		jb_i64(&r->body, bursts);
+	else
+		jb_null(&r->body);
+	jb_key(&r->body, "U");
+	jb_double(&r->body, u);
+	jb_key(&r->body, "W");
+	jb_double(&r->body, w);
+	jb_key(&r->body, "estimates");
+	jb_arr(&r->body);
+	for (size_t i = 0; i < t.n; i++) {
+		const struct sums *s = &t.m[i].s;
+		struct estimate e;
+
+		estimate_of(s, &e);
+		jb_obj(&r->body);
+		jb_key(&r->body, "metric");
+		jb_str(&r->body, t.m[i].metric);
+		jb_key(&r->body, "value");
+		jb_double(&r->body, e.value);
+		jb_key(&r->body, "ci_low");
+		jb_double(&r->body, e.lo);
+		jb_key(&r->body, "ci_high");
+		jb_double(&r->body, e.hi);
+		jb_key(&r->body, "se");
+		jb_double(&r->body, e.se);
+		jb_key(&r->body, "half_width");
+		jb_double(&r->body, CI_Z * e.se);
+		jb_key(&r->body, "rel_half_width");
+		jb_double(&r->body, ratio_abs(CI_Z * e.se, e.value));
+		jb_key(&r->body, "cv");
+		jb_double(&r->body, ratio_abs(sqrt((double)s->n) * e.se, e.value));
+		jb_key(&r->body, "n_bursts");
+		jb_i64(&r->body, s->n);
+		jb_key(&r->body, "U");
+		jb_double(&r->body, u);
+		jb_key(&r->body, "W");
+		jb_double(&r->body, w);
+		jb_key(&r->body, "level");
+		jb_double(&r->body, CI_LEVEL);
+		jb_key(&r->body, "estimable");
+		jb_bool(&r->body, s->estimable);
+		jb_obj_end(&r->body);
+		free(t.m[i].metric);
+	}
+	jb_arr_end(&r->body);
+	jb_obj_end(&r->body);
+	free(t.m);
 	return 0;
 }
 
@@ -1374,12 +1923,28 @@ csv_field(struct jbuf *b, sqlite3_stmt *st, int i)
 }
 
 /* The rows of a view: one statement, or (metric) the intervals and each
- * one's (metric, value) pairs. */
+ * one's (metric, value, ci_low, ci_high, n_bursts). */
 struct rows {
 	sqlite3_stmt *st;	/* the view; for metric: id, session_id, tid, idx */
 	sqlite3_stmt *pairs;	/* metric: the current interval's pairs */
 	bool in_pairs;
 };
+
+/*
+ * The metric view's rows of one interval (?1 its id; ?3, ?4, ?5 its
+ * session, tid and idx) in its order: the pairs, and in a sampled session
+ * the estimates' columns as the view joins them (metric_ci and
+ * sample_interval by their keys); NULL in step mode.
+ */
+#define METRIC_ROWS_SAMPLED \
+	"SELECT p.metric, p.value, CASE WHEN c.estimable THEN c.ci_low END, " \
+	"CASE WHEN c.estimable THEN c.ci_high END, si.bursts FROM (%s) p " \
+	"LEFT JOIN sample_interval si ON si.session_id = ?3 AND si.tid = ?4 AND si.idx = ?5 " \
+	"LEFT JOIN metric_ci c ON c.session_id = ?3 AND c.tid = ?4 AND c.interval = ?5 " \
+	"AND c.metric = p.metric ORDER BY p.metric"
+#define METRIC_ROWS_STEP \
+	"SELECT metric, value, NULL, NULL, NULL FROM (%s) ORDER BY metric"
+
 
 static int
 rows_step(struct rows *w)
@@ -1400,6 +1965,8 @@ rows_step(struct rows *w)
 			return rc;
 		sqlite3_reset(w->pairs);
 		sqlite3_bind_int64(w->pairs, 1, sqlite3_column_int64(w->st, 0));
+		for (int i = 1; i <= 3; i++)
+			sqlite3_bind_int64(w->pairs, 2 + i, sqlite3_column_int64(w->st, i));
 		w->in_pairs = true;
 	}
 }
@@ -1420,7 +1987,10 @@ rows_col(struct rows *w, int i, int *col)
 	return w->pairs;
 }
 
-static const char *const metric_columns[] = { "session_id", "tid", "interval", "metric", "value" };
+static const char *const metric_columns[] = {
+	"session_id", "tid", "interval", "metric", "value", "ci_low", "ci_high", "n_bursts",
+};
+#define METRIC_NCOLS ((int)(sizeof(metric_columns) / sizeof(metric_columns[0])))
 
 static int
 view_rows(struct http_req *r, int64_t id, const char *name)
@@ -1449,7 +2019,8 @@ view_rows(struct http_req *r, int64_t id, const char *name)
 		return 0;
 	if (!strcmp(views[v].name, "metric")) {
 		/* The pairs in the view's order; the offset is skipped below. */
-		sql = xasprintf("%s ORDER BY metric", http_metric_pairs_sql);
+		sql = xasprintf(session_sampled(r, id) ? METRIC_ROWS_SAMPLED : METRIC_ROWS_STEP,
+				http_metric_pairs_sql);
 		w.pairs = http_prepare(r, sql);
 		free(sql);
 		if (!w.pairs)
@@ -1478,7 +2049,7 @@ view_rows(struct http_req *r, int64_t id, const char *name)
 	}
 	bind_range(w.st, id, &g);
 	if (w.pairs) {
-		ncol = 5;
+		ncol = METRIC_NCOLS;
 		rc = SQLITE_ROW;
 		for (uint64_t k = 0; k < offset && (rc = rows_step(&w)) == SQLITE_ROW; k++)
 			;
@@ -1570,7 +2141,7 @@ api_index(struct http_req *r)
 		"/api/sessions", "/api/sessions/{id}", "/api/sessions/{id}/threads",
 		"/api/sessions/{id}/intervals", "/api/sessions/{id}/metrics",
 		"/api/sessions/{id}/series?metric=NAME", "/api/sessions/{id}/overview?metric=NAME&tid=T",
-		"/api/sessions/{id}/views/{view}",
+		"/api/sessions/{id}/views/{view}", "/api/sessions/{id}/estimates",
 		"/api/sessions/{id}/mgsim", "/api/sessions/{id}/mgsim/counters",
 		"/api/sessions/{id}/mgsim/counters/{n}", "/api/sessions/{id}/mgsim/mmio?addr=A&size=S",
 		"/api/sessions/{id}/mgsim/intervals", "/api/sessions/{id}/sched",
@@ -1658,6 +2229,8 @@ http_api(struct http_req *r)
 		return series(r, (int64_t)id);
 	if (!strcmp(sub, "overview"))
 		return overview(r, (int64_t)id);
+	if (!strcmp(sub, "estimates"))
+		return estimates(r, (int64_t)id);
 	if (!strcmp(sub, "sched"))
 		return http_api_sched(r, (int64_t)id);
 	return http_error(r, 404, "no API endpoint '%s' for a session", sub);

@@ -492,7 +492,8 @@ http_metrics(struct http_req *r)
 		interval_samples(r, &ss[i], &smp);
 	/* Each family's samples together, in a fixed order (stable within a
 	 * family: sessions, then threads, then the metric view's order). */
-	qsort(smp.s, smp.n, sizeof(*smp.s), cmp_sample);
+	if (smp.n)
+		qsort(smp.s, smp.n, sizeof(*smp.s), cmp_sample);
 	for (size_t i = 0; i < smp.n; i++) {
 		unsigned f = smp.s[i].fam;
 		const char *name = fam_name(f);

@@ -10,6 +10,8 @@
 #include <linux/perf_event.h>
 #include <string.h>
 
+#include "tracer.h"
+
 struct cursor {
 	const uint8_t *p, *end;
 	bool bad;
@@ -244,7 +246,8 @@ perf_task_parse(const void *rec, size_t len, struct perf_task *tk)
 }
 
 int
-perf_lost_parse(const void *rec, size_t len, struct perf_lost *l)
+perf_lost_parse(const struct perf_sample_format *f, const void *rec, size_t len,
+		struct perf_lost *l)
 {
 	struct perf_event_header h;
 	struct cursor c;
@@ -260,7 +263,35 @@ perf_lost_parse(const void *rec, size_t len, struct perf_lost *l)
 	} else {
 		return -1;
 	}
+	/* struct sample_id: TID and TIME come first. */
+	if (f && f->sample_id_all && (f->sample_type & (PERF_SAMPLE_TID | PERF_SAMPLE_TIME))) {
+		if (f->sample_type & PERF_SAMPLE_TID) {
+			l->pid = u32(&c);
+			l->tid = u32(&c);
+		}
+		if (f->sample_type & PERF_SAMPLE_TIME)
+			l->time = u64(&c);
+		l->has_id = (f->sample_type & PERF_SAMPLE_TID) && (f->sample_type & PERF_SAMPLE_TIME);
+	}
 	return c.bad ? -1 : 0;
+}
+
+int
+perf_lost_trec(const struct perf_sample_format *f, const void *rec, size_t len,
+	       int32_t pid, int32_t tid, uint64_t time, struct trace_lost_rec *out)
+{
+	struct perf_lost l;
+
+	memset(out, 0, sizeof(*out));
+	if (perf_lost_parse(f, rec, len, &l) < 0 || l.lost == 0)
+		return -1;
+	/* The samples lost are the buffer's, whoever was running when the
+	 * kernel wrote the record. */
+	out->lost = l.lost;
+	out->pid = pid;
+	out->tid = tid;
+	out->time_ns = l.has_id ? l.time : time;
+	return 0;
 }
 
 int

@@ -36,6 +36,10 @@ enum perf_reg_x86 {
 struct perf_sample_format {
 	uint64_t sample_type;		/* PERF_SAMPLE_* */
 	uint64_t regs_user;		/* sample_regs_user */
+	/* sample_id_all: records other than samples end with a struct
+	 * sample_id (the TID, TIME, ID, STREAM_ID, CPU and IDENTIFIER
+	 * fields of sample_type, in that order). */
+	bool sample_id_all;
 };
 
 /* The PERF_SAMPLE_* bits perf_sample_parse() knows; others are refused
@@ -95,6 +99,9 @@ struct perf_task {			/* PERF_RECORD_EXIT, PERF_RECORD_FORK */
 
 struct perf_lost {			/* PERF_RECORD_LOST, PERF_RECORD_LOST_SAMPLES */
 	uint64_t lost;
+	bool has_id;			/* its sample_id gave pid, tid and time */
+	uint32_t pid, tid;
+	uint64_t time;
 };
 
 struct perf_throttle {			/* PERF_RECORD_THROTTLE, UNTHROTTLE */
@@ -104,8 +111,23 @@ struct perf_throttle {			/* PERF_RECORD_THROTTLE, UNTHROTTLE */
 int perf_mmap2_parse(const void *rec, size_t len, struct perf_mmap2 *m);
 int perf_comm_parse(const void *rec, size_t len, struct perf_comm *c);
 int perf_task_parse(const void *rec, size_t len, struct perf_task *t);
-int perf_lost_parse(const void *rec, size_t len, struct perf_lost *l);
+/* f: the event's format, for the sample_id that ends the record with
+ * sample_id_all (NULL: none); a record too short for it is refused. */
+int perf_lost_parse(const struct perf_sample_format *f, const void *rec, size_t len,
+		    struct perf_lost *l);
 int perf_throttle_parse(const void *rec, size_t len, struct perf_throttle *t);
+
+/*
+ * A lost-samples record read from the buffer of thread tid (process pid),
+ * as the ring record the sampler pushes (tracer.h struct trace_lost_rec):
+ * the samples lost are that thread's, whoever ran when the kernel wrote
+ * the record; the time is the record's own when its sample_id has one,
+ * else time (the sampler's: that of the thread's last sample before it).
+ * 0, or -1 if the record does not parse or counts nothing.
+ */
+struct trace_lost_rec;
+int perf_lost_trec(const struct perf_sample_format *f, const void *rec, size_t len,
+		   int32_t pid, int32_t tid, uint64_t time, struct trace_lost_rec *out);
 
 /*
  * An AMD IBS op sample's raw block (PERF_SAMPLE_RAW of the ibs_op PMU):

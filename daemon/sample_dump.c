@@ -93,6 +93,13 @@ dump_rec(void *arg, uint32_t type, const void *data, size_t len)
 		fprintf(d->f, "note %u %s %s\n", r->weighting, r->event, r->note);
 		break;
 	}
+	case TREC_LOST: {
+		const struct trace_lost_rec *r = data;
+
+		fprintf(d->f, "lost %" PRIu64 " %d %d %" PRIu64 "\n", r->time_ns, r->pid, r->tid,
+			r->lost);
+		break;
+	}
 	}
 }
 

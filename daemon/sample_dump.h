@@ -5,6 +5,7 @@
  *   sample TIME PID TID WEIGHT FLAGS ADDR DATA_SRC LATENCY N<TAB>FRAME<TAB>...
  *     FRAME: 0xADDRESS MODULE SYMBOL+0xOFFSET ([unknown] where there is none)
  *   burst warmup|measure|end|abort PID TID TIME
+ *   lost TIME PID TID COUNT
  * (numbers decimal but ADDR, DATA_SRC and frame offsets and addresses in
  * hex).  String records are not printed: their text is in the frames.
  */

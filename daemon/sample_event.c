@@ -207,6 +207,9 @@ set_sampling(struct perf_event_attr *a, const struct sample_options *o)
 	/* Sample times on the clock of the burst markers. */
 	a->use_clockid = 1;
 	a->clockid = CLOCK_MONOTONIC;
+	/* The other records end with the sample's TID and TIME: a LOST
+	 * record says when (perf record asks for the same). */
+	a->sample_id_all = 1;
 }
 
 /* Whether an event counts retired instructions (bursts can then be
@@ -611,6 +614,7 @@ sample_event_select(const struct sample_options *o, struct sample_event *ev)
 		return r;
 	ev->fmt.sample_type = ev->attr.sample_type;
 	ev->fmt.regs_user = ev->attr.sample_regs_user;
+	ev->fmt.sample_id_all = ev->attr.sample_id_all;
 	if (!perf_sample_format_ok(&ev->fmt)) {
 		error_msg("internal error: sample type 0x%llx not parsed",
 			  (unsigned long long)ev->attr.sample_type);

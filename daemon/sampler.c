@@ -19,6 +19,7 @@
 #include <sys/epoll.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "perf_record.h"
@@ -36,6 +37,8 @@ struct sthread {
 	int fd;
 	uint8_t *base;			/* control page, then data */
 	size_t data_size;
+	uint64_t last_time;		/* of its last sample read (a LOST record's
+					 * time when the record has none) */
 };
 
 struct strentry {
@@ -371,7 +374,8 @@ sample_frames(struct sampler *s, struct sym_proc *p, const struct perf_sample *p
 }
 
 static void
-on_sample(struct sampler *s, const void *rec, size_t len, sampler_sample_fn fn, void *arg)
+on_sample(struct sampler *s, struct sthread *t, const void *rec, size_t len,
+	  sampler_sample_fn fn, void *arg)
 {
 	struct perf_sample ps;
 	struct trace_sample_rec *r;
@@ -446,18 +450,43 @@ on_sample(struct sampler *s, const void *rec, size_t len, sampler_sample_fn fn, 
 		ring_commit(s->ring);
 	}
 	s->st.samples++;
+	t->last_time = ps.time;
 	if (fn)
 		fn(arg, (pid_t)ps.pid, (pid_t)ps.tid, ps.time);
 }
 
+/* Samples the kernel dropped from thread t's buffer: a TREC_LOST record. */
 static void
-on_record(struct sampler *s, const void *rec, size_t len, sampler_sample_fn fn, void *arg)
+on_lost(struct sampler *s, struct sthread *t, const void *rec, size_t len)
+{
+	struct trace_lost_rec l, *r;
+	uint64_t when = t->last_time;
+
+	if (!when) {
+		struct timespec ts;
+
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		when = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+	}
+	if (perf_lost_trec(&s->ev.fmt, rec, len, (int32_t)t->pid, (int32_t)t->tid, when, &l) < 0) {
+		s->st.bad++;
+		return;
+	}
+	s->st.lost += l.lost;
+	r = ring_reserve(s->ring, TREC_LOST, sizeof(*r));
+	*r = l;
+	ring_commit(s->ring);
+}
+
+static void
+on_record(struct sampler *s, struct sthread *t, const void *rec, size_t len,
+	  sampler_sample_fn fn, void *arg)
 {
 	const struct perf_event_header *h = rec;
 
 	switch (h->type) {
 	case PERF_RECORD_SAMPLE:
-		on_sample(s, rec, len, fn, arg);
+		on_sample(s, t, rec, len, fn, arg);
 		break;
 	case PERF_RECORD_MMAP2: {
 		struct perf_mmap2 m;
@@ -484,14 +513,12 @@ on_record(struct sampler *s, const void *rec, size_t len, sampler_sample_fn fn, 
 		break;
 	}
 	case PERF_RECORD_LOST:
-	case PERF_RECORD_LOST_SAMPLES: {
-		struct perf_lost l;
-
-		if (perf_lost_parse(rec, len, &l) == 0)
-			s->st.lost += l.lost;
+	case PERF_RECORD_LOST_SAMPLES:
+		on_lost(s, t, rec, len);
 		break;
-	}
 	case PERF_RECORD_THROTTLE:
+		/* No count of what was not sampled: counted for the summary
+		 * line only (the rate chart shows fewer samples). */
 		s->st.throttled++;
 		break;
 	default:
@@ -543,7 +570,7 @@ drain_thread(struct sampler *s, struct sthread *t, sampler_sample_fn fn, void *a
 			memcpy(s->rec + first, data, h.size - first);
 			rec = s->rec;
 		}
-		on_record(s, rec, h.size, fn, arg);
+		on_record(s, t, rec, h.size, fn, arg);
 		tail += h.size;
 	}
 	__atomic_store_n(&pg->data_tail, tail, __ATOMIC_RELEASE);

@@ -3,7 +3,8 @@
  * the tracer learns of the thread), its ring buffer mapped and drained
  * here, each sample turned into a resolved TREC_SAMPLE record (stack
  * unwound, frames named through TREC_STRING records sent before first
- * use) in the tracer's ring.  It runs in the tracer's process, the
+ * use) in the tracer's ring, and each count of samples the kernel lost
+ * into a TREC_LOST record of the buffer's thread.  It runs in the tracer's process, the
  * producer: it may read the target's files and memory, the consumer only
  * gets strings (tracer.h).
  *
@@ -26,7 +27,7 @@ struct sampler;
 
 struct sampler_stats {
 	uint64_t samples;		/* TREC_SAMPLE records pushed */
-	uint64_t lost;			/* samples the kernel dropped (buffer full) */
+	uint64_t lost;			/* samples the kernel dropped (TREC_LOST records) */
 	uint64_t throttled;		/* THROTTLE records (the kernel slowed the rate) */
 	uint64_t truncated;		/* stacks cut short */
 	uint64_t bad;			/* records that did not parse */

@@ -112,8 +112,8 @@ usage(FILE *f)
 		"                      socket is open to all, and each client may trace only\n"
 		"                      what it could trace itself; programs run as the client\n"
 		"      --http ADDR:PORT  serve the web UI and JSON API there (default\n"
-		"                      127.0.0.1:%u and [::1]:%u; a busy default port only\n"
-		"                      disables HTTP with a warning)\n"
+		"                      127.0.0.1:%u and [::1]:%u; when that port is\n"
+		"                      taken, any free one on 127.0.0.1: 'micactl ui')\n"
 		"      --no-http       no HTTP server\n"
 		"      --allow-remote  allow --http on an address that is not loopback\n"
 		"      --http-host NAME  accept this Host header too (repeatable)\n"
@@ -635,6 +635,10 @@ live_rows(struct serve *sv, const struct peer *p, int64_t only, int64_t writer,
 
 		if (!l->worker || !l->sh || !may_see(p, l->uid))
 			continue;
+		/* Ending with a row: the row says how it ended, the worker
+		 * only lingers. */
+		if (atomic_load(&l->sh->state) == SESSION_ENDING && atomic_load(&l->sh->session))
+			continue;
 		for (int k = 0; k < n_skip; k++)
 			skipped = skipped || skip[k] == l->worker;
 		id = atomic_load(&l->sh->session);
@@ -1037,9 +1041,14 @@ reap(struct serve *sv)
 				if (!sv->quiet) {
 					char *command = term_escape(sv->live[i].command);
 
-					fprintf(stderr, "micad: session %lld (%s) ended\n",
-						(long long)atomic_load(&sv->live[i].sh->session),
-						command);
+					long long id = (long long)atomic_load(&sv->live[i].sh->session);
+
+					if (id > 0)
+						fprintf(stderr, "micad: session %lld (%s) ended\n", id,
+							command);
+					else
+						fprintf(stderr, "micad: worker %d (%s) ended before "
+							"its session began\n", (int)w, command);
 					free(command);
 				}
 				live_release(&sv->live[i]);
@@ -1270,8 +1279,22 @@ cmd_serve(int argc, char **argv)
 			error_msg("--http %s: %s", hc.listen, err);
 			return 1;
 		}
-		if (!sv.http)
-			warning_msg("no web UI: %s (pass --http ADDR:PORT to choose a port)", err);
+		if (!sv.http) {
+			/* The default port taken (another user's micad, say):
+			 * any free one, which 'micactl ui' tells. */
+			char first[512];
+
+			snprintf(first, sizeof(first), "%s", err);
+			hc.listen = "127.0.0.1:0";
+			sv.http = http_start(&hc, err, sizeof(err));
+			hc.listen = NULL;
+			if (sv.http && !sv.quiet)
+				fprintf(stderr, "micad: port %u is taken (%s): web UI on port %u "
+					"instead\n", HTTP_DEFAULT_PORT, first, http_port(sv.http));
+			else if (!sv.http)
+				warning_msg("no web UI: %s (pass --http ADDR:PORT to choose a port)",
+					    first);
+		}
 		if (sv.http) {
 			/* Beside the socket: the runtime directory, ours alone. */
 			const char *slash = strrchr(sv.socket_path, '/');

@@ -606,6 +606,23 @@ sample_sample(struct trace_analysis *ta, const void *data, size_t len)
 	return true;
 }
 
+/* A TREC_LOST checked (trace_sample_rec_ok): to the consumers with the
+ * interval of its time. */
+static bool
+sample_lost(struct trace_analysis *ta, const void *data, size_t len)
+{
+	const struct trace_lost_rec *r = data;
+	int64_t idx;
+
+	if (!trace_sample_rec_ok(TREC_LOST, data, len))
+		return false;
+	idx = time_idx(ta, r->time_ns);
+	for (int i = 0; i < ta->n; i++)
+		if (ta->c[i].lost)
+			ta->c[i].lost(ta->c[i].arg, r, idx);
+	return true;
+}
+
 /* Any record but an event or a thread record, copied out of the ring
  * (aligned for its struct). */
 static void
@@ -613,7 +630,7 @@ feed_other(struct trace_analysis *ta, uint32_t type, const void *data, size_t le
 {
 	bool good = true;
 
-	if (type >= TREC_STRING && type <= TREC_NOTE) {
+	if (type >= TREC_STRING && type <= TREC_LOST) {
 		/* The raw records, for consumers that want them as they come
 		 * (the event dump). */
 		bool ok = trace_sample_rec_ok(type, data, len);
@@ -642,6 +659,9 @@ feed_other(struct trace_analysis *ta, uint32_t type, const void *data, size_t le
 		break;
 	case TREC_NOTE:
 		good = ta->sample && sample_note(ta, data, len);
+		break;
+	case TREC_LOST:
+		good = ta->sample && sample_lost(ta, data, len);
 		break;
 	default:
 		return;
@@ -719,6 +739,11 @@ trace_sample_rec_ok(uint32_t type, const void *data, size_t len)
 
 		return len > sizeof(*r) && memchr(r->event, '\0', sizeof(r->event)) != NULL &&
 		       memchr(r->note, '\0', len - sizeof(*r)) != NULL;
+	}
+	case TREC_LOST: {
+		const struct trace_lost_rec *r = data;
+
+		return len >= sizeof(*r) && r->lost > 0;
 	}
 	}
 	return false;
@@ -830,7 +855,7 @@ ta_main(void *arg)
 		} else if (type == TREC_EXE && ta->remote) {
 			remote_exe(ta, data, len);
 			ring_release(ta->ring);
-		} else if (type >= TREC_STRING && type <= TREC_NOTE) {
+		} else if (type >= TREC_STRING && type <= TREC_LOST) {
 			/* Copied first: a producer in another process could
 			 * change the record while it is checked. */
 			void *buf = record_buf(ta, len);

@@ -24,8 +24,8 @@
  * the state is not used again.  finish runs once after the last record.
  *
  * Sample mode (trace_analysis_set_sample(); tracer.h's TREC_STRING,
- * TREC_SAMPLE, TREC_BURST, TREC_NOTE), each hook optional, every record
- * checked before a hook sees it:
+ * TREC_SAMPLE, TREC_BURST, TREC_NOTE, TREC_LOST), each hook optional,
+ * every record checked before a hook sees it:
  *   interval: time has reached interval idx of the session's grid (a
  *	thread also gets its first interval right after thread_start);
  *	what the thread gathered in earlier intervals can be closed
@@ -37,6 +37,8 @@
  *	little out of time order), its strings known to
  *	trace_analysis_string()
  *   note:	what sampling is in effect, once before the samples
+ *   lost:	samples the kernel dropped from a thread's buffer, in
+ *	interval idx (of the record's time, as for a sample)
  */
 struct trace_consumer {
 	void *(*thread_start)(void *arg, const struct trace_thread_rec *r);
@@ -48,6 +50,7 @@ struct trace_consumer {
 	void (*burst)(void *arg, void *tstate, const struct trace_burst_rec *r);
 	void (*sample)(void *arg, const struct trace_sample_rec *r, int64_t idx);
 	void (*note)(void *arg, const struct trace_note_rec *r);
+	void (*lost)(void *arg, const struct trace_lost_rec *r, int64_t idx);
 	/* The same records raw, in ring order, each checked by
 	 * trace_sample_rec_ok() and 8-byte aligned (the event dump); NULL:
 	 * not wanted. */
@@ -57,7 +60,8 @@ struct trace_consumer {
 /*
  * Whether a sample-mode record of a producer the consumer does not trust
  * is whole: its fixed part there, a sample's frames within its length, a
- * string or note NUL-terminated within it, a burst kind known.
+ * string or note NUL-terminated within it, a burst kind known, a count of
+ * lost samples not 0.
  */
 bool trace_sample_rec_ok(uint32_t type, const void *data, size_t len);
 

@@ -39,6 +39,7 @@ struct child_shared {
 	_Atomic int32_t phase;		/* enum child_phase */
 	_Atomic int32_t main_pid;
 	_Atomic int32_t cpu;
+	_Atomic uint64_t samples, bursts;	/* sample mode's progress */
 	int32_t result;			/* tracer_loop()'s */
 	int32_t main_ended, main_status;
 	struct tracer_stats stats;
@@ -95,12 +96,16 @@ child_on_forward(int sig)
 			tracer_signal_main(s);
 }
 
+/* The tracer's progress (about once a second): what the worker's progress
+ * line shows besides the steps it reads itself. */
 static void
 child_progress(void *arg, const struct tracer_stats *st, bool final)
 {
-	(void)arg;
-	(void)st;
+	struct child_shared *sh = arg;
+
 	(void)final;
+	atomic_store(&sh->samples, st->samples);
+	atomic_store(&sh->bursts, st->bursts);
 }
 
 static int
@@ -144,7 +149,8 @@ child_main(const struct trace_child_opts *o, const struct tracer_options *topt,
 	char byte;
 	int r;
 
-	memcpy(keep, o->keep, o->n_keep * sizeof(*keep));
+	if (o->n_keep)
+		memcpy(keep, o->keep, o->n_keep * sizeof(*keep));
 	keep[o->n_keep] = go;
 	keep[o->n_keep + 1] = status;
 	keep[o->n_keep + 2] = t.target_pidfd;
@@ -177,7 +183,7 @@ child_main(const struct trace_child_opts *o, const struct tracer_options *topt,
 	t.publish = true;
 	t.quiet = true;
 	t.progress = child_progress;
-	t.progress_arg = NULL;
+	t.progress_arg = c->sh;
 	t.started = NULL;
 	t.live_steps = &c->sh->steps;
 	child_tracer = tracer_new(&t, c->ring);
@@ -334,6 +340,8 @@ progress(struct trace_child *c, bool final)
 		clock_gettime(CLOCK_MONOTONIC, &now);
 		memset(&st, 0, sizeof(st));
 		st.steps = atomic_load(&c->sh->steps);
+		st.samples = atomic_load(&c->sh->samples);
+		st.bursts = atomic_load(&c->sh->bursts);
 		st.seconds = (double)(now.tv_sec - c->t0.tv_sec) +
 			     (now.tv_nsec - c->t0.tv_nsec) / 1e9;
 	}

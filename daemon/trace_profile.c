@@ -36,7 +36,8 @@ struct pframe {
 	uint32_t next;		/* the next frame with the same hash, 0 none */
 };
 
-/* One sample waiting for the next batch. */
+/* One sample waiting for the next batch; or with stack 0, a count of
+ * samples lost (weight: how many). */
 struct pending {
 	int32_t tid;
 	int64_t idx;
@@ -58,7 +59,7 @@ struct trace_profile {
 	struct pending *pend;
 	size_t n_pend, cap_pend;
 	int64_t max_idx;	/* the latest interval a sample or the clock reached */
-	uint64_t samples, dropped;
+	uint64_t samples, dropped, lost;
 	bool failed;
 };
 
@@ -102,6 +103,12 @@ uint64_t
 trace_profile_dropped(const struct trace_profile *p)
 {
 	return p->dropped;
+}
+
+uint64_t
+trace_profile_lost(const struct trace_profile *p)
+{
+	return p->lost;
 }
 
 bool
@@ -233,7 +240,8 @@ flush(struct trace_profile *p)
 	p->flushed_frames = p->n_frames;
 	p->flushed_nodes = p->n_nodes;
 	/* Counts per (thread, interval, stack), and per (thread, interval). */
-	qsort(p->pend, p->n_pend, sizeof(*p->pend), by_key);
+	if (p->n_pend)
+		qsort(p->pend, p->n_pend, sizeof(*p->pend), by_key);
 	b->counts = xcalloc(p->n_pend ? p->n_pend : 1, sizeof(*b->counts));
 	b->intervals = xcalloc(p->n_pend ? p->n_pend : 1, sizeof(*b->intervals));
 	for (i = 0; i < p->n_pend; i++) {
@@ -242,12 +250,15 @@ flush(struct trace_profile *p)
 		struct store_profile_interval *v = b->n_intervals ? &b->intervals[b->n_intervals - 1]
 				: NULL;
 
-		if (!c || c->tid != x->tid || c->interval != x->idx || c->stack != x->stack) {
+		if (x->stack && (!c || c->tid != x->tid || c->interval != x->idx ||
+				 c->stack != x->stack)) {
 			c = &b->counts[b->n_counts++];
 			*c = (struct store_profile_count){ x->tid, x->idx, x->stack, 0, 0 };
 		}
-		c->count++;
-		c->weight += x->weight;
+		if (x->stack) {
+			c->count++;
+			c->weight += x->weight;
+		}
 		if (!v || v->tid != x->tid || v->idx != x->idx) {
 			v = &b->intervals[b->n_intervals++];
 			v->tid = x->tid;
@@ -256,11 +267,31 @@ flush(struct trace_profile *p)
 			v->ended_at = trace_analysis_interval_end(p->ta, x->idx);
 			v->samples = v->lost = 0;
 		}
-		v->samples++;
+		if (x->stack)
+			v->samples++;
+		else
+			v->lost += x->weight;
 	}
 	p->n_pend = 0;
 	if (store_writer_profile(p->w, p->ids, b) < 0)
 		p->failed = true;
+}
+
+/* A sample (stack > 0) or lost samples (stack 0) for the next batch; a
+ * new interval sends the batch of the earlier ones first. */
+static void
+pend_add(struct trace_profile *p, int32_t tid, int64_t idx, uint32_t stack, uint64_t weight)
+{
+	if (idx > p->max_idx || p->n_pend == PROFILE_MAX_PENDING) {
+		flush(p);
+		if (idx > p->max_idx)
+			p->max_idx = idx;
+	}
+	if (p->n_pend == p->cap_pend) {
+		p->cap_pend = p->cap_pend ? 2 * p->cap_pend : 1024;
+		p->pend = xreallocarray(p->pend, p->cap_pend, sizeof(*p->pend));
+	}
+	p->pend[p->n_pend++] = (struct pending){ tid, idx, stack, weight };
 }
 
 static void
@@ -281,17 +312,19 @@ tp_sample(void *arg, const struct trace_sample_rec *r, int64_t idx)
 			return;
 		}
 	}
-	if (idx > p->max_idx || p->n_pend == PROFILE_MAX_PENDING) {
-		flush(p);
-		if (idx > p->max_idx)
-			p->max_idx = idx;
-	}
-	if (p->n_pend == p->cap_pend) {
-		p->cap_pend = p->cap_pend ? 2 * p->cap_pend : 1024;
-		p->pend = xreallocarray(p->pend, p->cap_pend, sizeof(*p->pend));
-	}
-	p->pend[p->n_pend++] = (struct pending){ r->tid, idx, parent, r->weight };
+	pend_add(p, r->tid, idx, parent, r->weight);
 	p->samples++;
+}
+
+/* Samples the kernel lost: added to their thread's interval like a
+ * sample's count (late ones to a row already written). */
+static void
+tp_lost(void *arg, const struct trace_lost_rec *r, int64_t idx)
+{
+	struct trace_profile *p = arg;
+
+	pend_add(p, r->tid, idx, 0, r->lost);
+	p->lost += r->lost;
 }
 
 /* Time reached interval idx: the samples of earlier ones go out. */
@@ -333,7 +366,7 @@ trace_profile_consumer(struct trace_profile *p)
 {
 	struct trace_consumer c = {
 		.finish = tp_finish, .arg = p, .interval = tp_interval, .sample = tp_sample,
-		.note = tp_note,
+		.note = tp_note, .lost = tp_lost,
 	};
 
 	return c;

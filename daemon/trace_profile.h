@@ -1,7 +1,7 @@
 /*
  * Sample mode's call-stack profile: a trace consumer of the producer's
- * samples (tracer.h TREC_SAMPLE, their strings TREC_STRING) and its note
- * (TREC_NOTE), that builds the session's frame dictionary and stack tree
+ * samples (tracer.h TREC_SAMPLE, their strings TREC_STRING, the kernel's
+ * counts of lost ones TREC_LOST) and its note (TREC_NOTE), that builds the session's frame dictionary and stack tree
  * and counts samples and their weight per thread, time interval and
  * stack, written to the results database (schema.sql's profile_* tables)
  * in one writer job per interval, never a row per sample.  A frame is a
@@ -30,6 +30,9 @@ struct trace_consumer trace_profile_consumer(struct trace_profile *p);
  * or stack nodes reached their bound (reported at the finish). */
 uint64_t trace_profile_samples(const struct trace_profile *p);
 uint64_t trace_profile_dropped(const struct trace_profile *p);
+
+/* Samples the kernel reported lost (TREC_LOST), in profile_interval.lost. */
+uint64_t trace_profile_lost(const struct trace_profile *p);
 
 /* Whether a database write could not be queued (the writer stopped). */
 bool trace_profile_failed(const struct trace_profile *p);

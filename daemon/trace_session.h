@@ -59,7 +59,7 @@ struct trace_session_opts {
 	bool quiet_warnings;
 	/* Sample mode (issue 18) is t.sample.enabled: the producer samples
 	 * and steps bursts (tracer.h: TREC_STRING, TREC_SAMPLE, TREC_BURST,
-	 * TREC_NOTE); the profile goes to the database, the MICA analyses,
+	 * TREC_NOTE, TREC_LOST); the profile goes to the database, the MICA analyses,
 	 * the scheduling model and MGSim take the bursts, and intervals are
 	 * t.sample.interval_time seconds long. */
 };

@@ -313,6 +313,21 @@ thread_find(struct tracer *t, pid_t tid)
 	return NULL;
 }
 
+void
+trace_push_thread_rec(struct ring *ring, enum trace_thread_kind kind, pid_t pid, pid_t tid,
+		      pid_t parent, int status)
+{
+	struct trace_thread_rec *r = ring_reserve(ring, TREC_THREAD, sizeof(*r));
+
+	r->kind = kind;
+	r->pid = pid;
+	r->tid = tid;
+	r->parent = parent;
+	r->status = status;
+	r->reserved = 0;
+	ring_commit(ring);
+}
+
 /* A process's executable for a consumer in another process (TREC_EXE),
  * read now, while the process is stopped and surely this one. */
 static void
@@ -354,19 +369,9 @@ static void
 push_thread_rec(struct tracer *t, enum trace_thread_kind kind, pid_t pid, pid_t tid,
 		pid_t parent, int status)
 {
-	struct trace_thread_rec *r;
-
 	if (t->opt.publish && ((kind == TT_START && tid == pid) || kind == TT_EXEC))
 		push_exe_rec(t, pid);
-	r = ring_reserve(t->ring, TREC_THREAD, sizeof(*r));
-
-	r->kind = kind;
-	r->pid = pid;
-	r->tid = tid;
-	r->parent = parent;
-	r->status = status;
-	r->reserved = 0;
-	ring_commit(t->ring);
+	trace_push_thread_rec(t->ring, kind, pid, tid, parent, status);
 }
 
 static struct tproc *
@@ -1067,21 +1072,30 @@ leap_interrupted(struct tracer *t, struct tthread *th)
 	bp_remove(p);
 }
 
-/* Sample mode: let a thread run freely (PTRACE_CONT), with the signal it
- * is to get; leapfrog's int3 out first, RIP back on it if the thread ran
- * into it. */
+/* RIP back on leapfrog's int3 if the thread ran into it (rip_rewind). */
 static void
-resume_free(struct tracer *t, struct tthread *th)
+rewind_rip(struct tthread *th)
+{
+	if (!th->rip_rewind)
+		return;
+	th->rip_rewind = false;
+	if (ptrace(PTRACE_POKEUSER, th->tid, offsetof(struct user_regs_struct, rip),
+		   (void *)th->rewind_to) < 0 && errno != ESRCH)
+		perror_msg("PTRACE_POKEUSER (rip) of thread %d", th->tid);
+}
+
+/*
+ * Resume a thread without stepping it (PTRACE_CONT, PTRACE_SYSCALL), with
+ * the signal it is to get: leapfrog's int3 out first, RIP back on it if
+ * the thread ran into it, nothing pending.
+ */
+static void
+resume_unstepped(struct tracer *t, struct tthread *th, int request, const char *name)
 {
 	int sig = th->inject_sig;
 
 	bp_remove(th->proc);
-	if (th->rip_rewind) {
-		th->rip_rewind = false;
-		if (ptrace(PTRACE_POKEUSER, th->tid, offsetof(struct user_regs_struct, rip),
-			   (void *)th->rewind_to) < 0 && errno != ESRCH)
-			perror_msg("PTRACE_POKEUSER (rip) of thread %d", th->tid);
-	}
+	rewind_rip(th);
 	th->inject_sig = 0;
 	th->have_pending = false;
 	th->skip_build = false;
@@ -1090,8 +1104,15 @@ resume_free(struct tracer *t, struct tthread *th)
 	th->state = TS_RUNNING;
 	if (sig)
 		t->st.signals++;
-	if (ptrace(PTRACE_CONT, th->tid, NULL, (void *)(long)sig) < 0 && errno != ESRCH)
-		perror_msg("PTRACE_CONT of thread %d", th->tid);
+	if (ptrace(request, th->tid, NULL, (void *)(long)sig) < 0 && errno != ESRCH)
+		perror_msg("%s of thread %d", name, th->tid);
+}
+
+/* Sample mode: let a thread run freely, with the signal it is to get. */
+static void
+resume_free(struct tracer *t, struct tthread *th)
+{
+	resume_unstepped(t, th, PTRACE_CONT, "PTRACE_CONT");
 }
 
 /* Resume a stopped thread for one step: by leapfrog where it can, else by
@@ -1119,8 +1140,6 @@ static void resume(struct tracer *t, struct tthread *th);
 static void
 resume_untraced(struct tracer *t, struct tthread *th)
 {
-	int sig = th->inject_sig;
-
 	if (!th->trap_blocked) {
 		th->trap_blocked = true;
 		th->in_syscall = false;
@@ -1133,17 +1152,7 @@ resume_untraced(struct tracer *t, struct tthread *th)
 				    th->proc->pid);
 		}
 	}
-	bp_remove(th->proc);
-	th->inject_sig = 0;
-	th->have_pending = false;
-	th->skip_build = false;
-	th->regs_valid = false;
-	th->leaping = false;
-	th->state = TS_RUNNING;
-	if (sig)
-		t->st.signals++;
-	if (ptrace(PTRACE_SYSCALL, th->tid, NULL, (void *)(long)sig) < 0 && errno != ESRCH)
-		perror_msg("PTRACE_SYSCALL of thread %d", th->tid);
+	resume_unstepped(t, th, PTRACE_SYSCALL, "PTRACE_SYSCALL");
 }
 
 static bool
@@ -1219,12 +1228,7 @@ resume(struct tracer *t, struct tthread *th)
 	}
 	if (!leap)
 		bp_remove(p);
-	if (th->rip_rewind) {
-		th->rip_rewind = false;
-		if (ptrace(PTRACE_POKEUSER, th->tid, offsetof(struct user_regs_struct, rip),
-			   (void *)th->rewind_to) < 0 && errno != ESRCH)
-			perror_msg("PTRACE_POKEUSER (rip) of thread %d", th->tid);
-	}
+	rewind_rip(th);
 	th->inject_sig = 0;
 	th->regs_valid = false;
 	th->state = TS_RUNNING;

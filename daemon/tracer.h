@@ -43,6 +43,7 @@ enum trace_rec_type {
 	TREC_SAMPLE = 6,	/* struct trace_sample_rec */
 	TREC_BURST = 7,		/* struct trace_burst_rec */
 	TREC_NOTE = 8,		/* struct trace_note_rec */
+	TREC_LOST = 9,		/* struct trace_lost_rec */
 	/* The valgrind engine (vg_engine.h): events one after another, each
 	 * insn_event_size() bytes rounded up to 8: one ring record for many
 	 * TREC_EVENT records at its rates. */
@@ -122,6 +123,21 @@ struct trace_note_rec {
 	char note[];		/* NUL-terminated */
 };
 
+/*
+ * Samples the kernel dropped (PERF_RECORD_LOST: the thread's sample buffer
+ * was full; PERF_RECORD_LOST_SAMPLES: the PMU lost them), for the profile's
+ * profile_interval.lost of that thread and of the interval of time_ns: the
+ * kernel's time of the record (sample_id_all), which comes after the lost
+ * samples, or else that of the thread's last sample before it.  lost > 0.
+ * Throttling (PERF_RECORD_THROTTLE) has no count and sends none: the rate
+ * chart shows it as fewer samples.
+ */
+struct trace_lost_rec {
+	uint64_t time_ns;	/* CLOCK_MONOTONIC */
+	int32_t pid, tid;
+	uint64_t lost;
+};
+
 /* A process's executable, read by the tracer when the process starts and
  * when it execs (before that thread record): the path, NUL-terminated,
  * follows pid in the record. */
@@ -177,6 +193,11 @@ enum trace_engine {
 };
 
 struct tracer_stats;
+
+/* A TREC_THREAD record into ring (every producer's: the tracer, the
+ * valgrind engine). */
+void trace_push_thread_rec(struct ring *ring, enum trace_thread_kind kind, pid_t pid, pid_t tid,
+			   pid_t parent, int status);
 
 /*
  * How to start a launched program when it is not micad's own child
@@ -239,7 +260,7 @@ struct tracer_options {
 	/*
 	 * Sample mode (sample.enabled): the threads run freely under
 	 * PTRACE_SEIZE, a perf event samples each one (sampler.h: TREC_NOTE,
-	 * TREC_STRING, TREC_SAMPLE records), and at samples the budget
+	 * TREC_STRING, TREC_SAMPLE, TREC_LOST records), and at samples the budget
 	 * chooses, a thread is interrupted and stepped for a burst (W
 	 * warm-up and U measured instructions between TREC_BURST markers,
 	 * the same TREC_EVENTs as step mode), then let go.  The event's note

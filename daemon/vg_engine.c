@@ -250,18 +250,8 @@ static void
 push_thread(struct vg_engine *e, enum trace_thread_kind kind, pid_t pid, pid_t tid, pid_t parent,
 	    int status)
 {
-	struct trace_thread_rec *r;
-
 	flush_events(e);
-	r = ring_reserve(e->ring, TREC_THREAD, sizeof(*r));
-
-	r->kind = kind;
-	r->pid = pid;
-	r->tid = tid;
-	r->parent = parent;
-	r->status = status;
-	r->reserved = 0;
-	ring_commit(e->ring);
+	trace_push_thread_rec(e->ring, kind, pid, tid, parent, status);
 }
 
 static void

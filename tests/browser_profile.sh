@@ -4,7 +4,8 @@
 # compute() 55% total, two threads, a C++ name with <, & and "): the
 # sampling record is shown, the flame graph draws the hottest function,
 # hovering a frame gives its counts and shares, the search highlights,
-# clicking a frame zooms it to the full width, the hot-function table
+# clicking a frame zooms it to the full width, the sample-rate chart shows
+# the lost samples, the hot-function table
 # lists hot() first at 75%, the thread and time-range choices (the URL's,
 # and a selection on the sample-rate chart) refilter both, names stay
 # text; no script error, CSP report or console error.  Chromium is driven
@@ -73,6 +74,8 @@ drive profile "go:$base/session.html?token=$tok#session=1" \
 	"eval:$tmp/note=document.getElementById('profile-note').textContent" \
 	"eval:$tmp/weighting=document.getElementById('profile-weighting').textContent" \
 	"eval:$tmp/totals=document.getElementById('profile-totals').textContent" \
+	"eval:$tmp/lost=document.getElementById('rate-lost').textContent" \
+	"eval:$tmp/legend=[...document.querySelectorAll('#rate .u-legend th')].map((t) => t.textContent).join('|')" \
 	"eval:$tmp/w_before=[($width)('all'), ($width)('compute'), ($width)('other')].join(',')" \
 	"dom:$tmp/profile.dom" "shot:$art/profile.png" "fullshot:$art/profile-full.png" \
 	"layout:$tmp/profile.layout=#rate|#flame|#hot-functions tbody tr" \
@@ -111,6 +114,9 @@ has "$(val note)" "event in effect cpu-clock — no hardware PMU here (perf_even
 	"the event in effect and the note are shown"
 has "$(val weighting)" "weighted by time" "the weighting is shown"
 is "$(val totals)" "1,000 samples in 6 intervals, 3 lost" "totals of the whole session"
+is "$(val lost)" "Samples the kernel lost (the thread's buffer was full), dashed: tid 500: 3 (interval 2: 3)" \
+	"sample rate: thread 500 lost 3 samples in interval 2, said under the chart"
+is "$(val legend)" "seconds|tid 500|tid 501|lost, tid 500" "sample rate: a dashed series of thread 500's lost samples, none for 501"
 w=$(val w_before)
 ok "$(echo "$w" | awk -F, '{ r = $2 / $1; print (r > 0.54 && r < 0.56) ? 0 : 1 }')" \
 	"before zooming: compute is 55% of the width ($w)"

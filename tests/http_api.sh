@@ -110,10 +110,10 @@ get /api/sessions/1/metrics
 has "$body" '"ilp_256",' "metric names include ilp_256"
 has "$body" '"mix_mem_read",' "metric names include mix_mem_read"
 get "/api/sessions/1/series?metric=ilp_256"
-is "$body" '{"session":1,"metric":"ilp_256","threads":[{"tid":100,"interval":[0,1,2],"value":[8,16,24]},{"tid":101,"interval":[0],"value":[4]}],"points":4}' \
-	"series: ilp_256 per thread, column-oriented"
+is "$body" '{"session":1,"metric":"ilp_256","sampled":false,"level":null,"threads":[{"tid":100,"interval":[0,1,2],"value":[8,16,24],"ci_low":null,"ci_high":null,"n_bursts":null,"estimable":null},{"tid":101,"interval":[0],"value":[4],"ci_low":null,"ci_high":null,"n_bursts":null,"estimable":null}],"points":4}' \
+	"series: ilp_256 per thread, column-oriented (a step-mode session: no estimates)"
 get "/api/sessions/1/series?metric=mispredict_GAg_4&tid=100&from=2"
-is "$body" '{"session":1,"metric":"mispredict_GAg_4","threads":[{"tid":100,"interval":[2],"value":[0.1]}],"points":1}' \
+is "$body" '{"session":1,"metric":"mispredict_GAg_4","sampled":false,"level":null,"threads":[{"tid":100,"interval":[2],"value":[0.1],"ci_low":null,"ci_high":null,"n_bursts":null,"estimable":null}],"points":1}' \
 	"series: tid and from filter"
 # Each family the server reads in one query, and two it reads interval by
 # interval, against the metric view.

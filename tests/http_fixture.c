@@ -36,6 +36,40 @@
  * scheduling model's IPC (0.5 + (idx mod 10) / 10); session 2, ended, one
  * thread (800) with a single interval; session 3, failed to start: no
  * thread, and why in its error column.
+ *
+ * With --sample, the estimates of sample mode (tests/http_sample.sh,
+ * tests/browser_sample.sh), all of uid 1000:
+ *   session 1: sampled (engine 'sample', event cpu-clock, weighting time,
+ *     the PMU-less note), ended; thread 600 with intervals 0..2 and thread
+ *     601 with interval 0, counts as in session 1 above (interval k of 600:
+ *     n = k + 1; 601's like k = 0 with ins 500), memstackdist censored 0 and
+ *     horizon 4 (buckets 0 and 1 below it).  sample_interval (bursts,
+ *     aborted, warm-up E): 600/0 2, 1, 2000; 600/1 2, 0, 4000; 600/2 3, 0,
+ *     6000; 601/0 1, 0, 1000.  metric_sums, units (x, y) and the estimate
+ *     R = sum y / sum x, SE = sqrt(sum (y - R x)^2 / (n (n - 1))) / mean x,
+ *     CI R -/+ 1.96 SE:
+ *       mix_mem_read 600/0: (400, 100), (600, 200): R 0.3, residuals -20,
+ *         20, SE sqrt(800 / 2) / 500 = 0.04, CI [0.2216, 0.3784]
+ *       mix_mem_read 600/1: (1000, 250), (1000, 350): R 0.3, SE
+ *         sqrt(5000 / 2) / 1000 = 0.05, CI [0.202, 0.398]
+ *       mix_mem_read 600/2: (1000, 300), (1000, 200), (1000, 400): R 0.3,
+ *         SE sqrt(20000 / 6) / 1000 = 0.0577350, CI [0.186839, 0.413161]
+ *       mix_mem_read 601/0: (500, 300): one unit, R 0.6, no CI
+ *       ilp_256 600/0 (x cycles, y instructions): (60, 400), (65, 600): R 8,
+ *         residuals -80, 80, SE sqrt(12800 / 2) / 62.5 = 1.28, CI [5.4912,
+ *         10.5088]
+ *       reuse_bucket_0 600/0 (x refs): (50, 5), (50, 15): R 0.2, SE 0.1, CI
+ *         [0.004, 0.396]
+ *       reuse_bucket_2 600/1: (100, 5), (100, 15): R 0.1, SE 0.05, not
+ *         estimable (beyond the horizon): no CI
+ *     The session (every unit pooled): mix_mem_read n 8, R 2100 / 6500 =
+ *     0.3230769, SE 0.0359305, CI [0.2526532, 0.3935007]; U = 6500 / 8 =
+ *     812.5, W = 13000 / 8 = 1625.  Profile intervals of thread 600: 900,
+ *     950 and 400 samples, 0, 50 and 0 lost.
+ *   session 2: step mode, thread 700 with one interval (no estimates).
+ *   session 3: sampled, thread 800 with 70 intervals (too many points for
+ *     error bars: the charts shade a band), each with mix_mem_read's sums
+ *     of 600/0 scaled by n = k + 1: CI [0.2216, 0.3784].
  */
 #include "config.h"
 
@@ -249,6 +283,63 @@ main(int argc, char **argv)
 				 "INSERT INTO sched_interval SELECT session_id, tid, idx, final, 2 * ins, "
 				 "ins, 0.5 + (idx % 10) / 10.0 FROM interval WHERE session_id = 1",
 				 err, sizeof(err)), "sched", err);
+		store_close(st);
+		return 0;
+	}
+	if (argc > 2 && !strcmp(argv[2], "--sample")) {
+		s1 = store_session_begin(st, &(struct store_session){
+			.mode = "run", .command = "./sampled", .pid = 600, .uid = 1000,
+			.config = "analysis_type: all\n", .settings = "{}", .engine = "sample" },
+			err, sizeof(err));
+		check(s1 < 0 ? -1 : 0, "session", err);
+		check(store_itypes_groups(st, s1, (const char *const[]){ "mem_read", "mem_write" }, 2,
+					  err, sizeof(err)), "itypes groups", err);
+		check(store_session_sample(st, s1, "cpu-clock", "no hardware PMU here (perf_event_open "
+					   "of PERF_TYPE_HARDWARE: ENOENT); sampling cpu-clock at 999 Hz, "
+					   "bursts by ptrace placed by time (time-weighted estimates)",
+					   "time", err, sizeof(err)), "sample note", err);
+		intervals(st, &cfg, s1, 600, 3, 0);
+		intervals(st, &cfg, s1, 601, 1, 500);
+		check(store_session_end(st, s1, 0, "exited", err, sizeof(err)), "end", err);
+		s2 = session(st, "run", "./stepped", 700, 1000);
+		intervals(st, &cfg, s2, 700, 1, 0);
+		check(store_session_end(st, s2, 0, "exited", err, sizeof(err)), "end", err);
+		s3 = store_session_begin(st, &(struct store_session){
+			.mode = "run", .command = "./sampled-long", .pid = 800, .uid = 1000,
+			.config = "analysis_type: all\n", .settings = "{}", .engine = "sample" },
+			err, sizeof(err));
+		check(s3 < 0 ? -1 : 0, "session", err);
+		check(store_itypes_groups(st, s3, (const char *const[]){ "mem_read", "mem_write" }, 2,
+					  err, sizeof(err)), "itypes groups", err);
+		check(store_session_sample(st, s3, "cpu-clock", "sampled", "time", err, sizeof(err)),
+		      "sample note", err);
+		intervals(st, &cfg, s3, 800, 70, 0);
+		check(store_session_end(st, s3, 0, "exited", err, sizeof(err)), "end", err);
+		check(store_exec(st,
+			"UPDATE memstackdist SET censored = 0, horizon = 4 WHERE interval_id IN "
+			"(SELECT id FROM interval WHERE session_id = 1);"
+			"INSERT INTO sample_interval VALUES (1, 600, 0, 2, 1, 2000), (1, 600, 1, 2, 0, 4000),"
+			" (1, 600, 2, 3, 0, 6000), (1, 601, 0, 1, 0, 1000);"
+			"INSERT INTO metric_sums VALUES"
+			" (1, 600, 0, 'mix_mem_read', 2, 1000, 300, 520000, 160000, 50000, 1),"
+			" (1, 600, 1, 'mix_mem_read', 2, 2000, 600, 2000000, 600000, 185000, 1),"
+			" (1, 600, 2, 'mix_mem_read', 3, 3000, 900, 3000000, 900000, 290000, 1),"
+			" (1, 601, 0, 'mix_mem_read', 1, 500, 300, 250000, 150000, 90000, 1),"
+			" (1, 600, 0, 'ilp_256', 2, 125, 1000, 7825, 63000, 520000, 1),"
+			" (1, 600, 0, 'reuse_bucket_0', 2, 100, 20, 5000, 1000, 250, 1),"
+			" (1, 600, 1, 'reuse_bucket_2', 2, 200, 20, 20000, 2000, 250, 0);"
+			"INSERT INTO profile_interval (session_id, tid, idx, started_at, ended_at, samples,"
+			" lost) VALUES (1, 600, 0, 1700000100, 1700000101, 900, 0),"
+			" (1, 600, 1, 1700000101, 1700000102, 950, 50),"
+			" (1, 600, 2, 1700000102, 1700000103, 400, 0);"
+			"INSERT INTO sample_interval SELECT session_id, tid, idx, 2, 0, ins FROM interval"
+			" WHERE session_id = 3;"
+			"INSERT INTO metric_sums SELECT session_id, tid, idx, 'mix_mem_read', 2, ins,"
+			" ins * 3 / 10, 0.52 * ins * ins, 0.16 * ins * ins, 0.05 * ins * ins, 1"
+			" FROM interval WHERE session_id = 3;"
+			"UPDATE session SET started_at = 1700000100, ended_at = 1700000103.5;"
+			"UPDATE interval SET started_at = 1700000100 + idx, ended_at = 1700000101 + idx;",
+			err, sizeof(err)), "sample rows", err);
 		store_close(st);
 		return 0;
 	}

@@ -64,8 +64,15 @@ raw_n -n 300 -c "$port" "$huge" >/dev/null
 fds_back() { [ "$(n_fds "$server_pid")" -le "$fds" ]; }
 wait_until 300 "the server to close the connections ($fds fds before)" fds_back
 after=$(rss_kb "$server_pid")
-ok $([ $((after - before)) -lt 3072 ]; echo $?) \
-	"... and 2300 more given up at once: the server's RSS stays flat (${before} kB before, ${after} kB after, 3 MB slack)"
+if ldd "$top_builddir/tests/http_serve" 2>/dev/null | grep -q libasan; then
+	# ASan keeps freed memory in quarantine and never gives it back,
+	# so RSS says nothing there; its leak check at exit covers the leaks.
+	n_test=$((n_test + 1))
+	echo "ok $n_test # SKIP the server's RSS after 2300 connections given up: not measurable under AddressSanitizer (its quarantine keeps freed memory); LeakSanitizer checks the leaks at exit"
+else
+	ok $([ $((after - before)) -lt 3072 ]; echo $?) \
+		"... and 2300 more given up at once: the server's RSS stays flat (${before} kB before, ${after} kB after, 3 MB slack)"
+fi
 
 # Past what the pool holds (about 1500 parameters), libmicrohttpd 0.9.75
 # cannot answer at all; the connection must not hang for the 30 s idle

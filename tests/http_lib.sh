@@ -112,6 +112,10 @@ stop_server() {
 	log=$(cat "$tmp/server.err" 2>/dev/null)
 	hasnt "$log" "Sanitizer" "no sanitizer report from the server"
 	hasnt "$log" "runtime error" "no undefined behaviour reported by the server"
+	case $log in
+	*Sanitizer* | *"runtime error"*)
+		printf '%s\n' "$log" | grep -A 30 -m 1 'Sanitizer\|runtime error' | sed 's/^/#   /' ;;
+	esac
 }
 
 # get PATH [CURL-ARGS...]: body in $body, status in $code, headers in

@@ -126,6 +126,41 @@ for v in ilp_per_window instruction_mix misprediction_rate branch_behaviour regi
 done
 stop_server
 
+# ---- plans of a sampled session's estimates ----
+# Each point's bursts and sums are found by their tables' keys, never a
+# scan; the session's estimates are added up in the server in the key's
+# order (no sort of the session's sums).
+db=$tmp/sample.db
+"$top_builddir/tests/http_fixture" "$db" --sample || { echo "Bail out! http_fixture failed"; exit 1; }
+start_server --plan-log "$tmp/plans"
+sums_key='SEARCH ms USING INDEX sqlite_autoindex_metric_sums_1 (session_id=? AND tid=? AND idx=? AND metric=?)'
+for p in "/api/sessions/1/series?metric=mix_mem_read&tid=600" "/api/sessions/1/series?metric=mix_mem_read" \
+	"/api/sessions/1/series?metric=ilp_256&tid=600&from=1" "/api/sessions/1/series?metric=reuse_bucket_0&tid=600" \
+	"/api/sessions/1/overview?metric=mix_mem_read&tid=600" "/api/sessions/1/intervals?tid=600" \
+	/api/sessions/1/intervals /api/sessions/1/estimates "/api/sessions/1/estimates?tid=600&from=1" \
+	"/api/sessions/1/views/metric?tid=600&from=1&to=2" /api/sessions/1/views/metric; do
+	plans "$p"
+	is "$code" 200 "sampled: GET $p"
+	is "$(bad_plans)" "" "sampled: $p: every query through an index or key"
+done
+plans "/api/sessions/1/series?metric=mix_mem_read&tid=600"
+has "$(cat "$tmp/req.plans")" "$sums_key" "series: each point's sums by (session_id, tid, idx, metric)"
+plans "/api/sessions/1/overview?metric=mix_mem_read&tid=600"
+has "$(cat "$tmp/req.plans")" "$sums_key" "overview: each interval's sums by (session_id, tid, idx, metric)"
+plans "/api/sessions/1/series?metric=reuse_bucket_0&tid=600"
+has "$(cat "$tmp/req.plans")" \
+	'SEARCH s USING INDEX sqlite_autoindex_metric_sums_1 (session_id=? AND tid=? AND idx=? AND metric=?)' \
+	"series read interval by interval: each point's sums by the whole key"
+plans "/api/sessions/1/views/metric?tid=600"
+has "$(cat "$tmp/req.plans")" \
+	'SEARCH metric_sums USING INDEX sqlite_autoindex_metric_sums_1 (session_id=? AND tid=? AND idx=? AND metric=?)' \
+	"views/metric: each row's sums (metric_ci) by the whole key"
+plans /api/sessions/1/estimates
+has "$(cat "$tmp/req.plans")" 'SEARCH metric_sums USING INDEX sqlite_autoindex_metric_sums_1 (session_id=?)' \
+	"estimates: the session's sums through the key"
+hasnt "$(cat "$tmp/req.plans")" 'TEMP B-TREE' "estimates: no sort or grouping of the session's sums"
+stop_server
+
 # ---- slow requests ----
 # 10,000 intervals: the metric view from row 900,000 on is read and
 # skipped interval by interval, seconds of work for each request.

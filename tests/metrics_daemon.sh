@@ -94,7 +94,13 @@ mkfifo "$tmp/fifo"
 catpid=$!
 sleep 100000 >"$tmp/fifo" &
 holder=$!
-seq 1 3000 >"$tmp/fifo"
+# feed: more input for cat; bounded, so that a cat that never started
+# (micactl failed) fails the test instead of hanging it.
+feed() {
+	timeout 120 sh -c 'seq 1 3000 >"$1"' sh "$tmp/fifo" ||
+		echo "# writing to cat's FIFO failed or timed out: $(cat "$tmp/cat.err")"
+}
+feed
 sid=
 i=0
 while [ $i -lt 1200 ]; do
@@ -120,7 +126,7 @@ ok $? "promtool check metrics accepts the scrape of a running session $(head -c 
 keys() { grep '^micad_' | sed 's/} .*/}/' | grep -v '^micad_interval_simulated_ipc{' | sort; }
 feed_and_scrape() {	# feed_and_scrape FILE BEFORE: more input, a scrape of more than BEFORE intervals
 	before=$2
-	seq 1 3000 >"$tmp/fifo"
+	feed
 	i=0
 	while [ $i -lt 1200 ]; do
 		get /metrics

@@ -4,7 +4,8 @@
  * registers and stack (--call-graph dwarf), a frame-pointer callchain, an
  * Intel PEBS load sample (address, weight struct, data source), an AMD IBS
  * op sample (raw MSR block), mmap2/comm/lost/throttle records, and records
- * cut short.  Every expected value is written out by hand.
+ * cut short; lost records as the TREC_LOST ring records the sampler pushes.
+ * Every expected value is written out by hand.
  */
 #include "config.h"
 
@@ -14,6 +15,7 @@
 
 #include "perf_record.h"
 #include "tap.h"
+#include "tracer.h"
 
 struct rec {
 	uint8_t b[4096];
@@ -370,13 +372,14 @@ test_side_records(void)
 	put64(&r, 77);				/* id */
 	put64(&r, 1234);
 	len = finish(&r);
-	ok(perf_lost_parse(r.b, len, &l) == 0, "lost parses");
+	ok(perf_lost_parse(NULL, r.b, len, &l) == 0, "lost parses");
 	is_u64(l.lost, 1234, "lost: the count after the id");
+	ok(!l.has_id, "lost without sample_id_all: no pid, tid or time of its own");
 
 	start(&r, PERF_RECORD_LOST_SAMPLES, 0);
 	put64(&r, 99);
 	len = finish(&r);
-	ok(perf_lost_parse(r.b, len, &l) == 0 && l.lost == 99, "lost samples: the count");
+	ok(perf_lost_parse(NULL, r.b, len, &l) == 0 && l.lost == 99, "lost samples: the count");
 
 	start(&r, PERF_RECORD_THROTTLE, 0);
 	put64(&r, 31337);
@@ -397,6 +400,74 @@ test_side_records(void)
 	ok(perf_task_parse(r.b, 8, &tk) < 0, "exit: a header alone is refused");
 }
 
+/* PERF_RECORD_LOST and LOST_SAMPLES with the sample_id of sample mode's
+ * events (sample_id_all; TID and TIME first, then the ID the format also
+ * asks for here), and as TREC_LOST records. */
+static void
+test_lost_trec(void)
+{
+	struct perf_sample_format f = {
+		PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ID |
+		PERF_SAMPLE_PERIOD, 0, true,
+	};
+	struct trace_lost_rec t;
+	struct perf_lost l;
+	struct rec r;
+	size_t len;
+
+	start(&r, PERF_RECORD_LOST, 0);
+	put64(&r, 77);				/* id */
+	put64(&r, 41);				/* lost */
+	put32(&r, 1200);			/* sample_id: pid */
+	put32(&r, 1201);			/* tid */
+	put64(&r, 5000000123ULL);		/* time */
+	put64(&r, 77);				/* id */
+	len = finish(&r);
+	ok(perf_lost_parse(&f, r.b, len, &l) == 0 && l.has_id && l.lost == 41 && l.pid == 1200 &&
+	   l.tid == 1201 && l.time == 5000000123ULL, "lost with sample_id: count, pid, tid, time");
+	ok(perf_lost_trec(&f, r.b, len, 300, 301, 777, &t) == 0, "lost -> TREC_LOST");
+	ok(t.lost == 41 && t.pid == 300 && t.tid == 301 && t.time_ns == 5000000123ULL,
+	   "TREC_LOST: 41 lost of the buffer's thread 300/301 (not whoever ran), at the record's "
+	   "time");
+	ok(perf_lost_trec(NULL, r.b, len, 300, 301, 777, &t) == 0 && t.time_ns == 777 && t.lost == 41,
+	   "TREC_LOST without sample_id_all: the time given (the thread's last sample's)");
+	/* A whole record (its size says 32) with no room for the time. */
+	start(&r, PERF_RECORD_LOST, 0);
+	put64(&r, 77);
+	put64(&r, 41);
+	put32(&r, 1200);
+	put32(&r, 1201);
+	len = finish(&r);
+	ok(perf_lost_trec(&f, r.b, len, 300, 301, 777, &t) < 0,
+	   "lost whose sample_id is cut short: refused");
+
+	start(&r, PERF_RECORD_LOST_SAMPLES, 0);
+	put64(&r, 6);
+	put32(&r, 1200);
+	put32(&r, 1202);
+	put64(&r, 6000000000ULL);
+	put64(&r, 78);
+	len = finish(&r);
+	ok(perf_lost_trec(&f, r.b, len, 300, 302, 1, &t) == 0 && t.lost == 6 && t.tid == 302 &&
+	   t.pid == 300 && t.time_ns == 6000000000ULL, "lost samples (PEBS) -> TREC_LOST: 6");
+
+	start(&r, PERF_RECORD_LOST, 0);
+	put64(&r, 77);
+	put64(&r, 0);
+	put32(&r, 1);
+	put32(&r, 1);
+	put64(&r, 9);
+	put64(&r, 77);
+	len = finish(&r);
+	ok(perf_lost_trec(&f, r.b, len, 300, 301, 1, &t) < 0, "lost 0: no TREC_LOST");
+	start(&r, PERF_RECORD_THROTTLE, 0);
+	put64(&r, 31337);
+	put64(&r, 1);
+	put64(&r, 1);
+	len = finish(&r);
+	ok(perf_lost_trec(&f, r.b, len, 300, 301, 1, &t) < 0, "throttle: no TREC_LOST (no count)");
+}
+
 int
 main(void)
 {
@@ -409,5 +480,6 @@ main(void)
 	test_pebs();
 	test_ibs_op();
 	test_side_records();
+	test_lost_trec();
 	return done_testing();
 }

@@ -22,6 +22,7 @@ test_checks(void)
 	struct trace_sample_rec *smp = (void *)buf;
 	struct trace_burst_rec *b = (void *)buf;
 	struct trace_note_rec *note = (void *)buf;
+	struct trace_lost_rec *lost = (void *)buf;
 	size_t len;
 
 	memset(buf, 0, sizeof(buf));
@@ -59,6 +60,14 @@ test_checks(void)
 	memset(note->event, 'x', sizeof(note->event));
 	ok(!trace_sample_rec_ok(TREC_NOTE, buf, len), "note: an event name without its NUL, refused");
 	ok(!trace_sample_rec_ok(TREC_EVENT, buf, len), "an instruction event is not a sample record");
+
+	memset(buf, 0, sizeof(buf));
+	lost->tid = 8;
+	lost->lost = 3;
+	ok(trace_sample_rec_ok(TREC_LOST, buf, sizeof(*lost)), "lost: whole");
+	ok(!trace_sample_rec_ok(TREC_LOST, buf, sizeof(*lost) - 1), "lost: cut short, refused");
+	lost->lost = 0;
+	ok(!trace_sample_rec_ok(TREC_LOST, buf, sizeof(*lost)), "lost: a count of 0, refused");
 }
 
 static void
@@ -73,6 +82,7 @@ test_dump(void)
 	struct trace_sample_rec *smp = (void *)buf;
 	struct trace_burst_rec *b = (void *)buf;
 	struct trace_note_rec *note = (void *)buf;
+	struct trace_lost_rec *lost = (void *)buf;
 	static const char *const names[] = { "", "/bin/prog", "hot", "main" };
 
 	for (uint32_t id = 1; id <= 3; id++) {
@@ -104,13 +114,17 @@ test_dump(void)
 	b->tid = 8;
 	b->time_ns = 2000;
 	c.sample_rec(c.arg, TREC_BURST, buf, sizeof(*b));
+	memset(buf, 0, sizeof(buf));
+	*lost = (struct trace_lost_rec){ 3000, 7, 8, 42 };
+	c.sample_rec(c.arg, TREC_LOST, buf, sizeof(*lost));
 	fclose(f);
 	is_str(text,
 	       "note 2 cpu-clock no hardware PMU here\n"
 	       "sample 1000 7 8 1001001 2 beef 0 0 3\t0x401014 /bin/prog hot+0x14"
 	       "\t0x401109 /bin/prog main+0x9\t0x7f00 [unknown] [unknown]+0x7f00\n"
-	       "burst measure 7 8 2000\n",
-	       "dump: note, sample (strings resolved, unknown ones named so), burst");
+	       "burst measure 7 8 2000\n"
+	       "lost 3000 7 8 42\n",
+	       "dump: note, sample (strings resolved, unknown ones named so), burst, lost");
 	sample_dump_free(d);
 	free(text);
 }

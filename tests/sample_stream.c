@@ -49,14 +49,19 @@
  *   => 10 samples; hot: self 5, total 5; f: self 2, total 5 (a sample
  *   counts once however often f recurses on its stack: 3 + 2, not 3 x 2 + 2);
  *   main: self 2, total 10; libc's unknown code: 1, 1.
+ * Samples the kernel lost (TREC_LOST): thread 100, 5 in interval 0 and 2
+ *   in interval 1, then 4 more of interval 0 arriving late (after interval
+ *   1 began: added to the row written); thread 101, 3 in interval 0, where
+ *   it has no sample (a row with 0 samples and 3 lost).  =>
+ *   profile_interval.lost 100/0: 9, 100/1: 2, 101/0: 3, 101/1: 0.
  *
  * Thread 102 starts in interval 1 and exits in its first burst's unit:
  * the burst counts as aborted (a row of its interval, with nothing in it).
  *
- * And seven impossible records, each dropped and counted: a sample whose
+ * And eight impossible records, each dropped and counted: a sample whose
  * frames overrun it, one naming an unknown string, a string redefining an
  * id, an event outside a burst, a BURST_END outside a unit, a burst of a
- * thread never started, a note with weighting 3.
+ * thread never started, a note with weighting 3, a count of 0 lost.
  */
 #include "config.h"
 
@@ -243,6 +248,14 @@ push_sample(int32_t tid, double ms, uint64_t weight, unsigned n, const uint32_t 
 }
 
 static void
+push_lost(int32_t tid, double ms, uint64_t n)
+{
+	struct trace_lost_rec r = { at(ms), tid == TID2 ? TID : tid, tid, n };
+
+	push(TREC_LOST, &r, sizeof(r));
+}
+
+static void
 push_note(uint32_t weighting, const char *event, const char *note)
 {
 	size_t n = strlen(note) + 1;
@@ -336,6 +349,8 @@ produce(const struct insn *lp, const struct insn *mem)
 	push_sample(TID, 210, 1000000, 2, s_f);
 	push_sample(TID, 220, 1000000, 2, s_f);
 	push_sample(TID, 230, 1000000, 1, s_main);
+	push_lost(TID, 250, 5);
+	push_lost(TID2, 260, 3);
 	push_burst(BURST_WARMUP, 300);			/* B */
 	push_event(add, false, 0, 0);
 	push_event(dec, false, 0, 0);
@@ -372,6 +387,7 @@ produce(const struct insn *lp, const struct insn *mem)
 	ev_tid = TID;
 	push_string(MAIN, "other");
 	push_note(3, "cpu-clock", "what weighting?");
+	push_lost(TID, 530, 0);
 
 	/* interval 1 */
 	push_burst(BURST_WARMUP, 1200);			/* D */
@@ -389,6 +405,8 @@ produce(const struct insn *lp, const struct insn *mem)
 	push_sample(TID, 900, 1000000, 1, s_main);	/* late: interval 0 */
 	push_sample(TID, 1250, 1000000, 2, s_hot);
 	push_sample(TID2, 1260, 1000000, 2, s_libc);
+	push_lost(TID, 1270, 2);
+	push_lost(TID, 950, 4);				/* late: interval 0 */
 	push_burst(BURST_WARMUP, 1300);			/* E */
 	push_event(mova, false, A_ADDR, 8);
 	push_event(pop, false, S_ADDR, 8);
@@ -565,11 +583,12 @@ main(int argc, char **argv)
 		return 99;
 	produce(lp, mem);
 	trace_analysis_join(ta);
-	is_u64(trace_analysis_rejected(ta), 7, "seven impossible records dropped");
+	is_u64(trace_analysis_rejected(ta), 8, "eight impossible records dropped");
 	ok(!trace_mica_failed(mica) && !trace_profile_failed(profile) && !msink.failed &&
 	   !ssink.failed, "no consumer failed");
 	ok(trace_profile_samples(profile) == 10 && trace_profile_dropped(profile) == 0,
 	   "profile: 10 samples counted, none dropped");
+	is_u64(trace_profile_lost(profile), 14, "profile: 5 + 3 + 2 + 4 samples the kernel lost");
 	ok(store_writer_session_end(w, session, 0, "exited", err, sizeof(err)) == 0, "session end");
 	ok(store_writer_close(w) == 0, "every job written");
 	trace_profile_free(profile);
@@ -678,8 +697,10 @@ main(int argc, char **argv)
 	       "profile_stack: 10 nodes, 4 roots (main at 4 call sites), hot at depth 3");
 	is_str(q(db, "SELECT count(*), count(symbol) FROM profile_frame"), "9|8",
 	       "profile_frame: one per (module, symbol, offset); libc's has no symbol");
-	is_str(q(db, "SELECT tid, idx, samples FROM profile_interval ORDER BY tid, idx"),
-	       "100|0|8 100|1|1 101|1|1", "profile_interval: the late sample added to interval 0");
+	is_str(q(db, "SELECT tid, idx, samples, lost FROM profile_interval ORDER BY tid, idx"),
+	       "100|0|8|9 100|1|1|2 101|0|0|3 101|1|1|0",
+	       "profile_interval: the late sample and the late 4 lost added to interval 0; thread "
+	       "101's 3 lost in an interval without a sample");
 	is_str(q(db, "SELECT count, weight FROM profile_sample s JOIN hot_stacks h"
 		 " ON h.stack_id = s.stack_id WHERE h.stack = 'main;f;f;hot'"), "3|6000000",
 	       "profile_sample: 3 samples of main;f;f;hot weighing 1 + 2 + 3 ms");

@@ -17,9 +17,9 @@ fi
 for f in skl:skylake hsw:haswell ivb:ivybridge; do
 	name=${f%%:*} cpu=${f##*:}
 	cut -d, -f1 "$data/$name.csv" > "$tmp/$name.hex"
-	"$micactl" mca -mcpu=$cpu --hex --json "$tmp/$name.hex" > "$tmp/$name.c.json" || exit 1
-	"$micactl" mca -mcpu=$cpu --bhive --hex --json "$tmp/$name.hex" > "$tmp/$name.b.json" || exit 1
-	"$micactl" mca -mcpu=$cpu --model=llvm --hex --json "$tmp/$name.hex" > "$tmp/$name.l.json" || exit 1
+	"$micactl" mca -mcpu=$cpu --hex --json=compact "$tmp/$name.hex" > "$tmp/$name.c.json" || exit 1
+	"$micactl" mca -mcpu=$cpu --bhive --hex --json=compact "$tmp/$name.hex" > "$tmp/$name.b.json" || exit 1
+	"$micactl" mca -mcpu=$cpu --model=llvm --hex --json=compact "$tmp/$name.hex" > "$tmp/$name.l.json" || exit 1
 	python3 - "$data/$name.csv" "$tmp/$name" "$name" $n <<'PY'
 import json, sys
 csv, base, name, n = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])

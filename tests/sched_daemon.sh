@@ -94,7 +94,7 @@ is "$(q "$db" "SELECT printf('%x %x', address, end_address), instructions, execu
 	FROM sched_hot_block WHERE rank = 1")" "$body 3 99" \
    "loop: the hottest block is the loop body, 3 instructions, 99 executions"
 printf 'add $3, %%rax\ndec %%ecx\njnz .-5\n' > "$TMP/body.s"
-want=$("$MICACTL" mca -mcpu=skylake --throughput=loop -iterations=100 --json "$TMP/body.s" |
+want=$("$MICACTL" mca -mcpu=skylake --throughput=loop -iterations=100 --json=compact "$TMP/body.s" |
 	sed -n 's/.*"total_cycles": \([0-9]*\).*/\1/p')
 got=$(q "$db" "SELECT report FROM sched_hot_block WHERE rank = 1" |
 	sed -n 's/.*"total_cycles": \([0-9]*\).*/\1/p')

@@ -3,7 +3,9 @@
  * charts sharing one interval axis (cursor synchronised, a drag selects a
  * range of intervals for every chart), bars, a canvas heatmap and
  * sparklines.  Each card has CSV and JSON download links of the data it
- * shows (the API's view endpoint), and each table a CSV of its cells.
+ * shows (the API's view endpoint), and each table a CSV of its cells.  A
+ * sampled session's estimates get error bars (their 95% confidence
+ * interval) and hollow points where a metric is not estimable.
  */
 "use strict";
 
@@ -90,12 +92,131 @@ function rangeHook(u) {
 }
 
 /*
+ * The error bars of a chart's estimates, drawn on its canvas after uPlot
+ * (hooks.draw): for each shown series with ci ({lo, hi, est} along x), a
+ * bar with caps from lo to hi at each point that has both (a shaded band
+ * instead where points are too dense for bars: more than BAND_POINTS),
+ * and a hollow circle at the value where the metric is not estimable (est
+ * false).  What was drawn is counted into the card (data-error-bars: the
+ * points with an interval, data-ci-style: bars or band,
+ * data-not-estimable), which the browser tests read.  order: the uPlot
+ * series (after x) as indexes into series.
+ */
+const BAND_POINTS = 60;
+
+/* "#1f6feb" with alpha a: "rgba(31,111,235,a)" */
+function rgba(hex, a) {
+	const n = parseInt(hex.slice(1), 16);
+	return "rgba(" + (n >> 16 & 255) + "," + (n >> 8 & 255) + "," + (n & 255) + "," + a + ")";
+}
+
+function errorBars(card, x, series, order) {
+	return (u) => {
+		const ctx = u.ctx;
+		const px = window.devicePixelRatio || 1;	/* uPlot's canvas pixels per CSS pixel */
+		const band = x.length > BAND_POINTS;
+		const has = (v) => v !== null && v !== undefined;
+		let bars = 0, hollow = 0;
+		ctx.save();
+		ctx.beginPath();
+		ctx.rect(u.bbox.left, u.bbox.top, u.bbox.width, u.bbox.height);
+		ctx.clip();
+		order.forEach((si, j) => {
+			const s = series[si], us = u.series[j + 1];
+			if (!s.ci || !us.show)
+				return;
+			const color = s.color || PALETTE[si % PALETTE.length];
+			ctx.strokeStyle = color;
+			ctx.lineWidth = 1.3 * px;
+			const cap = 4 * px;
+			if (band) {
+				/* Each run of points with an interval: along the
+				 * highs, back along the lows. */
+				ctx.fillStyle = rgba(color, 0.2);
+				for (let k = 0; k < x.length;) {
+					if (!has(s.ci.lo[k]) || !has(s.ci.hi[k])) {
+						k++;
+						continue;
+					}
+					let e = k;
+					while (e + 1 < x.length && has(s.ci.lo[e + 1]) && has(s.ci.hi[e + 1]))
+						e++;
+					ctx.beginPath();
+					for (let i = k; i <= e; i++)
+						ctx.lineTo(u.valToPos(x[i], "x", true), u.valToPos(s.ci.hi[i], "y", true));
+					for (let i = e; i >= k; i--)
+						ctx.lineTo(u.valToPos(x[i], "x", true), u.valToPos(s.ci.lo[i], "y", true));
+					ctx.closePath();
+					ctx.fill();
+					bars += e - k + 1;
+					k = e + 1;
+				}
+			}
+			for (let k = 0; k < x.length; k++) {
+				const lo = s.ci.lo[k], hi = s.ci.hi[k], v = s.values[k];
+				const cx = u.valToPos(x[k], "x", true);
+				if (!band && has(lo) && has(hi)) {
+					const y0 = u.valToPos(lo, "y", true), y1 = u.valToPos(hi, "y", true);
+					ctx.beginPath();
+					ctx.moveTo(cx, y0);
+					ctx.lineTo(cx, y1);
+					ctx.moveTo(cx - cap, y0);
+					ctx.lineTo(cx + cap, y0);
+					ctx.moveTo(cx - cap, y1);
+					ctx.lineTo(cx + cap, y1);
+					ctx.stroke();
+					bars++;
+				}
+				if (s.ci.est[k] === false && v !== null && v !== undefined && !s.hollow) {
+					ctx.beginPath();
+					ctx.arc(cx, u.valToPos(v, "y", true), 4 * px, 0, 2 * Math.PI);
+					ctx.fillStyle = "#fff";
+					ctx.fill();
+					ctx.stroke();
+					hollow++;
+				}
+			}
+		});
+		ctx.restore();
+		card.card.dataset.errorBars = String(bars);
+		card.card.dataset.ciStyle = band ? "band" : "bars";
+		card.card.dataset.notEstimable = String(hollow + series.filter((s) => s.hollow)
+			.reduce((a, s) => a + s.values.filter((v) => v !== null && v !== undefined).length, 0));
+	};
+}
+
+/* What a chart's estimates are, in words, under its note. */
+function ciNote(card, series) {
+	const withCi = series.filter((s) => s.ci);
+	if (!withCi.length)
+		return;
+	let n = 0, no = 0;
+	for (const s of withCi)
+		for (let k = 0; k < s.values.length; k++) {
+			if (s.ci.lo[k] !== null && s.ci.lo[k] !== undefined)
+				n++;
+			if (s.ci.est[k] === false && s.values[k] !== null && s.values[k] !== undefined && !s.hollow)
+				no++;
+		}
+	for (const s of series)
+		if (s.hollow)
+			no += s.values.filter((v) => v !== null && v !== undefined).length;
+	const text = "Sampled: " + (series[0].values.length > BAND_POINTS ? "the shaded bands" : "bars") +
+		" are 95% confidence intervals of the estimates (" + fmtInt(n) +
+		" with one; none with fewer than 2 bursts)." + (no ? " Hollow: " + fmtInt(no) +
+		" not estimable (reuse distances beyond what a burst saw): no interval." : "");
+	card.card.insertBefore(el("div", { class: "note ci-note", text }), card.foot);
+}
+
+/*
  * x: interval indexes; series: [{label, values, color}]; opts: yLabel,
  * yFmt (tick and legend formatter), stacked (bars stacked to 1), bars,
  * xLabel, xFmt, yRange [min, max], yFrom0 (y from 0 to the largest
  * value), log (y in log2 scale), yIncrs (tick steps).  A series may have
- * a dash pattern (dash: [on, off]).  What each chart drew goes to
- * micad.chartInfo (the browser tests read it).
+ * a dash pattern (dash: [on, off]), estimates (ci: {lo, hi, est} along
+ * x: error bars, errorBars()) and be hollow (bars drawn as outlines: not
+ * estimable).  What each chart drew goes to micad.chartInfo (the browser
+ * tests read it).
  */
 function xyChart(card, x, series, opts) {
 	const o = opts || {};
@@ -125,8 +246,8 @@ function xyChart(card, x, series, opts) {
 			label: s.label,
 			stroke: color,
 			dash: s.dash,
-			width: bars ? 0 : 1.5,
-			fill: bars ? color : undefined,
+			width: bars ? (s.hollow ? 1.5 : 0) : 1.5,
+			fill: bars ? (s.hollow ? "rgba(255,255,255,0)" : color) : undefined,
 			paths: bars,
 			points: { show: x.length < 40 && !bars },
 			value: (u, v, si, di) => {
@@ -137,13 +258,29 @@ function xyChart(card, x, series, opts) {
 			},
 		});
 	}
+	/* The y range takes in the error bars too. */
+	const withCi = series.filter((s) => s.ci);
+	let ciMin = Infinity, ciMax = -Infinity;
+	for (const s of withCi)
+		for (let k = 0; k < x.length; k++) {
+			if (s.ci.lo[k] !== null && s.ci.lo[k] !== undefined)
+				ciMin = Math.min(ciMin, s.ci.lo[k]);
+			if (s.ci.hi[k] !== null && s.ci.hi[k] !== undefined)
+				ciMax = Math.max(ciMax, s.ci.hi[k]);
+		}
+	const hasCi = ciMin <= ciMax;
+	let yScale = o.yRange ? { range: o.yRange } : o.yFrom0 ?
+		{ range: (u, mn, mx) => { const m = hasCi ? Math.max(mx, ciMax) : mx; return [0, m > 0 ? m * 1.08 : 1]; } } :
+		(o.log ? { distr: 3, log: 2 } : {});
+	if (hasCi && !o.yRange && !o.yFrom0 && !o.log)
+		yScale = { range: (u, mn, mx) => uPlot.rangeNum(mn === null ? ciMin : Math.min(mn, ciMin),
+			mx === null ? ciMax : Math.max(mx, ciMax), 0.1, true) };
 	const u = new uPlot({
 		width: plotWidth(card.plot),
 		height: o.height || 240,
 		scales: {
 			x: { time: false, range: (u, mn, mx) => [mn - (bars ? 0.5 : 0), mx + (bars ? 0.5 : 0)] },
-			y: o.yRange ? { range: o.yRange } : o.yFrom0 ?
-				{ range: (u, mn, mx) => [0, mx > 0 ? mx * 1.08 : 1] } : (o.log ? { distr: 3, log: 2 } : {}),
+			y: yScale,
 		},
 		axes: [
 			{ label: o.xLabel || "interval", values: (u, vals) => vals.map((v) => Number.isInteger(v) ? (o.xFmt ? o.xFmt(v) : String(v)) : "") },
@@ -153,9 +290,11 @@ function xyChart(card, x, series, opts) {
 		series: useries,
 		cursor: Object.assign({ drag: { x: !o.noSelect, y: false, setScale: false } },
 			o.noSync ? {} : { sync: { key: "micad" } }),
-		hooks: { setSelect: [rangeHook] },
+		hooks: Object.assign({ setSelect: [rangeHook] },
+			withCi.length || series.some((s) => s.hollow) ? { draw: [errorBars(card, x, series, order)] } : {}),
 		legend: { live: true },
 	}, data, card.plot);
+	ciNote(card, series);
 	charts.all.push(u);
 	if (!o.noSync)
 		charts.list.push(u);
@@ -170,7 +309,14 @@ function xyChart(card, x, series, opts) {
 					last = x[k];
 				}
 			});
-			return { label: s.label, color: useries[1 + order.indexOf(i)].stroke, points: n, last_x: last };
+			const info = { label: s.label, color: useries[1 + order.indexOf(i)].stroke, points: n, last_x: last };
+			if (s.ci) {
+				info.ci = s.ci.lo.filter((v) => v !== null && v !== undefined).length;
+				info.not_estimable = s.ci.est.filter((v) => v === false).length;
+			}
+			if (s.hollow)
+				info.hollow = true;
+			return info;
 		}),
 	});
 	return u;

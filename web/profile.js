@@ -1,7 +1,8 @@
 /*
  * micad web UI, a sample-mode session's call-stack profile: what sampled
  * it (the event in effect, the note, the weighting), the sample rate per
- * thread over time (uPlot; drag to choose a time range), the flame graph
+ * thread over time and the samples the kernel lost (uPlot; drag to choose
+ * a time range), the flame graph
  * of the session or of that range (d3-flame-graph, vendor/d3-flame-graph,
  * Apache-2.0: click a frame to zoom, search to highlight, hover for counts
  * and shares) and the hot-function table.  The thread and the range are
@@ -172,13 +173,17 @@ function renderFunctions(f) {
 }
 
 /* Samples per second of each thread, on one time axis (seconds from the
- * session's start); a drag selects the time range of the graph. */
+ * session's start), and dashed the samples per second the kernel lost
+ * (its buffer was full) for the threads that lost any, which the line
+ * under the chart counts; a drag selects the time range of the graph. */
 function renderRate(r) {
 	const div = document.getElementById("rate");
+	const lostDiv = document.getElementById("rate-lost");
 	if (profileView.rate)
 		profileView.rate.destroy();
 	profileView.rate = null;
 	div.replaceChildren();
+	lostDiv.textContent = "";
 	const t0 = profileView.session.started_at;
 	const xs = [...new Set(r.threads.flatMap((t) =>
 		t.started_at.map((s, i) => (s + t.ended_at[i]) / 2 - t0)))].sort((a, b) => a - b);
@@ -197,6 +202,28 @@ function renderRate(r) {
 			spanGaps: true, points: { show: xs.length < 60 },
 			value: (u, v) => v === null ? "\u2013" : fmtNum(v) + "/s" });
 	});
+	const lost = [];
+	let lostAll = 0;
+	r.threads.forEach((t, k) => {
+		const total = t.lost.reduce((a, b) => a + b, 0);
+		if (!total)
+			return;
+		const ys = xs.map(() => null);
+		t.lost.forEach((v, i) => {
+			const d = t.ended_at[i] - t.started_at[i];
+			ys[pos.get((t.started_at[i] + t.ended_at[i]) / 2 - t0)] = d > 0 ? v / d : null;
+		});
+		data.push(ys);
+		series.push({ label: "lost, tid " + t.tid, stroke: PALETTE[k % PALETTE.length], width: 1.5,
+			dash: [5, 4], spanGaps: true, points: { show: xs.length < 60 },
+			value: (u, v) => v === null ? "\u2013" : fmtNum(v) + "/s" });
+		lost.push("tid " + t.tid + ": " + fmtInt(total) + " (" + t.lost.map((v, i) => v ?
+			"interval " + t.interval[i] + ": " + fmtInt(v) : null).filter((x) => x).join(", ") + ")");
+		lostAll += total;
+	});
+	lostDiv.textContent = lost.length ? "Samples the kernel lost (the thread's buffer was full), dashed: " +
+		lost.join("; ") : "No sample lost.";
+	profileView.status.lost = lostAll;
 	profileView.rate = new uPlot({
 		width: Math.max(300, Math.floor(div.getBoundingClientRect().width) || 900),
 		height: 180,

@@ -6,7 +6,10 @@
  * to choose the range), the per-interval charts of the MICA analyses over
  * the range, the reuse-distance histogram and heatmap, the MGSim counter
  * table, or a summary card when the thread has a single interval;
- * refreshed every 2 s while the session runs.
+ * refreshed every 2 s while the session runs.  A sampled session says so
+ * in its header (the event, the weighting, the note), lists its estimates
+ * over the whole session, and its charts draw each estimate's 95%
+ * confidence interval as an error bar (hollow where it is not estimable).
  */
 "use strict";
 
@@ -22,6 +25,7 @@ let strideLe = "64";
 
 const sid = () => encodeURIComponent(state.session || "");
 const base = () => "api/sessions/" + sid();
+const sampled = () => !!session && session.engine === "sample";
 
 function cols(view) {
 	const out = {};
@@ -86,10 +90,132 @@ function summary(s) {
 	document.getElementById("summary").replaceChildren(...items.map(([k, v]) =>
 		el("div", {}, el("span", { class: "muted", text: k + " " }), el("b", { text: String(v) }))));
 	document.getElementById("live").textContent = s.live ? "live: " + s.live.state : "";
+	samplingHeader(s);
 	/* Why a session ended in error, as micad reported it. */
 	const err = document.getElementById("session-error");
 	err.hidden = !s.error;
 	err.textContent = s.error ? "The session failed: " + s.error : "";
+}
+
+/* A sampled session says so under its summary: the event that sampled
+ * it, what its estimates are weighted by, and micad's note. */
+function samplingHeader(s) {
+	const d = document.getElementById("sampling");
+	const on = s.engine === "sample";
+	d.hidden = !on;
+	if (!on) {
+		d.replaceChildren();
+		return;
+	}
+	document.getElementById("state").append(el("span", { class: "state sampled-badge", text: "sampled" }));
+	const why = s.weighting === "instructions" ? "bursts placed by retired-instruction counts" :
+		s.weighting === "time" ? "bursts placed by a clock: slow code weighs more than its share of instructions" :
+		"unknown";
+	d.replaceChildren(
+		el("b", { text: "Sampled session" }), ": the program ran natively, sampled by the event ",
+		el("b", { class: "event", text: s.sample_event || "?" }),
+		"; MICA's metrics are estimates from stepped bursts, each with its 95% confidence interval, weighted by ",
+		el("b", { class: "weighting", text: s.weighting || "?" }), " (" + why + ").",
+		s.sample_note ? el("div", { class: "note", text: s.sample_note }) : null);
+}
+
+/*
+ * The estimates of a sampled session over its whole run (GET
+ * .../estimates: every thread's and interval's bursts pooled), one row per
+ * metric; a metric not estimable (a reuse distance beyond what a burst
+ * saw) says so and has no interval.
+ */
+async function renderEstimates() {
+	const card = document.getElementById("estimates");
+	if (!sampled()) {
+		card.hidden = true;
+		micad.estimates = null;
+		return;
+	}
+	card.hidden = false;
+	const e = await api(base() + "/estimates");
+	const pct = (v) => v === null || v === undefined ? "\u2013" : fmtNum(v * 100) + "%";
+	document.getElementById("estimates-note").textContent = "every thread's and interval's " +
+		fmtInt(e.n_bursts) + " bursts pooled; U = " + fmtNum(e.U) + " measured and W = " + fmtNum(e.W) +
+		" warm-up instructions per burst; confidence level " + fmtNum(e.level * 100) + "%";
+	let notEstimable = 0;
+	const rows = (e.estimates || []).map((m) => {
+		let ci, note = "";
+		if (!m.estimable) {
+			ci = "not estimable";
+			note = "not estimable: reuse distances beyond what a burst saw (no interval)";
+			notEstimable++;
+		} else if (m.ci_low === null || m.ci_high === null) {
+			ci = "\u2013";
+			note = m.n_bursts < 2 ? "fewer than 2 bursts: no interval" : "no interval";
+		} else {
+			ci = "[" + fmtNum(m.ci_low) + ", " + fmtNum(m.ci_high) + "]";
+		}
+		return el("tr", { "data-metric": m.metric, class: m.estimable ? "" : "not-estimable" },
+			el("td", { class: "metric", text: m.metric }),
+			el("td", { class: "num", text: fmtNum(m.value) }),
+			el("td", { class: "num ci", text: ci }),
+			el("td", { class: "num", text: m.se === null ? "\u2013" : "\u00b1" + fmtNum(m.half_width) }),
+			el("td", { class: "num", text: pct(m.rel_half_width) }),
+			el("td", { class: "num", text: fmtInt(m.n_bursts) }),
+			el("td", { class: "muted", text: note }));
+	});
+	document.querySelector("#estimates-table tbody").replaceChildren(...rows);
+	filterEstimates();
+	const dl = document.getElementById("estimates-downloads");
+	if (!dl.childElementCount)
+		tableDownloads(card, document.getElementById("estimates-table"), "micad-session-" +
+			state.session + "-estimates", base() + "/estimates", dl);
+	micad.estimates = { rows: rows.length, not_estimable: notEstimable };
+}
+
+function filterEstimates() {
+	const f = document.getElementById("estimates-filter").value.trim().toLowerCase();
+	const rows = [...document.querySelectorAll("#estimates-table tbody tr")];
+	let shown = 0;
+	for (const tr of rows) {
+		tr.hidden = !!f && !tr.dataset.metric.toLowerCase().includes(f);
+		shown += !tr.hidden;
+	}
+	document.getElementById("estimates-count").textContent = (f ? shown + " of " : "") + rows.length +
+		(rows.length === 1 ? " metric" : " metrics");
+}
+
+/*
+ * A sampled session's estimates of each metric over the range, along xs
+ * (GET .../series: {lo, hi, est} per interval), fetched side by side;
+ * an empty map for a step-mode session.
+ */
+async function ciSeries(names, xs) {
+	const out = new Map();
+	if (!sampled())
+		return out;
+	const pos = new Map(xs.map((x, i) => [x, i]));
+	await Promise.all([...new Set(names)].map(async (m) => {
+		let s;
+		try {
+			s = await api(base() + "/series?metric=" + encodeURIComponent(m) + "&tid=" +
+				encodeURIComponent(state.tid) + "&from=" + state.from + "&to=" + state.to);
+		} catch (e) {
+			if (e.status === 404)
+				return;
+			throw e;
+		}
+		const t = s.threads[0];
+		if (!t || !t.ci_low)
+			return;
+		const c = { lo: xs.map(() => null), hi: xs.map(() => null), est: xs.map(() => null) };
+		t.interval.forEach((iv, k) => {
+			const p = pos.get(iv);
+			if (p === undefined)
+				return;
+			c.lo[p] = t.ci_low[k];
+			c.hi[p] = t.ci_high[k];
+			c.est[p] = t.estimable[k];
+		});
+		out.set(m, c);
+	}));
+	return out;
 }
 
 function threadSelector() {
@@ -148,20 +274,37 @@ async function renderCharts() {
 		xs.push(i);
 	const dl = (n) => [{ href: viewQuery(n), name: "micad-session-" + state.session + "-" + n }];
 	const pct = (v) => fmtNum(v * 100) + "%";
+	const les = [...new Set(str.le)].sort((a, b) => a - b);
+	if (les.length && !les.map(String).includes(strideLe))
+		strideLe = String(les[Math.min(2, les.length - 1)]);
+	/* A sampled session: the estimates' intervals of what the charts
+	 * draw, named as the metric view names them. */
+	const mixName = (i) => mix.grp_name[i] || ("group " + mix.grp[i]);
+	const mixMetric = new Map();
+	for (let i = 0; i < mix.length; i++)
+		mixMetric.set(mixName(i), "mix_" + (mix.grp_name[i] || mix.grp[i]));
+	const ci = await ciSeries([
+		...ilp.analysis.map((a, i) => a + "_" + ilp.window[i]),
+		...mixMetric.values(),
+		...mis.organization.map((o, i) => "mispredict_" + o + "_" + mis.history[i]),
+		...(reg.length ? ["avg_register_operands", "avg_degree_of_use"] : []),
+		...[...new Set(str.kind)].map((k) => "stride_" + k + "_le_" + strideLe),
+	], xs);
+	const withCi = (metric, s) => Object.assign(s, ci.has(metric) ? { ci: ci.get(metric) } : {});
 
 	if (ilp.length) {
 		const s = pivot(ilp, xs, (i) => ilp.analysis[i] + " " + ilp.window[i], (i) => ilp.ilp[i]);
 		xyChart(chartCard(parent, "ILP per window size", "instructions per cycle of an ideal machine with that many instructions in flight", dl("ilp_per_window")),
-			xs, [...s].map(([k, v]) => ({ label: "window " + k.split(" ")[1] + (k.startsWith("ilp_one") ? " (ilp_one)" : ""), values: v })),
+			xs, [...s].map(([k, v]) => withCi(k.replace(" ", "_"), { label: "window " + k.split(" ")[1] + (k.startsWith("ilp_one") ? " (ilp_one)" : ""), values: v })),
 			{ yLabel: "ILP (insns / cycle)" });
 	}
 	if (mix.length) {
 		/* Groups overlap (an instruction can read memory and be
 		 * arithmetic): one line per group, never stacked, so that each
 		 * stays visible with its own value. */
-		const s = pivot(mix, xs, (i) => mix.grp_name[i] || ("group " + mix.grp[i]), (i) => mix.fraction[i]);
+		const s = pivot(mix, xs, mixName, (i) => mix.fraction[i]);
 		xyChart(chartCard(parent, "Instruction mix", "share of the interval's instructions in each itypes group; groups overlap, so the shares need not add up to 100%", dl("instruction_mix")),
-			xs, [...s].map(([k, v]) => ({ label: k, values: v })),
+			xs, [...s].map(([k, v]) => withCi(mixMetric.get(k), { label: k, values: v })),
 			{ yLabel: "share of insns", yFmt: pct, yFrom0: true });
 	}
 	if (mis.length) {
@@ -173,8 +316,8 @@ async function renderCharts() {
 		xyChart(chartCard(parent, "Branch misprediction rate per predictor", "PPM predictors: organisation / history bits (dash: history length); mispredictions per conditional branch", dl("misprediction_rate")),
 			xs, [...s].map(([k, v], i) => {
 				const h = k.split("/")[1];
-				return { label: k, values: v, color: PALETTE[i % PALETTE.length],
-					dash: dashes[hists.indexOf(Number(h)) % dashes.length] };
+				return withCi("mispredict_" + k.replace("/", "_"), { label: k, values: v,
+					color: PALETTE[i % PALETTE.length], dash: dashes[hists.indexOf(Number(h)) % dashes.length] });
 			}),
 			{ yLabel: "mispredicted (%)", yFmt: pct });
 	}
@@ -182,13 +325,11 @@ async function renderCharts() {
 		const s1 = pivot(reg, xs, () => "a", (i) => reg.avg_operands[i]).get("a");
 		const s2 = pivot(reg, xs, () => "a", (i) => reg.avg_degree_of_use[i]).get("a");
 		xyChart(chartCard(parent, "Register traffic", "register operands read per instruction, and reads of each written value (degree of use)", dl("register_traffic")),
-			xs, [{ label: "operands / instruction", values: s1 }, { label: "uses / value", values: s2 }],
+			xs, [withCi("avg_register_operands", { label: "operands / instruction", values: s1 }),
+				withCi("avg_degree_of_use", { label: "uses / value", values: s2 })],
 			{ yLabel: "average count" });
 	}
 	if (str.length) {
-		const les = [...new Set(str.le)].sort((a, b) => a - b);
-		if (!les.map(String).includes(strideLe))
-			strideLe = String(les[Math.min(2, les.length - 1)]);
 		const c = chartCard(parent, "Memory access strides", "probability that the distance to the previous access (same instruction: local; any: global) is at most the chosen size", dl("stride_cdf"));
 		const sel = el("select", {}, ...les.map((le) => el("option", { value: le, text: "\u2264 " + fmtBytes(le) })));
 		sel.value = strideLe;
@@ -196,13 +337,14 @@ async function renderCharts() {
 		c.card.querySelector(".cardhead").append(el("label", { class: "muted" }, "stride ", sel));
 		const s = pivot(str, xs, (i) => String(str.le[i]) === strideLe ? str.kind[i] : null, (i) => str.probability[i]);
 		s.delete(null);
-		xyChart(c, xs, [...s].map(([k, v]) => ({ label: k.replace("_", " "), values: v })),
+		xyChart(c, xs, [...s].map(([k, v]) => withCi("stride_" + k + "_le_" + strideLe, { label: k.replace("_", " "), values: v })),
 			{ yLabel: "P(stride \u2264 " + fmtBytes(Number(strideLe)) + ")", yFmt: pct, yRange: [0, 1] });
 	}
 	if (foot.length) {
 		const keys = [["data_block_bytes", "data (blocks)"], ["data_page_bytes", "data (pages)"],
 			["insn_block_bytes", "instructions (blocks)"], ["insn_page_bytes", "instructions (pages)"]];
-		xyChart(chartCard(parent, "Memory footprint", "distinct bytes touched in the interval, counted in whole blocks and pages", dl("footprint_bytes")),
+		xyChart(chartCard(parent, "Memory footprint", "distinct bytes touched in the interval, counted in whole blocks and pages" +
+			(sampled() ? "; sampled: what the bursts touched, a lower bound (no interval)" : ""), dl("footprint_bytes")),
 			xs, keys.map(([k, label]) => ({ label, values: pivot(foot, xs, () => "a", (i) => foot[k][i]).get("a") })),
 			{ yLabel: "bytes", yFmt: fmtBytes, yIncrs: POW2_INCRS });
 	}
@@ -218,10 +360,27 @@ async function renderCharts() {
 		for (const v of refsBy.values())
 			refs += v;
 		const bucketLabel = (b) => b === 0 ? "<2" : (b >= 18 ? "\u2265" + pow2(18) : pow2(b));
+		const fractions = counts.map((c) => refs ? c / refs : null);
+		let hist = [{ label: "fraction of reads", values: fractions }];
+		if (sampled()) {
+			/* The range's bursts pooled per bucket: its interval, or
+			 * hollow where a bucket is beyond what a burst saw. */
+			const e = await api(base() + "/estimates?tid=" + encodeURIComponent(state.tid) +
+				"&from=" + state.from + "&to=" + state.to);
+			const byName = new Map((e.estimates || []).map((m) => [m.metric, m]));
+			const est = fractions.map((v, b) => byName.get("reuse_bucket_" + b) || null);
+			const no = (b) => est[b] !== null && !est[b].estimable;
+			hist = [{ label: "fraction of reads", values: fractions.map((v, b) => no(b) ? null : v),
+				ci: { lo: est.map((m) => m && m.estimable ? m.ci_low : null),
+					hi: est.map((m) => m && m.estimable ? m.ci_high : null),
+					est: est.map((m) => m ? m.estimable : null) } },
+			{ label: "not estimable", values: fractions.map((v, b) => no(b) ? v : null), hollow: true,
+				color: PALETTE[0] }];
+		}
 		xyChart(chartCard(parent, "Reuse distance (intervals " + state.from + "\u2013" + state.to + ")",
 			"data reads by LRU stack distance in blocks (bucket [2^k, 2^(k+1))), over the selected intervals; cold reads not shown",
 			dl("reuse_distance")),
-			counts.map((c, b) => b), [{ label: "fraction of reads", values: counts.map((c) => refs ? c / refs : null) }],
+			counts.map((c, b) => b), hist,
 			{ xLabel: "reuse distance (blocks)", xFmt: bucketLabel, yLabel: "fraction of reads", yFmt: pct, bars: true, noSelect: true, noSync: true });
 		const pos = new Map(xs.map((x, i) => [x, i]));
 		const grid = xs.map(() => new Array(nb).fill(0));
@@ -323,19 +482,25 @@ async function summaryCard(parent, t) {
 		sched = null;
 	}
 	const pct = (v) => v === null || v === undefined ? "\u2013" : fmtNum(v * 100) + "%";
+	/* [what, value, the metric's name (its estimate in a sampled
+	 * session), its formatter] */
 	const rows = [["instructions (E)", fmtInt(iv.ins)], ["interval", iv.index + (iv.full ? " (whole run)" : iv.final ? " (the run's remainder)" : "")]];
+	if (iv.n_bursts !== null && iv.n_bursts !== undefined)
+		rows.push(["bursts (cut short)", fmtInt(iv.n_bursts) + " (" + fmtInt(iv.aborted_bursts) + ")"]);
 	for (const l of iv.ilp || [])
-		rows.push(["ILP, window " + l.window + (l.analysis === "ilp_one" ? " (ilp_one)" : ""), fmtNum(l.ilp)]);
+		rows.push(["ILP, window " + l.window + (l.analysis === "ilp_one" ? " (ilp_one)" : ""), fmtNum(l.ilp),
+			l.analysis + "_" + l.window, fmtNum]);
 	for (const g of iv.itypes || [])
-		rows.push(["mix: " + (g.name || "group " + g.group), pct(g.fraction)]);
+		rows.push(["mix: " + (g.name || "group " + g.group), pct(g.fraction), "mix_" + (g.name || g.group), pct]);
 	if (iv.ppm) {
 		rows.push(["conditional branches", fmtInt(iv.ppm.branches)]);
 		for (const p of iv.ppm.predictors)
-			rows.push(["mispredicted, " + p.organization + "/" + p.history, pct(p.rate)]);
+			rows.push(["mispredicted, " + p.organization + "/" + p.history, pct(p.rate),
+				"mispredict_" + p.organization + "_" + p.history, pct]);
 	}
 	if (iv.reg) {
-		rows.push(["register operands / instruction", fmtNum(iv.reg.avg_operands)]);
-		rows.push(["uses / register value", fmtNum(iv.reg.avg_degree_of_use)]);
+		rows.push(["register operands / instruction", fmtNum(iv.reg.avg_operands), "avg_register_operands", fmtNum]);
+		rows.push(["uses / register value", fmtNum(iv.reg.avg_degree_of_use), "avg_degree_of_use", fmtNum]);
 	}
 	if (iv.memfootprint) {
 		rows.push(["data footprint (blocks)", fmtBytes(iv.memfootprint.data_block_bytes)]);
@@ -345,10 +510,23 @@ async function summaryCard(parent, t) {
 		rows.push(["cold data reads", pct(iv.memstackdist.cold_fraction)]);
 	if (sched && sched.intervals.length)
 		rows.push(["simulated IPC (" + sched.cpu + ")", fmtNum(sched.intervals[0].ipc)]);
+	/* A sampled interval: each estimate's 95% confidence interval. */
+	const est = iv.estimates || null;
+	const ciText = (m, f) => {
+		const e = est && m ? est[m] : null;
+		if (!e)
+			return "\u2013";
+		if (!e.estimable)
+			return "not estimable";
+		return e.ci_low === null ? "\u2013 (" + fmtInt(e.n_bursts) + " burst" + (e.n_bursts === 1 ? "" : "s") + ")" :
+			"[" + f(e.ci_low) + ", " + f(e.ci_high) + "]";
+	};
 	const table = el("table", { class: "grid summarytable" },
-		el("thead", {}, el("tr", {}, el("th", { text: "value" }), el("th", { class: "num", text: "" }))),
-		el("tbody", {}, ...rows.map(([k, v]) => el("tr", {}, el("td", { text: k }),
-			el("td", { class: "num", text: String(v) })))));
+		el("thead", {}, el("tr", {}, el("th", { text: "value" }), el("th", { class: "num", text: "" }),
+			est ? el("th", { class: "num", text: "95% CI" }) : null)),
+		el("tbody", {}, ...rows.map(([k, v, m, f]) => el("tr", m ? { "data-metric": m } : {}, el("td", { text: k }),
+			el("td", { class: "num", text: String(v) }),
+			est ? el("td", { class: "num ci", text: m ? ciText(m, f) : "" }) : null))));
 	const card = el("section", { class: "card wide", id: "summary-card" },
 		el("div", { class: "cardhead" }, el("h2", { text: "The whole run in one interval" }),
 			el("span", { class: "muted", text: "this thread has a single interval: its values, not charts" })),
@@ -389,10 +567,19 @@ async function overviewCard(parent, t) {
 	c.card.querySelector(".note").textContent = "intervals " + ov.from + "\u2013" + ov.to + " in " +
 		xs.length + " buckets of " + ov.bucket_width + " (line: mean, band: minimum to maximum); " +
 		"drag across it to choose the intervals shown below (at most " + fmtInt(MAX_INTERVALS) + ")";
+	/* A sampled session: each bucket's bursts pooled, their estimate's
+	 * interval as a bar (errorBars). */
+	const est = ov.sampled && b.ci_low ? [{ values: b.max }, { values: b.min },
+		{ values: b.estimate, color: "#1f6feb", ci: { lo: b.ci_low, hi: b.ci_high, est: b.estimable } }] : null;
+	const ciMax = est ? Math.max(...b.ci_high.filter((v) => v !== null)) : -Infinity;
+	if (est)
+		c.card.querySelector(".note").textContent += "; sampled: " + (xs.length > BAND_POINTS ?
+			"the shaded band is the 95% confidence interval" : "bars are the 95% confidence intervals") +
+			" of each bucket's bursts pooled";
 	const u = new uPlot({
 		width: plotWidth(c.plot),
 		height: 150,
-		scales: { x: { time: false, range: () => [ov.from, ov.to] }, y: { range: (u, mn, mx) => [Math.min(0, mn), mx > 0 ? mx * 1.05 : 1] } },
+		scales: { x: { time: false, range: () => [ov.from, ov.to] }, y: { range: (u, mn, mx) => { const m = Math.max(mx, ciMax); return [Math.min(0, mn), m > 0 ? m * 1.05 : 1]; } } },
 		axes: [{ label: "interval" }, { size: 64, values: (u, vals) => vals.map((v) => fmtNum(v)) }],
 		series: [{ label: "interval" },
 			{ label: "max", stroke: "#9ab8f0", width: 1, value: (u, v) => fmtNum(v) },
@@ -420,6 +607,7 @@ async function overviewCard(parent, t) {
 				const l = u.valToPos(Number(state.from), "x"), r = u.valToPos(Number(state.to) + 1, "x");
 				u.setSelect({ left: l, width: Math.max(2, r - l), top: 0, height: u.bbox.height / devicePixelRatio }, false);
 			}],
+			draw: est ? [errorBars(c, xs, est, [0, 1, 2])] : [],
 		},
 		legend: { live: true },
 	}, [xs, b.max, b.min, b.mean], c.plot);
@@ -528,6 +716,8 @@ function shown() {
 		st.overview = micad.overview;
 	if (micad.summaryCard)
 		st.summaryCard = micad.summaryCard;
+	if (micad.estimates)
+		st.estimates = micad.estimates;
 	if (session && session.error)
 		st.error = session.error;
 	return st;
@@ -538,6 +728,7 @@ async function render() {
 	micad.overview = null;
 	micad.summaryCard = 0;
 	try {
+		await renderEstimates();
 		await renderCharts();
 		/* No thread, no interval: no counters to ask for. */
 		if (currentThread())
@@ -623,6 +814,7 @@ document.getElementById("apply").addEventListener("click", () => {
 	state.to = document.getElementById("to").value;
 	render();
 });
+document.getElementById("estimates-filter").addEventListener("input", filterEstimates);
 document.getElementById("reset").addEventListener("click", () => {
 	state.from = state.to = "";
 	render();

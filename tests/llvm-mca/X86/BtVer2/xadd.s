@@ -1,0 +1,17 @@
+# RUN: llvm-mca -mtriple=x86_64-unknown-unknown -mcpu=btver2 -iterations=2 -timeline < %s | FileCheck %s
+
+# LLVM-MCA-BEGIN
+xadd %ecx, (%rsp)
+add %ecx, %ecx
+add %ecx, %ecx
+imul %ecx, %ecx
+imul %ecx, %ecx
+# LLVM-MCA-END
+
+# LLVM-MCA-BEGIN
+lock xadd %ecx, (%rsp)
+add %ecx, %ecx
+add %ecx, %ecx
+imul %ecx, %ecx
+imul %ecx, %ecx
+# LLVM-MCA-END
