@@ -365,7 +365,9 @@ CREATE TABLE IF NOT EXISTS sample_interval (
 -- reuse: x = refs; see analyzers/mica_sample.h).  Sums pool: add them over
 -- intervals or threads for an estimate over both (view session_metric).
 -- estimable: 0 for reuse buckets (and CDF points) beyond the interval's
--- horizon (memstackdist.horizon).  Intervals without a unit have no rows.
+-- horizon (memstackdist.horizon), and for reuse_cold (a lower bound: a
+-- read of a block no burst saw is censored).  Intervals without a unit
+-- have no rows.
 CREATE TABLE IF NOT EXISTS metric_sums (
 	session_id	INTEGER NOT NULL REFERENCES session(id) ON DELETE CASCADE,
 	tid		INTEGER NOT NULL,
@@ -403,8 +405,9 @@ CREATE VIEW IF NOT EXISTS metric_ci AS
 -- thread, interval, metric, value) as computed from the interval's counts.
 -- In sample mode value is the ratio estimate over the interval's bursts,
 -- ci_low and ci_high its 95% confidence interval (NULL with fewer than 2
--- bursts, for the footprints, which are lower bounds and no ratio, and for
--- reuse buckets that are not estimable), n_bursts the interval's measured
+-- bursts, for the footprints, which are lower bounds and no ratio, for
+-- reuse_cold, a lower bound, and for reuse buckets that are not
+-- estimable), n_bursts the interval's measured
 -- bursts; all three NULL in step mode.
 CREATE VIEW IF NOT EXISTS metric AS
 	SELECT v.session_id, v.tid, v.interval, v.metric, v.value,

@@ -887,10 +887,15 @@ store_itypes_other(struct store *st, int64_t session, int64_t tid, const char *c
 
 /* A reuse bucket (or CDF point) is estimable when no censored read can be
  * in it: every one of its distances is below the interval's horizon
- * (schema.sql, memstackdist.horizon).  The top bucket has no end. */
+ * (schema.sql, memstackdist.horizon).  The top bucket has no end.  The
+ * cold fraction never is: a read of a block no burst saw is censored, so
+ * cold is a lower bound (0), not an estimate of the run's (performance.md
+ * §3.3), and an interval of width 0 around it would claim it exact. */
 static bool
 metric_estimable(const struct mica_metric *m, const struct mica_interval *iv)
 {
+	if (m->kind == MICA_M_REUSE_COLD)
+		return false;
 	if (m->kind != MICA_M_REUSE_BUCKET && m->kind != MICA_M_REUSE_CDF)
 		return true;
 	if (m->arg >= MICA_MSD_BUCKETS - 1)

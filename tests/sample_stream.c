@@ -640,8 +640,9 @@ main(int argc, char **argv)
 		 " CASE WHEN ci_low IS NULL THEN 'no CI' ELSE 'CI' END FROM metric"
 		 " WHERE metric IN ('reuse_censored', 'reuse_cold', 'reuse_bucket_0')"
 		 " AND interval = 0 ORDER BY metric"),
-	       "reuse_bucket_0|0.333333|no CI reuse_censored|0.666667|CI reuse_cold|0.000000|CI",
-	       "metric: censored 2/3 and cold 0 with CIs, bucket 0 not estimable (horizon 0)");
+	       "reuse_bucket_0|0.333333|no CI reuse_censored|0.666667|CI reuse_cold|0.000000|no CI",
+	       "metric: censored 2/3 with a CI; cold 0, a lower bound, and bucket 0 (horizon 0) "
+	       "without");
 	is_str(q(db, "SELECT metric, estimable, n_bursts, U, W, level FROM metric_estimate"
 		 " WHERE interval = 1 AND metric IN ('reuse_bucket_0', 'reuse_bucket_1') ORDER BY metric"),
 	       "reuse_bucket_0|1|2|3.5|3.5|0.95 reuse_bucket_1|0|2|3.5|3.5|0.95",
