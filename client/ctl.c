@@ -23,7 +23,7 @@
 
 #include "commands.h"
 #include "control.h"
-#include "mica_config.h"
+#include "mica/mica_config.h"
 #include "mica_files.h"
 #include "sample_options.h"
 #include "util.h"

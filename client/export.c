@@ -26,8 +26,8 @@
 #include "client/export_profile.h"
 #include "client/results_db.h"
 #include "commands.h"
+#include "mica/mica_output.h"
 #include "mica_files.h"
-#include "mica_output.h"
 #include "store_json.h"
 #include "util.h"
 

@@ -32,7 +32,7 @@
 #include <zlib.h>
 
 #include "http_int.h"
-#include "mgsim.h"
+#include "mgsim/mgsim.h"
 #include "store.h"
 
 _Static_assert(HTTP_MGSIM_COUNTERS == MGSIM_NUM_COUNTERS, "http.h and mgsim.h disagree");

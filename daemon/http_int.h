@@ -18,7 +18,7 @@
 #include <sqlite3.h>
 
 #include "http.h"
-#include "mgsim.h"
+#include "mgsim/mgsim.h"
 #include "util.h"
 
 #define HTTP_TOKEN_HEX 64		/* 32 random bytes */

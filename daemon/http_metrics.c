@@ -20,7 +20,7 @@
 #include <time.h>
 
 #include "http_int.h"
-#include "mgsim.h"
+#include "mgsim/mgsim.h"
 
 /*
  * A label value between double quotes.  The text format escapes only

@@ -27,7 +27,7 @@
 #include <time.h>
 
 #include "http_int.h"
-#include "mgsim.h"
+#include "mgsim/mgsim.h"
 
 struct snapshot {
 	uint64_t v[MGSIM_NUM_COUNTERS];

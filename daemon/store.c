@@ -23,7 +23,7 @@
 
 #include <sqlite3.h>
 
-#include "mica_sample.h"
+#include "mica/mica_sample.h"
 #include "store.h"
 #include "util.h"
 

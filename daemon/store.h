@@ -12,8 +12,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "mica.h"
-#include "mica_output.h"
+#include "mica/mica.h"
+#include "mica/mica_output.h"
 
 #define STORE_SCHEMA_VERSION 3
 

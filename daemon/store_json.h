@@ -8,7 +8,7 @@
 
 #include <stdio.h>
 
-#include "mica_config.h"
+#include "mica/mica_config.h"
 
 /* s as a JSON string, quotes included (NULL: null). */
 void json_put_string(FILE *f, const char *s);

@@ -12,7 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "mgsim.h"
+#include "mgsim/mgsim.h"
 #include "store.h"
 #include "store_writer.h"
 #include "trace_mgsim.h"

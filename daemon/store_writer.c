@@ -14,7 +14,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "mica_sample.h"
+#include "mica/mica_sample.h"
 #include "util.h"
 
 /* A synchronous call's rendezvous (store_writer_call). */

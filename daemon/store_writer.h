@@ -12,7 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "mica.h"
+#include "mica/mica.h"
 #include "store.h"
 
 struct store_writer;

@@ -14,7 +14,7 @@
 #include "store.h"
 #include "trace_http.h"
 #include "trace_session.h"
-#include "sched_pipeline.h"
+#include "sched/sched_pipeline.h"
 #include "trace_sched.h"
 #include "util.h"
 #include "vg_engine.h"

@@ -1,6 +1,6 @@
 /*
  * The MGSim counter view of a live trace: a trace consumer that feeds one
- * Model A simulation (analyzers/mgsim.h) with the events of every traced
+ * Model A simulation (analyzers/mgsim/mgsim.h) with the events of every traced
  * thread, in the order they ran, and
  *  - takes a snapshot of the chip-wide cumulative counters when a thread
  *    starts (interval index -1) and whenever one of its MICA intervals
@@ -18,7 +18,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "mgsim.h"
+#include "mgsim/mgsim.h"
 #include "trace_analysis.h"
 
 /* ---- the live snapshot (seqlock) ---- */

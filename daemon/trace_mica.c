@@ -14,10 +14,10 @@
 #include <unistd.h>
 
 #include "decoder.h"
-#include "mica_config.h"
+#include "mica/mica_config.h"
+#include "mica/mica_output.h"
+#include "mica/mica_run.h"
 #include "mica_files.h"
-#include "mica_output.h"
-#include "mica_run.h"
 #include "util.h"
 
 /* A traced thread's process, for the process rows' parent pid. */

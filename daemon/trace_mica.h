@@ -12,7 +12,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "mica_config.h"
+#include "mica/mica_config.h"
 #include "mica_files.h"
 #include "store_writer.h"
 #include "trace_analysis.h"

@@ -1,7 +1,7 @@
 /*
  * The scheduling model of a live trace: a trace consumer that feeds each
  * traced thread's instructions to a pipeline model of its own
- * (analyzers/sched_live.h) and
+ * (analyzers/sched/sched_live.h) and
  *  - at each of the thread's MICA intervals (mica.md §1.5: a boundary when
  *    the thread's H count reaches interval_size, the remainder when it
  *    ends; full mode: one interval) reports the simulated cycles, IPC and
@@ -20,8 +20,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "mgsim.h"
-#include "sched_live.h"
+#include "mgsim/mgsim.h"
+#include "sched/sched_live.h"
 #include "trace_analysis.h"
 
 #define TRACE_SCHED_HOT_BLOCKS	10

@@ -80,7 +80,7 @@
 
 #include <sqlite3.h>
 
-#include "mgsim.h"
+#include "mgsim/mgsim.h"
 #include "store.h"
 #include "store_mgsim.h"
 #include "util.h"

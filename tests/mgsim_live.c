@@ -24,8 +24,8 @@
 #include <unistd.h>
 
 #include "decoder.h"
-#include "mica_config.h"
-#include "mica_run.h"
+#include "mica/mica_config.h"
+#include "mica/mica_run.h"
 #include "trace_analysis.h"
 #include "trace_mgsim.h"
 #include "tap.h"

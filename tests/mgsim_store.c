@@ -15,7 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "mgsim.h"
+#include "mgsim/mgsim.h"
 #include "store.h"
 #include "store_mgsim.h"
 #include "store_writer.h"

@@ -28,7 +28,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "mgsim.h"
+#include "mgsim/mgsim.h"
 #include "ring.h"
 #include "trace_analysis.h"
 #include "trace_mgsim.h"

@@ -77,7 +77,7 @@
 #include <sqlite3.h>
 
 #include "decoder.h"
-#include "mgsim.h"
+#include "mgsim/mgsim.h"
 #include "ring.h"
 #include "store_mgsim.h"
 #include "store_sched.h"

@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sched_live.h"
+#include "sched/sched_live.h"
 #include "tracefile.h"
 #include "util.h"
 
