@@ -26,7 +26,7 @@ FUZZ_MICA_SRC = $(srcdir)/analyzers/mica/mica_config.c $(srcdir)/analyzers/mica/
 	$(srcdir)/analyzers/mica/ppm.c $(srcdir)/analyzers/mica/reg.c \
 	$(srcdir)/analyzers/mica/stride.c $(srcdir)/analyzers/mica/memfootprint.c \
 	$(srcdir)/analyzers/mica/memstackdist.c $(srcdir)/analyzers/mica/lru_stack.c \
-	$(srcdir)/analyzers/u64map.c
+	$(srcdir)/analyzers/mica/sid_table.c $(srcdir)/analyzers/u64map.c
 FUZZ_TRACE_SRC = $(srcdir)/tests/fuzz_trace.c $(srcdir)/daemon/tracefile.c \
 	$(srcdir)/analyzers/mica/trace_text.c $(FUZZ_MICA_SRC)
 FUZZ_CONFIG_SRC = $(srcdir)/tests/fuzz_config.c $(srcdir)/analyzers/mica/mica_config.c

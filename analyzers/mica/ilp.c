@@ -51,6 +51,7 @@
 #include <string.h>
 
 #include "mica/ilp.h"
+#include "mica/sid_table.h"
 #include "u64map.h"
 
 #define ILP_REGS	65536		/* every reg_id */

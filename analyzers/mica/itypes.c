@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "mica/mica.h"
+#include "mica/sid_table.h"
 
 struct itypes {
 	struct itypes_spec *spec;

@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "mica/mica.h"
+#include "mica/sid_table.h"
 #include "u64map.h"
 
 enum { DATA_BLOCKS, DATA_PAGES, INSN_BLOCKS, INSN_PAGES, N_SETS };

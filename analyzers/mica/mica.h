@@ -7,7 +7,8 @@
  * mica_analyzer_ops.  The driver (mica_run.h) feeds them batches of DEs,
  * decides the interval boundaries and collects their results into a struct
  * mica_interval.  Analyzers are pure: no I/O; they report allocation
- * failure through their return values.
+ * failure through their return values.  What they keep per static
+ * instruction lives in tables indexed by sid (sid_table.h).
  */
 #ifndef MICAD_MICA_H
 #define MICAD_MICA_H
@@ -231,11 +232,6 @@ struct mica_analyzer_ops {
 	void (*sample)(void *st, enum mica_sample_event ev, uint64_t e);
 	bool per_interval;
 };
-
-/* A table with an element per sid, of *n elements of sz bytes, grown to at
- * least want elements (doubling), the new ones filled with the byte fill:
- * returns the table, or NULL if out of memory (t is then unchanged). */
-void *mica_sid_table_grow(void *t, size_t *n, size_t want, size_t sz, int fill);
 
 extern const struct mica_analyzer_ops mica_itypes_ops, mica_ppm_ops, mica_reg_ops,
 	mica_stride_ops, mica_memfootprint_ops, mica_memstackdist_ops;

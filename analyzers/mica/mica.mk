@@ -1,6 +1,7 @@
 ## MICA analyses (issue 4) are listed here.
 libmica_a_SOURCES += \
 	analyzers/mica/mica.h analyzers/mica/mica_config.h analyzers/mica/mica_config.c \
+	analyzers/mica/sid_table.h analyzers/mica/sid_table.c \
 	analyzers/mica/ilp.h analyzers/mica/ilp.c \
 	analyzers/mica/itypes.c analyzers/mica/ppm.c analyzers/mica/reg.c \
 	analyzers/mica/stride.c analyzers/mica/memfootprint.c \

@@ -106,22 +106,6 @@ struct mica_run {
 	uint64_t units_e, units_h;	/* E and H of every unit so far */
 };
 
-void *
-mica_sid_table_grow(void *t, size_t *n, size_t want, size_t sz, int fill)
-{
-	size_t cap = *n ? *n : 256;
-
-	while (cap < want)
-		cap *= 2;
-	char *p = realloc(t, cap * sz);
-
-	if (!p)
-		return NULL;
-	memset(p + *n * sz, fill, (cap - *n) * sz);
-	*n = cap;
-	return p;
-}
-
 static int
 sh_alloc(struct mica_run *run, unsigned log2_cap)
 {

@@ -28,6 +28,7 @@
 #include <string.h>
 
 #include "mica/mica.h"
+#include "mica/sid_table.h"
 #include "u64map.h"
 
 static const unsigned hist_len[MICA_PPM_LENGTHS] = { 4, 8, 12 };

@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "mica/mica.h"
+#include "mica/sid_table.h"
 #include "u64map.h"
 
 enum { LOCAL_READ, GLOBAL_READ, LOCAL_WRITE, GLOBAL_WRITE };
