@@ -35,7 +35,7 @@
 #include "sched/sched_pipeline.h"
 #include "sched/sched_print.h"
 #include "sched/sched_uarch.h"
-#include "trace_sched.h"
+#include "session/trace_sched.h"
 #include "util.h"
 
 struct mca_opts {

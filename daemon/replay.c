@@ -20,9 +20,9 @@
 #include "mica/mica_run.h"
 #include "mica/trace_text.h"
 #include "mica_files.h"
-#include "store_json.h"
-#include "store_writer.h"
-#include "tracefile.h"
+#include "store/store_json.h"
+#include "store/store_writer.h"
+#include "store/tracefile.h"
 #include "util.h"
 
 struct replay_thread {

@@ -20,7 +20,7 @@
 #include "mica/mica_config.h"
 #include "mica/mica_run.h"
 #include "mica/trace_text.h"
-#include "tracefile.h"
+#include "store/tracefile.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

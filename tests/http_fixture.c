@@ -81,8 +81,8 @@
 #include <sqlite3.h>
 
 #include "mgsim/mgsim.h"
-#include "store.h"
-#include "store_mgsim.h"
+#include "store/store.h"
+#include "store/store_mgsim.h"
 #include "util.h"
 
 /* total: E of the thread's earlier intervals (H is 10 less per interval). */

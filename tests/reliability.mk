@@ -27,15 +27,15 @@ FUZZ_MICA_SRC = $(srcdir)/analyzers/mica/mica_config.c $(srcdir)/analyzers/mica/
 	$(srcdir)/analyzers/mica/stride.c $(srcdir)/analyzers/mica/memfootprint.c \
 	$(srcdir)/analyzers/mica/memstackdist.c $(srcdir)/analyzers/mica/lru_stack.c \
 	$(srcdir)/analyzers/mica/sid_table.c $(srcdir)/analyzers/u64map.c
-FUZZ_TRACE_SRC = $(srcdir)/tests/fuzz_trace.c $(srcdir)/daemon/tracefile.c \
+FUZZ_TRACE_SRC = $(srcdir)/tests/fuzz_trace.c $(srcdir)/daemon/store/tracefile.c \
 	$(srcdir)/analyzers/mica/trace_text.c $(FUZZ_MICA_SRC)
 FUZZ_CONFIG_SRC = $(srcdir)/tests/fuzz_config.c $(srcdir)/analyzers/mica/mica_config.c
 FUZZ_CONTROL_SRC = $(srcdir)/tests/fuzz_control.c $(srcdir)/daemon/control.c
-FUZZ_HTTP_SRC = $(srcdir)/tests/fuzz_http.c $(srcdir)/daemon/http.c \
-	$(srcdir)/daemon/http_api.c $(srcdir)/daemon/http_json.c \
-	$(srcdir)/daemon/http_metrics.c $(srcdir)/daemon/http_mgsim.c \
-	$(srcdir)/daemon/http_profile.c $(srcdir)/daemon/http_sched.c \
-	$(srcdir)/daemon/http_static.c
+FUZZ_HTTP_SRC = $(srcdir)/tests/fuzz_http.c $(srcdir)/daemon/http/http.c \
+	$(srcdir)/daemon/http/http_api.c $(srcdir)/daemon/http/http_json.c \
+	$(srcdir)/daemon/http/http_metrics.c $(srcdir)/daemon/http/http_mgsim.c \
+	$(srcdir)/daemon/http/http_profile.c $(srcdir)/daemon/http/http_sched.c \
+	$(srcdir)/daemon/http/http_static.c
 tests/fuzz_trace: $(FUZZ_TRACE_SRC) libmicad.a libmica.a config.h
 	@$(MKDIR_P) tests
 	$(AM_V_CC)$(FUZZ_BUILD) -o $@ $(FUZZ_TRACE_SRC) $(FUZZ_LIBS)
