@@ -2,8 +2,9 @@
 ## event contract (event.h), the decoder and the hash map the analyzers
 ## share; in the folders below, one analyzer each: mica/ (MICA's metrics),
 ## sched/ (llvm-mca's scheduling model and its generated tables), mgsim/
-## (MGSim's counters).  They include from this folder only, never from one
-## another, nor from daemon/ or client/.
+## (MGSim's counters).  Each includes from this folder and its own only:
+## never from another analyzer, nor from daemon/ or client/
+## (tests/source_layout.sh).
 noinst_LIBRARIES += libmica.a
 libmica_a_SOURCES = \
 	analyzers/event.h \

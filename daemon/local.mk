@@ -3,8 +3,9 @@
 ## events (ptrace, the sampler, the valgrind engine), session/ drains them
 ## into the analyzers (analyzers/) and the other consumers, store/ keeps
 ## the results (the SQLite database, the recorded trace file), http/ shows
-## them.  Here: main(), the commands, MICA's files, the control socket and
-## 'micad serve'.
+## them; the producers include nothing of the other three
+## (tests/source_layout.sh).  Here: main(), the commands, MICA's files,
+## the control socket and 'micad serve'.
 noinst_LIBRARIES += libmicad.a
 libmicad_a_SOURCES = daemon/util.h daemon/util.c
 libmicad_a_CFLAGS = $(AM_CFLAGS) $(SQLITE_CFLAGS) $(UNWIND_CFLAGS)
