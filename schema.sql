@@ -362,7 +362,7 @@ CREATE TABLE IF NOT EXISTS sample_interval (
 -- units i: n, sum x_i, sum y_i, sum x_i^2, sum x_i y_i, sum y_i^2, where
 -- y / x is exactly the metric's ratio (mpki: y = 1000 * misses; ilp: y =
 -- instructions, x = cycles; mix: y = the group's count, x = instructions;
--- reuse: x = refs; see analyzers/mica_sample.h).  Sums pool: add them over
+-- reuse: x = refs; see analyzers/mica/mica_sample.h).  Sums pool: add them over
 -- intervals or threads for an estimate over both (view session_metric).
 -- estimable: 0 for reuse buckets (and CDF points) beyond the interval's
 -- horizon (memstackdist.horizon), and for reuse_cold (a lower bound: a
@@ -509,8 +509,8 @@ CREATE VIEW IF NOT EXISTS session_metric AS
 		    FROM metric_sums GROUP BY session_id, metric)) e;
 
 -- MGSim counters (mgsim-counters.md; Model A: one simulated core runs every
--- traced task).  Owned by the MGSim view (analyzers/mgsim.h,
--- daemon/store_mgsim.c).
+-- traced task).  Owned by the MGSim view (analyzers/mgsim/mgsim.h,
+-- daemon/store/store_mgsim.c).
 --
 -- mgsim_counter: the 21 counters (dictionary; names are slcore's mtperf
 -- columns, the JSON keys).  kind: how the Linux mapping relates to MGSim
@@ -675,8 +675,8 @@ CREATE VIEW IF NOT EXISTS mgsim_rate AS
 	      FROM mgsim_delta d JOIN mgsim_counter k ON k.cumulative = 1);
 
 -- Scheduling model (live): the traced instruction stream of each thread fed
--- to a pipeline model of its own (analyzers/sched_live.h, the corrected
--- model of `micactl mca`; daemon/trace_sched.c, daemon/store_sched.c).
+-- to a pipeline model of its own (analyzers/sched/sched_live.h, the corrected
+-- model of `micactl mca`; daemon/session/trace_sched.c, daemon/store/store_sched.c).
 -- Cycles are those of the modelled core (no cache misses, no branch
 -- mispredictions), not of the host.
 CREATE TABLE IF NOT EXISTS sched_config (

@@ -11,7 +11,7 @@
 #include <time.h>
 
 #include "decoder.h"
-#include "sched_live.h"
+#include "sched/sched_live.h"
 #include "util.h"
 
 static const char *const blocks[] = {

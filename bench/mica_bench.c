@@ -32,8 +32,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "lru_stack.h"
-#include "mica_run.h"
+#include "mica/lru_stack.h"
+#include "mica/mica_run.h"
 
 #define N_STATIC	4096
 #define BLOCK_LEN	6	/* instructions per basic block, the last a branch */

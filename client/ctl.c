@@ -23,9 +23,9 @@
 
 #include "commands.h"
 #include "control.h"
-#include "mica_config.h"
+#include "mica/mica_config.h"
 #include "mica_files.h"
-#include "sample_options.h"
+#include "trace/sample_options.h"
 #include "util.h"
 
 #define SPAWN_WAIT_MS 10000

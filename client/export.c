@@ -26,9 +26,9 @@
 #include "client/export_profile.h"
 #include "client/results_db.h"
 #include "commands.h"
+#include "mica/mica_output.h"
 #include "mica_files.h"
-#include "mica_output.h"
-#include "store_json.h"
+#include "store/store_json.h"
 #include "util.h"
 
 enum format { F_MICA, F_CSV, F_JSON, F_FOLDED, F_PPROF };

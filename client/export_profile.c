@@ -13,7 +13,7 @@
  * mapping per module spanning the addresses seen in it.
  */
 #include "config.h"
-#include "export_profile.h"
+#include "client/export_profile.h"
 
 #include <errno.h>
 #include <inttypes.h>

@@ -8,7 +8,7 @@
 
 #include <stdbool.h>
 
-#include "profile_read.h"
+#include "store/profile_read.h"
 
 struct sqlite3;
 

@@ -31,11 +31,11 @@
 #include "commands.h"
 #include "decoder.h"
 #include "insn_zydis.h"
-#include "sched_map.h"
-#include "sched_pipeline.h"
-#include "sched_print.h"
-#include "sched_uarch.h"
-#include "trace_sched.h"
+#include "sched/sched_map.h"
+#include "sched/sched_pipeline.h"
+#include "sched/sched_print.h"
+#include "sched/sched_uarch.h"
+#include "session/trace_sched.h"
 #include "util.h"
 
 struct mca_opts {

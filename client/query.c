@@ -19,7 +19,7 @@
 
 #include "client/results_db.h"
 #include "commands.h"
-#include "store_json.h"
+#include "store/store_json.h"
 #include "util.h"
 
 enum format { F_TABLE, F_CSV, F_JSON };

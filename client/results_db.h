@@ -5,7 +5,7 @@
 #ifndef MICAD_CLIENT_RESULTS_DB_H
 #define MICAD_CLIENT_RESULTS_DB_H
 
-#include "store.h"
+#include "store/store.h"
 
 /*
  * The database to read: db_opt (--db FILE) when given, else the per-user

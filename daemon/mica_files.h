@@ -12,8 +12,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "mica_config.h"
-#include "mica_output.h"
+#include "mica/mica_config.h"
+#include "mica/mica_output.h"
 
 /* The whole file, NUL-terminated; NULL after reporting why. */
 char *mica_read_file(const char *path, size_t *len);

@@ -16,13 +16,13 @@
 
 #include "commands.h"
 #include "decoder.h"
+#include "mica/mica_output.h"
+#include "mica/mica_run.h"
+#include "mica/trace_text.h"
 #include "mica_files.h"
-#include "mica_output.h"
-#include "mica_run.h"
-#include "store_json.h"
-#include "store_writer.h"
-#include "trace_text.h"
-#include "tracefile.h"
+#include "store/store_json.h"
+#include "store/store_writer.h"
+#include "store/tracefile.h"
 #include "util.h"
 
 struct replay_thread {

@@ -30,10 +30,10 @@
 #include <unistd.h>
 
 #include "commands.h"
-#include "http.h"
+#include "http/http.h"
 #include "mica_files.h"
-#include "store.h"
-#include "trace_mgsim.h"
+#include "session/trace_mgsim.h"
+#include "store/store.h"
 #include "util.h"
 
 #define MAX_SESSIONS 256

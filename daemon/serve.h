@@ -13,7 +13,7 @@
 #include <sys/types.h>
 
 #include "control.h"
-#include "trace_mgsim.h"
+#include "session/trace_mgsim.h"
 
 /*
  * What a worker tells the daemon while its session runs: a memfd mapped

@@ -32,11 +32,11 @@
 #include <unistd.h>
 
 #include "mica_files.h"
-#include "trace_child.h"
-#include "trace_session.h"
-#include "tracer.h"
+#include "session/trace_session.h"
+#include "trace/trace_child.h"
+#include "trace/tracer.h"
+#include "trace/vg_engine.h"
 #include "util.h"
-#include "vg_engine.h"
 
 struct worker {
 	const struct worker_args *a;

@@ -11,13 +11,13 @@
 #include <string.h>
 
 #include "commands.h"
-#include "store.h"
-#include "trace_http.h"
-#include "trace_session.h"
-#include "sched_pipeline.h"
-#include "trace_sched.h"
+#include "store/store.h"
+#include "http/trace_http.h"
+#include "session/trace_session.h"
+#include "sched/sched_pipeline.h"
+#include "session/trace_sched.h"
 #include "util.h"
-#include "vg_engine.h"
+#include "trace/vg_engine.h"
 
 static void
 usage(FILE *f, bool run)

@@ -1,13 +1,13 @@
 # MICAD_CHECK_VALGRIND_TOOL
 # -------------------------
-# The valgrind engine's tool (daemon/vgtool, 'micad run --engine=valgrind')
+# The valgrind engine's tool (daemon/trace/vgtool, 'micad run --engine=valgrind')
 # is built when valgrind's tool files are there: its headers, the static
 # libraries of its core and VEX, and the preload library and suppressions
 # the tool runs with (Debian's package 'valgrind' has them all).
 # --with-valgrind=no skips it, =yes fails when something is missing, and the
 # default (check) builds it when it can.  Defines HAVE_VGTOOL, MICAD_VALGRIND
 # (the launcher's path) and MICAD_VGTOOL_MISSING (why it is not built, for
-# micad's message); substitutes what daemon/vgtool/local.mk needs.
+# micad's message); substitutes what daemon/trace/vgtool/local.mk needs.
 AC_DEFUN([MICAD_CHECK_VALGRIND_TOOL], [
 AC_ARG_WITH([valgrind],
   [AS_HELP_STRING([--with-valgrind@<:@=yes|no|check@:>@],
@@ -42,7 +42,7 @@ AS_IF([test "x$with_valgrind" = xno], [micad_vg_missing="micad was configured --
       AS_IF([test -z "$VALGRIND_LOAD_ADDRESS"], [VALGRIND_LOAD_ADDRESS=0x58000000])
     ], [micad_vg_missing="valgrind's development files are not installed (no valgrind.pc)"])
     AS_IF([test -z "$micad_vg_missing"], [
-      dnl A tool must build and link the way daemon/vgtool/local.mk builds it.
+      dnl A tool must build and link the way daemon/trace/vgtool/local.mk builds it.
       cat > conftest_vgtool.c <<'MICAD_EOF'
 #include "pub_tool_basics.h"
 #include "pub_tool_tooliface.h"

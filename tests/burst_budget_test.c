@@ -6,8 +6,8 @@
  */
 #include "config.h"
 
-#include "burst_budget.h"
 #include "tap.h"
+#include "trace/burst_budget.h"
 
 #define MS 1000000ULL
 

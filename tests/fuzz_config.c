@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "mica_config.h"
+#include "mica/mica_config.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

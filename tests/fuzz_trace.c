@@ -17,10 +17,10 @@
 #include <string.h>
 
 #include "decoder.h"
-#include "mica_config.h"
-#include "mica_run.h"
-#include "trace_text.h"
-#include "tracefile.h"
+#include "mica/mica_config.h"
+#include "mica/mica_run.h"
+#include "mica/trace_text.h"
+#include "store/tracefile.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -80,9 +80,9 @@
 
 #include <sqlite3.h>
 
-#include "mgsim.h"
-#include "store.h"
-#include "store_mgsim.h"
+#include "mgsim/mgsim.h"
+#include "store/store.h"
+#include "store/store_mgsim.h"
 #include "util.h"
 
 /* total: E of the thread's earlier intervals (H is 10 less per interval). */

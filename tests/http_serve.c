@@ -22,7 +22,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "http.h"
+#include "http/http.h"
 #include "util.h"
 
 #define MAX_LIST 16

@@ -60,7 +60,7 @@ done
 ok $? "web/ has files to install ($n)"
 is "$missing" "" "every file of web/ is installed in $inst_pkgdatadir/web"
 
-if [ -x "$top_builddir/daemon/vgtool/micadvg-amd64-linux" ]; then
+if [ -x "$top_builddir/daemon/trace/vgtool/micadvg-amd64-linux" ]; then
 	vgtool=yes
 	[ -x "$dest$inst_pkglibexecdir/valgrind/micadvg-amd64-linux" ] &&
 		[ -e "$dest$inst_pkglibexecdir/valgrind/vgpreload_core-amd64-linux.so" ] &&
@@ -107,8 +107,8 @@ set -u
 mode=$1 out=$2
 mount --make-rprivate / &&
 mount -t tmpfs micad-test "$top_srcdir/web" || exit 3
-if [ -d "$top_builddir/daemon/vgtool" ]; then
-	mount -t tmpfs micad-test "$top_builddir/daemon/vgtool" || exit 3
+if [ -d "$top_builddir/daemon/trace/vgtool" ]; then
+	mount -t tmpfs micad-test "$top_builddir/daemon/trace/vgtool" || exit 3
 fi
 if [ "$mode" = installed ]; then
 	mount --bind "$dest$inst_prefix" "$inst_prefix" || exit 3

@@ -19,6 +19,7 @@ include tests/profile.mk
 include tests/reliability.mk
 include tests/doc.mk
 include tests/install.mk
+include tests/source_layout.mk
 
 ## make check-mutants: plausible one-line bugs (tests/mutants.list), each
 ## applied alone to a copy of the tree (tests/mutants/ of the build

@@ -53,9 +53,9 @@ is "$(comm -23 "$tmp/scraped" "$tmp/page.metrics" | tr '\n' ' ')" "" \
 # Families without a sample in these scrapes (the fixture has no
 # scheduling model rows, and some MGSim counters stay 0) are still in the
 # server's table of families.
-grep -oE '"micad_[a-z0-9_]+"' "$top_srcdir/daemon/http_metrics.c" | tr -d '"' |
+grep -oE '"micad_[a-z0-9_]+"' "$top_srcdir/daemon/http/http_metrics.c" | tr -d '"' |
 	sort -u >"$tmp/source.metrics"
 is "$(comm -3 "$tmp/source.metrics" "$tmp/page.metrics" | tr '\n' ' ')" "" \
-	"micad-http(7) documents exactly the metric families of daemon/http_metrics.c"
+	"micad-http(7) documents exactly the metric families of daemon/http/http_metrics.c"
 stop_server
 done_testing

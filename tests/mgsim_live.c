@@ -1,5 +1,5 @@
 /*
- * The daemon side of the MGSim view (daemon/trace_mgsim.h):
+ * The daemon side of the MGSim view (daemon/session/trace_mgsim.h):
  *  - the live seqlock: a writer thread publishing while a reader thread
  *    copies, then a writer process and a reader process sharing a
  *    MAP_SHARED mapping: every copy is consistent (all its words from one
@@ -24,10 +24,10 @@
 #include <unistd.h>
 
 #include "decoder.h"
-#include "mica_config.h"
-#include "mica_run.h"
-#include "trace_analysis.h"
-#include "trace_mgsim.h"
+#include "mica/mica_config.h"
+#include "mica/mica_run.h"
+#include "session/trace_analysis.h"
+#include "session/trace_mgsim.h"
 #include "tap.h"
 
 /* ---- seqlock ---- */

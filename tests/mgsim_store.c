@@ -1,5 +1,5 @@
 /*
- * The MGSim block of the results database (schema.sql, daemon/store_mgsim.c):
+ * The MGSim block of the results database (schema.sql, daemon/store/store_mgsim.c):
  * the counter dictionary matches the library's, the settings row, the
  * cumulative snapshot rows, and the views mgsim_delta (deltas, derived
  * columns) and mgsim_rate (per core cycle, per second) on hand-made
@@ -15,10 +15,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "mgsim.h"
-#include "store.h"
-#include "store_mgsim.h"
-#include "store_writer.h"
+#include "mgsim/mgsim.h"
+#include "store/store.h"
+#include "store/store_mgsim.h"
+#include "store/store_writer.h"
 #include "tap.h"
 
 static sqlite3 *db;

@@ -28,12 +28,12 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "mgsim.h"
-#include "ring.h"
-#include "trace_analysis.h"
-#include "trace_mgsim.h"
-#include "tracefile.h"
-#include "tracer.h"
+#include "mgsim/mgsim.h"
+#include "session/trace_analysis.h"
+#include "session/trace_mgsim.h"
+#include "store/tracefile.h"
+#include "trace/ring.h"
+#include "trace/tracer.h"
 
 #define MAX_SNAPS 100000
 

@@ -1,6 +1,6 @@
 /*
- * Unit tests of the simulated MGSim counters (analyzers/mgsim.h) and the
- * cache model (analyzers/cache_sim.h): every counter on small event
+ * Unit tests of the simulated MGSim counters (analyzers/mgsim/mgsim.h) and the
+ * cache model (analyzers/mgsim/cache_sim.h): every counter on small event
  * streams built by decoding real instruction bytes, with the expected
  * values worked out by hand in the comments; the caches (hits, misses,
  * evictions, line-crossing accesses, write-through versus write-back, the
@@ -18,9 +18,9 @@
 #include <string.h>
 #include <sys/user.h>
 
-#include "cache_sim.h"
 #include "decoder.h"
-#include "mgsim.h"
+#include "mgsim/cache_sim.h"
+#include "mgsim/mgsim.h"
 #include "tap.h"
 
 /* ---- building events ---- */

@@ -9,7 +9,7 @@ tests_mica_ilp_SOURCES = tests/mica_ilp.c
 tests_mica_ilp_LDADD = $(MICA_LIBS)
 # The same with ilp.c moving its times down every 97 cycles (its own copy
 # of ilp.c, linked before libmica.a's).
-tests_mica_ilp_rebase_SOURCES = tests/mica_ilp.c analyzers/ilp.c
+tests_mica_ilp_rebase_SOURCES = tests/mica_ilp.c analyzers/mica/ilp.c
 tests_mica_ilp_rebase_CPPFLAGS = $(AM_CPPFLAGS) -DILP_REBASE=97
 tests_mica_ilp_rebase_LDADD = $(MICA_LIBS)
 tests_mica_ppm_SOURCES = tests/mica_ppm.c

@@ -18,8 +18,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "mica_config.h"
-#include "mica_run.h"
+#include "mica/mica_config.h"
+#include "mica/mica_run.h"
 #include "tap.h"
 
 #define N_STATIC	512

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lru_stack.h"
+#include "mica/lru_stack.h"
 #include "tap.h"
 
 /* The oracle: blocks in LRU order, most recent last; a bitmap of blocks

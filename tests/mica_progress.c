@@ -19,8 +19,8 @@
 
 #include "decoder.h"
 #include "mica_files.h"
+#include "store/tracefile.h"
 #include "tap.h"
-#include "tracefile.h"
 
 static char dir[] = "/tmp/mica_progress.XXXXXX";
 

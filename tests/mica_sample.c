@@ -21,12 +21,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lru_stack.h"
-#include "mica_config.h"
-#include "mica_run.h"
-#include "mica_sample.h"
+#include "mica/lru_stack.h"
+#include "mica/mica_config.h"
+#include "mica/mica_run.h"
+#include "mica/mica_sample.h"
+#include "mica/trace_text.h"
 #include "tap.h"
-#include "trace_text.h"
 
 static uint64_t rng = 0x9e3779b97f4a7c15ull;
 

@@ -10,11 +10,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "mica_config.h"
-#include "mica_output.h"
-#include "mica_run.h"
+#include "mica/mica_config.h"
+#include "mica/mica_output.h"
+#include "mica/mica_run.h"
+#include "mica/trace_text.h"
 #include "tap.h"
-#include "trace_text.h"
 
 static int
 parse_n(const char *text, size_t len, struct mica_config *c, char *err, size_t errsz)

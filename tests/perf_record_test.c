@@ -13,9 +13,9 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "perf_record.h"
 #include "tap.h"
-#include "tracer.h"
+#include "trace/perf_record.h"
+#include "trace/tracer.h"
 
 struct rec {
 	uint8_t b[4096];

@@ -46,7 +46,7 @@
 
 #include <sqlite3.h>
 
-#include "store.h"
+#include "store/store.h"
 #include "util.h"
 
 #define PERIOD_NS 1001001	/* 999 Hz */

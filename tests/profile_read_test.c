@@ -1,5 +1,5 @@
 /*
- * daemon/profile_read.c on small hand-made databases: the samples queries
+ * daemon/store/profile_read.c on small hand-made databases: the samples queries
  * are answered through profile_sample's primary key (a search, never a
  * scan of the table), stacks are walked out to their outermost frame,
  * threads kept apart or merged, and a stack tree that is not a tree (a
@@ -15,8 +15,8 @@
 
 #include <sqlite3.h>
 
-#include "profile_read.h"
-#include "store.h"
+#include "store/profile_read.h"
+#include "store/store.h"
 #include "tap.h"
 #include "util.h"
 

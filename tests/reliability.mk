@@ -21,20 +21,21 @@ FUZZ_BUILD = $(FUZZ_CC) -g -O1 -fsanitize=fuzzer,address,undefined \
 	-fno-sanitize-recover=undefined -iquote $(top_builddir) -iquote $(srcdir) \
 	-iquote $(srcdir)/analyzers -iquote $(srcdir)/daemon
 FUZZ_LIBS = libmicad.a $(MICA_LIBS) $(SQLITE_LIBS) $(AX_PTHREAD_LIBS)
-FUZZ_MICA_SRC = $(srcdir)/analyzers/mica_config.c $(srcdir)/analyzers/mica_run.c \
-	$(srcdir)/analyzers/ilp.c $(srcdir)/analyzers/itypes.c $(srcdir)/analyzers/ppm.c \
-	$(srcdir)/analyzers/reg.c $(srcdir)/analyzers/stride.c \
-	$(srcdir)/analyzers/memfootprint.c $(srcdir)/analyzers/memstackdist.c \
-	$(srcdir)/analyzers/lru_stack.c $(srcdir)/analyzers/u64map.c
-FUZZ_TRACE_SRC = $(srcdir)/tests/fuzz_trace.c $(srcdir)/daemon/tracefile.c \
-	$(srcdir)/analyzers/trace_text.c $(FUZZ_MICA_SRC)
-FUZZ_CONFIG_SRC = $(srcdir)/tests/fuzz_config.c $(srcdir)/analyzers/mica_config.c
+FUZZ_MICA_SRC = $(srcdir)/analyzers/mica/mica_config.c $(srcdir)/analyzers/mica/mica_run.c \
+	$(srcdir)/analyzers/mica/ilp.c $(srcdir)/analyzers/mica/itypes.c \
+	$(srcdir)/analyzers/mica/ppm.c $(srcdir)/analyzers/mica/reg.c \
+	$(srcdir)/analyzers/mica/stride.c $(srcdir)/analyzers/mica/memfootprint.c \
+	$(srcdir)/analyzers/mica/memstackdist.c $(srcdir)/analyzers/mica/lru_stack.c \
+	$(srcdir)/analyzers/mica/sid_table.c $(srcdir)/analyzers/u64map.c
+FUZZ_TRACE_SRC = $(srcdir)/tests/fuzz_trace.c $(srcdir)/daemon/store/tracefile.c \
+	$(srcdir)/analyzers/mica/trace_text.c $(FUZZ_MICA_SRC)
+FUZZ_CONFIG_SRC = $(srcdir)/tests/fuzz_config.c $(srcdir)/analyzers/mica/mica_config.c
 FUZZ_CONTROL_SRC = $(srcdir)/tests/fuzz_control.c $(srcdir)/daemon/control.c
-FUZZ_HTTP_SRC = $(srcdir)/tests/fuzz_http.c $(srcdir)/daemon/http.c \
-	$(srcdir)/daemon/http_api.c $(srcdir)/daemon/http_json.c \
-	$(srcdir)/daemon/http_metrics.c $(srcdir)/daemon/http_mgsim.c \
-	$(srcdir)/daemon/http_profile.c $(srcdir)/daemon/http_sched.c \
-	$(srcdir)/daemon/http_static.c
+FUZZ_HTTP_SRC = $(srcdir)/tests/fuzz_http.c $(srcdir)/daemon/http/http.c \
+	$(srcdir)/daemon/http/http_api.c $(srcdir)/daemon/http/http_json.c \
+	$(srcdir)/daemon/http/http_metrics.c $(srcdir)/daemon/http/http_mgsim.c \
+	$(srcdir)/daemon/http/http_profile.c $(srcdir)/daemon/http/http_sched.c \
+	$(srcdir)/daemon/http/http_static.c
 tests/fuzz_trace: $(FUZZ_TRACE_SRC) libmicad.a libmica.a config.h
 	@$(MKDIR_P) tests
 	$(AM_V_CC)$(FUZZ_BUILD) -o $@ $(FUZZ_TRACE_SRC) $(FUZZ_LIBS)

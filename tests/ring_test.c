@@ -7,8 +7,8 @@
 #include <pthread.h>
 #include <stdint.h>
 
-#include "ring.h"
 #include "tap.h"
+#include "trace/ring.h"
 
 #define N_RECORDS 200000
 

@@ -19,7 +19,7 @@ TESTS += tests/sample_stream
 # trace_profile.c, linked before libmicad.a's): rows split over batches
 # add up to the same.
 check_PROGRAMS += tests/sample_stream_batches
-tests_sample_stream_batches_SOURCES = tests/sample_stream.c daemon/trace_profile.c tests/tap.h
+tests_sample_stream_batches_SOURCES = tests/sample_stream.c daemon/session/trace_profile.c tests/tap.h
 tests_sample_stream_batches_CPPFLAGS = $(AM_CPPFLAGS) -DPROFILE_MAX_PENDING=2
 tests_sample_stream_batches_CFLAGS = $(AM_CFLAGS) $(SQLITE_CFLAGS)
 tests_sample_stream_batches_LDADD = libmicad.a $(MICA_LIBS) $(SQLITE_LIBS) $(AX_PTHREAD_LIBS) -lm

@@ -1,5 +1,5 @@
 /*
- * The ratio estimator (analyzers/ratio_estimate.h) against vectors
+ * The ratio estimator (analyzers/mica/ratio_estimate.h) against vectors
  * computed by hand:
  *
  *   units (x, y) = (10, 3), (20, 5), (10, 4), (20, 8):
@@ -15,7 +15,7 @@
 
 #include <math.h>
 
-#include "ratio_estimate.h"
+#include "mica/ratio_estimate.h"
 #include "tap.h"
 
 static int

@@ -9,9 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sample_dump.h"
+#include "session/sample_dump.h"
 #include "tap.h"
-#include "tracer.h"
+#include "trace/tracer.h"
 
 static uint64_t buf[512];
 

@@ -77,18 +77,18 @@
 #include <sqlite3.h>
 
 #include "decoder.h"
-#include "mgsim.h"
-#include "ring.h"
-#include "store_mgsim.h"
-#include "store_sched.h"
-#include "store_writer.h"
+#include "mgsim/mgsim.h"
+#include "session/trace_analysis.h"
+#include "session/trace_mgsim.h"
+#include "session/trace_mica.h"
+#include "session/trace_profile.h"
+#include "session/trace_sched.h"
+#include "store/store_mgsim.h"
+#include "store/store_sched.h"
+#include "store/store_writer.h"
 #include "tap.h"
-#include "trace_analysis.h"
-#include "trace_mgsim.h"
-#include "trace_mica.h"
-#include "trace_profile.h"
-#include "trace_sched.h"
-#include "tracer.h"
+#include "trace/ring.h"
+#include "trace/tracer.h"
 
 #define TID	100
 #define TID2	101

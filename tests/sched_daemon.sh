@@ -1,6 +1,6 @@
 #!/bin/sh
-# The live scheduling model in the daemon (daemon/trace_sched.c,
-# daemon/store_sched.c): 'micad run --db' on hand-counted programs.
+# The live scheduling model in the daemon (daemon/session/trace_sched.c,
+# daemon/store/store_sched.c): 'micad run --db' on hand-counted programs.
 #  - the stored cycles, retired instructions and port uops of every
 #    interval equal those of sched_live fed the same recorded events
 #    directly (tests/sched_daemon_feed.c, written apart from the daemon's

@@ -4,7 +4,7 @@
  * MICA's interval rule (a boundary when the thread's H reaches S, the
  * remainder at its end; S 0: full mode), and print one line per interval:
  *   TID IDX FINAL CYCLES INSNS UOPS_PORT0 UOPS_PORT1 ...
- * independently of daemon/trace_sched.c, which the daemon uses.
+ * independently of daemon/session/trace_sched.c, which the daemon uses.
  * Usage: sched_daemon_feed TRACE MCPU S
  */
 #include "config.h"
@@ -13,8 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sched_live.h"
-#include "tracefile.h"
+#include "sched/sched_live.h"
+#include "store/tracefile.h"
 #include "util.h"
 
 #define MAXT 64

@@ -1,5 +1,5 @@
 #!/bin/sh
-# GET /api/sessions/{id}/sched (daemon/http_sched.c) on a database that
+# GET /api/sessions/{id}/sched (daemon/http/http_sched.c) on a database that
 # 'micad run' wrote for tests/asm/loop.S (304 instructions, intervals of
 # 200): the rows are the database's, paginated, filtered by tid and
 # index range, with the hot blocks' reports as JSON.

@@ -12,10 +12,10 @@
 #include <time.h>
 
 #include "decoder.h"
-#include "sched_live.h"
-#include "sched_map.h"
-#include "sched_pipeline.h"
-#include "sched_uarch.h"
+#include "sched/sched_live.h"
+#include "sched/sched_map.h"
+#include "sched/sched_pipeline.h"
+#include "sched/sched_uarch.h"
 #include "tap.h"
 #include "util.h"
 

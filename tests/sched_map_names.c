@@ -14,8 +14,8 @@
 
 #include "decoder.h"
 #include "util.h"
-#include "sched_map.h"
-#include "sched_tables.h"
+#include "sched/sched_map.h"
+#include "sched/tables/sched_tables.h"
 
 int
 main(void)

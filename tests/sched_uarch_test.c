@@ -11,9 +11,9 @@
 #include <math.h>
 
 #include "decoder.h"
-#include "sched_map.h"
-#include "sched_pipeline.h"
-#include "sched_uarch.h"
+#include "sched/sched_map.h"
+#include "sched/sched_pipeline.h"
+#include "sched/sched_uarch.h"
 #include "tap.h"
 #include "util.h"
 

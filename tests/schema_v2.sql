@@ -352,8 +352,8 @@ CREATE VIEW IF NOT EXISTS metric AS
 	UNION ALL SELECT session_id, tid, interval, 'reuse_cold', fraction FROM cold_references;
 
 -- MGSim counters (mgsim-counters.md; Model A: one simulated core runs every
--- traced task).  Owned by the MGSim view (analyzers/mgsim.h,
--- daemon/store_mgsim.c).
+-- traced task).  Owned by the MGSim view (analyzers/mgsim/mgsim.h,
+-- daemon/store/store_mgsim.c).
 --
 -- mgsim_counter: the 21 counters (dictionary; names are slcore's mtperf
 -- columns, the JSON keys).  kind: how the Linux mapping relates to MGSim
@@ -515,8 +515,8 @@ CREATE VIEW IF NOT EXISTS mgsim_rate AS
 	      FROM mgsim_delta d JOIN mgsim_counter k ON k.cumulative = 1);
 
 -- Scheduling model (live): the traced instruction stream of each thread fed
--- to a pipeline model of its own (analyzers/sched_live.h, the corrected
--- model of `micactl mca`; daemon/trace_sched.c, daemon/store_sched.c).
+-- to a pipeline model of its own (analyzers/sched/sched_live.h, the corrected
+-- model of `micactl mca`; daemon/session/trace_sched.c, daemon/store/store_sched.c).
 -- Cycles are those of the modelled core (no cache misses, no branch
 -- mispredictions), not of the host.
 CREATE TABLE IF NOT EXISTS sched_config (

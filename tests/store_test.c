@@ -20,8 +20,8 @@
 
 #include <sqlite3.h>
 
-#include "store.h"
-#include "store_writer.h"
+#include "store/store.h"
+#include "store/store_writer.h"
 #include "tap.h"
 #include "util.h"
 

@@ -9,8 +9,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "trace_analysis.h"
-#include "tracefile.h"
+#include "session/trace_analysis.h"
+#include "store/tracefile.h"
 #include "util.h"
 
 int

@@ -17,8 +17,8 @@
 #include <unistd.h>
 
 #include "decoder.h"
+#include "store/tracefile.h"
 #include "tap.h"
-#include "tracefile.h"
 
 static const uint8_t code[][15] = {
 	{ 0x48, 0x8b, 0x05, 0x10, 0x00, 0x00, 0x00 },	/* mov 0x10(%rip),%rax */

@@ -129,9 +129,9 @@ gid=$(id -g "$user")
 chmod 755 "$TMP"
 mkdir "$TMP/bin" "$TMP/vglib"
 cp "$top_builddir/micactl" "$ASM/loop" "$TMP/bin/"
-cp "$(readlink -f "$top_builddir/daemon/vgtool/micadvg-amd64-linux")" "$TMP/vglib/"
+cp "$(readlink -f "$top_builddir/daemon/trace/vgtool/micadvg-amd64-linux")" "$TMP/vglib/"
 for f in vgpreload_core-amd64-linux.so default.supp; do
-	ln -s "$(readlink -f "$top_builddir/daemon/vgtool/$f")" "$TMP/vglib/"
+	ln -s "$(readlink -f "$top_builddir/daemon/trace/vgtool/$f")" "$TMP/vglib/"
 done
 chmod -R a+rx "$TMP/bin" "$TMP/vglib"
 SOCK="$TMP/sys/control.sock"

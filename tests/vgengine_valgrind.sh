@@ -32,10 +32,10 @@ if ! "$MICAD" run --engine=valgrind --no-db -q -o /dev/null -- "$ASM/loop" 2>"$T
 	sed 's/^/# /' "$TMP/avail.err"
 	done_testing
 fi
-vgdir=$(dirname "$(readlink -f "$top_builddir/daemon/vgtool/vgpreload_core-amd64-linux.so")")
+vgdir=$(dirname "$(readlink -f "$top_builddir/daemon/trace/vgtool/vgpreload_core-amd64-linux.so")")
 LIB="$TMP/vglib"
 mkdir -p "$LIB"
-ln -s "$(readlink -f "$top_builddir/daemon/vgtool/micadvg-amd64-linux")" "$LIB/"
+ln -s "$(readlink -f "$top_builddir/daemon/trace/vgtool/micadvg-amd64-linux")" "$LIB/"
 for f in callgrind-amd64-linux lackey-amd64-linux vgpreload_core-amd64-linux.so default.supp; do
 	ln -s "$vgdir/$f" "$LIB/"
 done
