@@ -9,12 +9,14 @@
  */
 #include "config.h"
 
+#include <errno.h>
 #include <math.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -306,6 +308,20 @@ main(void)
 	is_real(query_real("PRAGMA application_id"), 1296647009, "application_id is MICA's");
 	is_real(query_real("PRAGMA user_version"), STORE_SCHEMA_VERSION, "user_version");
 	is_str(query_text("PRAGMA journal_mode", buf, sizeof(buf)), "wal", "WAL journal");
+	{
+		/* The writer's reserve of disk space: DB-reserve-PID, 128 KiB
+		 * allocated, gone once released (then nothing more to free). */
+		char rpath[300];
+		struct stat sb;
+
+		snprintf(rpath, sizeof(rpath), "%s-reserve-%d", dbpath, (int)getpid());
+		ok(stat(rpath, &sb) == 0 && sb.st_size == 128 * 1024 &&
+		   sb.st_blocks * 512 >= 128 * 1024 && (sb.st_mode & 0777) == 0600,
+		   "a writer holds 128 KiB of disk in %s, mode 0600", rpath);
+		ok(store_release_reserve(st) && stat(rpath, &sb) < 0 && errno == ENOENT,
+		   "released, the reserve file is gone");
+		ok(!store_release_reserve(st), "... and a second release frees nothing");
+	}
 
 	sid = store_session_begin(st, &(struct store_session){
 		.mode = "run", .command = "./prog a b", .pid = 42, .uid = 1000,
@@ -518,6 +534,18 @@ main(void)
 
 	test_group_names();
 	test_writer();
+	{
+		/* A writer's reserve file goes with it at close. */
+		char rpath[300];
+		struct stat sb;
+
+		remove_db();
+		snprintf(rpath, sizeof(rpath), "%s-reserve-%d", dbpath, (int)getpid());
+		st = store_open(dbpath, false, err, sizeof(err));
+		ok(st && stat(rpath, &sb) == 0, "a new writer takes its reserve");
+		store_close(st);
+		ok(stat(rpath, &sb) < 0 && errno == ENOENT, "closed, its reserve file is gone");
+	}
 	remove_db();
 	return done_testing();
 }

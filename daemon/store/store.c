@@ -102,8 +102,56 @@ struct store {
 	sqlite3 *db;
 	char *path;
 	bool writes;		/* opened to write */
+	char *reserve;		/* the reserve file, while it is held (writers) */
 	sqlite3_stmt *stmt[N_STMTS];
 };
+
+/*
+ * A writer holds a little disk space in a file of its own beside the
+ * database ("DB-reserve-PID", STORE_RESERVE bytes, allocated at open,
+ * removed at close), so that when the disk fills up, results are lost but
+ * the end of the session, and why results are missing, can still be
+ * written: store_release_reserve() frees it for that last write.  A file
+ * system without fallocate, or one already full, gets no reserve (not an
+ * error).
+ */
+#define STORE_RESERVE (128 * 1024)
+
+static char *
+reserve_take(const char *db_path)
+{
+	char *path = xasprintf("%s-reserve-%ld", db_path, (long)getpid());
+	const int flags = O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC;
+	int fd = open(path, flags, 0600);
+
+	/* One left by a process of this pid that died: a new one, never
+	 * whatever that name points to. */
+	if (fd < 0 && errno == EEXIST && unlink(path) == 0)
+		fd = open(path, flags, 0600);
+	if (fd < 0) {
+		free(path);
+		return NULL;
+	}
+	if (posix_fallocate(fd, 0, STORE_RESERVE) != 0) {
+		close(fd);
+		unlink(path);
+		free(path);
+		return NULL;
+	}
+	close(fd);
+	return path;
+}
+
+bool
+store_release_reserve(struct store *st)
+{
+	if (!st->reserve)
+		return false;
+	unlink(st->reserve);
+	free(st->reserve);
+	st->reserve = NULL;
+	return true;
+}
 
 static void __attribute__((format(printf, 3, 4)))
 set_err(char *err, size_t errsz, const char *fmt, ...)
@@ -304,6 +352,7 @@ store_open_once(const char *path, bool read_only, char *err, size_t errsz, int *
 	}
 	if (!read_only) {
 		st->writes = true;
+		st->reserve = reserve_take(path);
 		for (int i = 0; i < N_STMTS; i++) {
 			if (sqlite3_prepare_v3(st->db, stmt_sql[i], -1, SQLITE_PREPARE_PERSISTENT,
 					       &st->stmt[i], NULL) != SQLITE_OK) {
@@ -408,6 +457,7 @@ store_close(struct store *st)
 	if (st->writes)
 		sqlite3_exec(st->db, "PRAGMA wal_checkpoint(TRUNCATE)", NULL, NULL, NULL);
 	sqlite3_close(st->db);
+	store_release_reserve(st);
 	free(st->path);
 	free(st);
 }

@@ -30,6 +30,11 @@ struct sqlite3;
 struct store *store_open(const char *path, bool read_only, char *err, size_t errsz);
 void store_close(struct store *st);
 
+/* A writer keeps a small reserve of disk space beside the database (a
+ * file DB-reserve-PID, removed at close).  Free it, for a last write after
+ * the disk filled up: true if there was one to free. */
+bool store_release_reserve(struct store *st);
+
 /* The connection, for insert functions of other areas (run them on the
  * writer thread: store_writer_submit) and for read-side code. */
 struct sqlite3 *store_sqlite(struct store *st);

@@ -405,6 +405,15 @@ session_end_fn(struct store *st, void *arg, char *err, size_t errsz)
 	return store_session_end(st, j->session, j->exit_status, j->reason, err, errsz);
 }
 
+static int
+release_reserve_fn(struct store *st, void *arg, char *err, size_t errsz)
+{
+	(void)err;
+	(void)errsz;
+	*(bool *)arg = store_release_reserve(st);
+	return 0;
+}
+
 int
 store_writer_session_end(struct store_writer *w, int64_t session, int exit_status,
 			 const char *reason, char *err, size_t errsz)
@@ -419,7 +428,15 @@ store_writer_session_finish(struct store_writer *w, int64_t session, int exit_st
 			    char *err, size_t errsz)
 {
 	struct session_end_job j = { session, exit_status, reason, error, incomplete };
+	bool released = false;
 
+	if (store_writer_call(w, session_end_fn, &j, err, errsz) == 0)
+		return 0;
+	/* The end of a session is written even on a full disk: the writer's
+	 * reserve of disk space (store_release_reserve) is freed, and the
+	 * whole transaction tried once more. */
+	if (store_writer_call(w, release_reserve_fn, &released, NULL, 0) < 0 || !released)
+		return -1;
 	return store_writer_call(w, session_end_fn, &j, err, errsz);
 }
 
