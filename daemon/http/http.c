@@ -45,6 +45,17 @@ _Static_assert(HTTP_MGSIM_COUNTERS == MGSIM_NUM_COUNTERS, "http.h and mgsim.h di
 
 /* ---- small helpers used by the handlers ---- */
 
+/* Drop the headers http_add_header() gave the answer so far. */
+static void
+clear_headers(struct http_req *r)
+{
+	for (int i = 0; i < r->n_extra; i++) {
+		free(r->extra_header[i][0]);
+		free(r->extra_header[i][1]);
+	}
+	r->n_extra = 0;
+}
+
 void
 http_add_header(struct http_req *r, const char *name, const char *value)
 {
@@ -949,10 +960,7 @@ completed_cb(void *cls, struct MHD_Connection *conn, void **con_cls,
 		pthread_mutex_unlock(&r->srv->lock);
 	}
 	db_release(r->srv, r->dbc);
-	for (int i = 0; i < r->n_extra; i++) {
-		free(r->extra_header[i][0]);
-		free(r->extra_header[i][1]);
-	}
+	clear_headers(r);
 	jb_free(&r->body);
 	free(r->raw_uri);
 	free(r->segbuf);
@@ -1252,11 +1260,7 @@ interrupted(struct http_req *r)
 	s->stopped[r->cancel - 1]++;
 	pthread_mutex_unlock(&s->lock);
 	r->content_type = NULL;
-	for (int i = 0; i < r->n_extra; i++) {
-		free(r->extra_header[i][0]);
-		free(r->extra_header[i][1]);
-	}
-	r->n_extra = 0;
+	clear_headers(r);
 	r->cacheable = false;
 	if (r->cancel == CANCEL_TIME) {
 		http_error(r, 503, "the request's database queries ran out of their time budget "
