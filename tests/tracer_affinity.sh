@@ -56,8 +56,18 @@ wait_until 20 test -S "$SOCK"
 own=$(sed -n 's/^Cpus_allowed_list:[[:space:]]*//p' /proc/$$/status)
 "$top_builddir/micactl" run -q -- "$PROG" "$TMP/go2" 2>"$TMP/run.err" &
 c=$!
-wait_until 20 sh -c "pgrep -f 'wait_threads $TMP/go2' >/dev/null"
-p=$(pgrep -f "wait_threads $TMP/go2" | head -n 1)
+# The program, not micactl, whose command line holds the same words: the
+# process whose executable is $PROG.
+exe=$(readlink -f "$PROG")
+found() {
+	p=
+	for q in $(pgrep -f "wait_threads $TMP/go2"); do
+		[ "$(readlink "/proc/$q/exe" 2>/dev/null)" = "$exe" ] && p=$q && return 0
+	done
+	return 1
+}
+wait_until 20 found
+ok $? "the program of the run session is running (pid $p)"
 wait_until 20 threads "$p"
 s=$(sqlite3 -cmd ".timeout 5000" "$TMP/d.db" "SELECT id FROM session ORDER BY id DESC LIMIT 1" 2>/dev/null)
 "$top_builddir/micactl" stop "${s:-1}" 2>/dev/null
