@@ -47,3 +47,7 @@ clean-local: clean-mutants
 clean-mutants:
 	rm -rf tests/mutants
 .PHONY: check-mutants check-under-load clean-mutants
+
+## tests/mutants.list matches the code (make check-mutants itself is long).
+TESTS += tests/mutants_list.sh
+EXTRA_DIST += tests/mutants_list.sh

@@ -115,10 +115,29 @@ def run(cmd, cwd, log, timeout, env=None):
 			raise
 
 
+def mismatches(root, numbered, lst):
+	"""Each mutant's file must hold its line exactly once (whitespace
+	around it aside): the records that do not, as messages."""
+	bad = []
+	for i, m in numbered:
+		path = os.path.join(root, m["file"])
+		if not os.path.exists(path):
+			bad.append("  %d (%s:%d): no file %s" % (i, os.path.basename(lst), m["line"], m["file"]))
+			continue
+		with open(path, encoding="utf-8") as f:
+			n = sum(1 for x in f.read().split("\n") if x.strip() == m["from"])
+		if n != 1:
+			bad.append("  %d (%s:%d): %s holds the line %d times: %s" %
+				   (i, os.path.basename(lst), m["line"], m["file"], n, m["from"]))
+	return bad
+
+
 def main():
 	ap = argparse.ArgumentParser()
 	ap.add_argument("--srcdir", required=True)
-	ap.add_argument("--work", required=True)
+	ap.add_argument("--work")
+	ap.add_argument("--check-list", action="store_true",
+			help="only check that every record matches the source tree")
 	ap.add_argument("--list")
 	ap.add_argument("--configure-args", default="")
 	ap.add_argument("--only", default="")
@@ -127,10 +146,20 @@ def main():
 	ap.add_argument("-j", default="2")
 	o = ap.parse_args()
 	srcdir = os.path.abspath(o.srcdir)
-	work = os.path.abspath(o.work)
 	lst = o.list or os.path.join(srcdir, "tests", "mutants.list")
 	mutants = parse_list(lst)
 	numbered = list(enumerate(mutants, 1))
+	if o.check_list:
+		bad = mismatches(srcdir, numbered, lst)
+		if bad:
+			print("check-mutants: the list does not match the code:\n" + "\n".join(bad))
+			return 1
+		print("check-mutants: all %d records of %s match the code" %
+		      (len(numbered), os.path.relpath(lst, srcdir)))
+		return 0
+	if not o.work:
+		ap.error("--work is required")
+	work = os.path.abspath(o.work)
 	if o.only:
 		want = {int(x) for x in o.only.split(",")}
 		numbered = [(i, m) for i, m in numbered if i in want]
@@ -146,16 +175,9 @@ def main():
 	print("check-mutants: %d mutants from %s; work in %s (log: %s)" %
 	      (len(numbered), os.path.relpath(lst, srcdir), work, log), flush=True)
 	sync_tree(srcdir, src, work)
-	# Each mutant's file must hold its line exactly once (whitespace
-	# around it aside): a list that no longer matches the code is an
-	# error, not a caught mutant.
-	bad = []
-	for i, m in numbered:
-		with open(os.path.join(src, m["file"]), encoding="utf-8") as f:
-			n = sum(1 for x in f.read().split("\n") if x.strip() == m["from"])
-		if n != 1:
-			bad.append("  %d (%s:%d): %s holds the line %d times: %s" %
-				   (i, os.path.basename(lst), m["line"], m["file"], n, m["from"]))
+	# A list that no longer matches the code is an error, not a caught
+	# mutant.
+	bad = mismatches(src, numbered, lst)
 	if bad:
 		print("check-mutants: the list does not match the code:\n" + "\n".join(bad))
 		return 2
