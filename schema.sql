@@ -1,4 +1,4 @@
--- micad results database, schema version 3.
+-- micad results database, schema version 4.
 --
 -- Raw integer counts, exactly as MICA writes them, live in tables; MICA's
 -- conversions (ILP, mix fractions, misprediction rates, CDFs, bytes) live
@@ -383,22 +383,52 @@ CREATE TABLE IF NOT EXISTS metric_sums (
 	PRIMARY KEY (session_id, tid, idx, metric)
 ) STRICT;
 
+-- proportion_metric: the metrics that are proportions (every metric whose
+-- name begins with a row's prefix; no prefix begins another): their y
+-- counts a subset of the events x counts, so y / x lies in [0, scale] (1;
+-- MPKI 1000).  Their intervals are clamped to that range, and when no unit
+-- saw the event (sum_y = 0) or every unit saw it on every event of x
+-- (sum_y = scale * sum_x), when the units' SE is 0 although an event rarer
+-- than one per sum_x may have gone unseen, the interval is the rule of
+-- three's: [0, 3 scale / sum_x] (or [scale - 3 scale / sum_x, scale]), the
+-- one-sided 95% bound of an event seen in none of sum_x trials, and se =
+-- 3 scale / (1.96 sum_x).  Other metrics (ILP, operands and uses per
+-- value) have none of this.  The same rows as
+-- analyzers/mica/ratio_estimate.c's ratio_proportions.  A metric's row:
+-- the greatest prefix not above its name, if it is a prefix of it.
+CREATE TABLE IF NOT EXISTS proportion_metric (
+	prefix		TEXT PRIMARY KEY,
+	scale		REAL NOT NULL
+) STRICT;
+INSERT OR IGNORE INTO proportion_metric (prefix, scale) VALUES
+	('mix_', 1), ('mispredict_', 1), ('mpki_', 1000), ('taken_rate', 1),
+	('transition_rate', 1), ('dependency_distance_le_', 1), ('stride_', 1),
+	('reuse_bucket_', 1), ('reuse_cdf_', 1), ('reuse_cold', 1), ('reuse_censored', 1);
+
 -- The estimate of each metric per interval from its sums (spec
 -- performance.md §3.3): value R = sum_y / sum_x, se = SE(R) = sqrt( sum (y_i
 -- - R x_i)^2 / (n (n - 1)) ) / mean(x) (NULL with fewer than 2 units), the
--- 95% interval R -/+ 1.96 se.  The building block of metric and
+-- 95% interval R -/+ 1.96 se; for proportions, the rule of three and the
+-- clamp of proportion_metric.  The building block of metric and
 -- metric_estimate (one table, so that a join on it uses its key).
 CREATE VIEW IF NOT EXISTS metric_ci AS
 	SELECT session_id, tid, interval, metric, n_bursts, value, se,
-	       value - 1.96 * se AS ci_low, value + 1.96 * se AS ci_high, estimable
-	FROM (SELECT session_id, tid, interval, metric, n_bursts, value, estimable,
-		     CASE WHEN n_bursts >= 2 AND value IS NOT NULL THEN
-			  sqrt(max(sum_yy - 2 * value * sum_xy + value * value * sum_xx, 0.0)
+	       CASE WHEN scale IS NULL THEN value - 1.96 * se
+		    ELSE max(value - 1.96 * se, 0.0) END AS ci_low,
+	       CASE WHEN scale IS NULL THEN value + 1.96 * se
+		    ELSE min(value + 1.96 * se, scale) END AS ci_high, estimable
+	FROM (SELECT session_id, tid, interval, metric, n_bursts, value, estimable, scale,
+		     CASE WHEN n_bursts < 2 OR value IS NULL THEN NULL
+			  WHEN scale IS NOT NULL AND (sum_y = 0 OR sum_y = scale * sum_x) THEN
+			  scale * 3.0 / (1.96 * sum_x)
+			  ELSE sqrt(max(sum_yy - 2 * value * sum_xy + value * value * sum_xx, 0.0)
 			       / (n_bursts * (n_bursts - 1.0)))
 			  / (CAST(sum_x AS REAL) / n_bursts) END AS se
-	      FROM (SELECT session_id, tid, idx AS interval, metric, n AS n_bursts, sum_x,
+	      FROM (SELECT session_id, tid, idx AS interval, metric, n AS n_bursts, sum_x, sum_y,
 			   sum_xx, sum_xy, sum_yy, estimable,
-			   CAST(sum_y AS REAL) / NULLIF(sum_x, 0) AS value
+			   CAST(sum_y AS REAL) / NULLIF(sum_x, 0) AS value,
+			   (SELECT CASE WHEN substr(metric, 1, length(prefix)) = prefix THEN scale END
+			    FROM proportion_metric WHERE prefix <= metric ORDER BY prefix DESC LIMIT 1) AS scale
 		    FROM metric_sums));
 
 -- Every derived metric in one long table, for generic charts: (session,
@@ -494,18 +524,24 @@ CREATE VIEW IF NOT EXISTS session_metric AS
 		FROM sample_interval WHERE session_id = e.session_id) AS W,
 	       0.95 AS level, se,
 	       1.96 * se AS half_width, 1.96 * se / NULLIF(abs(value), 0) AS rel_half_width,
-	       CASE WHEN estimable THEN value - 1.96 * se END AS ci_low,
-	       CASE WHEN estimable THEN value + 1.96 * se END AS ci_high,
+	       CASE WHEN NOT estimable THEN NULL WHEN scale IS NULL THEN value - 1.96 * se
+		    ELSE max(value - 1.96 * se, 0.0) END AS ci_low,
+	       CASE WHEN NOT estimable THEN NULL WHEN scale IS NULL THEN value + 1.96 * se
+		    ELSE min(value + 1.96 * se, scale) END AS ci_high,
 	       sqrt(n_bursts) * se / NULLIF(abs(value), 0) AS cv, estimable
-	FROM (SELECT session_id, metric, n_bursts, value, estimable,
-		     CASE WHEN n_bursts >= 2 AND value IS NOT NULL THEN
-			  sqrt(max(sum_yy - 2 * value * sum_xy + value * value * sum_xx, 0.0)
+	FROM (SELECT session_id, metric, n_bursts, value, estimable, scale,
+		     CASE WHEN n_bursts < 2 OR value IS NULL THEN NULL
+			  WHEN scale IS NOT NULL AND (sum_y = 0 OR sum_y = scale * sum_x) THEN
+			  scale * 3.0 / (1.96 * sum_x)
+			  ELSE sqrt(max(sum_yy - 2 * value * sum_xy + value * value * sum_xx, 0.0)
 			       / (n_bursts * (n_bursts - 1.0)))
 			  / (CAST(sum_x AS REAL) / n_bursts) END AS se
 	      FROM (SELECT session_id, metric, sum(n) AS n_bursts, sum(sum_x) AS sum_x,
-			   sum(sum_xx) AS sum_xx, sum(sum_xy) AS sum_xy, sum(sum_yy) AS sum_yy,
-			   min(estimable) AS estimable,
-			   CAST(sum(sum_y) AS REAL) / NULLIF(sum(sum_x), 0) AS value
+			   sum(sum_y) AS sum_y, sum(sum_xx) AS sum_xx, sum(sum_xy) AS sum_xy,
+			   sum(sum_yy) AS sum_yy, min(estimable) AS estimable,
+			   CAST(sum(sum_y) AS REAL) / NULLIF(sum(sum_x), 0) AS value,
+			   (SELECT CASE WHEN substr(metric, 1, length(prefix)) = prefix THEN scale END
+			    FROM proportion_metric WHERE prefix <= metric ORDER BY prefix DESC LIMIT 1) AS scale
 		    FROM metric_sums GROUP BY session_id, metric)) e;
 
 -- MGSim counters (mgsim-counters.md; Model A: one simulated core runs every

@@ -155,8 +155,8 @@ drive band "go:$base/session.html?token=$tok#session=3" \
 	"eval:$tmp/b_in=($pixel)('Instruction mix', 35.5, 0.35)" \
 	"eval:$tmp/b_out=($pixel)('Instruction mix', 35.5, 0.45)" \
 	"shot:$art/sample-band.png"
-is "$(val b_style)" "band,70,0" "70 intervals: a band over the 70 intervals with an estimate"
-has "$(val b_note)" "Sampled: the shaded bands are 95% confidence intervals of the estimates (70 with one" \
+is "$(val b_style)" "band,71,0" "70 intervals: a band over the 70 intervals with an estimate (71 points: interval 0 has mix_mem_write's too)"
+has "$(val b_note)" "Sampled: the shaded bands are 95% confidence intervals of the estimates (71 with one" \
 	"the note says what the band is"
 ok "$(val b_in | awk -F, '{ print ($3 > $1 + 80 && $4 >= 30 && $4 <= 90) ? 0 : 1 }')" \
 	"the canvas: the band's translucent blue inside [0.2216, 0.3784] ($(val b_in))"

@@ -4,4 +4,4 @@ STORE_SH_TESTS = tests/export_examples.sh tests/export_e2e.sh tests/store_views.
 	tests/store_crash.sh tests/query.sh
 TESTS += $(STORE_SH_TESTS)
 EXTRA_DIST += $(STORE_SH_TESTS)
-EXTRA_DIST += tests/schema_v2.sql
+EXTRA_DIST += tests/schema_v2.sql tests/schema_v3.sql

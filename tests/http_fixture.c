@@ -69,7 +69,17 @@
  *   session 2: step mode, thread 700 with one interval (no estimates).
  *   session 3: sampled, thread 800 with 70 intervals (too many points for
  *     error bars: the charts shade a band), each with mix_mem_read's sums
- *     of 600/0 scaled by n = k + 1: CI [0.2216, 0.3784].
+ *     of 600/0 scaled by n = k + 1: CI [0.2216, 0.3784].  Interval 0 also
+ *     has three proportions (schema.sql's proportion_metric):
+ *       mpki_GAg_8 (x instructions, y 1000 misses): (400, 0), (600, 0): no
+ *         miss seen, R 0, the rule of three: CI [0, 3 x 1000 / 1000] =
+ *         [0, 3], SE 3 / 1.96 = 1.530612245
+ *       stride_global_write_le_262144 (x writes): (20, 20), (20, 20): every
+ *         write, R 1, CI [1 - 3 / 40, 1] = [0.925, 1], SE 3 / (1.96 x 40)
+ *         = 0.03826530612
+ *       mix_mem_write: (400, 100), (600, 0): R 0.1, residuals 60, -60, SE
+ *         sqrt(7200 / 2) / 500 = 0.12, 0.1 -/+ 0.2352 clamped to [0,
+ *         0.3352]
  */
 #include "config.h"
 
@@ -337,6 +347,10 @@ main(int argc, char **argv)
 			"INSERT INTO metric_sums SELECT session_id, tid, idx, 'mix_mem_read', 2, ins,"
 			" ins * 3 / 10, 0.52 * ins * ins, 0.16 * ins * ins, 0.05 * ins * ins, 1"
 			" FROM interval WHERE session_id = 3;"
+			"INSERT INTO metric_sums VALUES"
+			" (3, 800, 0, 'mpki_GAg_8', 2, 1000, 0, 520000, 0, 0, 1),"
+			" (3, 800, 0, 'stride_global_write_le_262144', 2, 40, 40, 800, 800, 800, 1),"
+			" (3, 800, 0, 'mix_mem_write', 2, 1000, 100, 520000, 40000, 10000, 1);"
 			"UPDATE session SET started_at = 1700000100, ended_at = 1700000103.5;"
 			"UPDATE interval SET started_at = 1700000100 + idx, ended_at = 1700000101 + idx;",
 			err, sizeof(err)), "sample rows", err);

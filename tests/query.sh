@@ -25,7 +25,7 @@ for sql in "DELETE FROM session" "INSERT INTO session (mode, command, uid, confi
 done
 is "$(query --format csv "SELECT count(*) || ' ' || (SELECT count(*) FROM interval) FROM session" | tail -n 1)" "1 1" \
 	"the database is unchanged"
-is "$(query --format csv 'PRAGMA user_version' | tail -n 1)" 3 "the schema version is unchanged"
+is "$(query --format csv 'PRAGMA user_version' | tail -n 1)" 4 "the schema version is unchanged"
 
 # Reals with as many digits as reading them back exactly takes (up to 17):
 # 0.1 + 0.2 is not 0.3, and 1/3 needs 16 digits.

@@ -10,10 +10,19 @@
  *     half-width 0.085277, relative 0.255831; V = sqrt(4) SE / R = 0.261052.
  *   units (5, 10), (7, 14): every unit has R = 2: SE 0, CI [2, 2].
  *   one unit: a value, no interval; no denominator: no value.
+ * Proportions (scale s > 0: y_i <= s x_i):
+ *   (1000, 0), (1000, 0), s 1: never seen, the rule of three: CI [0,
+ *     3 / 2000] = [0, 0.0015], SE 3 / (1.96 x 2000); as no proportion, SE 0.
+ *   (500, 500), (700, 700): always, CI [1 - 3 / 1200, 1] = [0.9975, 1].
+ *   (1000, 0), (3000, 0), s 1000 (MPKI): CI [0, 3000 / 4000] = [0, 0.75].
+ *   (10, 1), (10, 0), (10, 0): R 1/30, residuals 2/3, -1/3, -1/3, SE
+ *     sqrt(6/9 / 6) / 10 = 1/30: R -/+ 1.96 SE = [-0.032, 0.0987]; as a
+ *     proportion clamped to [0, 0.098667].
  */
 #include "config.h"
 
 #include <math.h>
+#include <string.h>
 
 #include "mica/ratio_estimate.h"
 #include "tap.h"
@@ -41,7 +50,7 @@ main(void)
 	is_u64(s.sx, 60, "sum x = 60");
 	is_u64(s.sy, 20, "sum y = 20");
 	ok(s.sxx == 1000 && s.sxy == 330 && s.syy == 114, "sum x^2 = 1000, sum xy = 330, sum y^2 = 114");
-	ratio_estimate(&s, RATIO_Z95, &e);
+	ratio_estimate(&s, RATIO_Z95, 0, &e);
 	ok(e.has_value && near(e.value, 1.0 / 3, 1e-15), "R = 20/60");
 	ok(e.has_ci && near(e.se, se, 1e-15), "SE = sqrt(23/54) / 15");
 	ok(near(e.se, 0.0435086671, 1e-10), "SE = 0.0435086671");
@@ -49,7 +58,7 @@ main(void)
 	ok(near(e.half_width, 0.085277, 5e-7), "half-width 1.96 SE = 0.085277");
 	ok(e.has_rel && near(e.rel_half_width, 0.255831, 5e-7), "relative half-width 0.255831");
 	ok(near(e.cv, 0.261052, 5e-7), "V = sqrt(n) SE / R = 0.261052");
-	ratio_estimate(&s, 3.0, &e);
+	ratio_estimate(&s, 3.0, 0, &e);
 	ok(near(e.high - e.value, 3 * se, 1e-15), "z = 3: half-width 3 SE");
 
 	/* Pooling two intervals' sums is pooling their units. */
@@ -64,25 +73,79 @@ main(void)
 	memset(&s, 0, sizeof(s));
 	ratio_sums_add(&s, 5, 10);
 	ratio_sums_add(&s, 7, 14);
-	ratio_estimate(&s, RATIO_Z95, &e);
+	ratio_estimate(&s, RATIO_Z95, 0, &e);
 	ok(e.has_ci && e.value == 2 && e.se == 0 && e.low == 2 && e.high == 2,
 	   "a constant ratio: R = 2, SE = 0, CI [2, 2]");
 
 	memset(&s, 0, sizeof(s));
 	ratio_sums_add(&s, 8, 2);
-	ratio_estimate(&s, RATIO_Z95, &e);
+	ratio_estimate(&s, RATIO_Z95, 0, &e);
 	ok(e.has_value && e.value == 0.25 && !e.has_ci, "one unit: R = 0.25, no interval");
 
 	memset(&s, 0, sizeof(s));
 	ratio_sums_add(&s, 0, 0);
 	ratio_sums_add(&s, 0, 0);
-	ratio_estimate(&s, RATIO_Z95, &e);
+	ratio_estimate(&s, RATIO_Z95, 0, &e);
 	ok(!e.has_value && !e.has_ci && e.n == 2, "no denominator: no value, no interval");
 
 	memset(&s, 0, sizeof(s));
 	ratio_sums_add(&s, 4, 0);
 	ratio_sums_add(&s, 6, 0);
-	ratio_estimate(&s, RATIO_Z95, &e);
+	ratio_estimate(&s, RATIO_Z95, 0, &e);
 	ok(e.has_ci && e.value == 0 && e.se == 0 && !e.has_rel, "R = 0: no relative half-width");
+
+	/* Proportions. */
+	memset(&s, 0, sizeof(s));
+	ratio_sums_add(&s, 1000, 0);
+	ratio_sums_add(&s, 1000, 0);
+	ratio_estimate(&s, RATIO_Z95, 1, &e);
+	ok(e.has_ci && e.value == 0 && e.low == 0 && near(e.high, 0.0015, 1e-15) &&
+	   near(e.se, 3 / (1.96 * 2000), 1e-15), "never seen in 2000: the rule of three, [0, 3 / 2000]");
+	ratio_estimate(&s, RATIO_Z95, 0, &e);
+	ok(e.has_ci && e.se == 0 && e.high == 0, "... as no proportion: SE 0");
+	memset(&s, 0, sizeof(s));
+	ratio_sums_add(&s, 500, 500);
+	ratio_sums_add(&s, 700, 700);
+	ratio_estimate(&s, RATIO_Z95, 1, &e);
+	ok(e.has_ci && e.value == 1 && near(e.low, 0.9975, 1e-15) && e.high == 1,
+	   "seen on all of 1200: [1 - 3 / 1200, 1]");
+	memset(&s, 0, sizeof(s));
+	ratio_sums_add(&s, 1000, 0);
+	ratio_sums_add(&s, 3000, 0);
+	ratio_estimate(&s, RATIO_Z95, 1000, &e);
+	ok(e.has_ci && e.low == 0 && near(e.high, 0.75, 1e-15), "MPKI (scale 1000) never seen in 4000: [0, 0.75]");
+	memset(&s, 0, sizeof(s));
+	ratio_sums_add(&s, 10, 1);
+	ratio_sums_add(&s, 10, 0);
+	ratio_sums_add(&s, 10, 0);
+	ratio_estimate(&s, RATIO_Z95, 0, &e);
+	ok(e.has_ci && near(e.se, 1.0 / 30, 1e-15) && near(e.low, -0.96 / 30, 1e-15) &&
+	   near(e.high, 2.96 / 30, 1e-15), "(10,1),(10,0),(10,0): SE 1/30, R -/+ 1.96 SE");
+	ratio_estimate(&s, RATIO_Z95, 1, &e);
+	ok(e.has_ci && near(e.se, 1.0 / 30, 1e-15) && e.low == 0 && near(e.high, 2.96 / 30, 1e-15),
+	   "... as a proportion: the same SE, clamped at 0");
+
+	/* Which metrics are proportions, by the metric view's names. */
+	{
+		static const struct { const char *name; double scale; } names[] = {
+			{ "mix_mem_read", 1 }, { "mix_other", 1 }, { "mispredict_GAg_4", 1 },
+			{ "mpki_PAs_12", 1000 }, { "taken_rate", 1 }, { "transition_rate", 1 },
+			{ "dependency_distance_le_64", 1 }, { "stride_local_read_le_8", 1 },
+			{ "reuse_bucket_3", 1 }, { "reuse_cdf_18", 1 }, { "reuse_cold", 1 },
+			{ "reuse_censored", 1 }, { "ilp_32", 0 }, { "ilp_one_256", 0 },
+			{ "avg_register_operands", 0 }, { "avg_degree_of_use", 0 },
+			{ "data_footprint_bytes", 0 }, { "insn_footprint_page_bytes", 0 },
+		};
+		int bad = 0;
+
+		for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+			if (ratio_proportion_scale(names[i].name) != names[i].scale) {
+				diag("  %s: scale %g, want %g", names[i].name,
+				     ratio_proportion_scale(names[i].name), names[i].scale);
+				bad++;
+			}
+		ok(!bad, "proportions: mix, mispredict, mpki (1000), branch rates, dependency "
+		   "distances, strides, reuse; not ILP, operands, degree of use, footprints");
+	}
 	return done_testing();
 }

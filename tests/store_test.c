@@ -22,6 +22,7 @@
 
 #include <sqlite3.h>
 
+#include "mica/ratio_estimate.h"
 #include "store/store.h"
 #include "store/store_writer.h"
 #include "tap.h"
@@ -427,6 +428,29 @@ main(void)
 		"long metric view: mispredict_GAg_4");
 	is_str(query_text("SELECT end_reason FROM session", buf, sizeof(buf)), "exited",
 	       "session end reason");
+	/* The proportions: the table the views read is the C list the HTTP
+	 * API reads (ratio_proportion_scale), row for row; no prefix begins
+	 * another (the views take the greatest prefix not above a name). */
+	{
+		char want[1024] = "", one[128];
+		bool prefix_free = true;
+
+		for (size_t i = 0; i < ratio_n_proportions; i++) {
+			snprintf(one, sizeof(one), "%s%s=%g", i ? " " : "",
+				 ratio_proportions[i].prefix, ratio_proportions[i].scale);
+			strncat(want, one, sizeof(want) - strlen(want) - 1);
+			for (size_t j = 0; j < ratio_n_proportions; j++)
+				if (i != j && !strncmp(ratio_proportions[j].prefix,
+						       ratio_proportions[i].prefix,
+						       strlen(ratio_proportions[i].prefix)))
+					prefix_free = false;
+		}
+		is_str(query_text("SELECT group_concat(prefix || '=' || scale, ' ') FROM "
+				  "(SELECT prefix, CAST(scale AS INTEGER) AS scale FROM proportion_metric "
+				  "ORDER BY rowid)", buf, sizeof(buf)), want,
+		       "proportion_metric holds ratio_proportions' rows");
+		ok(prefix_free, "no proportion prefix begins another");
+	}
 
 	/* A session left running is cut off only when its writer is gone:
 	 * this process is alive, a forked child that exits is not. */

@@ -102,7 +102,7 @@ is "$(q "SELECT count(DISTINCT metric) FROM metric WHERE session_id = $D")" 26 \
 is "$(q "SELECT count(*) FROM pragma_table_list WHERE schema = 'main' AND type = 'table' AND name NOT LIKE 'sqlite_%' AND strict = 0")" 0 \
 	"every table is STRICT"
 is "$(q 'PRAGMA application_id')" 1296647009 "application_id 'MICA'"
-is "$(q 'PRAGMA user_version')" 3 "schema version 3"
+is "$(q 'PRAGMA user_version')" 4 "schema version 4"
 
 # A version 2 database (tests/schema_v2.sql, the layout before sample mode)
 # migrates to 3 when micad opens it: its rows kept, the session's new
@@ -123,7 +123,7 @@ if command -v sqlite3 > /dev/null; then
 		2>"$TMP/mig.err"
 	ok $? "micad replay --db on a version 2 database"
 	sed 's/^/# /' "$TMP/mig.err"
-	is "$(sqlite3 "$V2" 'PRAGMA user_version')" 3 "a version 2 database is migrated to 3"
+	is "$(sqlite3 "$V2" 'PRAGMA user_version')" 4 "a version 2 database is migrated to 4"
 	is "$(sqlite3 "$V2" "SELECT command || ' ' || engine || ' ' || coalesce(sample_event, '-') FROM session WHERE id = 7")" \
 		"old run step -" "migration: the old session kept, engine 'step', no sample event"
 	is "$(sqlite3 "$V2" "SELECT count(*) FROM sqlite_schema WHERE name IN ('profile_frame', 'profile_stack', 'profile_sample', 'profile_interval')")" \
@@ -139,6 +139,14 @@ if command -v sqlite3 > /dev/null; then
 	test "$(grep -c 'table metric_sums: .*sum_yy REAL 1' "$TMP/v3-new.layout")" = 1 &&
 		cmp -s "$TMP/v3-new.layout" "$TMP/v2-migrated.layout"
 	ok $? "migration: the layout of a new database, every table, view and index ($(wc -l < "$TMP/v3-new.layout") lines)"
+	# ... and every view and trigger is today's, not one an older
+	# migration step left behind (CREATE VIEW IF NOT EXISTS keeps those).
+	code="SELECT name || ': ' || sql FROM sqlite_schema WHERE type IN ('view', 'trigger') ORDER BY name"
+	sqlite3 "$V2" "$code" > "$TMP/v2-migrated.code"
+	sqlite3 "$TMP/v3.db" "$code" > "$TMP/v3-new.code"
+	test -s "$TMP/v3-new.code" && cmp -s "$TMP/v3-new.code" "$TMP/v2-migrated.code"
+	ok $? "migration: every view's and trigger's SQL is a new database's ($(grep -c 'CREATE VIEW' "$TMP/v3-new.code") views)"
+	is "$(sqlite3 "$V2" "SELECT count(*) FROM proportion_metric")" 11 "migration: the proportions' table filled"
 	is "$(sqlite3 "$V2" "SELECT group_concat(name) FROM pragma_table_info('metric') WHERE cid >= 5")" \
 		"ci_low,ci_high,n_bursts" "migration: view metric has the estimates' columns"
 	is "$(sqlite3 "$V2" "SELECT metric || '=' || printf('%.4f', value) || ' ' || coalesce(ci_low, 'NULL') || ' ' || coalesce(n_bursts, 'NULL') FROM metric WHERE metric = 'ilp_one_2'")" \
@@ -149,6 +157,32 @@ if command -v sqlite3 > /dev/null; then
 		"0:9:0.5625 2:2:0.6875" "migration: its whole-session reuse distances (9/16, 11/16)"
 else
 	skip "migration from schema version 2" "sqlite3 not found"
+fi
+
+# A version 3 database (tests/schema_v3.sql, before the proportions'
+# intervals) migrates to 4: its views that compute intervals are today's,
+# and its stored sums give the rule of three's interval for a proportion
+# never seen (mpki: 0 misses in 1000 instructions, [0, 3]).
+if command -v sqlite3 > /dev/null; then
+	V3="$TMP/v3-old.db"
+	{ cat "$top_srcdir/tests/schema_v3.sql"
+	  echo "PRAGMA user_version = 3;"
+	  echo "INSERT INTO session (id, mode, command, uid, config, settings, started_at, end_reason, engine) VALUES (7, 'run', 'old sampled run', 0, '', '{}', 1.5, 'exited', 'sample');"
+	  echo "INSERT INTO metric_sums VALUES (7, 70, 0, 'mpki_GAg_8', 2, 1000, 0, 520000, 0, 0, 1), (7, 70, 0, 'ilp_32', 2, 125, 1000, 7825, 63000, 520000, 1);"
+	} | sqlite3 "$V3"
+	"$top_builddir/micad" replay -q -c "$top_srcdir/tests/mica/ILP-1.conf" --db "$V3" \
+		"$top_srcdir/tests/mica/ilp1.trace" >/dev/null 2>"$TMP/mig3.err"
+	ok $? "micad replay --db on a version 3 database"
+	sed 's/^/# /' "$TMP/mig3.err"
+	is "$(sqlite3 "$V3" 'PRAGMA user_version')" 4 "a version 3 database is migrated to 4"
+	sqlite3 "$V3" "$code" > "$TMP/v3-migrated.code"
+	cmp -s "$TMP/v3-new.code" "$TMP/v3-migrated.code"
+	ok $? "migration from 3: every view's and trigger's SQL is a new database's"
+	is "$(sqlite3 "$V3" "SELECT group_concat(metric || ' ' || printf('%.10g %.10g', ci_low, ci_high), ', ') FROM (SELECT * FROM session_metric WHERE session_id = 7 ORDER BY metric)")" \
+		"ilp_32 5.4912 10.5088, mpki_GAg_8 0 3" \
+		"migration from 3: the old session's sums give the new intervals (the rule of three for mpki)"
+else
+	skip "migration from schema version 3" "sqlite3 not found"
 fi
 
 if command -v sqlite3 > /dev/null; then

@@ -19,8 +19,37 @@ ratio_sums_merge(struct ratio_sums *a, const struct ratio_sums *b)
 	a->syy += b->syy;
 }
 
+/* Keep in step with schema.sql's table proportion_metric (tests/store_test
+ * compares them); no prefix begins another. */
+const struct ratio_proportion ratio_proportions[] = {
+	{ "mix_", 1 },
+	{ "mispredict_", 1 },
+	{ "mpki_", 1000 },
+	{ "taken_rate", 1 },
+	{ "transition_rate", 1 },
+	{ "dependency_distance_le_", 1 },
+	{ "stride_", 1 },
+	{ "reuse_bucket_", 1 },
+	{ "reuse_cdf_", 1 },
+	{ "reuse_cold", 1 },
+	{ "reuse_censored", 1 },
+};
+const size_t ratio_n_proportions = sizeof(ratio_proportions) / sizeof(ratio_proportions[0]);
+
+double
+ratio_proportion_scale(const char *name)
+{
+	for (size_t i = 0; i < ratio_n_proportions; i++) {
+		const char *p = ratio_proportions[i].prefix;
+
+		if (strncmp(name, p, strlen(p)) == 0)
+			return ratio_proportions[i].scale;
+	}
+	return 0;
+}
+
 void
-ratio_estimate(const struct ratio_sums *s, double z, struct ratio_estimate *out)
+ratio_estimate(const struct ratio_sums *s, double z, double scale, struct ratio_estimate *out)
 {
 	double r, q, xbar;
 
@@ -41,10 +70,18 @@ ratio_estimate(const struct ratio_sums *s, double z, struct ratio_estimate *out)
 		q = 0;
 	xbar = (double)s->sx / (double)s->n;
 	out->has_ci = true;
-	out->se = sqrt(q / ((double)s->n * (double)(s->n - 1))) / xbar;
+	if (scale > 0 && (s->sy == 0 || (double)s->sy == scale * (double)s->sx))
+		/* Never seen, or seen on every event: the rule of three. */
+		out->se = scale * 3.0 / (RATIO_Z95 * (double)s->sx);
+	else
+		out->se = sqrt(q / ((double)s->n * (double)(s->n - 1))) / xbar;
 	out->half_width = z * out->se;
 	out->low = r - out->half_width;
 	out->high = r + out->half_width;
+	if (scale > 0) {
+		out->low = fmax(out->low, 0);
+		out->high = fmin(out->high, scale);
+	}
 	if (r != 0) {
 		out->has_rel = true;
 		out->rel_half_width = out->half_width / fabs(r);

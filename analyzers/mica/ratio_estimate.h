@@ -16,11 +16,25 @@
  * (sum((y - R x)^2) = Syy - 2 R Sxy + R^2 Sxx).  The database keeps the
  * same six per interval and metric (table metric_sums) and its views
  * compute the same formulas in SQL.  Pure: no I/O.
+ *
+ * Proportions.  Most metrics count a subset of their denominator's events
+ * (a group's instructions among all, misses among branches, reads of a
+ * stride among reads): y_i <= s x_i, s the metric's scale (1; 1000 for
+ * MPKI).  Two things follow.  The interval is clamped to [0, s].  And when
+ * no unit saw the event at all (sum y = 0), or every unit saw it on every
+ * denominator event (sum y = s sum x), every unit has the same ratio and
+ * the units' SE is 0, although an event rarer than one per sum x events
+ * may well have gone unseen: then the interval is the rule of three's,
+ * the one-sided 95% bound for an event seen 0 times in sum x trials,
+ * [0, 3 s / sum x] (or [s - 3 s / sum x, s]), and SE is its half-width /
+ * 1.96.  The metrics that are proportions are named by ratio_proportions
+ * (table proportion_metric in the database holds the same rows).
  */
 #ifndef MICAD_RATIO_ESTIMATE_H
 #define MICAD_RATIO_ESTIMATE_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 /* z of the two-sided 95% normal interval, the level micad reports. */
@@ -69,7 +83,25 @@ struct ratio_estimate {
 	double cv;
 };
 
-/* The estimate at normal quantile z (RATIO_Z95 for 95%). */
-void ratio_estimate(const struct ratio_sums *s, double z, struct ratio_estimate *out);
+/*
+ * The estimate at normal quantile z (RATIO_Z95 for 95%); scale: the
+ * metric's as a proportion (ratio_proportion_scale), 0 for a ratio that is
+ * none (ILP, operands per instruction, degree of use).
+ */
+void ratio_estimate(const struct ratio_sums *s, double z, double scale,
+		    struct ratio_estimate *out);
+
+/* The metrics that are proportions: those whose names begin with prefix. */
+struct ratio_proportion {
+	const char *prefix;
+	double scale;
+};
+extern const struct ratio_proportion ratio_proportions[];
+extern const size_t ratio_n_proportions;
+
+/* The scale of the metric named name (the `metric` view's name: 'mix_mem',
+ * 'mpki_GAg_4', 'stride_local_read_le_8', ...) as a proportion, 0 when it
+ * is none. */
+double ratio_proportion_scale(const char *name);
 
 #endif /* MICAD_RATIO_ESTIMATE_H */

@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "http/http_int.h"
+#include "mica/ratio_estimate.h"
 #include "http/http_profile.h"
 #include "http/http_sched.h"
 
@@ -460,22 +461,31 @@ struct estimate {
  * As schema.sql's metric_ci: R = sum_y / sum_x; SE(R) = sqrt( sum (y_i -
  * R x_i)^2 / (n (n - 1)) ) / mean(x), the sum of squares from the sums
  * (never below 0), none with fewer than 2 units; the interval R -/+ 1.96
- * SE, none for a metric not estimable.
+ * SE, none for a metric not estimable.  A proportion (metric's scale,
+ * proportion_metric) never seen or always seen gets the rule of three's
+ * SE, and its interval is clamped to [0, scale].
  */
 static void
-estimate_of(const struct sums *s, struct estimate *e)
+estimate_of(const struct sums *s, const char *metric, struct estimate *e)
 {
-	double n = (double)s->n;
+	double n = (double)s->n, scale = ratio_proportion_scale(metric);
 
 	e->value = s->sx != 0 ? s->sy / s->sx : NAN;
 	e->se = NAN;
 	if (s->n >= 2 && !isnan(e->value)) {
 		double q = s->syy - 2 * e->value * s->sxy + e->value * e->value * s->sxx;
 
-		e->se = sqrt((q > 0 ? q : 0) / (n * (n - 1))) / (s->sx / n);
+		if (scale > 0 && (s->sy == 0 || s->sy == scale * s->sx))
+			e->se = scale * 3.0 / (CI_Z * s->sx);
+		else
+			e->se = sqrt((q > 0 ? q : 0) / (n * (n - 1))) / (s->sx / n);
 	}
 	e->lo = s->estimable ? e->value - CI_Z * e->se : NAN;
 	e->hi = s->estimable ? e->value + CI_Z * e->se : NAN;
+	if (scale > 0 && !isnan(e->lo)) {
+		e->lo = fmax(e->lo, 0);
+		e->hi = fmin(e->hi, scale);
+	}
 }
 
 /* A series' estimate arrays, point by point (ci_point). */
@@ -498,7 +508,7 @@ ci_open(struct ci_cols *c)
  * sample_interval) and its metric's sums (columns c .. c + 6; NULL: none,
  * as for a footprint). */
 static void
-ci_point(struct ci_cols *cc, sqlite3_stmt *st, int b, int c)
+ci_point(struct ci_cols *cc, sqlite3_stmt *st, int b, int c, const char *metric)
 {
 	struct sums s;
 	struct estimate e;
@@ -508,7 +518,7 @@ ci_point(struct ci_cols *cc, sqlite3_stmt *st, int b, int c)
 	else
 		jb_null(&cc->nb);
 	if (st && sums_read(st, c, &s)) {
-		estimate_of(&s, &e);
+		estimate_of(&s, metric, &e);
 		jb_double(&cc->lo, e.lo);
 		jb_double(&cc->hi, e.hi);
 		jb_bool(&cc->est, s.estimable);
@@ -959,7 +969,7 @@ interval_estimates(struct http_req *r, sqlite3_stmt *si, sqlite3_stmt *ms, int64
 
 		if (!name || !sums_read(ms, 1, &s))
 			continue;
-		estimate_of(&s, &e);
+		estimate_of(&s, name, &e);
 		jb_key(b, name);
 		jb_obj(b);
 		jb_key(b, "value");
@@ -1382,12 +1392,12 @@ series(struct http_req *r, int64_t id)
 		else
 			jb_column(&vals, pst, 1);
 		if (sampled && direct) {
-			ci_point(&cc, st, 3, 4);
+			ci_point(&cc, st, 3, 4, metric);
 		} else if (sampled) {
 			sqlite3_reset(cst);
 			sqlite3_bind_int64(cst, 2, tid);
 			sqlite3_bind_int64(cst, 3, sqlite3_column_int64(st, 2));
-			ci_point(&cc, sqlite3_step(cst) == SQLITE_ROW ? cst : NULL, 0, 1);
+			ci_point(&cc, sqlite3_step(cst) == SQLITE_ROW ? cst : NULL, 0, 1, metric);
 		}
 		n++;
 	}
@@ -1585,7 +1595,7 @@ overview(struct http_req *r, int64_t id)
 						jb_null(&r->body);
 						continue;
 					}
-					estimate_of(&b[i].sums, &e);
+					estimate_of(&b[i].sums, metric, &e);
 					if (k == 10)
 						jb_bool(&r->body, b[i].sums.estimable);
 					else
@@ -1791,7 +1801,7 @@ estimates(struct http_req *r, int64_t id)
 		const struct sums *s = &t.m[i].s;
 		struct estimate e;
 
-		estimate_of(s, &e);
+		estimate_of(s, t.m[i].metric, &e);
 		jb_obj(&r->body);
 		jb_key(&r->body, "metric");
 		jb_str(&r->body, t.m[i].metric);

@@ -60,6 +60,12 @@ static const char *const migrations[STORE_SCHEMA_VERSION] = {
 	/* reliability (issue 20): why a session failed, why results are missing */
 	"ALTER TABLE session ADD COLUMN error TEXT;"
 	"ALTER TABLE session ADD COLUMN incomplete TEXT;",
+	/* 3 -> 4: proportions' intervals (table proportion_metric): the
+	 * views that compute confidence intervals changed */
+	"DROP VIEW IF EXISTS metric_ci;"
+	"DROP VIEW IF EXISTS metric;"
+	"DROP VIEW IF EXISTS metric_estimate;"
+	"DROP VIEW IF EXISTS session_metric;",
 };
 
 enum stmt_id {

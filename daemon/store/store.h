@@ -15,7 +15,7 @@
 #include "mica/mica.h"
 #include "mica/mica_output.h"
 
-#define STORE_SCHEMA_VERSION 3
+#define STORE_SCHEMA_VERSION 4
 
 /* How long a connection, reading or writing, waits for another's lock
  * (ms): a writer's transaction, a closing writer's checkpoint. */
