@@ -24,10 +24,15 @@ metric's step-mode value over N2 rounds, the long run's, the first run's
 estimate and 95% interval, and in how many runs the interval held the long
 run's value; then the coverage over all (run, metric) pairs, the misses
 sorted by kind:
+  - the rule of three's intervals: a proportion (the database's
+    proportion_metric) that no unit saw, or every unit saw on every event
+    of its denominator;
   - width 0: every unit of the run gave the same ratio, so the interval
-    has no width, and the exact value differs by events too rare for the
-    run's bursts (a phase's call and return, an alignment nop): what the
-    difference is worth in events of the run's units is printed;
+    has no width (in a database before schema 4, the proportions never
+    or always seen were these), and the exact value differs by events too
+    rare for the run's bursts (a phase's call and return, an alignment
+    nop): what the difference is worth in events of the run's units is
+    printed;
   - the others, by how many standard errors the estimate is off;
 the coverage with Student's t quantile for n - 1 degrees of freedom
 instead of 1.96; and, resampling the bursts of all runs (each interval's
@@ -60,11 +65,29 @@ def step_values(db):
     return v
 
 
-def session_metrics(db):
-    """{metric: (value, ci_low, ci_high, se, n, sum_x)}, {metric: [(x, y) per unit]}"""
+def proportions(db):
+    """[(prefix, scale)] of the database's proportion_metric (schema 4)."""
     s = sqlite3.connect(db)
-    rows = s.execute("""SELECT e.metric, e.value, e.ci_low, e.ci_high, e.se, e.n_bursts, x.sx
-        FROM session_metric e JOIN (SELECT metric, sum(sum_x) AS sx FROM metric_sums
+    try:
+        return list(s.execute("SELECT prefix, scale FROM proportion_metric"))
+    except sqlite3.Error:
+        return []
+    finally:
+        s.close()
+
+
+def scale_of(props, m):
+    for p, sc in props:
+        if m.startswith(p):
+            return sc
+    return 0
+
+
+def session_metrics(db):
+    """{metric: (value, ci_low, ci_high, se, n, sum_x, sum_y)}, {metric: [(n, x, y) per unit]}"""
+    s = sqlite3.connect(db)
+    rows = s.execute("""SELECT e.metric, e.value, e.ci_low, e.ci_high, e.se, e.n_bursts, x.sx, x.sy
+        FROM session_metric e JOIN (SELECT metric, sum(sum_x) AS sx, sum(sum_y) AS sy FROM metric_sums
             WHERE session_id = 1 GROUP BY metric) x ON x.metric = e.metric
         WHERE e.session_id = 1 AND e.estimable AND e.ci_low IS NOT NULL""").fetchall()
     units = {}
@@ -75,15 +98,25 @@ def session_metrics(db):
     return {r[0]: r[1:] for r in rows}, units
 
 
-def estimate(xs, ys):
-    """R, SE of the ratio estimator over units (x_i, y_i); None without x."""
+def estimate(xs, ys, scale=0):
+    """R, SE, CI low, CI high of the ratio estimator over units (x_i, y_i),
+    as the views compute them (a proportion never or always seen: the rule
+    of three; a proportion's interval clamped to [0, scale]); None without
+    x or with fewer than 2 units."""
     n = len(xs)
     sx, sy = sum(xs), sum(ys)
     if sx == 0 or n < 2:
         return None
     r = sy / sx
-    q = sum((y - r * x) ** 2 for x, y in zip(xs, ys))
-    return r, (q / (n * (n - 1))) ** 0.5 / (sx / n)
+    if scale and (sy == 0 or sy == scale * sx):
+        se = scale * 3.0 / (RATIO_Z * sx)
+    else:
+        q = sum((y - r * x) ** 2 for x, y in zip(xs, ys))
+        se = (q / (n * (n - 1))) ** 0.5 / (sx / n)
+    lo, hi = r - RATIO_Z * se, r + RATIO_Z * se
+    if scale:
+        lo, hi = max(lo, 0.0), min(hi, scale)
+    return r, se, lo, hi
 
 
 def extrapolate(n1, v1, n2, v2):
@@ -179,17 +212,20 @@ def main():
     exact = extrapolate(n1, v1, n2, v2)
     loaded = [session_metrics(db) for db in dbs]
     runs = [r for r, _ in loaded]
+    props = proportions(dbs[0])
     names = sorted(set(m for r in runs for m in r if m in exact))
     phases(syms, loaded, dbs, names, alone)
     cover = {m: [0, 0] for m in names}	# covered, compared
     width0 = {}				# metric: [covered, missed, max events]
+    rule3 = {}				# metric: [covered, missed]
     zmiss = {}				# metric: [|est - exact| / se]
     pairs = covered = covered_t = covered_short = 0
     for r in runs:
         for m in names:
             if m not in r:
                 continue
-            est, lo, hi, se, n, sx = r[m]
+            est, lo, hi, se, n, sx, sy = r[m]
+            sc = scale_of(props, m)
             x = exact[m]
             # the views' rounding, the extrapolation's second order
             tol = 1e-7 * max(1.0, abs(est))
@@ -198,9 +234,13 @@ def main():
             cover[m][1] += 1
             covered += hit
             cover[m][0] += hit
-            covered_t += abs(est - x) <= t975(n - 1) * se + tol
+            covered_t += (lo - tol <= x <= hi + tol if sc and (sy == 0 or sy == sc * sx)
+                          else abs(est - x) <= t975(n - 1) * se + tol)
             covered_short += lo - tol <= v2[m] <= hi + tol
-            if hi - lo <= tol:
+            if sc and (sy == 0 or sy == sc * sx):
+                w = rule3.setdefault(m, [0, 0])
+                w[0 if hit else 1] += 1
+            elif hi - lo <= tol:
                 w = width0.setdefault(m, [0, 0, 0.0])
                 if hit:
                     w[0] += 1
@@ -219,7 +259,7 @@ def main():
                                          "run 1: estimate [95% CI]", "covered"))
     for m in names:
         if m in first:
-            est, lo, hi, se, n, sx = first[m]
+            est, lo, hi = first[m][:3]
             e = "%.5g [%.5g, %.5g]" % (est, lo, hi)
         else:
             e = "-"
@@ -229,10 +269,17 @@ def main():
     print()
     print("Coverage: %d of %d (run, metric) pairs = %.1f%% (goal: 90%%); %d metrics, %d runs" % (
         covered, pairs, 100.0 * covered / max(pairs, 1), len(names), len(runs)))
+    p3 = sum(w[0] + w[1] for w in rule3.values())
+    m3 = sum(w[1] for w in rule3.values())
     p0 = sum(w[0] + w[1] for w in width0.values())
     m0 = sum(w[1] for w in width0.values())
-    pw, cw = pairs - p0, covered - (p0 - m0)
-    print("  intervals of width > 0: %d of %d = %.1f%%" % (cw, pw, 100.0 * cw / max(pw, 1)))
+    pw, cw = pairs - p0 - p3, covered - (p0 - m0) - (p3 - m3)
+    print("  proportions never or always seen (the rule of three's interval): %d of %d hold the exact value%s" % (
+        p3 - m3, p3, "; missed:" if m3 else ""))
+    for m, w in sorted(rule3.items(), key=lambda kv: (-kv[1][1], kv[0])):
+        if w[1]:
+            print("    %-29s missed in %2d runs: long run %.6g" % (m, w[1], exact[m]))
+    print("  the other intervals of width > 0: %d of %d = %.1f%%" % (cw, pw, 100.0 * cw / max(pw, 1)))
     print("  intervals of width 0 (every unit of the run gave the same ratio): %d of %d hold the exact value" % (
         p0 - m0, p0))
     for m, w in sorted(width0.items(), key=lambda kv: (-kv[1][1], kv[0])):
@@ -248,7 +295,7 @@ def main():
             print("    %-29s %2d runs (%s)" % (m, len(v), ", ".join("%.1f" % z for z in sorted(v))))
     print("  against the %d-round step values themselves (their start and end left in): %.1f%%" % (
         n2, 100.0 * covered_short / max(pairs, 1)))
-    print("  with Student's t quantile for n - 1 degrees of freedom instead of 1.96: %d of %d = %.1f%%" % (
+    print("  with Student's t quantile for n - 1 degrees of freedom instead of 1.96 (the rule of three's as they are): %d of %d = %.1f%%" % (
         covered_t, pairs, 100.0 * covered_t / max(pairs, 1)))
 
     # Resampling: the bursts of all runs pooled (the population), runs of n
@@ -278,13 +325,18 @@ def main():
         for _ in range(200):
             idx = [rng.randrange(pooled) for _ in range(n)]
             for m, r in truth.items():
-                e = estimate([units[m][i][0] for i in idx], [units[m][i][1] for i in idx])
+                sc = scale_of(props, m)
+                xs, ys = [units[m][i][0] for i in idx], [units[m][i][1] for i in idx]
+                e = estimate(xs, ys, sc)
                 if e is None:
                     continue
                 tol = 1e-7 * max(1.0, abs(e[0]))
                 tot += 1
-                hits += abs(e[0] - r) <= RATIO_Z * e[1] + tol
-                hits_t += abs(e[0] - r) <= t975(n - 1) * e[1] + tol
+                hits += e[2] - tol <= r <= e[3] + tol
+                if sc and (sum(ys) == 0 or sum(ys) == sc * sum(xs)):
+                    hits_t += e[2] - tol <= r <= e[3] + tol
+                else:
+                    hits_t += abs(e[0] - r) <= t975(n - 1) * e[1] + tol
         out.append("%d bursts %.1f%% (t: %.1f%%)" % (n, 100.0 * hits / tot, 100.0 * hits_t / tot))
     print("  resampling the %d bursts of the runs (200 runs of n bursts each, against the pooled ratio):" % pooled)
     print("    " + "; ".join(out))
