@@ -405,25 +405,49 @@ INSERT OR IGNORE INTO proportion_metric (prefix, scale) VALUES
 	('transition_rate', 1), ('dependency_distance_le_', 1), ('stride_', 1),
 	('reuse_bucket_', 1), ('reuse_cdf_', 1), ('reuse_cold', 1), ('reuse_censored', 1);
 
+-- student_t: the 97.5% quantile q975 of Student's t distribution with df
+-- degrees of freedom, df = 1 .. 30 (to 4 decimals; beyond, the views use
+-- the Cornish-Fisher expansion 1.959964 + 2.372271 / df + 2.822499 / df^2,
+-- within 2e-4).  A 95% interval from n bursts is R -/+ t(n - 1) se: with a
+-- few bursts the normal quantile 1.96 claims too much.  The same numbers
+-- as analyzers/mica/ratio_estimate.c's ratio_t975.
+CREATE TABLE IF NOT EXISTS student_t (
+	df		INTEGER PRIMARY KEY,
+	q975		REAL NOT NULL
+) STRICT;
+INSERT OR IGNORE INTO student_t (df, q975) VALUES
+	(1, 12.7062), (2, 4.3027), (3, 3.1824), (4, 2.7764), (5, 2.5706), (6, 2.4469),
+	(7, 2.3646), (8, 2.3060), (9, 2.2622), (10, 2.2281), (11, 2.2010), (12, 2.1788),
+	(13, 2.1604), (14, 2.1448), (15, 2.1314), (16, 2.1199), (17, 2.1098), (18, 2.1009),
+	(19, 2.0930), (20, 2.0860), (21, 2.0796), (22, 2.0739), (23, 2.0687), (24, 2.0639),
+	(25, 2.0595), (26, 2.0555), (27, 2.0518), (28, 2.0484), (29, 2.0452), (30, 2.0423);
+
 -- The estimate of each metric per interval from its sums (spec
 -- performance.md §3.3): value R = sum_y / sum_x, se = SE(R) = sqrt( sum (y_i
 -- - R x_i)^2 / (n (n - 1)) ) / mean(x) (NULL with fewer than 2 units), the
--- 95% interval R -/+ 1.96 se; for proportions, the rule of three and the
--- clamp of proportion_metric.  The building block of metric and
+-- 95% interval R -/+ half_width, half_width = quantile se, quantile = t(n -
+-- 1) (student_t); for proportions, the rule of three (quantile 1.96)
+-- and the clamp of proportion_metric.  The building block of metric and
 -- metric_estimate (one table, so that a join on it uses its key).
 CREATE VIEW IF NOT EXISTS metric_ci AS
-	SELECT session_id, tid, interval, metric, n_bursts, value, se,
-	       CASE WHEN scale IS NULL THEN value - 1.96 * se
-		    ELSE max(value - 1.96 * se, 0.0) END AS ci_low,
-	       CASE WHEN scale IS NULL THEN value + 1.96 * se
-		    ELSE min(value + 1.96 * se, scale) END AS ci_high, estimable
+	SELECT session_id, tid, interval, metric, n_bursts, value, se, quantile,
+	       quantile * se AS half_width,
+	       CASE WHEN scale IS NULL THEN value - quantile * se
+		    ELSE max(value - quantile * se, 0.0) END AS ci_low,
+	       CASE WHEN scale IS NULL THEN value + quantile * se
+		    ELSE min(value + quantile * se, scale) END AS ci_high, estimable
 	FROM (SELECT session_id, tid, interval, metric, n_bursts, value, estimable, scale,
 		     CASE WHEN n_bursts < 2 OR value IS NULL THEN NULL
 			  WHEN scale IS NOT NULL AND (sum_y = 0 OR sum_y = scale * sum_x) THEN
 			  scale * 3.0 / (1.96 * sum_x)
 			  ELSE sqrt(max(sum_yy - 2 * value * sum_xy + value * value * sum_xx, 0.0)
 			       / (n_bursts * (n_bursts - 1.0)))
-			  / (CAST(sum_x AS REAL) / n_bursts) END AS se
+			  / (CAST(sum_x AS REAL) / n_bursts) END AS se,
+		     CASE WHEN n_bursts < 2 OR value IS NULL THEN NULL
+			  WHEN scale IS NOT NULL AND (sum_y = 0 OR sum_y = scale * sum_x) THEN 1.96
+			  ELSE coalesce((SELECT q975 FROM student_t WHERE df = n_bursts - 1),
+					1.959964 + 2.372271 / (n_bursts - 1.0)
+					+ 2.822499 / ((n_bursts - 1.0) * (n_bursts - 1.0))) END AS quantile
 	      FROM (SELECT session_id, tid, idx AS interval, metric, n AS n_bursts, sum_x, sum_y,
 			   sum_xx, sum_xy, sum_yy, estimable,
 			   CAST(sum_y AS REAL) / NULLIF(sum_x, 0) AS value,
@@ -494,16 +518,16 @@ CREATE VIEW IF NOT EXISTS metric AS
 
 -- The estimates in full, per interval: everything spec performance.md §3.3
 -- asks to report.  U and W: mean measured and warm-up instructions per
--- burst; level: the confidence level; half_width = 1.96 se, and relative to
--- the value; cv: the realized coefficient of variation of the units
--- (sqrt(n) se / value), which sizes a run: n >= (1.96 cv / eps)^2 bursts
--- for a relative half-width eps.
+-- burst; level: the confidence level; half_width = t(n - 1) se (1.96 se for
+-- the rule of three), and relative to the value; cv: the realized
+-- coefficient of variation of the units (sqrt(n) se / value), which sizes a
+-- run: n >= (t cv / eps)^2 bursts for a relative half-width eps.
 CREATE VIEW IF NOT EXISTS metric_estimate AS
 	SELECT c.session_id, c.tid, c.interval, c.metric, c.value, c.n_bursts,
 	       CAST(i.ins AS REAL) / NULLIF(si.bursts, 0) AS U,
 	       CAST(si.warmup_ins AS REAL) / NULLIF(si.bursts, 0) AS W,
-	       0.95 AS level, c.se, 1.96 * c.se AS half_width,
-	       1.96 * c.se / NULLIF(abs(c.value), 0) AS rel_half_width,
+	       0.95 AS level, c.se, c.half_width,
+	       c.half_width / NULLIF(abs(c.value), 0) AS rel_half_width,
 	       c.ci_low, c.ci_high,
 	       sqrt(c.n_bursts) * c.se / NULLIF(abs(c.value), 0) AS cv,
 	       c.estimable
@@ -523,11 +547,11 @@ CREATE VIEW IF NOT EXISTS session_metric AS
 	       (SELECT CAST(sum(warmup_ins) AS REAL) / NULLIF(sum(bursts), 0)
 		FROM sample_interval WHERE session_id = e.session_id) AS W,
 	       0.95 AS level, se,
-	       1.96 * se AS half_width, 1.96 * se / NULLIF(abs(value), 0) AS rel_half_width,
-	       CASE WHEN NOT estimable THEN NULL WHEN scale IS NULL THEN value - 1.96 * se
-		    ELSE max(value - 1.96 * se, 0.0) END AS ci_low,
-	       CASE WHEN NOT estimable THEN NULL WHEN scale IS NULL THEN value + 1.96 * se
-		    ELSE min(value + 1.96 * se, scale) END AS ci_high,
+	       quantile * se AS half_width, quantile * se / NULLIF(abs(value), 0) AS rel_half_width,
+	       CASE WHEN NOT estimable THEN NULL WHEN scale IS NULL THEN value - quantile * se
+		    ELSE max(value - quantile * se, 0.0) END AS ci_low,
+	       CASE WHEN NOT estimable THEN NULL WHEN scale IS NULL THEN value + quantile * se
+		    ELSE min(value + quantile * se, scale) END AS ci_high,
 	       sqrt(n_bursts) * se / NULLIF(abs(value), 0) AS cv, estimable
 	FROM (SELECT session_id, metric, n_bursts, value, estimable, scale,
 		     CASE WHEN n_bursts < 2 OR value IS NULL THEN NULL
@@ -535,7 +559,12 @@ CREATE VIEW IF NOT EXISTS session_metric AS
 			  scale * 3.0 / (1.96 * sum_x)
 			  ELSE sqrt(max(sum_yy - 2 * value * sum_xy + value * value * sum_xx, 0.0)
 			       / (n_bursts * (n_bursts - 1.0)))
-			  / (CAST(sum_x AS REAL) / n_bursts) END AS se
+			  / (CAST(sum_x AS REAL) / n_bursts) END AS se,
+		     CASE WHEN n_bursts < 2 OR value IS NULL THEN NULL
+			  WHEN scale IS NOT NULL AND (sum_y = 0 OR sum_y = scale * sum_x) THEN 1.96
+			  ELSE coalesce((SELECT q975 FROM student_t WHERE df = n_bursts - 1),
+					1.959964 + 2.372271 / (n_bursts - 1.0)
+					+ 2.822499 / ((n_bursts - 1.0) * (n_bursts - 1.0))) END AS quantile
 	      FROM (SELECT session_id, metric, sum(n) AS n_bursts, sum(sum_x) AS sum_x,
 			   sum(sum_y) AS sum_y, sum(sum_xx) AS sum_xx, sum(sum_xy) AS sum_xy,
 			   sum(sum_yy) AS sum_yy, min(estimable) AS estimable,

@@ -34,8 +34,8 @@ sorted by kind:
     nop): what the difference is worth in events of the run's units is
     printed;
   - the others, by how many standard errors the estimate is off;
-the coverage with Student's t quantile for n - 1 degrees of freedom
-instead of 1.96; and, resampling the bursts of all runs (each interval's
+the coverage with the normal quantile 1.96 instead of Student's t for
+n - 1 degrees of freedom (what micad used before); and, resampling the bursts of all runs (each interval's
 unit: one burst), the coverage expected with more bursts per run.
 
 Before that, where the units fell (by phase: bursts placed by time must
@@ -48,14 +48,15 @@ import random
 import sqlite3
 import sys
 
-# t(0.975, df) for df = 1..30; beyond, 1.96 + 2.4 / df is within 0.002.
-T975 = [12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228,
-        2.201, 2.179, 2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086,
-        2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042]
+# t(0.975, df) for df = 1..30, as micad's (ratio_t975, table student_t);
+# beyond, the same Cornish-Fisher expansion.
+T975 = [12.7062, 4.3027, 3.1824, 2.7764, 2.5706, 2.4469, 2.3646, 2.3060, 2.2622, 2.2281,
+        2.2010, 2.1788, 2.1604, 2.1448, 2.1314, 2.1199, 2.1098, 2.1009, 2.0930, 2.0860,
+        2.0796, 2.0739, 2.0687, 2.0639, 2.0595, 2.0555, 2.0518, 2.0484, 2.0452, 2.0423]
 
 
 def t975(df):
-    return T975[df - 1] if df <= 30 else 1.96 + 2.4 / df
+    return T975[df - 1] if df <= 30 else 1.959964 + 2.372271 / df + 2.822499 / (df * df)
 
 
 def step_values(db):
@@ -100,20 +101,20 @@ def session_metrics(db):
 
 def estimate(xs, ys, scale=0):
     """R, SE, CI low, CI high of the ratio estimator over units (x_i, y_i),
-    as the views compute them (a proportion never or always seen: the rule
-    of three; a proportion's interval clamped to [0, scale]); None without
-    x or with fewer than 2 units."""
+    as the views compute them (R -/+ t(n - 1) SE; a proportion never or
+    always seen: the rule of three; a proportion's interval clamped to [0,
+    scale]); None without x or with fewer than 2 units."""
     n = len(xs)
     sx, sy = sum(xs), sum(ys)
     if sx == 0 or n < 2:
         return None
     r = sy / sx
     if scale and (sy == 0 or sy == scale * sx):
-        se = scale * 3.0 / (RATIO_Z * sx)
+        se, t = scale * 3.0 / (RATIO_Z * sx), RATIO_Z
     else:
         q = sum((y - r * x) ** 2 for x, y in zip(xs, ys))
-        se = (q / (n * (n - 1))) ** 0.5 / (sx / n)
-    lo, hi = r - RATIO_Z * se, r + RATIO_Z * se
+        se, t = (q / (n * (n - 1))) ** 0.5 / (sx / n), t975(n - 1)
+    lo, hi = r - t * se, r + t * se
     if scale:
         lo, hi = max(lo, 0.0), min(hi, scale)
     return r, se, lo, hi
@@ -219,7 +220,7 @@ def main():
     width0 = {}				# metric: [covered, missed, max events]
     rule3 = {}				# metric: [covered, missed]
     zmiss = {}				# metric: [|est - exact| / se]
-    pairs = covered = covered_t = covered_short = 0
+    pairs = covered = covered_z = covered_short = 0
     for r in runs:
         for m in names:
             if m not in r:
@@ -234,8 +235,8 @@ def main():
             cover[m][1] += 1
             covered += hit
             cover[m][0] += hit
-            covered_t += (lo - tol <= x <= hi + tol if sc and (sy == 0 or sy == sc * sx)
-                          else abs(est - x) <= t975(n - 1) * se + tol)
+            covered_z += (lo - tol <= x <= hi + tol if sc and (sy == 0 or sy == sc * sx)
+                          else abs(est - x) <= RATIO_Z * se + tol)
             covered_short += lo - tol <= v2[m] <= hi + tol
             if sc and (sy == 0 or sy == sc * sx):
                 w = rule3.setdefault(m, [0, 0])
@@ -295,8 +296,8 @@ def main():
             print("    %-29s %2d runs (%s)" % (m, len(v), ", ".join("%.1f" % z for z in sorted(v))))
     print("  against the %d-round step values themselves (their start and end left in): %.1f%%" % (
         n2, 100.0 * covered_short / max(pairs, 1)))
-    print("  with Student's t quantile for n - 1 degrees of freedom instead of 1.96 (the rule of three's as they are): %d of %d = %.1f%%" % (
-        covered_t, pairs, 100.0 * covered_t / max(pairs, 1)))
+    print("  with the normal quantile 1.96 instead of Student's t(n - 1) (the rule of three's as they are): %d of %d = %.1f%%" % (
+        covered_z, pairs, 100.0 * covered_z / max(pairs, 1)))
 
     # Resampling: the bursts of all runs pooled (the population), runs of n
     # bursts drawn from it, their intervals against the pooled ratio.
@@ -321,7 +322,7 @@ def main():
     sizes = [ns[len(ns) // 2], 30, 100, 300]
     out = []
     for n in sizes:
-        hits = tot = hits_t = 0
+        hits = tot = hits_z = 0
         for _ in range(200):
             idx = [rng.randrange(pooled) for _ in range(n)]
             for m, r in truth.items():
@@ -334,10 +335,10 @@ def main():
                 tot += 1
                 hits += e[2] - tol <= r <= e[3] + tol
                 if sc and (sum(ys) == 0 or sum(ys) == sc * sum(xs)):
-                    hits_t += e[2] - tol <= r <= e[3] + tol
+                    hits_z += e[2] - tol <= r <= e[3] + tol
                 else:
-                    hits_t += abs(e[0] - r) <= t975(n - 1) * e[1] + tol
-        out.append("%d bursts %.1f%% (t: %.1f%%)" % (n, 100.0 * hits / tot, 100.0 * hits_t / tot))
+                    hits_z += abs(e[0] - r) <= RATIO_Z * e[1] + tol
+        out.append("%d bursts %.1f%% (1.96: %.1f%%)" % (n, 100.0 * hits / tot, 100.0 * hits_z / tot))
     print("  resampling the %d bursts of the runs (200 runs of n bursts each, against the pooled ratio):" % pooled)
     print("    " + "; ".join(out))
 

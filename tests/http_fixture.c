@@ -47,29 +47,34 @@
  *     aborted, warm-up E): 600/0 2, 1, 2000; 600/1 2, 0, 4000; 600/2 3, 0,
  *     6000; 601/0 1, 0, 1000.  metric_sums, units (x, y) and the estimate
  *     R = sum y / sum x, SE = sqrt(sum (y - R x)^2 / (n (n - 1))) / mean x,
- *     CI R -/+ 1.96 SE:
+ *     CI R -/+ t(n - 1) SE (t(1) = 12.7062, t(2) = 4.3027, t(3) = 3.1824,
+ *     t(7) = 2.3646), proportions clamped to [0, 1]:
  *       mix_mem_read 600/0: (400, 100), (600, 200): R 0.3, residuals -20,
- *         20, SE sqrt(800 / 2) / 500 = 0.04, CI [0.2216, 0.3784]
+ *         20, SE sqrt(800 / 2) / 500 = 0.04, CI [0, 0.808248]
  *       mix_mem_read 600/1: (1000, 250), (1000, 350): R 0.3, SE
- *         sqrt(5000 / 2) / 1000 = 0.05, CI [0.202, 0.398]
+ *         sqrt(5000 / 2) / 1000 = 0.05, CI [0, 0.93531]
  *       mix_mem_read 600/2: (1000, 300), (1000, 200), (1000, 400): R 0.3,
- *         SE sqrt(20000 / 6) / 1000 = 0.0577350, CI [0.186839, 0.413161]
+ *         SE sqrt(20000 / 6) / 1000 = 0.0577350, CI [0.0515835, 0.5484165]
  *       mix_mem_read 601/0: (500, 300): one unit, R 0.6, no CI
  *       ilp_256 600/0 (x cycles, y instructions): (60, 400), (65, 600): R 8,
- *         residuals -80, 80, SE sqrt(12800 / 2) / 62.5 = 1.28, CI [5.4912,
- *         10.5088]
+ *         residuals -80, 80, SE sqrt(12800 / 2) / 62.5 = 1.28, CI
+ *         [-8.263936, 24.263936] (no proportion: not clamped)
  *       reuse_bucket_0 600/0 (x refs): (50, 5), (50, 15): R 0.2, SE 0.1, CI
- *         [0.004, 0.396]
+ *         [0, 1]
  *       reuse_bucket_2 600/1: (100, 5), (100, 15): R 0.1, SE 0.05, not
  *         estimable (beyond the horizon): no CI
  *     The session (every unit pooled): mix_mem_read n 8, R 2100 / 6500 =
- *     0.3230769, SE 0.0359305, CI [0.2526532, 0.3935007]; U = 6500 / 8 =
+ *     0.3230769, SE 0.0359305, CI [0.2381157, 0.4080381]; U = 6500 / 8 =
  *     812.5, W = 13000 / 8 = 1625.  Profile intervals of thread 600: 900,
  *     950 and 400 samples, 0, 50 and 0 lost.
  *   session 2: step mode, thread 700 with one interval (no estimates).
  *   session 3: sampled, thread 800 with 70 intervals (too many points for
- *     error bars: the charts shade a band), each with mix_mem_read's sums
- *     of 600/0 scaled by n = k + 1: CI [0.2216, 0.3784].  Interval 0 also
+ *     error bars: the charts shade a band), each of 16 bursts of ins / 16
+ *     instructions, mix_mem_read's sums (16, ins, 0.3 ins, ins^2 / 16,
+ *     0.01875 ins^2, 0.007125 ins^2): R 0.3, residuals' sum of squares
+ *     0.0015 ins^2, SE sqrt(0.0015 / 240) ins / (ins / 16) = 0.04, CI 0.3
+ *     -/+ t(15) 0.04 = 0.3 -/+ 2.1314 x 0.04 = [0.214744, 0.385256].
+ *     Interval 0 also
  *     has three proportions (schema.sql's proportion_metric):
  *       mpki_GAg_8 (x instructions, y 1000 misses): (400, 0), (600, 0): no
  *         miss seen, R 0, the rule of three: CI [0, 3 x 1000 / 1000] =
@@ -77,9 +82,9 @@
  *       stride_global_write_le_262144 (x writes): (20, 20), (20, 20): every
  *         write, R 1, CI [1 - 3 / 40, 1] = [0.925, 1], SE 3 / (1.96 x 40)
  *         = 0.03826530612
- *       mix_mem_write: (400, 100), (600, 0): R 0.1, residuals 60, -60, SE
- *         sqrt(7200 / 2) / 500 = 0.12, 0.1 -/+ 0.2352 clamped to [0,
- *         0.3352]
+ *       mix_mem_write: (400, 100), (600, 0), (1000, 100): R 0.1, residuals
+ *         60, -60, 0, SE sqrt(7200 / 6) / (2000 / 3) = 0.0519615, 0.1 -/+
+ *         4.3027 SE = 0.1 -/+ 0.2235749 clamped to [0, 0.3235749]
  */
 #include "config.h"
 
@@ -342,15 +347,15 @@ main(int argc, char **argv)
 			" lost) VALUES (1, 600, 0, 1700000100, 1700000101, 900, 0),"
 			" (1, 600, 1, 1700000101, 1700000102, 950, 50),"
 			" (1, 600, 2, 1700000102, 1700000103, 400, 0);"
-			"INSERT INTO sample_interval SELECT session_id, tid, idx, 2, 0, ins FROM interval"
+			"INSERT INTO sample_interval SELECT session_id, tid, idx, 16, 0, ins FROM interval"
 			" WHERE session_id = 3;"
-			"INSERT INTO metric_sums SELECT session_id, tid, idx, 'mix_mem_read', 2, ins,"
-			" ins * 3 / 10, 0.52 * ins * ins, 0.16 * ins * ins, 0.05 * ins * ins, 1"
+			"INSERT INTO metric_sums SELECT session_id, tid, idx, 'mix_mem_read', 16, ins,"
+			" ins * 3 / 10, 0.0625 * ins * ins, 0.01875 * ins * ins, 0.007125 * ins * ins, 1"
 			" FROM interval WHERE session_id = 3;"
 			"INSERT INTO metric_sums VALUES"
 			" (3, 800, 0, 'mpki_GAg_8', 2, 1000, 0, 520000, 0, 0, 1),"
 			" (3, 800, 0, 'stride_global_write_le_262144', 2, 40, 40, 800, 800, 800, 1),"
-			" (3, 800, 0, 'mix_mem_write', 2, 1000, 100, 520000, 40000, 10000, 1);"
+			" (3, 800, 0, 'mix_mem_write', 3, 2000, 200, 1520000, 140000, 20000, 1);"
 			"UPDATE session SET started_at = 1700000100, ended_at = 1700000103.5;"
 			"UPDATE interval SET started_at = 1700000100 + idx, ended_at = 1700000101 + idx;",
 			err, sizeof(err)), "sample rows", err);

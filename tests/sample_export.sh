@@ -24,7 +24,7 @@ is "$(awk -F, 'NR == 1 { print NF }' "$TMP/s.csv") $(awk -F, '{ print NF }' "$TM
 is "$(field "$TMP/s.csv" 1 interval) $(field "$TMP/s.csv" 1 ins) $(field "$TMP/s.csv" 1 n_bursts) $(field "$TMP/s.csv" 1 aborted_bursts) $(field "$TMP/s.csv" 1 warmup_ins)" \
 	"0 12 2 1 6" "csv, interval 0: E 12 of 2 bursts, 1 aborted, warm-up 6"
 is "$(field "$TMP/s.csv" 1 mix_mem_read) $(field "$TMP/s.csv" 1 mix_mem_read_ci_low) $(field "$TMP/s.csv" 1 mix_mem_read_ci_high)" \
-	"0.25 0.005 0.495" "csv: mix_mem_read 0.25, 95% CI [0.005, 0.495]"
+	"0.25 0 1" "csv: mix_mem_read 0.25, 95% CI 0.25 -/+ 12.7062 x 0.125 clamped to [0, 1]"
 is "$(field "$TMP/s.csv" 1 memstackdist_censored) $(field "$TMP/s.csv" 1 reuse_censored) $(field "$TMP/s.csv" 1 reuse_bucket_0_ci_low)x" \
 	"2 0.6666666667 x" "csv: 2 censored reads (one never seen before), their fraction, no CI for a bucket beyond the horizon"
 is "$(field "$TMP/s.csv" 2 interval) $(field "$TMP/s.csv" 2 n_bursts) $(field "$TMP/s.csv" 2 stride_first_reads)" \
@@ -36,8 +36,8 @@ ok $? "micactl export --format json"
 if command -v python3 > /dev/null; then
 	is "$(python3 -c 'import json, sys
 r = json.load(open(sys.argv[1]))
-print(len(r), r[0]["n_bursts"], r[0]["mix_control"], r[0]["mix_control_ci_low"], r[0]["reuse_bucket_0_ci_high"], r[1]["reuse_bucket_0"])' "$TMP/s.json")" \
-		"3 2 0.25 0.1683333333 None 1" \
+print(len(r), r[0]["n_bursts"], r[0]["mix_control"], r[0]["mix_control_ci_low"], r[0]["mix_control_ci_high"], r[0]["reuse_bucket_0_ci_high"], r[1]["reuse_bucket_0"])' "$TMP/s.json")" \
+		"3 2 0.25 0 0.779425 None 1" \
 		"json: three intervals (two of thread 100, one of 102), mix_control's CI, null where there is no CI"
 else
 	skip "json: parsed" "no python3"

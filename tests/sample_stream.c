@@ -26,9 +26,11 @@
  *   aborted, warm-up E 6; refs 3, cold 1, censored 1, bucket 0: 1; horizon
  *   0 (no read in a warm-up before its unit): no reuse bucket estimable.
  *   mix_mem_read: units (x, y) = (7, 1), (5, 2): R = 3/12 = 0.25, residuals
- *   -0.75, 0.75, SE = sqrt(1.125 / 2) / 6 = 0.125, CI [0.005, 0.495].
+ *   -0.75, 0.75, SE = sqrt(1.125 / 2) / 6 = 0.125, CI 0.25 -/+ t(1) SE =
+ *   0.25 -/+ 12.7062 x 0.125, clamped to [0, 1] (a proportion).
  *   mix_control: (7, 2), (5, 1): R = 0.25, residuals 0.25, -0.25,
- *   SE = sqrt(0.125 / 2) / 6 = 0.0416667, CI [0.168333, 0.331667].
+ *   SE = sqrt(0.125 / 2) / 6 = 0.0416667, CI 0.25 -/+ 0.529425 = [0,
+ *   0.779425].
  * Thread 100, interval 1:
  *   burst D: warm-up mov-a, pop (stack block S), add dec jnz; unit mov-a,
  *	add dec jnz (E 4: mem_read 1, control 1, arithmetic 3; a was read in
@@ -631,11 +633,11 @@ main(int argc, char **argv)
 
 	/* the estimates */
 	is_str(q(db, "SELECT printf('%.6f|%.6f|%.6f|%d', value, ci_low, ci_high, n_bursts) FROM metric"
-		 " WHERE metric = 'mix_mem_read' AND interval = 0"), "0.250000|0.005000|0.495000|2",
-	       "metric mix_mem_read, interval 0: 3/12, CI 0.25 -/+ 1.96 x 0.125");
+		 " WHERE metric = 'mix_mem_read' AND interval = 0"), "0.250000|0.000000|1.000000|2",
+	       "metric mix_mem_read, interval 0: 3/12, CI 0.25 -/+ 12.7062 x 0.125 clamped to [0, 1]");
 	is_str(q(db, "SELECT printf('%.6f|%.6f|%.6f', value, ci_low, ci_high) FROM metric"
-		 " WHERE metric = 'mix_control' AND interval = 0"), "0.250000|0.168333|0.331667",
-	       "metric mix_control, interval 0: CI 0.25 -/+ 1.96 x 0.0416667");
+		 " WHERE metric = 'mix_control' AND interval = 0"), "0.250000|0.000000|0.779425",
+	       "metric mix_control, interval 0: CI 0.25 -/+ 12.7062 x 0.0416667, clamped at 0");
 	is_str(q(db, "SELECT metric, printf('%.6f', value),"
 		 " CASE WHEN ci_low IS NULL THEN 'no CI' ELSE 'CI' END FROM metric"
 		 " WHERE metric IN ('reuse_censored', 'reuse_cold', 'reuse_bucket_0')"
@@ -650,17 +652,20 @@ main(int argc, char **argv)
 	       "U = 7/2, W = 7/2");
 	is_str(q(db, "SELECT printf('%.6f|%.6f|%.6f|%.6f', se, half_width, rel_half_width, cv)"
 		 " FROM metric_estimate WHERE metric = 'mix_mem_read' AND interval = 0"),
-	       "0.125000|0.245000|0.980000|0.707107",
-	       "metric_estimate: SE 0.125, half-width 0.245, relative 0.98, V = sqrt(2) 0.125 / 0.25");
+	       "0.125000|1.588275|6.353100|0.707107",
+	       "metric_estimate: SE 0.125, half-width t(1) SE = 1.588275, relative 6.3531, V = sqrt(2) "
+	       "0.125 / 0.25");
 	{
 		double r = 4.0 / 19, se = sqrt(558.0 / 361 / 12) / 4.75;
 		char want[128];
 
-		snprintf(want, sizeof(want), "4|%.6f|%.6f|%.6f", r, r - 1.96 * se, r + 1.96 * se);
+		/* t(3) = 3.1824; the low end clamped at 0 */
+		snprintf(want, sizeof(want), "4|%.6f|%.6f|%.6f", r, fmax(r - 3.1824 * se, 0),
+			 r + 3.1824 * se);
 		is_str(q(db, "SELECT printf('%d|%.6f|%.6f|%.6f', n_bursts, value, ci_low, ci_high)"
 			 " FROM session_metric WHERE metric = 'mix_mem_read'"), want,
 		       "session_metric mix_mem_read: four units pooled, R = 4/19, SE = "
-		       "sqrt(558/361 / 12) / 4.75");
+		       "sqrt(558/361 / 12) / 4.75, CI R -/+ 3.1824 SE");
 	}
 	/* Every ratio metric of view metric has its sums, under the same
 	 * name, and the view's value (from the summed counts) is exactly

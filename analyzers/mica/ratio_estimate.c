@@ -48,8 +48,25 @@ ratio_proportion_scale(const char *name)
 	return 0;
 }
 
+/* Keep in step with schema.sql's table student_t. */
+static const double t975[30] = {
+	12.7062, 4.3027, 3.1824, 2.7764, 2.5706, 2.4469, 2.3646, 2.3060, 2.2622, 2.2281,
+	2.2010, 2.1788, 2.1604, 2.1448, 2.1314, 2.1199, 2.1098, 2.1009, 2.0930, 2.0860,
+	2.0796, 2.0739, 2.0687, 2.0639, 2.0595, 2.0555, 2.0518, 2.0484, 2.0452, 2.0423,
+};
+
+double
+ratio_t975(uint64_t df)
+{
+	double d = (double)df;
+
+	if (df >= 1 && df <= 30)
+		return t975[df - 1];
+	return 1.959964 + 2.372271 / d + 2.822499 / (d * d);
+}
+
 void
-ratio_estimate(const struct ratio_sums *s, double z, double scale, struct ratio_estimate *out)
+ratio_estimate(const struct ratio_sums *s, double scale, struct ratio_estimate *out)
 {
 	double r, q, xbar;
 
@@ -70,12 +87,15 @@ ratio_estimate(const struct ratio_sums *s, double z, double scale, struct ratio_
 		q = 0;
 	xbar = (double)s->sx / (double)s->n;
 	out->has_ci = true;
-	if (scale > 0 && (s->sy == 0 || (double)s->sy == scale * (double)s->sx))
+	if (scale > 0 && (s->sy == 0 || (double)s->sy == scale * (double)s->sx)) {
 		/* Never seen, or seen on every event: the rule of three. */
+		out->quantile = RATIO_Z95;
 		out->se = scale * 3.0 / (RATIO_Z95 * (double)s->sx);
-	else
+	} else {
+		out->quantile = ratio_t975(s->n - 1);
 		out->se = sqrt(q / ((double)s->n * (double)(s->n - 1))) / xbar;
-	out->half_width = z * out->se;
+	}
+	out->half_width = out->quantile * out->se;
 	out->low = r - out->half_width;
 	out->high = r + out->half_width;
 	if (scale > 0) {

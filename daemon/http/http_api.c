@@ -392,7 +392,6 @@ threads_list(struct http_req *r, int64_t id)
 
 /* ---- sample mode's estimates ---- */
 
-#define CI_Z 1.96		/* metric_ci: R -/+ 1.96 SE */
 #define CI_LEVEL 0.95
 
 /* Whether session id was sampled (engine 'sample'): its metrics are
@@ -454,16 +453,17 @@ sums_add(struct sums *to, const struct sums *s)
 
 /* NAN where the views have NULL. */
 struct estimate {
-	double value, se, lo, hi;
+	double value, se, hw, lo, hi;
 };
 
 /*
  * As schema.sql's metric_ci: R = sum_y / sum_x; SE(R) = sqrt( sum (y_i -
  * R x_i)^2 / (n (n - 1)) ) / mean(x), the sum of squares from the sums
- * (never below 0), none with fewer than 2 units; the interval R -/+ 1.96
- * SE, none for a metric not estimable.  A proportion (metric's scale,
- * proportion_metric) never seen or always seen gets the rule of three's
- * SE, and its interval is clamped to [0, scale].
+ * (never below 0), none with fewer than 2 units; the interval R -/+ hw, hw
+ * = t(n - 1) SE (ratio_t975), none for a metric not estimable.  A
+ * proportion (metric's scale, proportion_metric) never seen or always seen
+ * gets the rule of three's SE and quantile 1.96, and its interval is
+ * clamped to [0, scale].
  */
 static void
 estimate_of(const struct sums *s, const char *metric, struct estimate *e)
@@ -472,16 +472,20 @@ estimate_of(const struct sums *s, const char *metric, struct estimate *e)
 
 	e->value = s->sx != 0 ? s->sy / s->sx : NAN;
 	e->se = NAN;
+	e->hw = NAN;
 	if (s->n >= 2 && !isnan(e->value)) {
 		double q = s->syy - 2 * e->value * s->sxy + e->value * e->value * s->sxx;
 
-		if (scale > 0 && (s->sy == 0 || s->sy == scale * s->sx))
-			e->se = scale * 3.0 / (CI_Z * s->sx);
-		else
+		if (scale > 0 && (s->sy == 0 || s->sy == scale * s->sx)) {
+			e->se = scale * 3.0 / (RATIO_Z95 * s->sx);
+			e->hw = RATIO_Z95 * e->se;
+		} else {
 			e->se = sqrt((q > 0 ? q : 0) / (n * (n - 1))) / (s->sx / n);
+			e->hw = ratio_t975((uint64_t)s->n - 1) * e->se;
+		}
 	}
-	e->lo = s->estimable ? e->value - CI_Z * e->se : NAN;
-	e->hi = s->estimable ? e->value + CI_Z * e->se : NAN;
+	e->lo = s->estimable ? e->value - e->hw : NAN;
+	e->hi = s->estimable ? e->value + e->hw : NAN;
 	if (scale > 0 && !isnan(e->lo)) {
 		e->lo = fmax(e->lo, 0);
 		e->hi = fmin(e->hi, scale);
@@ -1814,9 +1818,9 @@ estimates(struct http_req *r, int64_t id)
 		jb_key(&r->body, "se");
 		jb_double(&r->body, e.se);
 		jb_key(&r->body, "half_width");
-		jb_double(&r->body, CI_Z * e.se);
+		jb_double(&r->body, e.hw);
 		jb_key(&r->body, "rel_half_width");
-		jb_double(&r->body, ratio_abs(CI_Z * e.se, e.value));
+		jb_double(&r->body, ratio_abs(e.hw, e.value));
 		jb_key(&r->body, "cv");
 		jb_double(&r->body, ratio_abs(sqrt((double)s->n) * e.se, e.value));
 		jb_key(&r->body, "n_bursts");
