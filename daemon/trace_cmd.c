@@ -237,6 +237,14 @@ parse_opts(int argc, char **argv, struct trace_session_opts *o, bool run)
 		error_msg("--%s is an option of sample mode: add --sample", sample_opt);
 		return 2;
 	}
+	if (o->record && o->t.sample.enabled) {
+		/* A trace file is one instruction stream, replayed as if every
+		 * instruction had been seen; bursts are pieces of one. */
+		error_msg("--record is for exact runs: a trace file holds every instruction, and "
+			  "sample mode sees bursts of them (drop --sample to record, or keep the "
+			  "sampled results in the database)");
+		return 2;
+	}
 	return -1;
 }
 
