@@ -1890,9 +1890,12 @@ csv_field(struct jbuf *b, sqlite3_stmt *st, int i)
 	switch (sqlite3_column_type(st, i)) {
 	case SQLITE_NULL:
 		return;
-	case SQLITE_INTEGER:
-		jb_printf(b, "%lld", (long long)sqlite3_column_int64(st, i));
+	case SQLITE_INTEGER: {
+		char tmp[24];
+
+		jb_raw(b, tmp, fmt_i64(tmp, sqlite3_column_int64(st, i)));
 		return;
+	}
 	case SQLITE_FLOAT: {
 		char tmp[40];
 

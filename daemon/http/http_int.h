@@ -67,8 +67,11 @@ void jb_column(struct jbuf *b, sqlite3_stmt *s, int i);
  * invalid: overlong forms, surrogates and code points past U+10FFFF are. */
 size_t utf8_len(const unsigned char *s, size_t n);
 
-/* Shortest "%g" form that reads back as the same double (C locale). */
+/* Shortest "%g" form of 15 to 17 digits that reads back as the same
+ * double (C locale); size at least 32. */
 void fmt_double(char *out, size_t size, double v);
+/* v in decimal into out (at least 21 bytes), NUL-terminated; the length. */
+size_t fmt_i64(char *out, int64_t v);
 
 /* ---- the server ---- */
 
