@@ -13,9 +13,11 @@ tests_http_fixture_CFLAGS = $(AM_CFLAGS) $(SQLITE_CFLAGS)
 tests_http_fixture_LDADD = libmicad.a $(MICA_LIBS) $(SAMPLE_LIBS) $(SQLITE_LIBS) $(AX_PTHREAD_LIBS)
 
 TESTS += tests/http_api.sh tests/http_sample.sh tests/http_security.sh tests/http_hardening.sh tests/http_scale.sh \
+	tests/http_fresh.sh \
 	tests/browser_ui.sh tests/browser_scale.sh tests/browser_sample.sh \
 	tests/browser_daemon.sh
 EXTRA_DIST += tests/http_lib.sh tests/http_api.sh tests/http_sample.sh tests/http_security.sh tests/http_hardening.sh \
+	tests/http_fresh.sh \
 	tests/http_scale.sh tests/browser_scale.sh tests/browser_sample.sh \
 	tests/browser_ui.sh tests/browser_daemon.sh tests/browser_cdp.py tests/layout_check.py
 

@@ -95,6 +95,12 @@ struct http_dbconn {
 		bool busy;
 	} stmt[HTTP_STMT_CACHE];
 	int n_stmt;
+	/* http_keep()'s text, made from the snapshot of data_version */
+	struct {
+		char *key, *text;
+		size_t len;
+		int64_t data_version;
+	} kept;
 };
 
 struct http_server {
@@ -192,6 +198,18 @@ void http_finalize(sqlite3_stmt *st);
 /* The same without an error answer: NULL when the database lacks what sql
  * reads (an optional table of an older schema). */
 sqlite3_stmt *http_prepare_quiet(struct http_req *r, const char *sql);
+
+/*
+ * Text made from the database that a later request may reuse instead of
+ * making it again (what /metrics renders of the latest intervals): kept
+ * on the request's pooled connection under a key that names what it was
+ * made of.  http_kept() gives it back (len bytes) only while nothing was
+ * committed since, else NULL; http_keep() replaces it (not when the
+ * request was interrupted, nor when it is larger than HTTP_KEEP_MAX).
+ */
+#define HTTP_KEEP_MAX (256u << 10)
+const char *http_kept(struct http_req *r, const char *key, size_t *len);
+void http_keep(struct http_req *r, const char *key, const char *text, size_t len);
 
 /* Requests being answered and requests interrupted (for /metrics). */
 void http_stats(struct http_server *s, unsigned *in_flight, unsigned long long stopped[3]);
