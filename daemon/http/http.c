@@ -1576,6 +1576,7 @@ http_start(const struct http_config *c, char *err, size_t errsz)
 	s->budget_ms = c->budget_ms ? c->budget_ms : DEFAULT_BUDGET_MS;
 	s->max_body = c->max_response ? c->max_response : DEFAULT_MAX_BODY;
 	s->plan_log = c->plan_log ? xstrdup(c->plan_log) : NULL;
+	s->pieces = http_pieces_new();
 	s->live = c->live;
 	s->live_arg = c->live_arg;
 	if (c->web_root) {
@@ -1659,6 +1660,7 @@ http_stop(struct http_server *s)
 			MHD_stop_daemon(s->d[i]);
 	for (size_t i = 0; i < s->n_pool; i++)
 		dbconn_close(s->pool[i]);
+	http_pieces_free(s->pieces);
 	for (size_t i = 0; i < s->n_allowed_hosts; i++)
 		free(s->allowed_hosts[i]);
 	free(s->allowed_hosts);

@@ -73,6 +73,39 @@ void fmt_double(char *out, size_t size, double v);
 /* v in decimal into out (at least 21 bytes), NUL-terminated; the length. */
 size_t fmt_i64(char *out, int64_t v);
 
+/* ---- pieces of finished sessions' series (http_pieces.c) ---- */
+
+#define HTTP_PIECE 256		/* consecutive interval indexes in a piece */
+
+/* A point of a series: interval index and value as SQLite typed it
+ * (SQLITE_INTEGER, SQLITE_FLOAT or SQLITE_NULL). */
+struct http_point {
+	int64_t idx;
+	int type;
+	union {
+		int64_t i;
+		double d;
+	} v;
+};
+
+/* What a piece holds: a metric of a thread of a session, over interval
+ * indexes piece * HTTP_PIECE .. + HTTP_PIECE - 1, while the thread has
+ * that many intervals and that latest interval (thread_total). */
+struct http_piece_key {
+	int64_t session, tid, intervals, last_id, piece;
+	const char *metric;
+};
+
+struct http_pieces;
+struct http_pieces *http_pieces_new(void);
+void http_pieces_free(struct http_pieces *ps);
+/* The kept piece of k copied to out (HTTP_PIECE points at most): its
+ * number of points, or -1 when none is kept. */
+int http_piece_get(struct http_pieces *ps, const struct http_piece_key *k, struct http_point *out);
+/* Keep n points as the piece of k (copied). */
+void http_piece_put(struct http_pieces *ps, const struct http_piece_key *k, const struct http_point *p,
+		    int n);
+
 /* ---- the server ---- */
 
 struct http_token {
@@ -137,6 +170,7 @@ struct http_server {
 	unsigned in_flight;		/* requests being answered (lock) */
 	unsigned long long stopped[3];	/* interrupted: time, size, client gone */
 	char *plan_log;			/* EXPLAIN QUERY PLAN of every query, or NULL */
+	struct http_pieces *pieces;	/* kept pieces of finished sessions' series */
 };
 
 /* Why a request's queries were interrupted (http_req.cancel). */
