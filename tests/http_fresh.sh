@@ -48,35 +48,43 @@ scrapes_of_1() {
 		"$1: /metrics?session=1, 6 at once: session 1's gauges, none of session 3"
 }
 
+# check_scrapes WHEN ROUNDS LINE1 LINE2 WHAT: ROUNDS times, 6 scrapes at
+# once of session 3 and 6 of all running sessions; each has both lines.
+check_scrapes() {
+	for round in $(seq "$2"); do
+		for p in "/metrics?session=3" /metrics; do
+			scrapes 6 "$p"
+			is "$(lacking 6 "$3") $(lacking 6 "$4")" "0 0" \
+				"$1: $p, 6 at once (round $round): $5"
+		done
+	done
+}
+
 latest1='micad_thread_latest_interval{session="3",tid="300"} 1'
 ilp1='micad_interval_ilp{session="3",tid="300",analysis="ilp",window="256"} 16'
-for round in 1 2 3; do
-	for p in "/metrics?session=3" /metrics; do
-		scrapes 6 "$p"
-		is "$(lacking 6 "$latest1") $(lacking 6 "$ilp1")" "0 0" \
-			"before: $p, 6 at once (round $round): interval 1 of tid 300, ILP 2000 / 125"
-	done
-done
+check_scrapes before 3 "$latest1" "$ilp1" "interval 1 of tid 300, ILP 2000 / 125"
 scrapes_of_1 before
+
+# store_interval ID SESSION TID IDX INS CYCLES: an interval row and its
+# ILP with a window of 256, in one transaction (as micad's writer stores
+# an interval with its analyses).
+store_interval() {
+	sqlite3 "$db" "BEGIN;
+		INSERT INTO interval (id, session_id, tid, idx, full, final, ins, ins_aligned,
+				      total_ins, total_ins_aligned, started_at, ended_at)
+		VALUES ($1, $2, $3, $4, 0, 0, $5, $5 - 10, 100000 + $5, 100000 + $5 - 10,
+			1700000000.0 + $4, 1700000001.0 + $4);
+		INSERT INTO ilp (interval_id, analysis, window, cycles) VALUES ($1, 'ilp', 256, $6);
+		COMMIT;"
+}
 
 # A new interval of the running session's thread 300: idx 2, 4000
 # instructions, 1000 cycles with a window of 256 (ILP 4).
-sqlite3 "$db" "BEGIN;
-	INSERT INTO interval (id, session_id, tid, idx, full, final, ins, ins_aligned, total_ins,
-			      total_ins_aligned, started_at, ended_at)
-	VALUES (8, 3, 300, 2, 0, 0, 4000, 3990, 7000, 6970, 1700000008.0, 1700000009.0);
-	INSERT INTO ilp (interval_id, analysis, window, cycles) VALUES (8, 'ilp', 256, 1000);
-	COMMIT;"
+store_interval 8 3 300 2 4000 1000
 ok $? "interval 2 of tid 300 stored beside the server"
 latest2='micad_thread_latest_interval{session="3",tid="300"} 2'
 ilp2='micad_interval_ilp{session="3",tid="300",analysis="ilp",window="256"} 4'
-for round in 1 2; do
-	for p in "/metrics?session=3" /metrics; do
-		scrapes 6 "$p"
-		is "$(lacking 6 "$latest2") $(lacking 6 "$ilp2")" "0 0" \
-			"after: $p, 6 at once (round $round): interval 2, ILP 4000 / 1000"
-	done
-done
+check_scrapes after 2 "$latest2" "$ilp2" "interval 2, ILP 4000 / 1000"
 hasnt "$(cat "$tmp/scrape.1")" "micad_interval_simulated_ipc{session=\"3\",tid=\"300\"}" \
 	"no IPC of interval 2 yet (none stored)"
 scrapes_of_1 after
@@ -87,11 +95,7 @@ sqlite3 "$db" "INSERT INTO sched_interval (session_id, tid, idx, final, cycles, 
 	VALUES (3, 300, 2, 0, 1600, 4000, 2.5)"
 ok $? "its simulated IPC stored after it"
 ipc2='micad_interval_simulated_ipc{session="3",tid="300"} 2.5'
-for p in "/metrics?session=3" /metrics; do
-	scrapes 6 "$p"
-	is "$(lacking 6 "$ipc2") $(lacking 6 "$latest2")" "0 0" \
-		"after the IPC: $p, 6 at once: IPC 2.5 of interval 2"
-done
+check_scrapes "after the IPC" 1 "$ipc2" "$latest2" "IPC 2.5 of interval 2"
 
 get "/api/sessions/3/series?metric=ilp_256&tid=300"
 has "$body" '"interval":[0,1,2],"value":[8,16,4]' "the series has interval 2 too"
@@ -104,12 +108,7 @@ for round in 1 2; do
 	has "$body" '"interval":[0,1,2],"value":[8,16,24]' \
 		"finished session 1, tid 100 (round $round): intervals 0-2"
 done
-sqlite3 "$db" "BEGIN;
-	INSERT INTO interval (id, session_id, tid, idx, full, final, ins, ins_aligned, total_ins,
-			      total_ins_aligned, started_at, ended_at)
-	VALUES (9, 1, 100, 3, 0, 0, 5000, 4990, 11000, 10960, 1700000003.0, 1700000004.0);
-	INSERT INTO ilp (interval_id, analysis, window, cycles) VALUES (9, 'ilp', 256, 2500);
-	COMMIT;"
+store_interval 9 1 100 3 5000 2500
 ok $? "interval 3 of session 1's tid 100 stored beside the server"
 get "/api/sessions/1/series?metric=ilp_256&tid=100"
 has "$body" '"interval":[0,1,2,3],"value":[8,16,24,2]' "... and its series has it"
