@@ -315,9 +315,12 @@ interval_samples(struct http_req *r, const struct msession *m, struct samples *o
 			sqlite3_bind_int64(ipc, 1, m->id);
 			sqlite3_bind_int64(ipc, 2, tid);
 			sqlite3_bind_int64(ipc, 3, idx);
-			if (sqlite3_step(ipc) == SQLITE_ROW)
+			prc = sqlite3_step(ipc);
+			if (prc == SQLITE_ROW)
 				add_sample(out, F_IPC, xasprintf("session=\"%lld\",tid=\"%lld\"",
 					   (long long)m->id, tid), sqlite3_column_double(ipc, 0));
+			else if (prc != SQLITE_DONE)
+				break;
 		}
 		sqlite3_reset(pairs);
 		sqlite3_bind_int64(pairs, 1, sqlite3_column_int64(t, 2));
