@@ -112,6 +112,14 @@ store_interval 9 1 100 3 5000 2500
 ok $? "interval 3 of session 1's tid 100 stored beside the server"
 get "/api/sessions/1/series?metric=ilp_256&tid=100"
 has "$body" '"interval":[0,1,2,3],"value":[8,16,24,2]' "... and its series has it"
+# The scheduling model's rows are stored apart from their interval (and
+# replaced): an IPC stored in a finished session shows at once.
+get "/api/sessions/1/series?metric=ipc&tid=100"
+is "$code" 404 "finished session 1, tid 100: no IPC stored"
+sqlite3 "$db" "INSERT INTO sched_interval (session_id, tid, idx, final, cycles, instructions, ipc)
+	VALUES (1, 100, 0, 0, 400, 1000, 2.5)"
+get "/api/sessions/1/series?metric=ipc&tid=100"
+has "$body" '"interval":[0],"value":[2.5]' "... then one stored beside the server: it shows"
 stop_server
 
 # Kept pieces give the answers of the query over the range: on 3000

@@ -1186,6 +1186,10 @@ struct metric_q {
 	int64_t num;		/* ?8 */
 	char org[8];
 	const char *name;	/* ?9 when sampled */
+	/* The values are in rows stored with their interval, in its
+	 * transaction (not the scheduling model's, stored apart and
+	 * replaced when a snapshot is taken again). */
+	bool with_interval;
 };
 
 #define SAMPLED_COLS ", si.bursts, ms.n, ms.sum_x, ms.sum_y, ms.sum_xx, ms.sum_xy, ms.sum_yy, " \
@@ -1261,6 +1265,7 @@ metric_sql(const char *metric, bool has_tid, bool sampled, struct metric_q *q)
 	q->sql = xasprintf("SELECT i.tid, i.idx, %s%s FROM interval i %s%s WHERE i.session_id = ?1 "
 			   "AND %s AND i.idx BETWEEN ?3 AND ?4 ORDER BY i.tid, i.idx LIMIT ?6",
 			   expr, cols, join, joins, tidc);
+	q->with_interval = true;
 	return true;
 }
 
@@ -1370,7 +1375,8 @@ read_piece(struct http_req *r, sqlite3_stmt *st, int64_t piece, struct http_poin
 
 /*
  * series() of one thread of a finished step-mode session, for a metric
- * of metric_sql's families (q), from kept pieces: each piece the range
+ * of metric_sql's families stored with their interval (q), from kept
+ * pieces: each piece the range
  * touches is taken from http_pieces.c or read and kept.  The same points
  * in the same JSON as the query over the range; the thread's object is
  * written when it has a point.  Its points in *n; 0, or -1 on an error.
@@ -1476,10 +1482,11 @@ series(struct http_req *r, int64_t id)
 	direct = metric_sql(metric, g.has_tid, sampled, &mq);
 	/* A finished session's thread in step mode: from kept pieces when
 	 * at least a piece's worth is asked for (fewer points cost less read
-	 * directly than a piece), not with a plan log (its tests see every
-	 * query). */
-	if (direct && !sampled && g.has_tid && r->cacheable && !r->srv->plan_log &&
-	    limit >= HTTP_PIECE && g.to - g.from >= HTTP_PIECE - 1) {
+	 * directly than a piece), for values stored with their interval
+	 * (the pieces' key holds the thread's interval count), not with a
+	 * plan log (its tests see every query). */
+	if (direct && mq.with_interval && !sampled && g.has_tid && r->cacheable &&
+	    !r->srv->plan_log && limit >= HTTP_PIECE && g.to - g.from >= HTTP_PIECE - 1) {
 		series_head(r, id, metric, false);
 		rc = series_pieces(r, id, metric, &mq, &g, limit, &n);
 		free(mq.sql);

@@ -7,10 +7,11 @@
  * and formatted instead of read through four B-tree searches per point.
  *
  * Only finished sessions' pieces are kept, whose data no longer changes
- * (their answers carry ETags for the same reason), and the key also holds
- * the thread's interval count and latest interval id (thread_total): an
- * interval stored later, however it came, makes every older piece of the
- * thread unreachable.  At most PIECES_BYTES in all, the least recently
+ * (their answers carry ETags for the same reason), of values stored with
+ * their interval in its transaction (series() decides), and the key also
+ * holds the thread's interval count and latest interval id
+ * (thread_total): an interval stored later, however it came, makes every
+ * older piece of the thread unreachable.  At most PIECES_BYTES in all, the least recently
  * used dropped first; one lock, held only to look up and copy.
  */
 #include "config.h"
