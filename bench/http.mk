@@ -4,7 +4,7 @@ bench/http_bench: $(top_srcdir)/bench/http_bench.c libmicad.a
 	$(AM_V_CC)$(CC) $(DEFS) $(AM_CPPFLAGS) $(CPPFLAGS) $(MICAD_CFLAGS) -O2 -pthread -o $@ \
 		$(top_srcdir)/bench/http_bench.c libmicad.a
 bench-http: bench/http_bench tests/http_serve tests/http_fixture
-	top_builddir=. $(SHELL) $(top_srcdir)/bench/http_bench.sh
+	top_builddir=. top_srcdir=$(top_srcdir) $(SHELL) $(top_srcdir)/bench/http_bench.sh
 bench: bench-http
 .PHONY: bench-http
 CLEANFILES += bench/http_bench

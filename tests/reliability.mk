@@ -34,6 +34,7 @@ FUZZ_CONTROL_SRC = $(srcdir)/tests/fuzz_control.c $(srcdir)/daemon/control.c
 FUZZ_HTTP_SRC = $(srcdir)/tests/fuzz_http.c $(srcdir)/daemon/http/http.c \
 	$(srcdir)/daemon/http/http_api.c $(srcdir)/daemon/http/http_json.c \
 	$(srcdir)/daemon/http/http_metrics.c $(srcdir)/daemon/http/http_mgsim.c \
+	$(srcdir)/daemon/http/http_pieces.c \
 	$(srcdir)/daemon/http/http_profile.c $(srcdir)/daemon/http/http_sched.c \
 	$(srcdir)/daemon/http/http_static.c
 tests/fuzz_trace: $(FUZZ_TRACE_SRC) libmicad.a libmica.a config.h

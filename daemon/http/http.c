@@ -196,6 +196,8 @@ dbconn_close(struct http_dbconn *c)
 		free(c->stmt[i].sql);
 	}
 	sqlite3_close(c->db);
+	free(c->kept.key);
+	free(c->kept.text);
 	free(c);
 }
 
@@ -365,6 +367,70 @@ http_prepare(struct http_req *r, const char *sql)
 	if (r->srv->plan_log)
 		log_plan(r, sql);
 	return st;
+}
+
+/*
+ * The version of the database the request's read transaction sees:
+ * SQLite's PRAGMA data_version, which changes on this connection whenever
+ * another connection (the writer) has committed.  -1 if it cannot be read.
+ */
+static int64_t
+data_version(struct http_req *r)
+{
+	sqlite3_stmt *st = http_prepare_quiet(r, "PRAGMA data_version");
+	int64_t v = -1;
+
+	if (st && sqlite3_step(st) == SQLITE_ROW)
+		v = sqlite3_column_int64(st, 0);
+	http_finalize(st);
+	return v;
+}
+
+/*
+ * One text per connection is enough for what is kept (one /metrics scrape
+ * after another), and it needs no lock: a connection serves one request
+ * at a time.  The version and the text come from the same read
+ * transaction, so equal versions mean the same data.  With a plan log
+ * (the tests of every query's plan) nothing is kept: every request runs
+ * its queries.
+ */
+const char *
+http_kept(struct http_req *r, const char *key, size_t *len)
+{
+	struct http_dbconn *c;
+	int64_t v;
+
+	if (r->srv->plan_log || r->cancel || !http_db(r))
+		return NULL;
+	c = r->dbc;
+	if (!c->kept.text || strcmp(c->kept.key, key))
+		return NULL;
+	v = data_version(r);
+	if (v < 0 || v != c->kept.data_version)
+		return NULL;
+	*len = c->kept.len;
+	return c->kept.text;
+}
+
+void
+http_keep(struct http_req *r, const char *key, const char *text, size_t len)
+{
+	struct http_dbconn *c = r->dbc;
+	int64_t v;
+
+	if (r->srv->plan_log || r->cancel || !c || len > HTTP_KEEP_MAX)
+		return;
+	v = data_version(r);
+	if (v < 0)
+		return;
+	free(c->kept.key);
+	free(c->kept.text);
+	c->kept.key = xstrdup(key);
+	c->kept.text = xmalloc(len + 1);
+	memcpy(c->kept.text, text, len);
+	c->kept.text[len] = '\0';
+	c->kept.len = len;
+	c->kept.data_version = v;
 }
 
 void
@@ -1510,6 +1576,7 @@ http_start(const struct http_config *c, char *err, size_t errsz)
 	s->budget_ms = c->budget_ms ? c->budget_ms : DEFAULT_BUDGET_MS;
 	s->max_body = c->max_response ? c->max_response : DEFAULT_MAX_BODY;
 	s->plan_log = c->plan_log ? xstrdup(c->plan_log) : NULL;
+	s->pieces = http_pieces_new();
 	s->live = c->live;
 	s->live_arg = c->live_arg;
 	if (c->web_root) {
@@ -1593,6 +1660,7 @@ http_stop(struct http_server *s)
 			MHD_stop_daemon(s->d[i]);
 	for (size_t i = 0; i < s->n_pool; i++)
 		dbconn_close(s->pool[i]);
+	http_pieces_free(s->pieces);
 	for (size_t i = 0; i < s->n_allowed_hosts; i++)
 		free(s->allowed_hosts[i]);
 	free(s->allowed_hosts);

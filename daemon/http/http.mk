@@ -6,7 +6,7 @@
 libmicad_a_SOURCES += \
 	daemon/http/http.h daemon/http/http_int.h daemon/http/http.c \
 	daemon/http/http_json.c daemon/http/http_api.c daemon/http/http_mgsim.c \
-	daemon/http/http_metrics.c daemon/http/http_static.c \
+	daemon/http/http_metrics.c daemon/http/http_pieces.c daemon/http/http_static.c \
 	daemon/http/http_sched.h daemon/http/http_sched.c \
 	daemon/http/http_profile.h daemon/http/http_profile.c \
 	daemon/http/trace_http.h daemon/http/trace_http.c

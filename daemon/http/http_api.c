@@ -1200,6 +1200,10 @@ struct metric_q {
 	int64_t num;		/* ?8 */
 	char org[8];
 	const char *name;	/* ?9 when sampled */
+	/* The values are in rows stored with their interval, in its
+	 * transaction (not the scheduling model's, stored apart and
+	 * replaced when a snapshot is taken again). */
+	bool with_interval;
 };
 
 #define SAMPLED_COLS ", si.bursts, ms.n, ms.sum_x, ms.sum_y, ms.sum_xx, ms.sum_xy, ms.sum_yy, " \
@@ -1275,6 +1279,7 @@ metric_sql(const char *metric, bool has_tid, bool sampled, struct metric_q *q)
 	q->sql = xasprintf("SELECT i.tid, i.idx, %s%s FROM interval i %s%s WHERE i.session_id = ?1 "
 			   "AND %s AND i.idx BETWEEN ?3 AND ?4 ORDER BY i.tid, i.idx LIMIT ?6",
 			   expr, cols, join, joins, tidc);
+	q->with_interval = true;
 	return true;
 }
 
@@ -1287,6 +1292,180 @@ bind_metric(sqlite3_stmt *st, const struct metric_q *q)
 		sqlite3_bind_int64(st, 8, q->num);
 	if (q->name)
 		sqlite3_bind_text(st, 9, q->name, -1, SQLITE_STATIC);
+}
+
+/* A series answer's start, up to the opening of its "threads" array. */
+static void
+series_head(struct http_req *r, int64_t id, const char *metric, bool sampled)
+{
+	jb_obj(&r->body);
+	jb_key(&r->body, "session");
+	jb_i64(&r->body, id);
+	jb_key(&r->body, "metric");
+	jb_str(&r->body, metric);
+	jb_key(&r->body, "sampled");
+	jb_bool(&r->body, sampled);
+	jb_key(&r->body, "level");
+	jb_double(&r->body, sampled ? CI_LEVEL : NAN);
+	jb_key(&r->body, "threads");
+	jb_arr(&r->body);
+}
+
+/* A thread's object, up to its open "interval" array; its values go to
+ * vals (reset). */
+static void
+series_thread(struct http_req *r, struct jbuf *vals, int64_t tid)
+{
+	jb_free(vals);
+	jb_arr(vals);
+	jb_obj(&r->body);
+	jb_key(&r->body, "tid");
+	jb_i64(&r->body, tid);
+	jb_key(&r->body, "interval");
+	jb_arr(&r->body);
+}
+
+/* The rest of the thread's object: its values and estimates (cc freed). */
+static void
+series_thread_end(struct http_req *r, struct jbuf *vals, struct ci_cols *cc, bool sampled)
+{
+	jb_arr_end(&r->body);
+	jb_arr_end(vals);
+	jb_key(&r->body, "value");
+	jb_rawval(&r->body, vals->p, vals->len);
+	ci_put(&r->body, cc, sampled);
+	jb_obj_end(&r->body);
+}
+
+/* The answer's end; a 404 instead when it has no point. */
+static int
+series_tail(struct http_req *r, int64_t id, const char *metric, const struct range *g, int64_t n)
+{
+	jb_arr_end(&r->body);
+	jb_key(&r->body, "points");
+	jb_i64(&r->body, n);
+	jb_obj_end(&r->body);
+	if (n == 0)
+		return http_error(r, 404, "no values of metric '%s' in session %lld%s", metric,
+				  (long long)id, g->has_tid ? " for that thread" : "");
+	return 0;
+}
+
+/*
+ * One piece of a series (http_pieces.c) read with st, q's query over the
+ * whole range of the thread: the points of interval indexes piece *
+ * HTTP_PIECE .. + HTTP_PIECE - 1 into p.  Their number, or -1 when the
+ * query failed (an error set, unless it was interrupted: process() says
+ * why).  The tables are STRICT and the metric expressions numeric, so a
+ * value is an integer, a real or null.
+ */
+static int
+read_piece(struct http_req *r, sqlite3_stmt *st, int64_t piece, struct http_point *p)
+{
+	int rc = SQLITE_DONE, n = 0;
+
+	sqlite3_reset(st);
+	sqlite3_bind_int64(st, 3, piece * HTTP_PIECE);
+	sqlite3_bind_int64(st, 4, piece * HTTP_PIECE + HTTP_PIECE - 1);
+	sqlite3_bind_int64(st, 6, HTTP_PIECE);
+	while (n < HTTP_PIECE && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+		p[n].idx = sqlite3_column_int64(st, 1);
+		p[n].type = sqlite3_column_type(st, 2);
+		if (p[n].type == SQLITE_INTEGER)
+			p[n].v.i = sqlite3_column_int64(st, 2);
+		else if (p[n].type == SQLITE_FLOAT)
+			p[n].v.d = sqlite3_column_double(st, 2);
+		else
+			p[n].type = SQLITE_NULL;
+		n++;
+	}
+	if (n < HTTP_PIECE && rc != SQLITE_DONE) {
+		if (!r->cancel)
+			db_fail(r);
+		return -1;
+	}
+	return n;
+}
+
+/*
+ * series() of one thread of a finished step-mode session, for a metric
+ * of metric_sql's families stored with their interval (q), from kept
+ * pieces: each piece the range
+ * touches is taken from http_pieces.c or read and kept.  The same points
+ * in the same JSON as the query over the range; the thread's object is
+ * written when it has a point.  Its points in *n; 0, or -1 on an error.
+ */
+static int
+series_pieces(struct http_req *r, int64_t id, const char *metric, const struct metric_q *q,
+	      const struct range *g, uint64_t limit, int64_t *n)
+{
+	struct http_piece_key k = { .session = id, .tid = g->tid, .metric = metric };
+	sqlite3_stmt *tt, *st = NULL;
+	struct http_point *p;
+	struct jbuf vals;
+	struct ci_cols cc;
+	uint64_t end;
+	int ret = 0;
+
+	tt = http_prepare(r, "SELECT intervals, last_interval_id, last_idx FROM thread_total "
+			  "WHERE session_id = ?1 AND tid = ?2");
+	if (!tt)
+		return -1;
+	sqlite3_bind_int64(tt, 1, id);
+	sqlite3_bind_int64(tt, 2, g->tid);
+	if (sqlite3_step(tt) != SQLITE_ROW) {
+		http_finalize(tt);
+		return 0;	/* no such thread: no point */
+	}
+	k.intervals = sqlite3_column_int64(tt, 0);
+	k.last_id = sqlite3_column_int64(tt, 1);
+	end = (uint64_t)sqlite3_column_int64(tt, 2);
+	http_finalize(tt);
+	if (end > g->to)
+		end = g->to;
+	p = xmalloc(HTTP_PIECE * sizeof(*p));
+	jb_init(&vals);
+	for (k.piece = (int64_t)(g->from / HTTP_PIECE);
+	     (uint64_t)*n < limit && (uint64_t)k.piece <= end / HTTP_PIECE; k.piece++) {
+		int np = http_piece_get(r->srv->pieces, &k, p);
+
+		if (np < 0) {
+			if (!st && !(st = http_prepare(r, q->sql))) {
+				ret = -1;
+				break;
+			}
+			bind_metric(st, q);
+			bind_range(st, id, g);
+			np = read_piece(r, st, k.piece, p);
+			if (np < 0) {
+				ret = -1;
+				break;
+			}
+			http_piece_put(r->srv->pieces, &k, p, np);
+		}
+		for (int i = 0; i < np && (uint64_t)*n < limit; i++) {
+			if ((uint64_t)p[i].idx < g->from || (uint64_t)p[i].idx > g->to)
+				continue;
+			if (!*n)
+				series_thread(r, &vals, g->tid);
+			jb_i64(&r->body, p[i].idx);
+			if (p[i].type == SQLITE_INTEGER)
+				jb_i64(&vals, p[i].v.i);
+			else if (p[i].type == SQLITE_FLOAT)
+				jb_double(&vals, p[i].v.d);
+			else
+				jb_null(&vals);
+			++*n;
+		}
+	}
+	if (*n && !ret) {
+		ci_open(&cc);
+		series_thread_end(r, &vals, &cc, false);
+	}
+	jb_free(&vals);
+	http_finalize(st);
+	free(p);
+	return ret;
 }
 
 static int
@@ -1315,6 +1494,18 @@ series(struct http_req *r, int64_t id)
 	/* One query for the families charts draw; else interval by
 	 * interval through the pairs of http_metric_pairs_sql. */
 	direct = metric_sql(metric, g.has_tid, sampled, &mq);
+	/* A finished session's thread in step mode: from kept pieces when
+	 * at least a piece's worth is asked for (fewer points cost less read
+	 * directly than a piece), for values stored with their interval
+	 * (the pieces' key holds the thread's interval count), not with a
+	 * plan log (its tests see every query). */
+	if (direct && mq.with_interval && !sampled && g.has_tid && r->cacheable &&
+	    !r->srv->plan_log && limit >= HTTP_PIECE && g.to - g.from >= HTTP_PIECE - 1) {
+		series_head(r, id, metric, false);
+		rc = series_pieces(r, id, metric, &mq, &g, limit, &n);
+		free(mq.sql);
+		return rc < 0 ? 0 : series_tail(r, id, metric, &g, n);
+	}
 	if (direct) {
 		sql = mq.sql;
 	} else {
@@ -1350,17 +1541,7 @@ series(struct http_req *r, int64_t id)
 	 * chart libraries take directly. */
 	jb_init(&vals);
 	ci_open(&cc);
-	jb_obj(&r->body);
-	jb_key(&r->body, "session");
-	jb_i64(&r->body, id);
-	jb_key(&r->body, "metric");
-	jb_str(&r->body, metric);
-	jb_key(&r->body, "sampled");
-	jb_bool(&r->body, sampled);
-	jb_key(&r->body, "level");
-	jb_double(&r->body, sampled ? CI_LEVEL : NAN);
-	jb_key(&r->body, "threads");
-	jb_arr(&r->body);
+	series_head(r, id, metric, sampled);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		int64_t tid = sqlite3_column_int64(st, direct ? 0 : 1);
 
@@ -1372,21 +1553,10 @@ series(struct http_req *r, int64_t id)
 		}
 		if (!any || tid != cur_tid) {
 			if (any) {
-				jb_arr_end(&r->body);
-				jb_arr_end(&vals);
-				jb_key(&r->body, "value");
-				jb_rawval(&r->body, vals.p, vals.len);
-				ci_put(&r->body, &cc, sampled);
-				jb_obj_end(&r->body);
+				series_thread_end(r, &vals, &cc, sampled);
 				ci_open(&cc);
 			}
-			jb_free(&vals);
-			jb_arr(&vals);
-			jb_obj(&r->body);
-			jb_key(&r->body, "tid");
-			jb_i64(&r->body, tid);
-			jb_key(&r->body, "interval");
-			jb_arr(&r->body);
+			series_thread(r, &vals, tid);
 			cur_tid = tid;
 			any = true;
 		}
@@ -1405,30 +1575,17 @@ series(struct http_req *r, int64_t id)
 		}
 		n++;
 	}
-	if (any) {
-		jb_arr_end(&r->body);
-		jb_arr_end(&vals);
-		jb_key(&r->body, "value");
-		jb_rawval(&r->body, vals.p, vals.len);
-		ci_put(&r->body, &cc, sampled);
-		jb_obj_end(&r->body);
-	} else {
+	if (any)
+		series_thread_end(r, &vals, &cc, sampled);
+	else
 		ci_put(NULL, &cc, false);
-	}
 	jb_free(&vals);
-	jb_arr_end(&r->body);
-	jb_key(&r->body, "points");
-	jb_i64(&r->body, n);
-	jb_obj_end(&r->body);
 	http_finalize(st);
 	http_finalize(pst);
 	http_finalize(cst);
 	if (rc != SQLITE_DONE)
 		return db_fail(r);
-	if (n == 0)
-		return http_error(r, 404, "no values of metric '%s' in session %lld%s", metric,
-				  (long long)id, g.has_tid ? " for that thread" : "");
-	return 0;
+	return series_tail(r, id, metric, &g, n);
 }
 
 /*
@@ -1904,9 +2061,12 @@ csv_field(struct jbuf *b, sqlite3_stmt *st, int i)
 	switch (sqlite3_column_type(st, i)) {
 	case SQLITE_NULL:
 		return;
-	case SQLITE_INTEGER:
-		jb_printf(b, "%lld", (long long)sqlite3_column_int64(st, i));
+	case SQLITE_INTEGER: {
+		char tmp[24];
+
+		jb_raw(b, tmp, fmt_i64(tmp, sqlite3_column_int64(st, i)));
 		return;
+	}
 	case SQLITE_FLOAT: {
 		char tmp[40];
 

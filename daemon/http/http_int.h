@@ -67,8 +67,44 @@ void jb_column(struct jbuf *b, sqlite3_stmt *s, int i);
  * invalid: overlong forms, surrogates and code points past U+10FFFF are. */
 size_t utf8_len(const unsigned char *s, size_t n);
 
-/* Shortest "%g" form that reads back as the same double (C locale). */
+/* Shortest "%g" form of 15 to 17 digits that reads back as the same
+ * double (C locale); size at least 32. */
 void fmt_double(char *out, size_t size, double v);
+/* v in decimal into out (at least 21 bytes), NUL-terminated; the length. */
+size_t fmt_i64(char *out, int64_t v);
+
+/* ---- pieces of finished sessions' series (http_pieces.c) ---- */
+
+#define HTTP_PIECE 256		/* consecutive interval indexes in a piece */
+
+/* A point of a series: interval index and value as SQLite typed it
+ * (SQLITE_INTEGER, SQLITE_FLOAT or SQLITE_NULL). */
+struct http_point {
+	int64_t idx;
+	int type;
+	union {
+		int64_t i;
+		double d;
+	} v;
+};
+
+/* What a piece holds: a metric of a thread of a session, over interval
+ * indexes piece * HTTP_PIECE .. + HTTP_PIECE - 1, while the thread has
+ * that many intervals and that latest interval (thread_total). */
+struct http_piece_key {
+	int64_t session, tid, intervals, last_id, piece;
+	const char *metric;
+};
+
+struct http_pieces;
+struct http_pieces *http_pieces_new(void);
+void http_pieces_free(struct http_pieces *ps);
+/* The kept piece of k copied to out (HTTP_PIECE points at most): its
+ * number of points, or -1 when none is kept. */
+int http_piece_get(struct http_pieces *ps, const struct http_piece_key *k, struct http_point *out);
+/* Keep n points as the piece of k (copied). */
+void http_piece_put(struct http_pieces *ps, const struct http_piece_key *k, const struct http_point *p,
+		    int n);
 
 /* ---- the server ---- */
 
@@ -92,6 +128,12 @@ struct http_dbconn {
 		bool busy;
 	} stmt[HTTP_STMT_CACHE];
 	int n_stmt;
+	/* http_keep()'s text, made from the snapshot of data_version */
+	struct {
+		char *key, *text;
+		size_t len;
+		int64_t data_version;
+	} kept;
 };
 
 struct http_server {
@@ -128,6 +170,7 @@ struct http_server {
 	unsigned in_flight;		/* requests being answered (lock) */
 	unsigned long long stopped[3];	/* interrupted: time, size, client gone */
 	char *plan_log;			/* EXPLAIN QUERY PLAN of every query, or NULL */
+	struct http_pieces *pieces;	/* kept pieces of finished sessions' series */
 };
 
 /* Why a request's queries were interrupted (http_req.cancel). */
@@ -189,6 +232,18 @@ void http_finalize(sqlite3_stmt *st);
 /* The same without an error answer: NULL when the database lacks what sql
  * reads (an optional table of an older schema). */
 sqlite3_stmt *http_prepare_quiet(struct http_req *r, const char *sql);
+
+/*
+ * Text made from the database that a later request may reuse instead of
+ * making it again (what /metrics renders of the latest intervals): kept
+ * on the request's pooled connection under a key that names what it was
+ * made of.  http_kept() gives it back (len bytes) only while nothing was
+ * committed since, else NULL; http_keep() replaces it (not when the
+ * request was interrupted, nor when it is larger than HTTP_KEEP_MAX).
+ */
+#define HTTP_KEEP_MAX (256u << 10)
+const char *http_kept(struct http_req *r, const char *key, size_t *len);
+void http_keep(struct http_req *r, const char *key, const char *text, size_t len);
 
 /* Requests being answered and requests interrupted (for /metrics). */
 void http_stats(struct http_server *s, unsigned *in_flight, unsigned long long stopped[3]);

@@ -279,11 +279,13 @@ stored_mgsim(struct http_req *r, struct msession *m)
 	http_finalize(st);
 }
 
-/* Each thread's latest interval: its metrics, E and simulated IPC. */
-static void
+/* Each thread's latest interval: its metrics, E and simulated IPC.  0, or
+ * -1 when a query failed (out then lacks samples). */
+static int
 interval_samples(struct http_req *r, const struct msession *m, struct samples *out)
 {
 	sqlite3_stmt *t, *pairs, *ipc;
+	int rc = SQLITE_ERROR, prc = SQLITE_DONE;
 
 	t = http_prepare(r, "SELECT tt.tid, tt.last_idx, tt.last_interval_id, i.ins, tt.intervals, "
 			 "tt.instructions FROM thread_total tt JOIN interval i ON i.id = "
@@ -297,7 +299,7 @@ interval_samples(struct http_req *r, const struct msession *m, struct samples *o
 	if (!pairs)
 		goto out;
 	sqlite3_bind_int64(t, 1, m->id);
-	while (sqlite3_step(t) == SQLITE_ROW) {
+	while (prc == SQLITE_DONE && (rc = sqlite3_step(t)) == SQLITE_ROW) {
 		long long tid = sqlite3_column_int64(t, 0), idx = sqlite3_column_int64(t, 1);
 
 		add_sample(out, F_THREAD_INS, xasprintf("session=\"%lld\",tid=\"%lld\"",
@@ -313,14 +315,17 @@ interval_samples(struct http_req *r, const struct msession *m, struct samples *o
 			sqlite3_bind_int64(ipc, 1, m->id);
 			sqlite3_bind_int64(ipc, 2, tid);
 			sqlite3_bind_int64(ipc, 3, idx);
-			if (sqlite3_step(ipc) == SQLITE_ROW)
+			prc = sqlite3_step(ipc);
+			if (prc == SQLITE_ROW)
 				add_sample(out, F_IPC, xasprintf("session=\"%lld\",tid=\"%lld\"",
 					   (long long)m->id, tid), sqlite3_column_double(ipc, 0));
+			else if (prc != SQLITE_DONE)
+				break;
 		}
 		sqlite3_reset(pairs);
 		sqlite3_bind_int64(pairs, 1, sqlite3_column_int64(t, 2));
 		sqlite3_bind_null(pairs, 2);
-		while (sqlite3_step(pairs) == SQLITE_ROW) {
+		while ((prc = sqlite3_step(pairs)) == SQLITE_ROW) {
 			const char *name = (const char *)sqlite3_column_text(pairs, 0);
 			const struct ifam *f;
 			unsigned fi;
@@ -339,6 +344,7 @@ out:
 	http_finalize(ipc);
 	http_finalize(pairs);
 	http_finalize(t);
+	return rc == SQLITE_DONE && prc == SQLITE_DONE ? 0 : -1;
 }
 
 static const struct {
@@ -372,19 +378,66 @@ fam_name(unsigned f)
 	return f < N_IFAMS ? ifams[f].name : other_fams[f - N_IFAMS].name;
 }
 
+/*
+ * The gauges of the latest interval of each thread of the n sessions,
+ * each family's samples together in a fixed order (stable within a
+ * family: sessions, then threads, then the metric view's order), into g;
+ * kept under key (http_keep) when every query succeeded.
+ */
+static void
+interval_gauges(struct http_req *r, const struct msession *ss, size_t n, const char *key,
+		struct jbuf *g)
+{
+	struct samples smp = { NULL, 0 };
+	int failed = 0;
+
+	for (size_t i = 0; i < n && http_db(r); i++)
+		failed |= interval_samples(r, &ss[i], &smp);
+	if (smp.n)
+		qsort(smp.s, smp.n, sizeof(*smp.s), cmp_sample);
+	for (size_t i = 0; i < smp.n; i++) {
+		unsigned f = smp.s[i].fam;
+		const char *name = fam_name(f);
+
+		if (i == 0 || strcmp(name, fam_name(smp.s[i - 1].fam))) {
+			const char *h = NULL;
+
+			if (f < N_IFAMS) {
+				/* The family's help is on its first entry. */
+				for (unsigned k = 0; k < N_IFAMS && !h; k++)
+					if (!strcmp(ifams[k].name, name))
+						h = ifams[k].help;
+				help(g, name, "gauge", h);
+			} else {
+				help(g, name, other_fams[f - N_IFAMS].type, other_fams[f - N_IFAMS].help);
+			}
+		}
+		jb_printf(g, "%s{%s}", name, smp.s[i].labels);
+		sample_double(g, smp.s[i].v);
+	}
+	for (size_t i = 0; i < smp.n; i++)
+		free(smp.s[i].labels);
+	free(smp.s);
+	if (!failed && r->db)
+		http_keep(r, key, g->p ? g->p : "", g->len);
+}
+
 int
 http_metrics(struct http_req *r)
 {
 	struct jbuf *b = &r->body;
 	struct msession *ss = NULL;
-	struct samples smp = { NULL, 0 };
-	size_t n = 0;
+	struct jbuf key, gauges;
+	const char *kept;
+	size_t n = 0, kept_len;
 	sqlite3_stmt *st;
 	char *sql;
 	int64_t only = 0;
 	bool has_only;
 	struct timespec now;
 
+	jb_init(&key);
+	jb_init(&gauges);
 	if (http_arg_i64(r, "session", &only, &has_only) < 0)
 		return 0;
 	if (has_only && http_session_visible(r, only, NULL) <= 0)
@@ -488,31 +541,17 @@ http_metrics(struct http_req *r)
 			  (long long)ss[i].id, (unsigned long long)oth);
 	}
 
-	for (size_t i = 0; i < n && http_db(r); i++)
-		interval_samples(r, &ss[i], &smp);
-	/* Each family's samples together, in a fixed order (stable within a
-	 * family: sessions, then threads, then the metric view's order). */
-	if (smp.n)
-		qsort(smp.s, smp.n, sizeof(*smp.s), cmp_sample);
-	for (size_t i = 0; i < smp.n; i++) {
-		unsigned f = smp.s[i].fam;
-		const char *name = fam_name(f);
-
-		if (i == 0 || strcmp(name, fam_name(smp.s[i - 1].fam))) {
-			const char *h = NULL;
-
-			if (f < N_IFAMS) {
-				/* The family's help is on its first entry. */
-				for (unsigned k = 0; k < N_IFAMS && !h; k++)
-					if (!strcmp(ifams[k].name, name))
-						h = ifams[k].help;
-				help(b, name, "gauge", h);
-			} else {
-				help(b, name, other_fams[f - N_IFAMS].type, other_fams[f - N_IFAMS].help);
-			}
-		}
-		jb_printf(b, "%s{%s}", name, smp.s[i].labels);
-		sample_double(b, smp.s[i].v);
+	/* The latest intervals' gauges, most of a scrape's work: kept for
+	 * the next scrape of the same sessions while nothing new is stored. */
+	jb_puts(&key, "metrics");
+	for (size_t i = 0; i < n; i++)
+		jb_printf(&key, " %lld", (long long)ss[i].id);
+	kept = http_kept(r, key.p, &kept_len);
+	if (kept) {
+		jb_raw(b, kept, kept_len);
+	} else {
+		interval_gauges(r, ss, n, key.p, &gauges);
+		jb_raw(b, gauges.p ? gauges.p : "", gauges.len);
 	}
 	{
 		static const char *const why[3] = { "time", "size", "client_gone" };
@@ -530,9 +569,8 @@ http_metrics(struct http_req *r)
 			jb_printf(b, "micad_http_requests_interrupted_total{reason=\"%s\"} %llu\n",
 				  why[i], stopped[i]);
 	}
-	for (size_t i = 0; i < smp.n; i++)
-		free(smp.s[i].labels);
-	free(smp.s);
+	jb_free(&key);
+	jb_free(&gauges);
 	for (size_t i = 0; i < n; i++) {
 		free(ss[i].mode);
 		free(ss[i].command);
