@@ -388,11 +388,12 @@ CREATE TABLE IF NOT EXISTS metric_sums (
 -- counts a subset of the events x counts, so y / x lies in [0, scale] (1;
 -- MPKI 1000).  Their intervals are clamped to that range, and when no unit
 -- saw the event (sum_y = 0) or every unit saw it on every event of x
--- (sum_y = scale * sum_x), when the units' SE is 0 although an event rarer
--- than one per sum_x may have gone unseen, the interval is the rule of
--- three's: [0, 3 scale / sum_x] (or [scale - 3 scale / sum_x, scale]), the
--- one-sided 95% bound of an event seen in none of sum_x trials, and se =
--- 3 scale / (1.96 sum_x).  Other metrics (ILP, operands and uses per
+-- (sum_y = scale * sum_x), when the units' SE is 0 although an event may
+-- well have gone unseen, the interval is the rule of three's over the n
+-- units: [0, 3 scale / n] (or [scale - 3 scale / n, scale]) (at 95%, fewer
+-- than 3 / n of the units would see it, and a unit's ratio is at most
+-- scale; events come in clumps, not one by one), and se =
+-- 3 scale / (1.96 n).  Other metrics (ILP, operands and uses per
 -- value) have none of this.  The same rows as
 -- analyzers/mica/ratio_estimate.c's ratio_proportions.  A metric's row:
 -- the greatest prefix not above its name, if it is a prefix of it.
@@ -439,7 +440,7 @@ CREATE VIEW IF NOT EXISTS metric_ci AS
 	FROM (SELECT session_id, tid, interval, metric, n_bursts, value, estimable, scale,
 		     CASE WHEN n_bursts < 2 OR value IS NULL THEN NULL
 			  WHEN scale IS NOT NULL AND (sum_y = 0 OR sum_y = scale * sum_x) THEN
-			  scale * 3.0 / (1.96 * sum_x)
+			  scale * 3.0 / (1.96 * n_bursts)
 			  ELSE sqrt(max(sum_yy - 2 * value * sum_xy + value * value * sum_xx, 0.0)
 			       / (n_bursts * (n_bursts - 1.0)))
 			  / (CAST(sum_x AS REAL) / n_bursts) END AS se,
@@ -556,7 +557,7 @@ CREATE VIEW IF NOT EXISTS session_metric AS
 	FROM (SELECT session_id, metric, n_bursts, value, estimable, scale,
 		     CASE WHEN n_bursts < 2 OR value IS NULL THEN NULL
 			  WHEN scale IS NOT NULL AND (sum_y = 0 OR sum_y = scale * sum_x) THEN
-			  scale * 3.0 / (1.96 * sum_x)
+			  scale * 3.0 / (1.96 * n_bursts)
 			  ELSE sqrt(max(sum_yy - 2 * value * sum_xy + value * value * sum_xx, 0.0)
 			       / (n_bursts * (n_bursts - 1.0)))
 			  / (CAST(sum_x AS REAL) / n_bursts) END AS se,

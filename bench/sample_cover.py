@@ -110,7 +110,7 @@ def estimate(xs, ys, scale=0):
         return None
     r = sy / sx
     if scale and (sy == 0 or sy == scale * sx):
-        se, t = scale * 3.0 / (RATIO_Z * sx), RATIO_Z
+        se, t = scale * 3.0 / (RATIO_Z * n), RATIO_Z
     else:
         q = sum((y - r * x) ** 2 for x, y in zip(xs, ys))
         se, t = (q / (n * (n - 1))) ** 0.5 / (sx / n), t975(n - 1)

@@ -76,12 +76,13 @@
  *     -/+ t(15) 0.04 = 0.3 -/+ 2.1314 x 0.04 = [0.214744, 0.385256].
  *     Interval 0 also
  *     has three proportions (schema.sql's proportion_metric):
- *       mpki_GAg_8 (x instructions, y 1000 misses): (400, 0), (600, 0): no
- *         miss seen, R 0, the rule of three: CI [0, 3 x 1000 / 1000] =
- *         [0, 3], SE 3 / 1.96 = 1.530612245
- *       stride_global_write_le_262144 (x writes): (20, 20), (20, 20): every
- *         write, R 1, CI [1 - 3 / 40, 1] = [0.925, 1], SE 3 / (1.96 x 40)
- *         = 0.03826530612
+ *       mpki_GAg_8 (x instructions, y 1000 misses): (100, 0) four times,
+ *         (300, 0) twice: no miss seen, R 0, the rule of three over the 6
+ *         units: CI [0, 3 x 1000 / 6] = [0, 500], SE 500 / 1.96 =
+ *         255.1020408
+ *       stride_global_write_le_262144 (x writes): (10, 10) four times:
+ *         every write, R 1, CI [1 - 3 / 4, 1] = [0.25, 1], SE 3 / (1.96 x
+ *         4) = 0.3826530612
  *       mix_mem_write: (400, 100), (600, 0), (1000, 100): R 0.1, residuals
  *         60, -60, 0, SE sqrt(7200 / 6) / (2000 / 3) = 0.0519615, 0.1 -/+
  *         4.3027 SE = 0.1 -/+ 0.2235749 clamped to [0, 0.3235749]
@@ -353,8 +354,8 @@ main(int argc, char **argv)
 			" ins * 3 / 10, 0.0625 * ins * ins, 0.01875 * ins * ins, 0.007125 * ins * ins, 1"
 			" FROM interval WHERE session_id = 3;"
 			"INSERT INTO metric_sums VALUES"
-			" (3, 800, 0, 'mpki_GAg_8', 2, 1000, 0, 520000, 0, 0, 1),"
-			" (3, 800, 0, 'stride_global_write_le_262144', 2, 40, 40, 800, 800, 800, 1),"
+			" (3, 800, 0, 'mpki_GAg_8', 6, 1000, 0, 220000, 0, 0, 1),"
+			" (3, 800, 0, 'stride_global_write_le_262144', 4, 40, 40, 400, 400, 400, 1),"
 			" (3, 800, 0, 'mix_mem_write', 3, 2000, 200, 1520000, 140000, 20000, 1);"
 			"UPDATE session SET started_at = 1700000100, ended_at = 1700000103.5;"
 			"UPDATE interval SET started_at = 1700000100 + idx, ended_at = 1700000101 + idx;",

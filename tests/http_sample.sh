@@ -148,30 +148,30 @@ is "$code" 400 "estimates: from after to, 400"
 # ---- proportions (proportion_metric): the rule of three, the clamp ----
 get "/api/sessions/3/estimates?tid=800&to=0"
 is "$(pj '{e["metric"]: [e[k] for k in ("value", "ci_low", "ci_high", "se")] for e in b["estimates"] if e["metric"] != "mix_mem_read"}')" \
-	'{"mix_mem_write":[0.1,0,0.3235748503,0.05196152423],"mpki_GAg_8":[0,0,3,1.530612245],"stride_global_write_le_262144":[1,0.925,1,0.03826530612]}' \
-	"estimates: no miss seen, the rule of three [0, 3000 / 1000]; every write, [1 - 3 / 40, 1]; 0.1 -/+ 4.3027 x 0.0519615 clamped at 0"
+	'{"mix_mem_write":[0.1,0,0.3235748503,0.05196152423],"mpki_GAg_8":[0,0,500,255.1020408],"stride_global_write_le_262144":[1,0.25,1,0.3826530612]}' \
+	"estimates: no miss seen in 6 bursts, the rule of three [0, 3000 / 6]; every write in 4, [1 - 3 / 4, 1]; 0.1 -/+ 4.3027 x 0.0519615 clamped at 0"
 get "/api/sessions/3/series?metric=mpki_GAg_8&tid=800&to=1"
-is "$(pj '[b["threads"][0][k] for k in ("value", "ci_low", "ci_high")]')" '[[0,0],[0,null],[3,null]]' \
+is "$(pj '[b["threads"][0][k] for k in ("value", "ci_low", "ci_high")]')" '[[0,0],[0,null],[500,null]]' \
 	"series mpki_GAg_8: the rule of three where it has sums"
 get "/api/sessions/3/series?metric=stride_global_write_le_262144&tid=800&to=0"
-is "$(pj '[b["threads"][0][k] for k in ("value", "ci_low", "ci_high")]')" '[[1],[0.925],[1]]' \
-	"series stride_global_write_le_262144 (interval by interval): [0.925, 1]"
+is "$(pj '[b["threads"][0][k] for k in ("value", "ci_low", "ci_high")]')" '[[1],[0.25],[1]]' \
+	"series stride_global_write_le_262144 (interval by interval): [0.25, 1]"
 get "/api/sessions/3/overview?metric=mix_mem_write&tid=800&to=0&buckets=1"
 is "$(pj '[b["buckets"][k] for k in ("estimate", "ci_low", "ci_high")]')" '[[0.1],[0],[0.3235748503]]' \
 	"overview mix_mem_write: clamped at 0"
 get "/api/sessions/3/intervals?tid=800&to=0&analysis=ilp"
 is "$(pj '{k: [v[x] for x in ("ci_low", "ci_high")] for k, v in b["intervals"][0]["estimates"].items() if k != "mix_mem_read"}')" \
-	'{"mix_mem_write":[0,0.3235748503],"mpki_GAg_8":[0,3],"stride_global_write_le_262144":[0.925,1]}' \
+	'{"mix_mem_write":[0,0.3235748503],"mpki_GAg_8":[0,500],"stride_global_write_le_262144":[0.25,1]}' \
 	"intervals: the same intervals"
 if command -v sqlite3 >/dev/null 2>&1; then
 	is "$(sqlite3 "$db" "SELECT group_concat(metric || ' ' || printf('%.10g %.10g', ci_low, ci_high), ', ') FROM (SELECT * FROM metric WHERE session_id = 3 AND tid = 800 AND interval = 0 AND metric IN ('mix_mem_write', 'mpki_GAg_8', 'stride_global_write_le_262144') ORDER BY metric)")" \
-		"mix_mem_write 0 0.3235748503, mpki_GAg_8 0 3, stride_global_write_le_262144 0.925 1" \
+		"mix_mem_write 0 0.3235748503, mpki_GAg_8 0 500, stride_global_write_le_262144 0.25 1" \
 		"view metric: the same intervals"
 	is "$(sqlite3 "$db" "SELECT group_concat(metric || ' ' || printf('%.10g %.10g %.10g', ci_low, ci_high, se), ', ') FROM (SELECT * FROM metric_estimate WHERE session_id = 3 AND tid = 800 AND interval = 0 AND metric IN ('mix_mem_write', 'mpki_GAg_8', 'stride_global_write_le_262144') ORDER BY metric)")" \
-		"mix_mem_write 0 0.3235748503 0.05196152423, mpki_GAg_8 0 3 1.530612245, stride_global_write_le_262144 0.925 1 0.03826530612" \
+		"mix_mem_write 0 0.3235748503 0.05196152423, mpki_GAg_8 0 500 255.1020408, stride_global_write_le_262144 0.25 1 0.3826530612" \
 		"view metric_estimate: the same intervals and SEs"
 	is "$(sqlite3 "$db" "SELECT group_concat(metric || ' ' || printf('%.10g %.10g %.10g', ci_low, ci_high, se), ', ') FROM (SELECT * FROM session_metric WHERE session_id = 3 AND metric IN ('mix_mem_write', 'mpki_GAg_8', 'stride_global_write_le_262144') ORDER BY metric)")" \
-		"mix_mem_write 0 0.3235748503 0.05196152423, mpki_GAg_8 0 3 1.530612245, stride_global_write_le_262144 0.925 1 0.03826530612" \
+		"mix_mem_write 0 0.3235748503 0.05196152423, mpki_GAg_8 0 500 255.1020408, stride_global_write_le_262144 0.25 1 0.3826530612" \
 		"view session_metric: the same"
 	is "$(sqlite3 "$db" "SELECT printf('%.10g %.10g', min(ci_low), max(ci_high)) FROM metric WHERE session_id = 1 AND metric = 'ilp_256'")" \
 		"-8.263936 24.263936" "view metric: a ratio that is no proportion is not clamped (ilp_256: 8 -/+ 12.7062 x 1.28)"

@@ -11,10 +11,13 @@
  *   units (5, 10), (7, 14): every unit has R = 2: SE 0, CI [2, 2].
  *   one unit: a value, no interval; no denominator: no value.
  * Proportions (scale s > 0: y_i <= s x_i):
- *   (1000, 0), (1000, 0), s 1: never seen, the rule of three: CI [0,
- *     3 / 2000] = [0, 0.0015], SE 3 / (1.96 x 2000); as no proportion, SE 0.
- *   (500, 500), (700, 700): always, CI [1 - 3 / 1200, 1] = [0.9975, 1].
- *   (1000, 0), (3000, 0), s 1000 (MPKI): CI [0, 3000 / 4000] = [0, 0.75].
+ *   (1000, 0) six times, s 1: never seen, the rule of three over the 6
+ *     units: CI [0, 3 / 6] = [0, 0.5], SE 3 / (1.96 x 6); as no
+ *     proportion, SE 0.
+ *   (500, 500), (700, 700), (500, 500), (700, 700): always, CI [1 - 3 / 4,
+ *     1] = [0.25, 1].
+ *   (1000, 0), (3000, 0) and three (2000, 0), s 1000 (MPKI): CI [0, 3000 /
+ *     5] = [0, 600]; two units: 3000 / 2 clamped to [0, 1000].
  *   (10, 1), (10, 0), (10, 0): R 1/30, residuals 2/3, -1/3, -1/3, SE
  *     sqrt(6/9 / 6) / 10 = 1/30: R -/+ t(2) SE = 1/30 -/+ 4.3027 / 30 =
  *     [-0.110090, 0.176757]; as a proportion clamped to [0, 0.176757].
@@ -101,24 +104,31 @@ main(void)
 
 	/* Proportions. */
 	memset(&s, 0, sizeof(s));
-	ratio_sums_add(&s, 1000, 0);
-	ratio_sums_add(&s, 1000, 0);
+	for (int i = 0; i < 6; i++)
+		ratio_sums_add(&s, 1000, 0);
 	ratio_estimate(&s, 1, &e);
-	ok(e.has_ci && e.value == 0 && e.low == 0 && near(e.high, 0.0015, 1e-15) &&
-	   near(e.se, 3 / (1.96 * 2000), 1e-15) && e.quantile == RATIO_Z95, "never seen in 2000: the rule of three, [0, 3 / 2000]");
+	ok(e.has_ci && e.value == 0 && e.low == 0 && near(e.high, 0.5, 1e-15) &&
+	   near(e.se, 3 / (1.96 * 6), 1e-15) && e.quantile == RATIO_Z95,
+	   "never seen in 6 units: the rule of three, [0, 3 / 6]");
 	ratio_estimate(&s, 0, &e);
 	ok(e.has_ci && e.se == 0 && e.high == 0, "... as no proportion: SE 0");
 	memset(&s, 0, sizeof(s));
-	ratio_sums_add(&s, 500, 500);
-	ratio_sums_add(&s, 700, 700);
+	for (int i = 0; i < 2; i++) {
+		ratio_sums_add(&s, 500, 500);
+		ratio_sums_add(&s, 700, 700);
+	}
 	ratio_estimate(&s, 1, &e);
-	ok(e.has_ci && e.value == 1 && near(e.low, 0.9975, 1e-15) && e.high == 1,
-	   "seen on all of 1200: [1 - 3 / 1200, 1]");
+	ok(e.has_ci && e.value == 1 && near(e.low, 0.25, 1e-15) && e.high == 1,
+	   "seen on every event of 4 units: [1 - 3 / 4, 1]");
 	memset(&s, 0, sizeof(s));
 	ratio_sums_add(&s, 1000, 0);
 	ratio_sums_add(&s, 3000, 0);
 	ratio_estimate(&s, 1000, &e);
-	ok(e.has_ci && e.low == 0 && near(e.high, 0.75, 1e-15), "MPKI (scale 1000) never seen in 4000: [0, 0.75]");
+	ok(e.has_ci && e.low == 0 && e.high == 1000, "MPKI (scale 1000) never seen in 2 units: 1500 clamped, [0, 1000]");
+	for (int i = 0; i < 3; i++)
+		ratio_sums_add(&s, 2000, 0);
+	ratio_estimate(&s, 1000, &e);
+	ok(e.has_ci && e.low == 0 && near(e.high, 600, 1e-12), "... in 5 units: [0, 3000 / 5]");
 	memset(&s, 0, sizeof(s));
 	ratio_sums_add(&s, 10, 1);
 	ratio_sums_add(&s, 10, 0);

@@ -162,7 +162,7 @@ fi
 # A version 3 database (tests/schema_v3.sql, before the proportions'
 # intervals) migrates to 4: its views that compute intervals are today's,
 # and its stored sums give the rule of three's interval for a proportion
-# never seen (mpki: 0 misses in 1000 instructions, [0, 3]).
+# never seen (mpki: 0 misses in 2 bursts, [0, 1500] clamped to [0, 1000]).
 if command -v sqlite3 > /dev/null; then
 	V3="$TMP/v3-old.db"
 	{ cat "$top_srcdir/tests/schema_v3.sql"
@@ -179,8 +179,8 @@ if command -v sqlite3 > /dev/null; then
 	cmp -s "$TMP/v3-new.code" "$TMP/v3-migrated.code"
 	ok $? "migration from 3: every view's and trigger's SQL is a new database's"
 	is "$(sqlite3 "$V3" "SELECT group_concat(metric || ' ' || printf('%.10g %.10g', ci_low, ci_high), ', ') FROM (SELECT * FROM session_metric WHERE session_id = 7 ORDER BY metric)")" \
-		"ilp_32 -8.263936 24.263936, mpki_GAg_8 0 3" \
-		"migration from 3: the old session's sums give the new intervals (8 -/+ t(1) 1.28; the rule of three for mpki)"
+		"ilp_32 -8.263936 24.263936, mpki_GAg_8 0 1000" \
+		"migration from 3: the old session's sums give the new intervals (8 -/+ t(1) 1.28; the rule of three over 2 units for mpki, 1500 clamped to 1000)"
 else
 	skip "migration from schema version 3" "sqlite3 not found"
 fi

@@ -90,7 +90,7 @@ ratio_estimate(const struct ratio_sums *s, double scale, struct ratio_estimate *
 	if (scale > 0 && (s->sy == 0 || (double)s->sy == scale * (double)s->sx)) {
 		/* Never seen, or seen on every event: the rule of three. */
 		out->quantile = RATIO_Z95;
-		out->se = scale * 3.0 / (RATIO_Z95 * (double)s->sx);
+		out->se = scale * 3.0 / (RATIO_Z95 * (double)s->n);
 	} else {
 		out->quantile = ratio_t975(s->n - 1);
 		out->se = sqrt(q / ((double)s->n * (double)(s->n - 1))) / xbar;

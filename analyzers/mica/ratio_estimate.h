@@ -28,11 +28,15 @@
  * MPKI).  Two things follow.  The interval is clamped to [0, s].  And when
  * no unit saw the event at all (sum y = 0), or every unit saw it on every
  * denominator event (sum y = s sum x), every unit has the same ratio and
- * the units' SE is 0, although an event rarer than one per sum x events
- * may well have gone unseen: then the interval is the rule of three's,
- * the one-sided 95% bound for an event seen 0 times in sum x trials,
- * [0, 3 s / sum x] (or [s - 3 s / sum x, s]), its quantile 1.96 and SE its
- * half-width / 1.96.  The metrics that are proportions are named by ratio_proportions
+ * the units' SE is 0, although an event may well have gone unseen: then
+ * the interval is the rule of three's over the n units, [0, 3 s / n] (or
+ * [s - 3 s / n, s]), its quantile 1.96 and SE its half-width / 1.96: at
+ * 95%, fewer than 3 / n of the units would see the event, and a unit's
+ * ratio is at most s.  The rule over the instructions (3 / sum x) would
+ * assume events that come one by one; they come in clumps (a phase's
+ * mispredictions, a loop's exit), and make bench-sample found such
+ * intervals missing the exact value in one run of ten.  The metrics that
+ * are proportions are named by ratio_proportions
  * (table proportion_metric in the database holds the same rows).
  */
 #ifndef MICAD_RATIO_ESTIMATE_H

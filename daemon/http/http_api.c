@@ -477,7 +477,7 @@ estimate_of(const struct sums *s, const char *metric, struct estimate *e)
 		double q = s->syy - 2 * e->value * s->sxy + e->value * e->value * s->sxx;
 
 		if (scale > 0 && (s->sy == 0 || s->sy == scale * s->sx)) {
-			e->se = scale * 3.0 / (RATIO_Z95 * s->sx);
+			e->se = scale * 3.0 / (RATIO_Z95 * n);
 			e->hw = RATIO_Z95 * e->se;
 		} else {
 			e->se = sqrt((q > 0 ? q : 0) / (n * (n - 1))) / (s->sx / n);
