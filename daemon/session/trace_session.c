@@ -660,13 +660,16 @@ trace_session_run(const struct trace_session_opts *o, char **prog_argv, pid_t at
 			st.seconds > 0 ? 100 * st.stopped_seconds / st.seconds : 0.0);
 	} else if (!o->t.quiet) {
 		struct tracer_stats st;
-		char how[64];
+		char how[96];
 
 		if (child)
 			trace_child_stats(child, &st);
 		else
 			tracer_get_stats(t, &st);
-		if (o->t.engine == ENGINE_VALGRIND)
+		if (o->t.engine == ENGINE_VALGRIND && st.tool_cpu_seconds > 0)
+			snprintf(how, sizeof(how), "valgrind engine (valgrind with micad's tool used "
+				 "%.2f s of CPU)", st.tool_cpu_seconds);
+		else if (o->t.engine == ENGINE_VALGRIND)
 			snprintf(how, sizeof(how), "valgrind engine");
 		else
 			snprintf(how, sizeof(how), "%s, %s (%llu leaps)",

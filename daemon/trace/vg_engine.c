@@ -1507,11 +1507,9 @@ vg_engine_loop(struct vg_engine *e)
 		error_msg("%llu records of valgrind's tool named no instruction or thread micad "
 			  "knows, and were dropped (a bug: please report it)",
 			  (unsigned long long)e->st.stops);
-	if (!e->opt.quiet && !e->opt.progress && e->main_done)
-		fprintf(stderr, "micad: valgrind with micad's tool used %.2f s of CPU "
-			"(%.2f user, %.2f system)\n",
-			tv_seconds(&e->main_usage.ru_utime) + tv_seconds(&e->main_usage.ru_stime),
-			tv_seconds(&e->main_usage.ru_utime), tv_seconds(&e->main_usage.ru_stime));
+	if (e->main_done)
+		e->st.tool_cpu_seconds = tv_seconds(&e->main_usage.ru_utime) +
+					 tv_seconds(&e->main_usage.ru_stime);
 	if (e->opt.live_steps)
 		atomic_store_explicit(e->opt.live_steps, e->st.steps, memory_order_relaxed);
 	ring_close(e->ring);
