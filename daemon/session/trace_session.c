@@ -477,6 +477,11 @@ trace_session_run(const struct trace_session_opts *o, char **prog_argv, pid_t at
 		if (db)
 			profile = trace_profile_new(ta, db, session);
 	}
+	if (mica && o->analysis_threads > 1 && trace_mica_set_threads(mica, o->analysis_threads) < 0) {
+		error_msg("--analysis-threads: the analysis threads could not be started");
+		ret = fail;
+		goto out;
+	}
 	/* The MGSim counter view (mgsim-counters.md, Model A): its snapshots
 	 * line up with the MICA intervals; live for the daemon's HTTP side. */
 	if (db || o->mgsim_live) {
