@@ -5,9 +5,10 @@
 # valgrind --tool=none, valgrind --tool=lackey --trace-mem=yes, the CPU
 # time of valgrind with micad's tool (its records consumed by micad), micad
 # --engine=valgrind counting only (the engine's rate), with the itypes
-# analysis, with every MICA analysis, and with the database too (the
-# scheduling model and MGSim's counters), and micad step mode on a prefix
-# of the same program (5 s).  Times are wall clock, with the CPU time
+# analysis, with every MICA analysis (on the analysis thread, and in two
+# groups on threads of their own: --analysis-threads 2), with the
+# database too (the scheduling model and MGSim's counters), and micad
+# step mode on a prefix of the same program (5 s).  Times are wall clock, with the CPU time
 # (user + system, children included) in parentheses: on a loaded machine
 # the CPU time is the steadier figure.  Slowdowns are to native; the
 # engine's rates are also given against step mode's.
@@ -78,6 +79,9 @@ for prog in compute chase gzip; do
 	timed "$MICAD" run --engine=valgrind --no-db -q -o /dev/null -c "$tmp/all.conf" \
 		--mica-out "$tmp" -- "$@"
 	rate "micad engine, all MICA analyses"
+	timed "$MICAD" run --engine=valgrind --no-db -q -o /dev/null -c "$tmp/all.conf" \
+		--analysis-threads 2 --mica-out "$tmp" -- "$@"
+	rate "micad engine, all on 2 threads"
 	rm -f "$tmp/db"
 	timed "$MICAD" run --engine=valgrind --db "$tmp/db" -q -o /dev/null -c "$tmp/db.conf" -- "$@"
 	rate "micad engine, all + database"

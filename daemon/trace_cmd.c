@@ -13,6 +13,7 @@
 #include "commands.h"
 #include "store/store.h"
 #include "http/trace_http.h"
+#include "session/trace_mica.h"
 #include "session/trace_session.h"
 #include "sched/sched_pipeline.h"
 #include "session/trace_sched.h"
@@ -38,6 +39,9 @@ usage(FILE *f, bool run)
 		"      --record FILE   write the event stream to FILE (compact binary trace,\n"
 		"                      for 'micad replay')\n"
 		"      --interval N    interval size in instructions (overrides interval_size)\n"
+		"      --analysis-threads N  run the MICA analyses in N groups, each on a\n"
+		"                      thread of its own (the same results; default 1: all\n"
+		"                      on one thread)\n"
 		"      --db FILE       the results database (default: $XDG_DATA_HOME/micad/\n"
 		"                      results.db or ~/.local/share/micad/results.db); without\n"
 		"                      -c, every analysis ('all') in intervals of 100000\n"
@@ -95,7 +99,7 @@ parse_opts(int argc, char **argv, struct trace_session_opts *o, bool run)
 {
 	enum { OPT_MICA_OUT = 256, OPT_RECORD, OPT_INTERVAL, OPT_FOLLOW, OPT_NO_PIN, OPT_DUMP,
 	       OPT_STEP, OPT_DB, OPT_NO_DB, OPT_MCPU, OPT_HTTP, OPT_SAMPLE, OPT_SAMPLE_OPT,
-	       OPT_ENGINE };
+	       OPT_ENGINE, OPT_THREADS };
 	static const struct option longopts[] = {
 		{ "config", required_argument, NULL, 'c' },
 		{ "mica-out", required_argument, NULL, OPT_MICA_OUT },
@@ -106,6 +110,7 @@ parse_opts(int argc, char **argv, struct trace_session_opts *o, bool run)
 		{ "dump-events", required_argument, NULL, OPT_DUMP },
 		{ "step", required_argument, NULL, OPT_STEP },
 		{ "engine", required_argument, NULL, OPT_ENGINE },
+		{ "analysis-threads", required_argument, NULL, OPT_THREADS },
 		{ "db", required_argument, NULL, OPT_DB },
 		{ "no-db", no_argument, NULL, OPT_NO_DB },
 		{ "mcpu", required_argument, NULL, OPT_MCPU },
@@ -156,6 +161,14 @@ parse_opts(int argc, char **argv, struct trace_session_opts *o, bool run)
 			break;
 		case OPT_RECORD:
 			o->record = optarg;
+			break;
+		case OPT_THREADS:
+			if (parse_u64(optarg, &v) < 0 || v > TRACE_MICA_MAX_GROUPS) {
+				error_msg("--analysis-threads: '%s' is not a number of threads from 0 "
+					  "to %d", optarg, TRACE_MICA_MAX_GROUPS);
+				return 2;
+			}
+			o->analysis_threads = (unsigned)v;
 			break;
 		case OPT_INTERVAL:
 			if (parse_u64(optarg, &v) < 0 || v == 0 || v > (1ULL << 62)) {

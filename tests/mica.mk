@@ -17,5 +17,5 @@ tests_mica_ppm_LDADD = $(MICA_LIBS)
 tests_mica_progress_SOURCES = tests/mica_progress.c
 tests_mica_progress_LDADD = libmicad.a $(MICA_LIBS) $(SAMPLE_LIBS) $(SQLITE_LIBS) $(AX_PTHREAD_LIBS)
 TESTS += tests/mica_lru_stack tests/mica_unit tests/mica_examples.sh tests/mica_progress \
-	tests/mica_ilp tests/mica_ilp_rebase tests/mica_ppm
-EXTRA_DIST += tests/mica_examples.sh tests/mica
+	tests/mica_ilp tests/mica_ilp_rebase tests/mica_ppm tests/mica_threads.sh
+EXTRA_DIST += tests/mica_examples.sh tests/mica tests/mica_threads.sh

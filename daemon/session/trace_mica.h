@@ -61,6 +61,18 @@ void trace_mica_set_live_intervals(struct trace_mica *m, _Atomic uint64_t *count
  */
 void trace_mica_set_sampled(struct trace_mica *m, const struct trace_analysis *ta);
 
+/*
+ * Run each thread's analyses in up to n groups, each on a thread of its
+ * own fed by the same batches of events (event_fanout.h); n <= 1: all of
+ * them on the analysis thread, each event as it comes.  The groups are
+ * balanced by each analysis' measured cost; the results are the same
+ * either way, byte for byte.  Not in sample mode (its bursts are marks
+ * between events): there the analyses stay on the analysis thread.  Call
+ * before the trace starts; -1 if the threads could not be started.
+ */
+#define TRACE_MICA_MAX_GROUPS	MICA_N_ANALYSES
+int trace_mica_set_threads(struct trace_mica *m, unsigned n);
+
 struct trace_consumer trace_mica_consumer(struct trace_mica *m);
 
 /* Whether an analysis, a file write or a database write failed so far

@@ -477,6 +477,11 @@ trace_session_run(const struct trace_session_opts *o, char **prog_argv, pid_t at
 		if (db)
 			profile = trace_profile_new(ta, db, session);
 	}
+	if (mica && o->analysis_threads > 1 && trace_mica_set_threads(mica, o->analysis_threads) < 0) {
+		error_msg("--analysis-threads: the analysis threads could not be started");
+		ret = fail;
+		goto out;
+	}
 	/* The MGSim counter view (mgsim-counters.md, Model A): its snapshots
 	 * line up with the MICA intervals; live for the daemon's HTTP side. */
 	if (db || o->mgsim_live) {
@@ -660,13 +665,16 @@ trace_session_run(const struct trace_session_opts *o, char **prog_argv, pid_t at
 			st.seconds > 0 ? 100 * st.stopped_seconds / st.seconds : 0.0);
 	} else if (!o->t.quiet) {
 		struct tracer_stats st;
-		char how[64];
+		char how[96];
 
 		if (child)
 			trace_child_stats(child, &st);
 		else
 			tracer_get_stats(t, &st);
-		if (o->t.engine == ENGINE_VALGRIND)
+		if (o->t.engine == ENGINE_VALGRIND && st.tool_cpu_seconds > 0)
+			snprintf(how, sizeof(how), "valgrind engine (valgrind with micad's tool used "
+				 "%.2f s of CPU)", st.tool_cpu_seconds);
+		else if (o->t.engine == ENGINE_VALGRIND)
 			snprintf(how, sizeof(how), "valgrind engine");
 		else
 			snprintf(how, sizeof(how), "%s, %s (%llu leaps)",

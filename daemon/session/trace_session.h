@@ -29,6 +29,9 @@ struct trace_session_opts {
 	const char *output;	/* per-thread counts; NULL: standard error */
 	const char *dump;	/* event dump; NULL: none */
 	long long interval;	/* > 0: overrides interval_size */
+	/* The MICA analyses in this many groups, each on a thread of its
+	 * own (trace_mica_set_threads); 0 or 1: on the analysis thread. */
+	unsigned analysis_threads;
 	const char *db;		/* results database; NULL: none */
 	const char *mode;	/* "run" or "attach" (session row) */
 	int64_t uid;		/* the session's owner (who asked for it) */

@@ -339,6 +339,9 @@ struct tracer_stats {
 	uint64_t bursts;	/* ended with BURST_END */
 	uint64_t bursts_aborted;	/* ended with BURST_ABORT */
 	double stopped_seconds;	/* wall time threads were held for bursts */
+	/* The valgrind engine: CPU time (user + system) of valgrind with
+	 * micad's tool and the program, once it has been reaped; else 0. */
+	double tool_cpu_seconds;
 };
 void tracer_get_stats(const struct tracer *t, struct tracer_stats *st);
 
