@@ -62,8 +62,10 @@ check_scrapes() {
 
 latest1='micad_thread_latest_interval{session="3",tid="300"} 1'
 ilp1='micad_interval_ilp{session="3",tid="300",analysis="ilp",window="256"} 16'
-check_scrapes before 3 "$latest1" "$ilp1" "interval 1 of tid 300, ILP 2000 / 125"
+# Session 1's scrapes first: the texts kept when the commit comes are
+# session 3's, the ones a stale answer would come from.
 scrapes_of_1 before
+check_scrapes before 3 "$latest1" "$ilp1" "interval 1 of tid 300, ILP 2000 / 125"
 
 # store_interval ID SESSION TID IDX INS CYCLES: an interval row and its
 # ILP with a window of 256, in one transaction (as micad's writer stores
@@ -88,6 +90,7 @@ check_scrapes after 2 "$latest2" "$ilp2" "interval 2, ILP 4000 / 1000"
 hasnt "$(cat "$tmp/scrape.1")" "micad_interval_simulated_ipc{session=\"3\",tid=\"300\"}" \
 	"no IPC of interval 2 yet (none stored)"
 scrapes_of_1 after
+check_scrapes "after, again" 1 "$latest2" "$ilp2" "interval 2 (session 3's texts kept again)"
 
 # The scheduling model's row of the same interval, in a later
 # transaction: same latest interval, one more gauge.
