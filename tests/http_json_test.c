@@ -11,6 +11,7 @@
 
 #include <float.h>
 #include <locale.h>
+#include <stdbool.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -61,6 +62,29 @@ from_bits(uint64_t b)
 	return v;
 }
 
+/*
+ * de_DE.UTF-8 compiled by localedef into a new directory (its path into
+ * dir, for the caller to remove), made the process's locale through
+ * LOCPATH (glibc looks for the codeset's normalized name, de_DE.utf8);
+ * false, dir empty or not, when that cannot be done.
+ */
+static bool
+own_locale(char *dir, size_t size)
+{
+	const char *tmp = getenv("TMPDIR");
+	char cmd[600];
+
+	snprintf(dir, size, "%s/micad-locale-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+	if (!mkdtemp(dir)) {
+		dir[0] = '\0';
+		return false;
+	}
+	snprintf(cmd, sizeof(cmd), "localedef -i de_DE -f UTF-8 '%s/de_DE.utf8' >/dev/null 2>&1", dir);
+	if (system(cmd) != 0 || setenv("LOCPATH", dir, 1) != 0)
+		return false;
+	return setlocale(LC_ALL, "de_DE.UTF-8") != NULL;
+}
+
 int
 main(void)
 {
@@ -72,7 +96,7 @@ main(void)
 		1234567890123456.5, 999999999999999.9, 9.999999999999999e22, 4.35, 2.675,
 		1e-6 * (1 + DBL_EPSILON), 0x1.fffffffffffffp-21, 0x1p-20,
 	};
-	char buf[40];
+	char buf[40], locdir[512] = "";
 	unsigned long n = 0;
 
 	for (size_t i = 0; i < sizeof(edges) / sizeof(edges[0]); i++) {
@@ -122,15 +146,27 @@ main(void)
 	fmt_double(buf, sizeof(buf), -0.0);
 	is_str(buf, "-0", "negative zero");
 
-	/* A locale with a decimal comma, if the system has one. */
-	if (setlocale(LC_ALL, "de_DE.UTF-8") || setlocale(LC_ALL, "fr_FR.UTF-8")) {
+	/* A locale with a decimal comma: the system's, or one compiled here
+	 * from Debian's locale sources (package locales) into a directory of
+	 * our own (LOCPATH), so that a machine without generated locales
+	 * tests this too. */
+	if (setlocale(LC_ALL, "de_DE.UTF-8") || setlocale(LC_ALL, "fr_FR.UTF-8") ||
+	    own_locale(locdir, sizeof(locdir))) {
 		fmt_double(buf, sizeof(buf), 1.0 / 3);
 		is_str(buf, "0.3333333333333333", "C locale under a decimal-comma locale");
 		fmt_double(buf, sizeof(buf), 1e-7 / 3);
-		is_str(buf, "3.333333333333333e-08", "C locale on printf's way too");
+		is_str(buf, "3.3333333333333334e-08", "C locale on printf's way too (17 digits: 16 do not read back)");
 		setlocale(LC_ALL, "C");
 	} else {
-		skip("C locale under a decimal-comma locale", "no de_DE or fr_FR locale");
+		skip("C locale under a decimal-comma locale",
+		     "no de_DE or fr_FR locale, and localedef could not make one (apt-get install locales)");
+	}
+	if (locdir[0]) {
+		char cmd[600];
+
+		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", locdir);
+		if (system(cmd) != 0)
+			diag("could not remove %s", locdir);
 	}
 
 	fmt_i64(buf, INT64_MIN);
